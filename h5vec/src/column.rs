@@ -1,0 +1,197 @@
+//! One dataset of plain values, written and read in whole-row batches.
+//! The building block of every kind: scalar `values`, dense `values`, blob
+//! `bytes`/`stops`, list `OFFSETS`/`VALUES`, string `heap`/`pointers`.
+
+use hdf5::{Dataset, Datatype, Group};
+
+use crate::error::Result;
+use crate::options::{Compression, WriteCtx};
+use crate::raw::{self, ColumnSpec, Pod};
+
+/// Appends batches of `T` rows to one extendible dataset.
+pub struct PodWriter<T: Pod> {
+    ds: Dataset,
+    inner: Vec<u64>,
+    /// Values buffered since the last flush (row-major, `inner` per row).
+    pub buf: Vec<T>,
+    /// Rows already in the dataset (where the next flush starts).
+    pub written: u64,
+    path: String,
+}
+
+impl<T: Pod> PodWriter<T> {
+    /// Creates dataset `name` in `group` with rows of shape `inner`.
+    pub fn create(group: &Group, name: &str, inner: &[usize], chunk_rows: usize, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+        let dt = raw::copy_type(T::file_type(), path)?;
+        Self::create_as(group, name, &dt, inner, chunk_rows, ctx.opts.get_compression(), path)
+    }
+
+    /// Creates dataset `name` with an explicit file datatype.
+    pub fn create_as(
+        group: &Group,
+        name: &str,
+        dtype: &Datatype,
+        inner: &[usize],
+        chunk_rows: usize,
+        compression: &Compression,
+        path: &str,
+    ) -> Result<Self> {
+        let spec = ColumnSpec {
+            dtype,
+            inner,
+            chunk_rows,
+            compression,
+        };
+        let ds = raw::create_column(group, name, &spec, path)?;
+        Ok(Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path))
+    }
+
+    /// Continues writing an existing dataset at row `written`.
+    pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Self {
+        PodWriter {
+            ds,
+            inner,
+            buf: Vec::new(),
+            written,
+            path: path.to_owned(),
+        }
+    }
+
+    /// Rows buffered and not yet written.
+    pub fn buffered_rows(&self) -> u64 {
+        let per: u64 = self.inner.iter().product::<u64>().max(1);
+        self.buf.len() as u64 / per
+    }
+
+    /// Writes the buffer (one HDF5 call), setting the extent to exactly the
+    /// rows written so far (which also drops a stale tail after a crash).
+    pub fn flush(&mut self) -> Result<()> {
+        let rows = self.buffered_rows();
+        raw::write_rows(&self.ds, self.written, &self.inner, &self.buf, &self.path)?;
+        self.written += rows;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+/// Reads batches of `T` rows from one dataset.
+pub struct PodReader<T: Pod> {
+    /// The dataset.
+    pub ds: Dataset,
+    inner: Vec<u64>,
+    /// Rows in the dataset.
+    pub rows: u64,
+    path: String,
+    logical: String,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Pod> PodReader<T> {
+    /// Wraps a dataset already checked with [`crate::codec::open_column`].
+    pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Self {
+        let full = format!("{path} ({})", ds.name());
+        PodReader {
+            ds,
+            inner,
+            rows,
+            path: full,
+            logical: path.to_owned(),
+            _t: std::marker::PhantomData,
+        }
+    }
+
+    /// The logical path of element `row`, for errors: `$.field[row]`.
+    pub fn element(&self, row: u64) -> String {
+        format!("{}[{row}]", self.logical)
+    }
+
+    /// Reads rows `start..start + n`, checked against the extent.
+    pub fn read(&self, start: u64, n: u64) -> Result<Vec<T>> {
+        match start.checked_add(n) {
+            Some(end) if end <= self.rows => raw::read_rows::<T>(&self.ds, start, n, &self.inner, &self.path),
+            _ => Err(crate::Error::invalid(
+                &self.path,
+                format!("rows {start}..{} past the end of a dataset of {} rows", start.saturating_add(n), self.rows),
+            )),
+        }
+    }
+
+    /// The logical path with the dataset name, for errors.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// Appends batches of strings to a 1-D variable-length UTF-8 dataset.
+pub struct StrWriter {
+    ds: Dataset,
+    bytes: Vec<u8>,
+    starts: Vec<usize>,
+    /// Rows already in the dataset.
+    pub written: u64,
+    path: String,
+}
+
+impl StrWriter {
+    /// Creates dataset `name` of variable-length UTF-8 strings.
+    pub fn create(group: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+        let dt = raw::vlen_utf8(path)?;
+        let chunk = ctx.chunk_rows(16);
+        let spec = ColumnSpec {
+            dtype: &dt,
+            inner: &[],
+            chunk_rows: chunk,
+            compression: ctx.opts.get_compression(),
+        };
+        let ds = raw::create_column(group, name, &spec, path)?;
+        Ok(Self::resume(ds, 0, path))
+    }
+
+    /// Continues an existing dataset at row `written`.
+    pub fn resume(ds: Dataset, written: u64, path: &str) -> Self {
+        StrWriter {
+            ds,
+            bytes: Vec::new(),
+            starts: Vec::new(),
+            written,
+            path: path.to_owned(),
+        }
+    }
+
+    /// Buffers one string; a NUL inside it is an error (HDF5 strings end at NUL).
+    pub fn push(&mut self, s: &str) -> Result<()> {
+        if s.as_bytes().contains(&0) {
+            let row = self.written + self.starts.len() as u64;
+            return Err(crate::Error::encode(
+                format!("{}[{row}]", self.path),
+                "string contains a NUL byte, which HDF5 variable-length strings cannot hold (use #[h5vec(vls)])",
+            ));
+        }
+        self.starts.push(self.bytes.len());
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.bytes.push(0);
+        Ok(())
+    }
+
+    /// Writes the buffered strings with one HDF5 call.
+    pub fn flush(&mut self) -> Result<()> {
+        raw::write_vlen_buffer(&self.ds, self.written, &self.bytes, &self.starts, &self.path)?;
+        self.written += self.starts.len() as u64;
+        self.bytes.clear();
+        self.starts.clear();
+        Ok(())
+    }
+}
+
+/// Opens a 1-D variable-length string dataset checked for `min_rows` rows.
+pub fn open_str_column(group: &Group, name: &str, path: &str, min_rows: u64) -> Result<(Dataset, u64)> {
+    crate::codec::open_column(
+        group,
+        name,
+        path,
+        &[],
+        min_rows,
+        |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_STRING && t.vlen_str,
+        "variable-length UTF-8 strings",
+    )
+}

@@ -1,0 +1,218 @@
+//! Dense kind: fixed-size arrays `[T; N]` (nested to any depth) of numbers,
+//! `bool`, `char` or enums, stacked along one extra leading axis.
+//!
+//! Layout on disk:
+//! ```text
+//! <field>/values    h5py shape (Z, d1, d2, ...) for Rust [[T; d2]; d1]; only axis 0 extendible
+//! ```
+//! The schema's `dimensions` are Julia's: the h5py trailing axes reversed
+//! (`[d2, d1]`), so HDF5.jl sees `(d2, d1, Z)`. `dataset[k]` in h5py is
+//! element `k`, laid out exactly like the Rust array.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Error, Result};
+use crate::kinds::scalar::Scalar;
+use crate::options::WriteCtx;
+use crate::raw::Pod;
+use crate::schema::{ids, Schema, Stored};
+
+/// The raw leaf type of a dense element.
+pub type RawOf<A> = <<A as DenseElem>::Leaf as Scalar>::Raw;
+
+/// A value that can be an element of a dense array: a scalar leaf or a
+/// fixed-size array of dense elements.
+pub trait DenseElem: Sized + 'static {
+    /// The scalar at the bottom.
+    type Leaf: Scalar;
+    /// Leaves per value.
+    const LEAVES: usize;
+    /// Appends this value's shape, outermost axis first (h5py order).
+    fn shape(out: &mut Vec<usize>);
+    /// Appends this value's leaves in row-major order.
+    fn flatten(&self, out: &mut Vec<RawOf<Self>>);
+    /// Rebuilds a value from exactly `LEAVES` leaves; `None` if a leaf is invalid.
+    fn unflatten(src: &[RawOf<Self>]) -> Option<Self>;
+    /// Some value, used only to fill an array whose decoding already failed.
+    fn placeholder() -> Self;
+}
+
+/// Implements [`DenseElem`] for a [`Scalar`] type (a leaf of dense arrays).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __dense_leaf {
+    ($($t:ty),*) => {$(
+        impl $crate::kinds::dense::DenseElem for $t {
+            type Leaf = $t;
+            const LEAVES: usize = 1;
+            fn shape(_out: &mut ::std::vec::Vec<usize>) {}
+            #[inline]
+            fn flatten(&self, out: &mut ::std::vec::Vec<<$t as $crate::kinds::scalar::Scalar>::Raw>) {
+                out.push($crate::kinds::scalar::Scalar::to_raw(self));
+            }
+            #[inline]
+            fn unflatten(src: &[<$t as $crate::kinds::scalar::Scalar>::Raw]) -> ::std::option::Option<$t> {
+                src.first().copied().and_then(<$t as $crate::kinds::scalar::Scalar>::from_raw)
+            }
+            fn placeholder() -> $t {
+                <$t as $crate::kinds::scalar::Scalar>::placeholder()
+            }
+        }
+    )*};
+}
+__dense_leaf!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, char);
+
+impl<T: DenseElem, const N: usize> DenseElem for [T; N] {
+    type Leaf = T::Leaf;
+    const LEAVES: usize = N * T::LEAVES;
+    fn shape(out: &mut Vec<usize>) {
+        out.push(N);
+        T::shape(out);
+    }
+    #[inline]
+    fn flatten(&self, out: &mut Vec<RawOf<Self>>) {
+        for v in self {
+            v.flatten(out);
+        }
+    }
+    #[inline]
+    fn unflatten(src: &[RawOf<Self>]) -> Option<Self> {
+        let mut ok = src.len() == Self::LEAVES;
+        let arr = std::array::from_fn(|i| {
+            let part = src.get(i * T::LEAVES..(i + 1) * T::LEAVES);
+            match part.and_then(T::unflatten) {
+                Some(v) => v,
+                None => {
+                    ok = false;
+                    T::placeholder()
+                }
+            }
+        });
+        ok.then_some(arr)
+    }
+    fn placeholder() -> Self {
+        std::array::from_fn(|_| T::placeholder())
+    }
+}
+
+impl<T: DenseElem, const N: usize> H5Vector for [T; N] {
+    type Codec = DenseCodec<[T; N]>;
+}
+
+/// The dense layout for array type `A`.
+pub struct DenseCodec<A>(PhantomData<A>);
+
+/// Writes a dense column.
+pub struct DenseEncoder<A: DenseElem> {
+    col: PodWriter<RawOf<A>>,
+}
+
+/// Reads a dense column.
+pub struct DenseDecoder<A: DenseElem> {
+    col: PodReader<RawOf<A>>,
+    buf: Vec<RawOf<A>>,
+    pos: usize,
+    next_row: u64,
+}
+
+fn shape_of<A: DenseElem>() -> Vec<usize> {
+    let mut s = Vec::new();
+    A::shape(&mut s);
+    s
+}
+
+impl<A: DenseElem> Codec for DenseCodec<A> {
+    type Value = A;
+    type Encoder = DenseEncoder<A>;
+    type Decoder = DenseDecoder<A>;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        let mut s = Schema::new("dense", ids::DENSE, <A::Leaf as Scalar>::CODEC, std::any::type_name::<A>())
+            .encoded(<RawOf<A> as Pod>::ENCODED);
+        s.dimensions = Some(shape_of::<A>().iter().rev().map(|&d| d as i64).collect());
+        s
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let shape = shape_of::<A>();
+        let chunk = ctx.chunk_rows(A::LEAVES.max(1) * std::mem::size_of::<RawOf<A>>());
+        Ok(DenseEncoder {
+            col: PodWriter::create(group, "values", &shape, chunk, path, ctx)?,
+        })
+    }
+
+    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let dec = Self::open(group, node, path, count)?;
+        let inner = shape_of::<A>().iter().map(|&d| d as u64).collect();
+        Ok(DenseEncoder {
+            col: PodWriter::resume(dec.col.ds, inner, count, path),
+        })
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        node.expect(&Self::schema(&WriteCtx { opts: &Default::default(), len_hint: 0 }), path)?;
+        expect_members(group, &["values"], path)?;
+        let inner: Vec<u64> = shape_of::<A>().iter().map(|&d| d as u64).collect();
+        let (ds, rows) = open_column(group, "values", path, &inner, count, <RawOf<A> as Pod>::accepts, <RawOf<A> as Pod>::ENCODED)?;
+        Ok(DenseDecoder {
+            col: PodReader::new(ds, inner, rows, path),
+            buf: Vec::new(),
+            pos: 0,
+            next_row: 0,
+        })
+    }
+}
+
+impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
+    #[inline]
+    fn push(&mut self, value: &A) -> Result<()> {
+        value.flatten(&mut self.col.buf);
+        Ok(())
+    }
+    fn push_null(&mut self) -> Result<()> {
+        let n = self.col.buf.len() + A::LEAVES;
+        self.col.buf.resize(n, Default::default());
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.col.flush()
+    }
+}
+
+impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let n = range_len(&rows, self.col.path())?;
+        self.buf = self.col.read(rows.start, n)?;
+        self.pos = 0;
+        self.next_row = rows.start;
+        Ok(())
+    }
+    #[inline]
+    fn next(&mut self) -> Result<A> {
+        let end = self.pos + A::LEAVES;
+        let src = self.buf.get(self.pos..end).ok_or_else(|| exhausted(self.col.path()))?;
+        let v = A::unflatten(src);
+        self.pos = end;
+        self.next_row += 1;
+        v.ok_or_else(|| {
+            Error::invalid(
+                self.col.element(self.next_row - 1),
+                format!("expected {} in every entry", <A::Leaf as Scalar>::expected()),
+            )
+        })
+    }
+    fn skip(&mut self) -> Result<()> {
+        let end = self.pos + A::LEAVES;
+        if end > self.buf.len() {
+            return Err(exhausted(self.col.path()));
+        }
+        self.pos = end;
+        self.next_row += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! Scalar kind: numbers, `bool`, `char`, fieldless enums.
+//!
+//! Layout on disk:
+//! ```text
+//! <field>/values    1-D, one encoded value per element, chunked, max extent unlimited
+//! ```
+//! Integers and floats keep their native HDF5 type (little-endian); `bool` is
+//! the 1-byte bitfield `H5T_STD_B8LE` (what HDF5.jl writes); `char` is an
+//! Int32 Unicode code point (`HDF5Vectors.CharCodec`); an enum is its
+//! `#[repr]` integer (`HDF5Vectors.EnumCodec`).
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Error, Result};
+use crate::options::WriteCtx;
+use crate::raw::{Bits8, Pod};
+use crate::schema::{ids, Schema, Stored};
+
+/// A value stored as one plain encoded number.
+pub trait Scalar: Sized + 'static {
+    /// The stored representation.
+    type Raw: Pod;
+    /// Codec identifier (`HDF5Vectors.IdentityCodec`, `.CharCodec`, `.EnumCodec`).
+    const CODEC: &'static str;
+    /// Encodes a value.
+    fn to_raw(&self) -> Self::Raw;
+    /// Decodes a stored value; `None` if it is not a valid `Self`.
+    fn from_raw(raw: Self::Raw) -> Option<Self>;
+    /// Some valid value, used only to fill an array whose decoding already
+    /// failed (the array is then discarded).
+    fn placeholder() -> Self;
+    /// What a valid stored value looks like, for errors.
+    fn expected() -> String {
+        format!("a valid {}", std::any::type_name::<Self>())
+    }
+}
+
+macro_rules! identity_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            type Raw = $t;
+            const CODEC: &'static str = ids::IDENTITY;
+            #[inline]
+            fn to_raw(&self) -> $t { *self }
+            #[inline]
+            fn from_raw(raw: $t) -> Option<$t> { Some(raw) }
+            fn placeholder() -> $t { <$t>::default() }
+        }
+        impl H5Vector for $t {
+            type Codec = ScalarCodec<$t>;
+        }
+    )*};
+}
+identity_scalar!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl Scalar for bool {
+    type Raw = Bits8;
+    const CODEC: &'static str = ids::IDENTITY;
+    #[inline]
+    fn to_raw(&self) -> Bits8 {
+        Bits8(*self as u8)
+    }
+    #[inline]
+    fn from_raw(raw: Bits8) -> Option<bool> {
+        Some(raw.0 != 0)
+    }
+    fn placeholder() -> bool {
+        false
+    }
+}
+impl H5Vector for bool {
+    type Codec = ScalarCodec<bool>;
+}
+
+impl Scalar for char {
+    type Raw = i32;
+    const CODEC: &'static str = ids::CHAR;
+    #[inline]
+    fn to_raw(&self) -> i32 {
+        *self as u32 as i32
+    }
+    #[inline]
+    fn from_raw(raw: i32) -> Option<char> {
+        u32::try_from(raw).ok().and_then(char::from_u32)
+    }
+    fn placeholder() -> char {
+        '\0'
+    }
+    fn expected() -> String {
+        "a Unicode scalar value (0..=0x10FFFF, not a surrogate)".into()
+    }
+}
+impl H5Vector for char {
+    type Codec = ScalarCodec<char>;
+}
+
+/// The scalar layout for a [`Scalar`] type.
+pub struct ScalarCodec<T>(PhantomData<T>);
+
+/// Writes a scalar column.
+pub struct ScalarEncoder<T: Scalar> {
+    col: PodWriter<T::Raw>,
+}
+
+/// Reads a scalar column.
+pub struct ScalarDecoder<T: Scalar> {
+    col: PodReader<T::Raw>,
+    buf: std::vec::IntoIter<T::Raw>,
+    next_row: u64,
+}
+
+/// The schema node of a scalar kind with encoded type `encoded`.
+pub fn scalar_schema<T>(codec: &str, encoded: &str) -> Schema {
+    Schema::new("scalar", ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
+}
+
+impl<T: Scalar> Codec for ScalarCodec<T> {
+    type Value = T;
+    type Encoder = ScalarEncoder<T>;
+    type Decoder = ScalarDecoder<T>;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        scalar_schema::<T>(T::CODEC, T::Raw::ENCODED)
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let chunk = ctx.chunk_rows(std::mem::size_of::<T::Raw>());
+        Ok(ScalarEncoder {
+            col: PodWriter::create(group, "values", &[], chunk, path, ctx)?,
+        })
+    }
+
+    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let dec = Self::open(group, node, path, count)?;
+        Ok(ScalarEncoder {
+            col: PodWriter::resume(dec.col.ds, Vec::new(), count, path),
+        })
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        node.expect(&Self::schema(&WriteCtx { opts: &Default::default(), len_hint: 0 }), path)?;
+        expect_members(group, &["values"], path)?;
+        let (ds, rows) = open_column(group, "values", path, &[], count, T::Raw::accepts, T::Raw::ENCODED)?;
+        Ok(ScalarDecoder {
+            col: PodReader::new(ds, Vec::new(), rows, path),
+            buf: Vec::new().into_iter(),
+            next_row: 0,
+        })
+    }
+}
+
+impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
+    #[inline]
+    fn push(&mut self, value: &T) -> Result<()> {
+        self.col.buf.push(value.to_raw());
+        Ok(())
+    }
+    fn push_null(&mut self) -> Result<()> {
+        self.col.buf.push(T::Raw::default());
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.col.flush()
+    }
+}
+
+impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let n = range_len(&rows, self.col.path())?;
+        self.buf = self.col.read(rows.start, n)?.into_iter();
+        self.next_row = rows.start;
+        Ok(())
+    }
+    #[inline]
+    fn next(&mut self) -> Result<T> {
+        let raw = self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        self.next_row += 1;
+        T::from_raw(raw).ok_or_else(|| bad_value::<T>(&self.col, self.next_row - 1))
+    }
+    fn skip(&mut self) -> Result<()> {
+        self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        self.next_row += 1;
+        Ok(())
+    }
+}
+
+#[cold]
+fn bad_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64) -> Error {
+    Error::invalid(col.element(row), format!("expected {} in {}", T::expected(), col.path()))
+}

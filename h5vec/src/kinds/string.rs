@@ -1,0 +1,179 @@
+//! `String` as a scalar: one HDF5 variable-length UTF-8 string per element.
+//!
+//! Layout on disk:
+//! ```text
+//! <field>/values    1-D variable-length UTF-8 strings (NULLTERM), chunked, max extent unlimited
+//! ```
+//! This is what HDF5.jl writes for `String` and what h5py's `string_dtype()`
+//! reads. With `#[h5vec(vls)]` or `SaveOptions::vls_strings(true)` a string
+//! field uses the compressed VLS layout of [`super::vls`] instead.
+
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{exhausted, expect_members, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{open_str_column, StrWriter};
+use crate::error::{Error, Result};
+use crate::kinds::scalar::scalar_schema;
+use crate::kinds::vls::{VlsDecoder, VlsEncoder, VlsStringCodec};
+use crate::options::WriteCtx;
+use crate::raw;
+use crate::schema::{ids, Schema, Stored};
+
+impl H5Vector for String {
+    type Codec = StringCodec;
+}
+
+/// How `String` values are stored: a variable-length string scalar by
+/// default, or a compressed VLS array when the save options ask for it.
+/// Loading accepts both.
+pub struct StringCodec;
+
+/// Writes a string column in either layout.
+pub enum StringEncoder {
+    /// HDF5 variable-length strings.
+    Scalar(StrWriter),
+    /// Compressed VLS heap + pointers.
+    Vls(VlsEncoder),
+}
+
+/// Reads a string column in either layout.
+pub enum StringDecoder {
+    /// HDF5 variable-length strings.
+    Scalar(VlenStrDecoder),
+    /// Compressed VLS heap + pointers.
+    Vls(VlsDecoder),
+}
+
+impl Codec for StringCodec {
+    type Value = String;
+    type Encoder = StringEncoder;
+    type Decoder = StringDecoder;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        if ctx.opts.get_vls_strings() {
+            VlsStringCodec::schema(ctx)
+        } else {
+            scalar_schema::<String>(ids::IDENTITY, "String")
+        }
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        if ctx.opts.get_vls_strings() {
+            Ok(StringEncoder::Vls(VlsStringCodec::create(group, path, ctx)?))
+        } else {
+            Ok(StringEncoder::Scalar(StrWriter::create(group, "values", path, ctx)?))
+        }
+    }
+
+    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        if node.kind == "scalar" {
+            let dec = VlenStrDecoder::open(group, node, path, count)?;
+            Ok(StringEncoder::Scalar(StrWriter::resume(dec.ds, count, path)))
+        } else {
+            Ok(StringEncoder::Vls(VlsStringCodec::append(group, node, path, count, ctx)?))
+        }
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        if node.kind == "scalar" {
+            Ok(StringDecoder::Scalar(VlenStrDecoder::open(group, node, path, count)?))
+        } else {
+            Ok(StringDecoder::Vls(VlsStringCodec::open(group, node, path, count)?))
+        }
+    }
+}
+
+impl Encoder<String> for StringEncoder {
+    #[inline]
+    fn push(&mut self, value: &String) -> Result<()> {
+        match self {
+            StringEncoder::Scalar(w) => w.push(value),
+            StringEncoder::Vls(w) => w.push(value),
+        }
+    }
+    fn push_null(&mut self) -> Result<()> {
+        match self {
+            StringEncoder::Scalar(w) => w.push(""),
+            StringEncoder::Vls(w) => w.push_null(),
+        }
+    }
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            StringEncoder::Scalar(w) => w.flush(),
+            StringEncoder::Vls(w) => w.flush(),
+        }
+    }
+}
+
+impl Decoder<String> for StringDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        match self {
+            StringDecoder::Scalar(d) => d.load(rows),
+            StringDecoder::Vls(d) => d.load(rows),
+        }
+    }
+    #[inline]
+    fn next(&mut self) -> Result<String> {
+        match self {
+            StringDecoder::Scalar(d) => d.next(),
+            StringDecoder::Vls(d) => d.next(),
+        }
+    }
+    fn skip(&mut self) -> Result<()> {
+        match self {
+            StringDecoder::Scalar(d) => d.skip(),
+            StringDecoder::Vls(d) => d.skip(),
+        }
+    }
+}
+
+/// Reads a column of HDF5 variable-length strings.
+pub struct VlenStrDecoder {
+    ds: hdf5::Dataset,
+    rows: u64,
+    buf: std::vec::IntoIter<String>,
+    path: String,
+}
+
+impl VlenStrDecoder {
+    /// Checks the schema node (a scalar with encoded type `String`, codec
+    /// `codec`) and the `values` dataset.
+    pub fn open_with(group: &Group, node: &Stored, path: &str, count: u64, want: &Schema) -> Result<Self> {
+        node.expect(want, path)?;
+        expect_members(group, &["values"], path)?;
+        let (ds, rows) = open_str_column(group, "values", path, count)?;
+        Ok(VlenStrDecoder {
+            ds,
+            rows,
+            buf: Vec::new().into_iter(),
+            path: path.to_owned(),
+        })
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
+        Self::open_with(group, node, path, count, &scalar_schema::<String>(ids::IDENTITY, "String"))
+    }
+
+    /// Reads rows `rows`.
+    pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let n = range_len(&rows, &self.path)?;
+        if rows.end > self.rows {
+            return Err(Error::invalid(&self.path, format!("rows {rows:?} past the end ({} rows)", self.rows)));
+        }
+        self.buf = raw::read_vlen_strings(&self.ds, rows.start, n, &self.path)?.into_iter();
+        Ok(())
+    }
+
+    /// The next string.
+    #[inline]
+    pub fn next(&mut self) -> Result<String> {
+        self.buf.next().ok_or_else(|| exhausted(&self.path))
+    }
+
+    /// Skips one string.
+    pub fn skip(&mut self) -> Result<()> {
+        self.next().map(drop)
+    }
+}

@@ -1,0 +1,481 @@
+//! Compressed VLS strings (seed 000): a byte heap plus pointers into it.
+//!
+//! Layout on disk:
+//! ```text
+//! <field>/heap       1-D uint8, the string bytes back to back, chunked (compressible)
+//! <field>/pointers   1-D compound {offset: uint64, length: uint64}, one per element
+//!                    optional string attribute `missing-value-placeholder`
+//! ```
+//! Element `i` is `heap[offset_i .. offset_i + length_i]`, cut at its first
+//! NUL. Writers put consecutive elements on neighbouring heap bytes; with
+//! `dedup_strings` repeated values share one slice. Readers accept any
+//! unsigned member widths up to 64 bits, entries in any order, and shared or
+//! overlapping slices. For `Option<String>`, an element equal to the
+//! placeholder attribute is `None`.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use hdf5::{Dataset, Group};
+use hdf5_sys::h5t::{self, H5T_class_t};
+
+use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Context, Error, Result};
+use crate::kinds::scalar::scalar_schema;
+use crate::options::WriteCtx;
+use crate::raw::{self, sync};
+use crate::schema::{ids, Schema, Stored};
+
+/// Name of the pointer attribute that holds the missing-value placeholder.
+pub const PLACEHOLDER_ATTR: &str = "missing-value-placeholder";
+
+/// One pointer entry as held in memory (`offset`, `length`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Pointer {
+    /// Start of the slice on the heap.
+    pub offset: u64,
+    /// Length of the slice in bytes.
+    pub length: u64,
+}
+
+/// The compound type {offset, length} with members of `member` type.
+fn pointer_type(member: hdf5_sys::h5i::hid_t, path: &str) -> Result<hdf5::Datatype> {
+    sync(|| unsafe {
+        let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
+        if t < 0 {
+            return Err(Error::invalid(path, "cannot create the pointer compound type"));
+        }
+        let dt = hdf5::from_id::<hdf5::Datatype>(t).at(path)?;
+        h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
+        h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
+        Ok(dt)
+    })
+}
+
+/// Whether a file type is a valid pointer compound.
+pub fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
+    t.class == H5T_class_t::H5T_COMPOUND
+        && t.members.len() == 2
+        && t.members[0].0 == "offset"
+        && t.members[1].0 == "length"
+        && t.members.iter().all(|(_, m)| m.class == H5T_class_t::H5T_INTEGER && !m.signed && m.size <= 8)
+}
+
+/// Writes pointer entries.
+pub struct PointerWriter {
+    ds: Dataset,
+    mem: hdf5::Datatype,
+    /// Buffered entries.
+    pub buf: Vec<Pointer>,
+    /// Entries already written.
+    pub written: u64,
+    path: String,
+}
+
+impl PointerWriter {
+    /// Creates `pointers` in `group`.
+    pub fn create(group: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+        let ft = pointer_type(*h5t::H5T_STD_U64LE, path)?;
+        let spec = raw::ColumnSpec {
+            dtype: &ft,
+            inner: &[],
+            chunk_rows: ctx.chunk_rows(16),
+            compression: ctx.opts.get_compression(),
+        };
+        let ds = raw::create_column(group, name, &spec, path)?;
+        Self::resume(ds, 0, path)
+    }
+
+    /// Continues an existing pointer dataset at entry `written`.
+    pub fn resume(ds: Dataset, written: u64, path: &str) -> Result<Self> {
+        Ok(PointerWriter {
+            ds,
+            mem: pointer_type(*h5t::H5T_NATIVE_UINT64, path)?,
+            buf: Vec::new(),
+            written,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &Dataset {
+        &self.ds
+    }
+
+    /// Writes the buffered entries (one HDF5 call).
+    pub fn flush(&mut self) -> Result<()> {
+        let n = self.buf.len() as u64;
+        // SAFETY: buf holds n entries laid out as the memory compound type.
+        unsafe { raw::write_rows_raw(&self.ds, self.mem.id(), self.written, n, &[], self.buf.as_ptr().cast(), &self.path)? };
+        self.written += n;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+/// Reads pointer entries of any unsigned member width.
+pub fn read_pointers(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<Pointer>> {
+    let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
+    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
+    // `Pointer` (repr(C)); HDF5 converts narrower unsigned members by name.
+    unsafe { raw::read_rows_as::<Pointer>(ds, mem.id(), start, n, &[], path) }
+}
+
+/// The compressed VLS layout for `String`.
+pub struct VlsStringCodec;
+
+/// The schema node of a VLS string column (`nullable` for `Option<String>`).
+pub fn vls_schema(nullable: bool) -> Schema {
+    let mut s = Schema::new(
+        "vls_string",
+        ids::VLS,
+        ids::H5VEC_CODEC,
+        if nullable { std::any::type_name::<Option<String>>() } else { std::any::type_name::<String>() },
+    )
+    .encoded("String");
+    s.children.push(scalar_schema::<String>(ids::IDENTITY, "String"));
+    s
+}
+
+/// Writes a VLS string column.
+pub struct VlsEncoder {
+    heap: PodWriter<u8>,
+    ptrs: PointerWriter,
+    dedup: Option<HashMap<Box<[u8]>, Pointer>>,
+    placeholder: Option<String>,
+    /// Rows of the current batch that are missing.
+    missing: Vec<usize>,
+    path: String,
+}
+
+impl VlsEncoder {
+    /// Creates `heap` and `pointers` in `group`.
+    pub fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+        let heap = PodWriter::create(group, "heap", &[], ctx.chunk_bytes(ctx.len_hint.saturating_mul(16)), path, ctx)?;
+        let ptrs = PointerWriter::create(group, "pointers", path, ctx)?;
+        Ok(VlsEncoder {
+            heap,
+            ptrs,
+            dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
+            placeholder: None,
+            missing: Vec::new(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Continues an existing column opened by [`VlsDecoder`].
+    pub fn resume(dec: VlsDecoder, count: u64, ctx: &WriteCtx<'_>) -> Result<Self> {
+        // Append after the furthest byte any committed pointer uses.
+        let heap_end = if count == 0 {
+            0
+        } else {
+            let ptrs = read_pointers(&dec.ptrs, 0, count, &dec.path)?;
+            let mut end = 0u64;
+            for (i, p) in ptrs.iter().enumerate() {
+                end = end.max(check_slice(p, dec.heap.rows, &dec.path, i as u64)?.end);
+            }
+            end
+        };
+        Ok(VlsEncoder {
+            heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path),
+            ptrs: PointerWriter::resume(dec.ptrs, count, &dec.path)?,
+            dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
+            placeholder: dec.placeholder,
+            missing: Vec::new(),
+            path: dec.path,
+        })
+    }
+
+    fn row(&self) -> u64 {
+        self.ptrs.written + self.ptrs.buf.len() as u64
+    }
+
+    /// Buffers one string.
+    pub fn push(&mut self, s: &str) -> Result<()> {
+        if s.as_bytes().contains(&0) {
+            return Err(Error::encode(
+                format!("{}[{}]", self.path, self.row()),
+                "string contains a NUL byte; readers cut VLS strings at the first NUL",
+            ));
+        }
+        if let Some(ph) = &self.placeholder {
+            if ph == s {
+                return Err(Error::encode(
+                    format!("{}[{}]", self.path, self.row()),
+                    format!("value equals the missing-value placeholder `{ph}` chosen for this column"),
+                ));
+            }
+        }
+        let p = self.place(s.as_bytes());
+        self.ptrs.buf.push(p);
+        Ok(())
+    }
+
+    fn place(&mut self, bytes: &[u8]) -> Pointer {
+        if let Some(map) = &self.dedup {
+            if let Some(p) = map.get(bytes) {
+                return *p;
+            }
+        }
+        let p = Pointer {
+            offset: self.heap.written + self.heap.buf.len() as u64,
+            length: bytes.len() as u64,
+        };
+        self.heap.buf.extend_from_slice(bytes);
+        if let Some(map) = &mut self.dedup {
+            map.insert(bytes.into(), p);
+        }
+        p
+    }
+
+    /// Buffers a missing value (`None`); its pointer is fixed at flush time.
+    pub fn push_missing(&mut self) -> Result<()> {
+        self.missing.push(self.ptrs.buf.len());
+        self.ptrs.buf.push(Pointer::default());
+        Ok(())
+    }
+
+    /// Buffers an empty string under a null in an enclosing mask.
+    pub fn push_null(&mut self) -> Result<()> {
+        self.push("")
+    }
+
+    /// Writes the batch: heap bytes first, then pointers.
+    pub fn flush(&mut self) -> Result<()> {
+        if !self.missing.is_empty() {
+            if self.placeholder.is_none() {
+                let ph = self.choose_placeholder();
+                let ds = self.ptrs.dataset().clone();
+                write_placeholder(&ds, &ph, &self.path)?;
+                self.placeholder = Some(ph);
+            }
+            let ph = self.placeholder.clone().unwrap_or_default();
+            let p = self.place(ph.as_bytes());
+            for &i in &self.missing {
+                self.ptrs.buf[i] = p;
+            }
+            self.missing.clear();
+        }
+        self.heap.flush()?;
+        self.ptrs.flush()
+    }
+
+    /// "NA", then "NA_", "NA__", ... : the first not used by this batch.
+    fn choose_placeholder(&self) -> String {
+        let start = self.heap.written;
+        let used: std::collections::HashSet<&[u8]> = self
+            .ptrs
+            .buf
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.missing.contains(i))
+            .filter_map(|(_, p)| {
+                let a = usize::try_from(p.offset.checked_sub(start)?).ok()?;
+                self.heap.buf.get(a..a + p.length as usize)
+            })
+            .collect();
+        let mut ph = String::from("NA");
+        while used.contains(ph.as_bytes()) {
+            ph.push('_');
+        }
+        ph
+    }
+}
+
+fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
+    let v: hdf5::types::VarLenUnicode = ph
+        .parse()
+        .map_err(|_| Error::encode(path, "placeholder is not a valid HDF5 string"))?;
+    ds.new_attr::<hdf5::types::VarLenUnicode>()
+        .shape(())
+        .create(PLACEHOLDER_ATTR)
+        .at(path)?
+        .write_scalar(&v)
+        .at(path)
+}
+
+/// Reads the `missing-value-placeholder` attribute, if any.
+pub fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
+    if !ds.attr_names().at(path)?.iter().any(|n| n == PLACEHOLDER_ATTR) {
+        return Ok(None);
+    }
+    let a = ds.attr(PLACEHOLDER_ATTR).at(path)?;
+    let p = format!("{path} (attribute {PLACEHOLDER_ATTR})");
+    raw::read_attr_string(&a, &p).map(Some)
+}
+
+/// Checks that pointer `p` (element `row`) lies inside a heap of `heap_len`
+/// bytes, without overflow.
+pub fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> Result<Range<u64>> {
+    if p.offset > heap_len {
+        return Err(Error::invalid(
+            format!("{path}[{row}]"),
+            format!("pointer offset {} is past the end of the heap ({heap_len} bytes)", p.offset),
+        ));
+    }
+    match p.offset.checked_add(p.length) {
+        Some(end) if end <= heap_len => Ok(p.offset..end),
+        _ => Err(Error::invalid(
+            format!("{path}[{row}]"),
+            format!(
+                "pointer slice offset {} + length {} runs past the end of the heap ({heap_len} bytes)",
+                p.offset, p.length
+            ),
+        )),
+    }
+}
+
+/// Reads a VLS string column.
+pub struct VlsDecoder {
+    heap: PodReader<u8>,
+    ptrs: Dataset,
+    ptr_rows: u64,
+    placeholder: Option<String>,
+    buf: std::vec::IntoIter<Option<String>>,
+    path: String,
+}
+
+impl VlsDecoder {
+    /// Opens `heap` and `pointers` in `group` (no schema check).
+    pub fn open_datasets(group: &Group, path: &str, count: u64) -> Result<Self> {
+        let (ptrs, ptr_rows) = open_column(group, "pointers", path, &[], count, pointer_type_ok, "compound {offset: uint, length: uint}")?;
+        let (heap, heap_rows) = open_column(
+            group,
+            "heap",
+            path,
+            &[],
+            0,
+            |t| t.class == H5T_class_t::H5T_INTEGER && t.size == 1,
+            "uint8",
+        )?;
+        let placeholder = read_placeholder(&ptrs, path)?;
+        Ok(VlsDecoder {
+            heap: PodReader::new(heap, Vec::new(), heap_rows, path),
+            ptrs,
+            ptr_rows,
+            placeholder,
+            buf: Vec::new().into_iter(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Reads elements `rows` as `Option<String>` (None where equal to the placeholder).
+    pub fn read(&self, rows: Range<u64>) -> Result<Vec<Option<String>>> {
+        let n = range_len(&rows, &self.path)?;
+        if rows.end > self.ptr_rows {
+            return Err(Error::invalid(&self.path, format!("rows {rows:?} past the end ({} pointers)", self.ptr_rows)));
+        }
+        let ptrs = read_pointers(&self.ptrs, rows.start, n, &self.path)?;
+        // Read only the heap span these pointers use.
+        let mut lo = u64::MAX;
+        let mut hi = 0u64;
+        for (i, p) in ptrs.iter().enumerate() {
+            let r = check_slice(p, self.heap.rows, &self.path, rows.start + i as u64)?;
+            if r.start < r.end {
+                lo = lo.min(r.start);
+                hi = hi.max(r.end);
+            }
+        }
+        let heap = if lo < hi { self.heap.read(lo, hi - lo)? } else { Vec::new() };
+        let mut out = Vec::with_capacity(ptrs.len());
+        for (i, p) in ptrs.iter().enumerate() {
+            let bytes: &[u8] = if p.length == 0 {
+                &[]
+            } else {
+                // In range: checked above against the heap, and lo <= offset.
+                let a = (p.offset - lo) as usize;
+                &heap[a..a + p.length as usize]
+            };
+            let bytes = match bytes.iter().position(|&b| b == 0) {
+                Some(z) => &bytes[..z],
+                None => bytes,
+            };
+            let s = std::str::from_utf8(bytes).map_err(|_| {
+                Error::invalid(format!("{}[{}]", self.path, rows.start + i as u64), "string is not valid UTF-8")
+            })?;
+            if self.placeholder.as_deref() == Some(s) {
+                out.push(None);
+            } else {
+                out.push(Some(s.to_owned()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads rows into the buffer.
+    pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        self.buf = self.read(rows)?.into_iter();
+        Ok(())
+    }
+
+    /// The next element, with missing values as `None`.
+    pub fn next_opt(&mut self) -> Result<Option<String>> {
+        self.buf.next().ok_or_else(|| exhausted(&self.path))
+    }
+
+    /// The next element; a missing value is an error for a non-optional `String`.
+    pub fn next(&mut self) -> Result<String> {
+        match self.next_opt()? {
+            Some(s) => Ok(s),
+            None => Err(Error::invalid(
+                &self.path,
+                "missing value (equal to the placeholder) in a column of non-optional String; load it as Option<String>",
+            )),
+        }
+    }
+
+    /// Skips one element.
+    pub fn skip(&mut self) -> Result<()> {
+        self.next_opt().map(drop)
+    }
+}
+
+impl Codec for VlsStringCodec {
+    type Value = String;
+    type Encoder = VlsEncoder;
+    type Decoder = VlsDecoder;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        vls_schema(false)
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        VlsEncoder::create(group, path, ctx)
+    }
+
+    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        VlsEncoder::resume(Self::open(group, node, path, count)?, count, ctx)
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        node.expect(&vls_schema(false), path)?;
+        expect_members(group, &["heap", "pointers"], path)?;
+        VlsDecoder::open_datasets(group, path, count)
+    }
+}
+
+impl Encoder<String> for VlsEncoder {
+    fn push(&mut self, value: &String) -> Result<()> {
+        VlsEncoder::push(self, value)
+    }
+    fn push_null(&mut self) -> Result<()> {
+        VlsEncoder::push_null(self)
+    }
+    fn flush(&mut self) -> Result<()> {
+        VlsEncoder::flush(self)
+    }
+}
+
+impl Decoder<String> for VlsDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        VlsDecoder::load(self, rows)
+    }
+    fn next(&mut self) -> Result<String> {
+        VlsDecoder::next(self)
+    }
+    fn skip(&mut self) -> Result<()> {
+        VlsDecoder::skip(self)
+    }
+}

@@ -1,0 +1,201 @@
+//! Options for saving vectors.
+
+/// Compression applied to every value dataset of a vector.
+///
+/// Every choice here is readable by stock h5py (deflate is built into HDF5).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// No filter (the default): fastest to write and read.
+    #[default]
+    None,
+    /// The HDF5 deflate (zlib) filter at `level` 0..=9, optionally after the
+    /// shuffle filter (which helps numeric data).
+    Deflate {
+        /// zlib level, 0..=9.
+        level: u8,
+        /// Apply the byte shuffle filter first.
+        shuffle: bool,
+    },
+}
+
+impl Compression {
+    pub(crate) fn apply(&self, b: hdf5::DatasetBuilderEmptyShape) -> hdf5::DatasetBuilderEmptyShape {
+        match *self {
+            Compression::None => b,
+            Compression::Deflate { level, shuffle } => {
+                let b = if shuffle { b.shuffle() } else { b };
+                b.deflate(level.min(9))
+            }
+        }
+    }
+}
+
+/// How [`save_vector_with`](crate::save_vector_with) writes a vector.
+///
+/// ```
+/// let opts = h5vec::SaveOptions::default().chunk_length(4096).deflate(4);
+/// assert_eq!(opts.get_chunk_length(), Some(4096));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SaveOptions {
+    chunk_length: Option<usize>,
+    compression: Compression,
+    vls_strings: bool,
+    dedup_strings: bool,
+}
+
+/// Most rows in an automatic chunk (and in one write batch).
+pub(crate) const AUTO_ROWS: usize = 1 << 16;
+/// Largest automatic chunk of a row dataset, in bytes.
+const MAX_CHUNK_BYTES: usize = 4 << 20;
+/// Largest automatic chunk of a byte heap (string heaps, CHARS, blob bytes).
+const HEAP_CHUNK_BYTES: usize = 1 << 19;
+
+impl SaveOptions {
+    /// Rows per chunk along axis 0 of every value dataset (bytes for byte
+    /// heaps), and rows per write batch. Without it, h5vec picks 65,536 rows
+    /// (at most 4 MiB per chunk; 512 KiB chunks for byte heaps), but no more
+    /// rows than the vector has (rounded up to a power of two), so small
+    /// vectors make small files. Set it when a small vector will grow by
+    /// appends: chunks keep the size they were created with.
+    pub fn chunk_length(mut self, rows: usize) -> Self {
+        self.chunk_length = Some(rows.max(1));
+        self
+    }
+
+    /// The chunk length set with [`chunk_length`](Self::chunk_length).
+    pub fn get_chunk_length(&self) -> Option<usize> {
+        self.chunk_length
+    }
+
+    /// Compress every value dataset with shuffle + deflate at `level`.
+    pub fn deflate(mut self, level: u8) -> Self {
+        self.compression = Compression::Deflate {
+            level: level.min(9),
+            shuffle: true,
+        };
+        self
+    }
+
+    /// Set the compression of every value dataset.
+    pub fn compression(mut self, c: Compression) -> Self {
+        self.compression = c;
+        self
+    }
+
+    /// The compression in force.
+    pub fn get_compression(&self) -> &Compression {
+        &self.compression
+    }
+
+    /// Store every `String` field as a compressed VLS array (heap + pointers)
+    /// instead of an HDF5 variable-length string dataset.
+    pub fn vls_strings(mut self, on: bool) -> Self {
+        self.vls_strings = on;
+        self
+    }
+
+    /// Whether every `String` is stored as a compressed VLS array.
+    pub fn get_vls_strings(&self) -> bool {
+        self.vls_strings
+    }
+
+    /// In compressed VLS arrays, store each distinct string once and let
+    /// repeated values share its heap slice.
+    pub fn dedup_strings(mut self, on: bool) -> Self {
+        self.dedup_strings = on;
+        self
+    }
+
+    /// Whether repeated strings share heap slices.
+    pub fn get_dedup_strings(&self) -> bool {
+        self.dedup_strings
+    }
+
+    /// Chunk length for a dataset whose rows are `row_bytes` bytes, in a
+    /// vector expected to hold `len_hint` rows.
+    pub(crate) fn chunk_rows(&self, len_hint: u64, row_bytes: usize) -> usize {
+        if let Some(c) = self.chunk_length {
+            return c;
+        }
+        let by_bytes = prev_power_of_two((MAX_CHUNK_BYTES / row_bytes.max(1)).max(1));
+        pow2_hint(len_hint).min(AUTO_ROWS).min(by_bytes)
+    }
+
+    /// Chunk length of a byte heap expected to hold `bytes_hint` bytes.
+    pub(crate) fn chunk_heap(&self, bytes_hint: u64) -> usize {
+        if let Some(c) = self.chunk_length {
+            return c;
+        }
+        pow2_hint(bytes_hint).min(HEAP_CHUNK_BYTES)
+    }
+
+    /// Rows per write batch: the row chunk length, so every flush writes
+    /// whole chunks.
+    pub(crate) fn batch_rows(&self, len_hint: u64) -> usize {
+        match self.chunk_length {
+            Some(c) => c,
+            None => pow2_hint(len_hint).min(AUTO_ROWS),
+        }
+    }
+}
+
+fn pow2_hint(hint: u64) -> usize {
+    usize::try_from(hint.max(1))
+        .ok()
+        .and_then(usize::checked_next_power_of_two)
+        .unwrap_or(usize::MAX)
+}
+
+fn prev_power_of_two(n: usize) -> usize {
+    if n == 0 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - n.leading_zeros())
+    }
+}
+
+/// What an encoder needs to know to create its datasets.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteCtx<'a> {
+    /// The save options.
+    pub opts: &'a SaveOptions,
+    /// How many rows the vector is expected to hold (for chunk sizing).
+    pub len_hint: u64,
+}
+
+impl WriteCtx<'_> {
+    /// Chunk rows for a dataset of rows of `row_bytes` bytes.
+    pub fn chunk_rows(&self, row_bytes: usize) -> usize {
+        self.opts.chunk_rows(self.len_hint, row_bytes)
+    }
+
+    /// Chunk length for a byte heap whose expected size is `bytes_hint`.
+    pub fn chunk_bytes(&self, bytes_hint: u64) -> usize {
+        self.opts.chunk_heap(bytes_hint)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_chunks_follow_length_and_cap() {
+        let o = SaveOptions::default();
+        assert_eq!(o.chunk_rows(3, 8), 4);
+        assert_eq!(o.chunk_rows(0, 8), 1);
+        assert_eq!(o.chunk_rows(1_000_000, 8), 65_536);
+        assert_eq!(o.chunk_rows(1_000_000, 24), 65_536);
+        assert_eq!(o.chunk_rows(1_000_000, 8000), 512);
+        assert_eq!(o.chunk_rows(u64::MAX, 1), 65_536);
+        assert_eq!(o.chunk_heap(u64::MAX), 1 << 19);
+        assert_eq!(o.chunk_heap(10), 16);
+        assert_eq!(o.batch_rows(1_000_000), 65_536);
+        assert_eq!(o.batch_rows(5), 8);
+        let o = SaveOptions::default().chunk_length(1000);
+        assert_eq!(o.chunk_rows(3, 8), 1000);
+        assert_eq!(o.batch_rows(3), 1000);
+    }
+}

@@ -1,0 +1,617 @@
+//! Bulk HDF5 I/O straight from Rust slices, and the datatypes the high-level
+//! hdf5-metno API does not model (bitfields, fixed-length UTF-8 strings).
+//!
+//! Every column is written and read with one `H5Dwrite`/`H5Dread` per batch
+//! over a hyperslab of whole rows: never one call per element.
+
+use std::ffi::{c_char, c_void, CString};
+
+use hdf5::{Dataset, Datatype, Group};
+use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_seloper_t, H5S_ALL};
+use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_sign_t, H5T_str_t};
+use hdf5_sys::{h5d, h5s};
+
+use crate::error::{Context, Error, Result};
+
+pub(crate) use hdf5::sync::sync;
+
+/// Turns a negative `herr_t` or `hid_t` from a raw HDF5 call into an error
+/// naming `path` (with HDF5's own error stack as the source).
+trait Checked: Copy {
+    fn checked(self) -> hdf5::Result<Self>;
+}
+impl Checked for i32 {
+    fn checked(self) -> hdf5::Result<Self> {
+        hdf5::h5check(self)
+    }
+}
+impl Checked for i64 {
+    fn checked(self) -> hdf5::Result<Self> {
+        hdf5::h5check(self)
+    }
+}
+fn check<T: Checked>(path: &str, v: T) -> Result<T> {
+    v.checked().at(path)
+}
+
+/// A plain value stored bit for bit: every bit pattern is a valid value.
+///
+/// # Safety
+/// Implementors must be plain old data (no padding, every bit pattern valid),
+/// and `mem_type` must describe exactly their in-memory representation.
+pub unsafe trait Pod: Copy + Default + Send + Sync + 'static {
+    /// HDF5 memory type of this Rust type.
+    fn mem_type() -> hid_t;
+    /// HDF5 file type written for it (little-endian standard type).
+    fn file_type() -> hid_t;
+    /// The HDF5Vectors (Julia) spelling of the encoded type.
+    const ENCODED: &'static str;
+    /// Whether a dataset of this file type can be read as `Self` without loss.
+    fn accepts(t: &TypeInfo) -> bool;
+}
+
+macro_rules! pod_int {
+    ($t:ty, $mem:ident, $file:ident, $enc:literal, $signed:expr) => {
+        // SAFETY: a primitive integer: no padding, every bit pattern valid.
+        unsafe impl Pod for $t {
+            fn mem_type() -> hid_t {
+                *h5t::$mem
+            }
+            fn file_type() -> hid_t {
+                *h5t::$file
+            }
+            const ENCODED: &'static str = $enc;
+            fn accepts(t: &TypeInfo) -> bool {
+                t.class == H5T_class_t::H5T_INTEGER
+                    && t.size == std::mem::size_of::<$t>()
+                    && t.signed == $signed
+            }
+        }
+    };
+}
+pod_int!(i8, H5T_NATIVE_INT8, H5T_STD_I8LE, "Int8", true);
+pod_int!(i16, H5T_NATIVE_INT16, H5T_STD_I16LE, "Int16", true);
+pod_int!(i32, H5T_NATIVE_INT32, H5T_STD_I32LE, "Int32", true);
+pod_int!(i64, H5T_NATIVE_INT64, H5T_STD_I64LE, "Int64", true);
+pod_int!(u8, H5T_NATIVE_UINT8, H5T_STD_U8LE, "UInt8", false);
+pod_int!(u16, H5T_NATIVE_UINT16, H5T_STD_U16LE, "UInt16", false);
+pod_int!(u32, H5T_NATIVE_UINT32, H5T_STD_U32LE, "UInt32", false);
+pod_int!(u64, H5T_NATIVE_UINT64, H5T_STD_U64LE, "UInt64", false);
+
+macro_rules! pod_float {
+    ($t:ty, $mem:ident, $file:ident, $enc:literal) => {
+        // SAFETY: a primitive float: no padding, every bit pattern valid.
+        unsafe impl Pod for $t {
+            fn mem_type() -> hid_t {
+                *h5t::$mem
+            }
+            fn file_type() -> hid_t {
+                *h5t::$file
+            }
+            const ENCODED: &'static str = $enc;
+            fn accepts(t: &TypeInfo) -> bool {
+                t.class == H5T_class_t::H5T_FLOAT && t.size == std::mem::size_of::<$t>()
+            }
+        }
+    };
+}
+pod_float!(f32, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, "Float32");
+pod_float!(f64, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, "Float64");
+
+/// One byte of an HDF5 `H5T_STD_B8LE` bitfield: how HDF5.jl stores `Bool`.
+///
+/// Reading also accepts any other one-byte boolean encoding (the h5col enum
+/// over int8 with `FALSE = 0`, `TRUE = 1`, or a plain 8-bit integer); the
+/// byte is read unchanged and any non-zero value means `true`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Bits8(pub u8);
+
+// SAFETY: a transparent wrapper around u8.
+unsafe impl Pod for Bits8 {
+    fn mem_type() -> hid_t {
+        *h5t::H5T_NATIVE_B8
+    }
+    fn file_type() -> hid_t {
+        *h5t::H5T_STD_B8LE
+    }
+    const ENCODED: &'static str = "Bool";
+    fn accepts(t: &TypeInfo) -> bool {
+        t.size == 1
+            && matches!(
+                t.class,
+                H5T_class_t::H5T_BITFIELD | H5T_class_t::H5T_ENUM | H5T_class_t::H5T_INTEGER
+            )
+    }
+}
+
+/// What a dataset's datatype is, in the terms h5vec checks.
+#[derive(Clone, Debug)]
+pub struct TypeInfo {
+    /// HDF5 type class.
+    pub class: H5T_class_t,
+    /// Size in bytes (for variable-length strings: the pointer size).
+    pub size: usize,
+    /// Integers: signed.
+    pub signed: bool,
+    /// Strings: variable length.
+    pub vlen_str: bool,
+    /// Strings: UTF-8 character set.
+    pub utf8: bool,
+    /// Compound: member names, in order.
+    pub members: Vec<(String, TypeInfo)>,
+}
+
+impl TypeInfo {
+    /// A short human description for error messages, like `int32` or `vlen string`.
+    pub fn describe(&self) -> String {
+        use H5T_class_t::*;
+        match self.class {
+            H5T_INTEGER => format!("{}int{}", if self.signed { "" } else { "u" }, self.size * 8),
+            H5T_FLOAT => format!("float{}", self.size * 8),
+            H5T_BITFIELD => format!("bitfield{}", self.size * 8),
+            H5T_ENUM => format!("enum({} bytes)", self.size),
+            H5T_STRING if self.vlen_str => "variable-length string".into(),
+            H5T_STRING => format!("fixed-length string({})", self.size),
+            H5T_COMPOUND => format!(
+                "compound{{{}}}",
+                self.members
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {}", t.describe()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            H5T_VLEN => "variable-length sequence".into(),
+            H5T_ARRAY => "array type".into(),
+            H5T_OPAQUE => "opaque".into(),
+            H5T_REFERENCE => "reference".into(),
+            _ => "unknown type".into(),
+        }
+    }
+}
+
+/// Reads the type information of a datatype id (caller holds the lock).
+unsafe fn type_info_of(id: hid_t) -> TypeInfo {
+    use H5T_class_t::*;
+    let class = h5t::H5Tget_class(id);
+    let size = h5t::H5Tget_size(id);
+    let mut info = TypeInfo {
+        class,
+        size,
+        signed: false,
+        vlen_str: false,
+        utf8: false,
+        members: Vec::new(),
+    };
+    match class {
+        H5T_INTEGER => info.signed = h5t::H5Tget_sign(id) == H5T_sign_t::H5T_SGN_2,
+        H5T_STRING => {
+            info.vlen_str = h5t::H5Tis_variable_str(id) > 0;
+            info.utf8 = h5t::H5Tget_cset(id) == H5T_cset_t::H5T_CSET_UTF8;
+        }
+        H5T_ENUM => {
+            let base = h5t::H5Tget_super(id);
+            if base >= 0 {
+                info.signed = h5t::H5Tget_sign(base) == H5T_sign_t::H5T_SGN_2;
+                h5t::H5Tclose(base);
+            }
+        }
+        H5T_COMPOUND => {
+            let n = h5t::H5Tget_nmembers(id).max(0) as u32;
+            for i in 0..n {
+                let name_ptr = h5t::H5Tget_member_name(id, i);
+                let name = if name_ptr.is_null() {
+                    String::new()
+                } else {
+                    let s = std::ffi::CStr::from_ptr(name_ptr).to_string_lossy().into_owned();
+                    hdf5_sys::h5::H5free_memory(name_ptr as *mut c_void);
+                    s
+                };
+                let mt = h5t::H5Tget_member_type(id, i);
+                let mi = if mt >= 0 {
+                    let mi = type_info_of(mt);
+                    h5t::H5Tclose(mt);
+                    mi
+                } else {
+                    TypeInfo {
+                        class: H5T_NO_CLASS,
+                        size: 0,
+                        signed: false,
+                        vlen_str: false,
+                        utf8: false,
+                        members: vec![],
+                    }
+                };
+                info.members.push((name, mi));
+            }
+        }
+        _ => {}
+    }
+    info
+}
+
+/// The type information of a dataset's file datatype.
+pub fn type_info(ds: &Dataset, path: &str) -> Result<TypeInfo> {
+    sync(|| unsafe {
+        let t = check(path, h5d::H5Dget_type(ds.id()))?;
+        let info = type_info_of(t);
+        h5t::H5Tclose(t);
+        Ok(info)
+    })
+}
+
+/// A copy of a predefined datatype, owned.
+pub fn copy_type(id: hid_t, path: &str) -> Result<Datatype> {
+    sync(|| unsafe { hdf5::from_id::<Datatype>(check(path, h5t::H5Tcopy(id))?).at(path) })
+}
+
+/// Variable-length UTF-8 string type, NULLTERM (what HDF5.jl and h5py's
+/// `string_dtype()` write).
+pub fn vlen_utf8(path: &str) -> Result<Datatype> {
+    sync(|| unsafe {
+        let t = check(path, h5t::H5Tcopy(*h5t::H5T_C_S1))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        check(path, h5t::H5Tset_size(t, h5t::H5T_VARIABLE))?;
+        check(path, h5t::H5Tset_cset(t, H5T_cset_t::H5T_CSET_UTF8))?;
+        check(path, h5t::H5Tset_strpad(t, H5T_str_t::H5T_STR_NULLTERM))?;
+        Ok(dt)
+    })
+}
+
+/// Fixed-length UTF-8 string type of `size` bytes, NULLTERM.
+pub fn fixed_utf8(size: usize, path: &str) -> Result<Datatype> {
+    sync(|| unsafe {
+        let t = check(path, h5t::H5Tcopy(*h5t::H5T_C_S1))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        check(path, h5t::H5Tset_size(t, size.max(1)))?;
+        check(path, h5t::H5Tset_cset(t, H5T_cset_t::H5T_CSET_UTF8))?;
+        check(path, h5t::H5Tset_strpad(t, H5T_str_t::H5T_STR_NULLTERM))?;
+        Ok(dt)
+    })
+}
+
+/// Writes a scalar fixed-length UTF-8 string dataset `name` in `group`,
+/// sized to the string's bytes (what HDF5.jl writes for a `String`).
+pub fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -> Result<()> {
+    let dt = fixed_utf8(value.len(), path)?;
+    let ds = group
+        .new_dataset_builder()
+        .empty_as(&dt)
+        .shape(())
+        .create(name)
+        .at(path)?;
+    let mut buf = value.as_bytes().to_vec();
+    if buf.is_empty() {
+        buf.push(0);
+    }
+    sync(|| unsafe {
+        check(
+            path,
+            h5d::H5Dwrite(ds.id(), dt.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.as_ptr().cast()),
+        )
+    })?;
+    Ok(())
+}
+
+/// Reads a scalar string dataset (fixed-length or variable-length).
+pub fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
+    let info = type_info(ds, path)?;
+    if info.class != H5T_class_t::H5T_STRING {
+        return Err(Error::mismatch(path, "a scalar string", info.describe()));
+    }
+    if !ds.is_scalar() && ds.size() != 1 {
+        return Err(Error::mismatch(path, "a scalar string", format!("shape {:?}", ds.shape())));
+    }
+    if info.vlen_str {
+        let mut v = read_vlen_strings(ds, 0, 1, path)?;
+        return v.pop().ok_or_else(|| Error::invalid(path, "empty string dataset"));
+    }
+    let size = info.size;
+    let mut buf = vec![0u8; size];
+    sync(|| unsafe {
+        let t = check(path, h5d::H5Dget_type(ds.id()))?;
+        let r = h5d::H5Dread(ds.id(), t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.as_mut_ptr().cast());
+        h5t::H5Tclose(t);
+        check(path, r)
+    })?;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf.truncate(end);
+    // Space-padded strings: trailing spaces are padding.
+    String::from_utf8(buf).map_err(|_| Error::invalid(path, "string is not valid UTF-8"))
+}
+
+/// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
+pub struct ColumnSpec<'a> {
+    /// File datatype.
+    pub dtype: &'a Datatype,
+    /// Shape of one row (empty for 1-D columns).
+    pub inner: &'a [usize],
+    /// Chunk length along axis 0 (>= 1).
+    pub chunk_rows: usize,
+    /// Filters to apply.
+    pub compression: &'a crate::options::Compression,
+}
+
+/// Creates an empty, extendible, chunked column dataset.
+pub fn create_column(group: &Group, name: &str, spec: &ColumnSpec<'_>, path: &str) -> Result<Dataset> {
+    let mut extents = vec![hdf5::Extent::resizable(0)];
+    extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
+    let mut chunk = vec![spec.chunk_rows.max(1)];
+    chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
+    let mut b = group.new_dataset_builder().empty_as(spec.dtype).shape(extents).chunk(chunk);
+    b = spec.compression.apply(b);
+    b.create(name).at(path)
+}
+
+/// The current shape of a dataset.
+pub fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
+    Ok(ds.get_shape().at(path)?.into_iter().map(|d| d as u64).collect())
+}
+
+fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    let mut st = vec![start as hsize_t];
+    st.extend(inner.iter().map(|_| 0 as hsize_t));
+    let mut cnt = vec![rows as hsize_t];
+    cnt.extend(inner.iter().map(|&d| d as hsize_t));
+    unsafe {
+        check(
+            path,
+            h5s::H5Sselect_hyperslab(
+                ds_space,
+                H5S_seloper_t::H5S_SELECT_SET,
+                st.as_ptr(),
+                std::ptr::null(),
+                cnt.as_ptr(),
+                std::ptr::null(),
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `rows` whole rows starting at row `start`, growing the dataset to
+/// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
+/// of memory type `mem_type`, laid out row-major.
+///
+/// # Safety
+/// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
+pub unsafe fn write_rows_raw(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *const c_void,
+    path: &str,
+) -> Result<()> {
+    let end = start
+        .checked_add(rows)
+        .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
+    let elems = inner
+        .iter()
+        .try_fold(rows, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
+    sync(|| unsafe {
+        if ds.shape().first().map(|&d| d as u64) != Some(end) {
+            let mut dims = vec![end as hsize_t];
+            dims.extend(inner.iter().map(|&d| d as hsize_t));
+            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))?;
+        }
+        if elems == 0 {
+            return Ok(());
+        }
+        let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+        let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
+        row_selection(fs.id(), start, rows, inner, path)?;
+        let n = [elems as hsize_t];
+        let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
+        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        check(path, h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf))?;
+        Ok(())
+    })
+}
+
+/// Writes rows of plain values; see [`write_rows_raw`].
+pub fn write_rows<T: Pod>(ds: &Dataset, start: u64, inner: &[u64], buf: &[T], path: &str) -> Result<()> {
+    let per_row: u64 = inner.iter().product::<u64>().max(1);
+    let rows = buf.len() as u64 / per_row;
+    // SAFETY: buf holds rows * per_row values of T, whose memory type is T::mem_type().
+    unsafe { write_rows_raw(ds, T::mem_type(), start, rows, inner, buf.as_ptr().cast(), path) }
+}
+
+/// Reads `rows` whole rows starting at `start` into a fresh `Vec`.
+/// The caller has checked `start + rows` against the dataset's extent.
+pub fn read_rows<T: Pod>(ds: &Dataset, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<Vec<T>> {
+    // SAFETY: T::mem_type() describes T exactly (Pod contract).
+    unsafe { read_rows_as::<T>(ds, T::mem_type(), start, rows, inner, path) }
+}
+
+/// Like [`read_rows`] with an explicit memory type.
+///
+/// # Safety
+/// `mem_type` must describe `T` exactly, and every bit pattern HDF5 may
+/// produce for it must be a valid `T`.
+pub unsafe fn read_rows_as<T: Copy>(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: &str,
+) -> Result<Vec<T>> {
+    let elems = inner
+        .iter()
+        .try_fold(rows, |a, &d| a.checked_mul(d))
+        .and_then(|e| usize::try_from(e).ok())
+        .ok_or_else(|| Error::invalid(path, "row range too large"))?;
+    let mut out: Vec<T> = Vec::with_capacity(elems);
+    if elems == 0 {
+        return Ok(out);
+    }
+    sync(|| unsafe {
+        let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+        let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
+        row_selection(fs.id(), start, rows, inner, path)?;
+        let n = [elems as hsize_t];
+        let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
+        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        check(
+            path,
+            h5d::H5Dread(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, out.as_mut_ptr().cast()),
+        )?;
+        // SAFETY: H5Dread filled all `elems` values; T is Pod, so any bits are valid.
+        out.set_len(elems);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Reads rows of a 1-byte dataset as raw bytes in the file's own type
+/// (no conversion), e.g. booleans stored as bitfield, enum or integer.
+pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
+    let t = sync(|| unsafe { check(path, h5d::H5Dget_type(ds.id())) })?;
+    let dt = sync(|| unsafe { hdf5::from_id::<Datatype>(t) }).at(path)?;
+    if unsafe { h5t::H5Tget_size(dt.id()) } != 1 {
+        return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
+    }
+    // SAFETY: a 1-byte file type read as itself yields plain bytes.
+    unsafe { read_rows_as::<u8>(ds, dt.id(), start, rows, &[], path) }
+}
+
+/// Writes variable-length UTF-8 strings as rows `start..`: `bytes` holds the
+/// strings back to back, each followed by a NUL; `starts` where each begins.
+pub fn write_vlen_buffer(ds: &Dataset, start: u64, bytes: &[u8], starts: &[usize], path: &str) -> Result<()> {
+    let base = bytes.as_ptr();
+    let ptrs: Vec<*const c_char> = starts.iter().map(|&o| base.wrapping_add(o).cast()).collect();
+    let mt = vlen_utf8(path)?;
+    // SAFETY: ptrs holds starts.len() pointers to NUL-terminated strings inside `bytes`.
+    unsafe { write_rows_raw(ds, mt.id(), start, ptrs.len() as u64, &[], ptrs.as_ptr().cast(), path) }
+}
+
+/// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
+pub fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str) -> Result<()> {
+    let mut bytes = Vec::new();
+    let mut starts = Vec::with_capacity(strings.len());
+    for s in strings {
+        starts.push(bytes.len());
+        bytes.extend_from_slice(s.as_bytes());
+        bytes.push(0);
+    }
+    write_vlen_buffer(ds, start, &bytes, &starts, path)
+}
+
+/// Reads rows `start..start + n` of a variable-length string dataset.
+/// Invalid UTF-8 is an error naming the row.
+pub fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<String>> {
+    let mt = vlen_utf8(path)?;
+    let count = usize::try_from(n).map_err(|_| Error::invalid(path, "row range too large"))?;
+    let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    sync(|| unsafe {
+        let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+        let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
+        if !ds.is_scalar() {
+            row_selection(fs.id(), start, n, &[], path)?;
+        }
+        let dims = [n as hsize_t];
+        let ms = check(path, h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()))?;
+        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        check(
+            path,
+            h5d::H5Dread(ds.id(), mt.id(), ms.id(), fs.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast()),
+        )?;
+        let mut out = Vec::with_capacity(count);
+        let mut bad = None;
+        for (i, &p) in ptrs.iter().enumerate() {
+            if p.is_null() {
+                out.push(String::new());
+                continue;
+            }
+            let b = std::ffi::CStr::from_ptr(p).to_bytes();
+            match std::str::from_utf8(b) {
+                Ok(s) => out.push(s.to_owned()),
+                Err(_) => {
+                    bad.get_or_insert(i);
+                    out.push(String::new());
+                }
+            }
+        }
+        h5t::H5Treclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
+        match bad {
+            Some(i) => Err(Error::invalid(
+                format!("{path}[{}]", start + i as u64),
+                "string is not valid UTF-8",
+            )),
+            None => Ok(out),
+        }
+    })
+}
+
+/// Deletes the link `name` in `group` (the object goes when nothing else links it).
+pub fn unlink(group: &Group, name: &str) -> hdf5::Result<()> {
+    group.unlink(name)
+}
+
+/// Renames `from` to `to` inside `group`.
+pub fn rename(group: &Group, from: &str, to: &str, path: &str) -> Result<()> {
+    let f = CString::new(from).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
+    let t = CString::new(to).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
+    sync(|| unsafe {
+        check(
+            path,
+            hdf5_sys::h5l::H5Lmove(group.id(), f.as_ptr(), group.id(), t.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
+        )
+    })?;
+    Ok(())
+}
+
+/// Reads a scalar string attribute (fixed-length or variable-length).
+pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
+    use hdf5_sys::h5a;
+    sync(|| unsafe {
+        let t = check(path, h5a::H5Aget_type(attr.id()))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        let info = type_info_of(t);
+        if info.class != H5T_class_t::H5T_STRING {
+            return Err(Error::mismatch(path, "a string attribute", info.describe()));
+        }
+        if attr.size() != 1 {
+            return Err(Error::mismatch(path, "a scalar string attribute", format!("{} values", attr.size())));
+        }
+        let bytes = if info.vlen_str {
+            let mut p: *mut c_char = std::ptr::null_mut();
+            check(path, h5a::H5Aread(attr.id(), dt.id(), (&mut p as *mut *mut c_char).cast()))?;
+            if p.is_null() {
+                Vec::new()
+            } else {
+                let b = std::ffi::CStr::from_ptr(p).to_bytes().to_vec();
+                hdf5_sys::h5::H5free_memory(p.cast());
+                b
+            }
+        } else {
+            let mut b = vec![0u8; info.size];
+            check(path, h5a::H5Aread(attr.id(), dt.id(), b.as_mut_ptr().cast()))?;
+            if let Some(z) = b.iter().position(|&c| c == 0) {
+                b.truncate(z);
+            }
+            b
+        };
+        String::from_utf8(bytes).map_err(|_| Error::invalid(path, "string attribute is not valid UTF-8"))
+    })
+}
+
+/// Writes one plain value to a scalar dataset.
+pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
+    sync(|| unsafe {
+        check(
+            path,
+            h5d::H5Dwrite(ds.id(), T::mem_type(), H5S_ALL, H5S_ALL, H5P_DEFAULT, (v as *const T).cast()),
+        )
+    })?;
+    Ok(())
+}

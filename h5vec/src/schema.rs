@@ -1,0 +1,309 @@
+//! The schema tree under `<vector>/metadata/schema`.
+//!
+//! Layout on disk (one group per node, every entry a dataset):
+//! - `kind`, `schema`, `codec`, `logical_type`: scalar fixed-length UTF-8 strings;
+//! - `encoded_type` (scalar and dense): scalar string, Julia spelling (`Int32`, `Float64`, `Bool`, `String`, ...);
+//! - `dimensions` (dense): 1-D Int64, Julia order (h5py's trailing axes reversed);
+//! - `field_names` (record): 1-D variable-length UTF-8 strings, declaration order;
+//! - `children/1`..`children/N`: one full node per child, in order.
+
+use hdf5::Group;
+use serde::Serialize;
+
+use crate::error::{Context, Error, Result};
+use crate::raw;
+
+/// Schema identifiers of HDF5Vectors and of h5vec's own kinds.
+pub mod ids {
+    /// `HDF5Vectors.ScalarSchema`.
+    pub const SCALAR: &str = "HDF5Vectors.ScalarSchema";
+    /// `HDF5Vectors.DenseSchema`.
+    pub const DENSE: &str = "HDF5Vectors.DenseSchema";
+    /// `HDF5Vectors.RecordSchema`.
+    pub const RECORD: &str = "HDF5Vectors.RecordSchema";
+    /// `HDF5Vectors.BlobSchema`.
+    pub const BLOB: &str = "HDF5Vectors.BlobSchema";
+    /// `HDF5Vectors.ConstantSchema`.
+    pub const CONSTANT: &str = "HDF5Vectors.ConstantSchema";
+    /// `HDF5Vectors.IdentityCodec`.
+    pub const IDENTITY: &str = "HDF5Vectors.IdentityCodec";
+    /// `HDF5Vectors.CharCodec`.
+    pub const CHAR: &str = "HDF5Vectors.CharCodec";
+    /// `HDF5Vectors.EnumCodec`.
+    pub const ENUM: &str = "HDF5Vectors.EnumCodec";
+    /// `HDF5Vectors.JSONCodec`.
+    pub const JSON: &str = "HDF5Vectors.JSONCodec";
+    /// `HDF5Vectors.StructCodec`.
+    pub const STRUCT: &str = "HDF5Vectors.StructCodec";
+    /// `HDF5Vectors.TupleCodec`.
+    pub const TUPLE: &str = "HDF5Vectors.TupleCodec";
+    /// h5vec's blob codec: serde values encoded with bincode 2 (standard config).
+    pub const BINCODE: &str = "h5vec.BincodeCodec";
+    /// h5vec compressed VLS strings (heap + pointers).
+    pub const VLS: &str = "h5vec.VLSStringSchema";
+    /// h5vec list column (OFFSETS + VALUES, h5col layout).
+    pub const LIST: &str = "h5vec.ListSchema";
+    /// h5vec nullable value (MASK beside the values).
+    pub const NULLABLE: &str = "h5vec.NullableSchema";
+    /// h5vec codec for lists, strings and masks.
+    pub const H5VEC_CODEC: &str = "h5vec.IdentityCodec";
+}
+
+/// One node of the schema tree, as h5vec writes it and expects it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Schema {
+    /// `scalar`, `dense`, `record`, `blob`, `constant`, or an h5vec kind.
+    pub kind: String,
+    /// Schema identifier, e.g. `HDF5Vectors.ScalarSchema`.
+    pub schema: String,
+    /// Codec identifier, e.g. `HDF5Vectors.IdentityCodec`.
+    pub codec: String,
+    /// The Rust type name (descriptive; not checked on load).
+    pub logical_type: String,
+    /// Encoded element type, Julia spelling (scalar and dense).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoded_type: Option<String>,
+    /// Element dimensions in Julia order (dense).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dimensions: Option<Vec<i64>>,
+    /// Field names in declaration order (record).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field_names: Option<Vec<String>>,
+    /// Child schemas, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Schema>,
+}
+
+impl Schema {
+    /// A node with the given kind and identifiers and nothing else.
+    pub fn new(kind: &str, schema: &str, codec: &str, logical_type: &str) -> Self {
+        Schema {
+            kind: kind.into(),
+            schema: schema.into(),
+            codec: codec.into(),
+            logical_type: logical_type.into(),
+            encoded_type: None,
+            dimensions: None,
+            field_names: None,
+            children: Vec::new(),
+        }
+    }
+
+    /// Sets the encoded type.
+    pub fn encoded(mut self, t: &str) -> Self {
+        self.encoded_type = Some(t.into());
+        self
+    }
+
+    /// Writes this node (recursively) into `group`.
+    pub fn write(&self, group: &Group, path: &str) -> Result<()> {
+        raw::write_scalar_string(group, "kind", &self.kind, path)?;
+        raw::write_scalar_string(group, "schema", &self.schema, path)?;
+        raw::write_scalar_string(group, "codec", &self.codec, path)?;
+        raw::write_scalar_string(group, "logical_type", &self.logical_type, path)?;
+        if let Some(e) = &self.encoded_type {
+            raw::write_scalar_string(group, "encoded_type", e, path)?;
+        }
+        if let Some(d) = &self.dimensions {
+            group
+                .new_dataset_builder()
+                .with_data(d.as_slice())
+                .create("dimensions")
+                .at(path)?;
+        }
+        if let Some(names) = &self.field_names {
+            let dt = raw::vlen_utf8(path)?;
+            let ds = group
+                .new_dataset_builder()
+                .empty_as(&dt)
+                .shape(names.len())
+                .create("field_names")
+                .at(path)?;
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            raw::write_vlen_strings(&ds, 0, &refs, path)?;
+        }
+        if !self.children.is_empty() {
+            let ch = group.create_group("children").at(path)?;
+            for (i, c) in self.children.iter().enumerate() {
+                let g = ch.create_group(&(i + 1).to_string()).at(path)?;
+                c.write(&g, path)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A schema node as read from a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// `kind`.
+    pub kind: String,
+    /// `schema`.
+    pub schema: String,
+    /// `codec`.
+    pub codec: String,
+    /// `logical_type` (empty when absent).
+    pub logical_type: String,
+    /// `encoded_type`, if present.
+    pub encoded_type: Option<String>,
+    /// `dimensions`, if present.
+    pub dimensions: Option<Vec<i64>>,
+    /// `field_names`, if present.
+    pub field_names: Option<Vec<String>>,
+    /// `children/1..N`.
+    pub children: Vec<Stored>,
+}
+
+/// Deepest schema tree h5vec reads (guards against cyclic links).
+const MAX_DEPTH: usize = 64;
+/// Most children one schema node may have.
+const MAX_CHILDREN: usize = 1 << 16;
+
+fn read_str(group: &Group, name: &str, path: &str) -> Result<Option<String>> {
+    if !group.link_exists(name) {
+        return Ok(None);
+    }
+    let p = format!("{path} (metadata/schema .../{name})");
+    let ds = group
+        .dataset(name)
+        .map_err(|_| Error::mismatch(&p, "a scalar string dataset", "something else"))?;
+    raw::read_scalar_string(&ds, &p).map(Some)
+}
+
+impl Stored {
+    /// Reads a schema node (recursively) from `group`; `path` is the logical
+    /// field path used in errors.
+    pub fn read(group: &Group, path: &str) -> Result<Stored> {
+        Self::read_depth(group, path, 0)
+    }
+
+    fn read_depth(group: &Group, path: &str, depth: usize) -> Result<Stored> {
+        if depth > MAX_DEPTH {
+            return Err(Error::invalid(path, format!("schema tree deeper than {MAX_DEPTH} levels")));
+        }
+        let need = |name: &str| -> Result<String> {
+            read_str(group, name, path)?.ok_or_else(|| {
+                Error::mismatch(path, format!("schema entry `{name}`"), "nothing")
+            })
+        };
+        let kind = need("kind")?;
+        let schema = need("schema")?;
+        let codec = need("codec")?;
+        let logical_type = read_str(group, "logical_type", path)?.unwrap_or_default();
+        let encoded_type = read_str(group, "encoded_type", path)?;
+        let dimensions = if group.link_exists("dimensions") {
+            let p = format!("{path} (schema dimensions)");
+            let ds = group.dataset("dimensions").at(&p)?;
+            let info = raw::type_info(&ds, &p)?;
+            if info.class != hdf5_sys::h5t::H5T_class_t::H5T_INTEGER || ds.ndim() > 1 {
+                return Err(Error::mismatch(&p, "1-D Int64 dimensions", info.describe()));
+            }
+            let n = ds.size() as u64;
+            if n > 32 {
+                return Err(Error::invalid(&p, format!("{n} dimensions")));
+            }
+            Some(if ds.ndim() == 0 {
+                vec![ds.read_scalar::<i64>().at(&p)?]
+            } else {
+                raw::read_rows::<i64>(&ds, 0, n, &[], &p)?
+            })
+        } else {
+            None
+        };
+        let field_names = if group.link_exists("field_names") {
+            let p = format!("{path} (schema field_names)");
+            let ds = group.dataset("field_names").at(&p)?;
+            let info = raw::type_info(&ds, &p)?;
+            if !info.vlen_str || ds.ndim() != 1 {
+                return Err(Error::mismatch(&p, "1-D variable-length strings", info.describe()));
+            }
+            let n = ds.size();
+            if n > MAX_CHILDREN {
+                return Err(Error::invalid(&p, format!("{n} field names")));
+            }
+            Some(raw::read_vlen_strings(&ds, 0, n as u64, &p)?)
+        } else {
+            None
+        };
+        let mut children = Vec::new();
+        if group.link_exists("children") {
+            let ch = group.group("children").at(path)?;
+            let n = ch.len() as usize;
+            if n > MAX_CHILDREN {
+                return Err(Error::invalid(path, format!("{n} schema children")));
+            }
+            for i in 1..=n {
+                let name = i.to_string();
+                let g = ch.group(&name).map_err(|_| {
+                    Error::mismatch(path, format!("schema child group children/{name}"), "nothing")
+                })?;
+                let cpath = match field_names.as_ref().and_then(|f| f.get(i - 1)) {
+                    Some(f) => format!("{path}.{f}"),
+                    None => format!("{path}.<{i}>"),
+                };
+                children.push(Self::read_depth(&g, &cpath, depth + 1)?);
+            }
+        }
+        Ok(Stored {
+            kind,
+            schema,
+            codec,
+            logical_type,
+            encoded_type,
+            dimensions,
+            field_names,
+            children,
+        })
+    }
+
+    /// Checks this node (not its children) against what the Rust type
+    /// expects: kind, schema and codec identifiers, encoded type, dimensions,
+    /// field names and the number of children.
+    pub fn expect(&self, want: &Schema, path: &str) -> Result<()> {
+        if self.kind != want.kind {
+            return Err(Error::mismatch(path, format!("schema kind `{}`", want.kind), format!("`{}`", self.kind)));
+        }
+        if self.schema != want.schema {
+            return Err(Error::mismatch(path, format!("schema `{}`", want.schema), format!("`{}`", self.schema)));
+        }
+        if self.codec != want.codec {
+            return Err(Error::mismatch(path, format!("codec `{}`", want.codec), format!("`{}`", self.codec)));
+        }
+        if want.encoded_type.is_some() && self.encoded_type != want.encoded_type {
+            return Err(Error::mismatch(
+                path,
+                format!("encoded type `{}`", want.encoded_type.as_deref().unwrap_or("")),
+                format!("`{}`", self.encoded_type.as_deref().unwrap_or("(none)")),
+            ));
+        }
+        if want.dimensions.is_some() && self.dimensions != want.dimensions {
+            return Err(Error::mismatch(
+                path,
+                format!("dimensions {:?}", want.dimensions.as_deref().unwrap_or(&[])),
+                format!("{:?}", self.dimensions.as_deref().unwrap_or(&[])),
+            ));
+        }
+        if want.field_names.is_some() && self.field_names != want.field_names {
+            return Err(Error::mismatch(
+                path,
+                format!("field names {:?}", want.field_names.as_deref().unwrap_or(&[])),
+                format!("{:?}", self.field_names.as_deref().unwrap_or(&[])),
+            ));
+        }
+        if self.children.len() != want.children.len() {
+            return Err(Error::mismatch(
+                path,
+                format!("{} child schemas", want.children.len()),
+                self.children.len(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The `i`-th child, or an error naming `path`.
+    pub fn child(&self, i: usize, path: &str) -> Result<&Stored> {
+        self.children
+            .get(i)
+            .ok_or_else(|| Error::mismatch(path, format!("schema child {}", i + 1), "nothing"))
+    }
+}

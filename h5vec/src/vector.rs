@@ -1,0 +1,230 @@
+//! The vector group: `<name>/data` and `<name>/metadata`.
+//!
+//! Layout on disk:
+//! ```text
+//! <name>/data/...                      the values, laid out by the element's kind
+//! <name>/metadata/format_name          "HDF5Vectors" (scalar fixed-length UTF-8 string)
+//! <name>/metadata/format_version       1 (scalar Int64)
+//! <name>/metadata/logical_type         the Rust element type name
+//! <name>/metadata/serialized_schema    1-D uint8: the schema tree as JSON
+//! <name>/metadata/schema_was_inferred  true (scalar Bool, H5T_STD_B8LE)
+//! <name>/metadata/schema/...           the schema tree (see `schema.rs`)
+//! <name>/metadata/count                number of elements (scalar Int64), written last
+//! ```
+
+use hdf5::Group;
+
+use crate::codec::{expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
+use crate::error::{Context, Error, Result};
+use crate::options::{SaveOptions, WriteCtx};
+use crate::raw::{self, Bits8, Pod};
+use crate::schema::{Stored};
+
+/// The `format_name` h5vec writes and expects.
+pub const FORMAT_NAME: &str = "HDF5Vectors";
+/// The `format_version` h5vec writes and expects.
+pub const FORMAT_VERSION: i64 = 1;
+
+/// Checks a vector name: non-empty, not `.`/`..`, no `/` or NUL.
+pub(crate) fn check_name(name: &str) -> Result<()> {
+    let bad = |why: &str| Err(Error::bad_name(format!("vector `{}`", name.escape_debug()), why));
+    if name.is_empty() {
+        return bad("the name is empty");
+    }
+    if name == "." || name == ".." {
+        return bad("`.` and `..` are not names");
+    }
+    if name.contains('/') {
+        return bad("the name contains `/` (create the parent group and pass it instead)");
+    }
+    if name.contains('\0') {
+        return bad("the name contains a NUL byte");
+    }
+    Ok(())
+}
+
+/// Saves `values` as a new vector `name` in `parent` with default options.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::hdf5::File::create(dir.path().join("v.h5")).unwrap();
+/// h5vec::save_vector(&file, "temperatures", &[20.5f64, 21.0, 19.75])?;
+/// let back: Vec<f64> = h5vec::load_vector(&file, "temperatures")?;
+/// assert_eq!(back, [20.5, 21.0, 19.75]);
+/// # Ok(()) }
+/// ```
+pub fn save_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Result<()> {
+    save_vector_with(parent, name, values, &SaveOptions::default())
+}
+
+/// Saves `values` as a new vector `name` in `parent`.
+///
+/// The name must not exist yet. If anything fails, the partly written group
+/// is removed again, so a failed save leaves no trace.
+pub fn save_vector_with<T: H5Vector>(parent: &Group, name: &str, values: &[T], opts: &SaveOptions) -> Result<()> {
+    check_name(name)?;
+    if parent.link_exists(name) {
+        return Err(Error::bad_name(
+            format!("vector `{name}`"),
+            format!("`{}` already exists in `{}`", name, parent.name()),
+        ));
+    }
+    let group = parent.create_group(name).at("$")?;
+    let result = write_vector(&group, values, opts);
+    if result.is_err() {
+        drop(group);
+        // Best effort: the original error is what the caller needs to see.
+        let _ = parent.unlink(name);
+    }
+    result
+}
+
+fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) -> Result<()> {
+    let ctx = WriteCtx {
+        opts,
+        len_hint: values.len() as u64,
+    };
+    let schema = T::Codec::schema(&ctx);
+    let data = group.create_group("data").at("$")?;
+    let mut enc = T::Codec::create(&data, "$", &ctx)?;
+    let batch = opts.batch_rows(ctx.len_hint).max(1);
+    for chunk in values.chunks(batch) {
+        for v in chunk {
+            enc.push(v)?;
+        }
+        enc.flush()?;
+    }
+    let meta = group.create_group("metadata").at("$")?;
+    write_metadata(&meta, &schema, std::any::type_name::<T>())?;
+    group.file().at("$")?.flush().at("$")?;
+    write_count(&meta, values.len() as u64)
+}
+
+fn write_metadata(meta: &Group, schema: &crate::Schema, logical_type: &str) -> Result<()> {
+    let p = "$ (metadata)";
+    raw::write_scalar_string(meta, "format_name", FORMAT_NAME, p)?;
+    meta.new_dataset::<i64>()
+        .shape(())
+        .create("format_version")
+        .at(p)?
+        .write_scalar(&FORMAT_VERSION)
+        .at(p)?;
+    raw::write_scalar_string(meta, "logical_type", logical_type, p)?;
+    let json = serde_json::to_vec(schema).map_err(|e| Error::encode(p, e))?;
+    meta.new_dataset_builder()
+        .with_data(json.as_slice())
+        .create("serialized_schema")
+        .at(p)?;
+    let b8 = raw::copy_type(Bits8::file_type(), p)?;
+    let ds = meta.new_dataset_builder().empty_as(&b8).shape(()).create("schema_was_inferred").at(p)?;
+    raw::write_scalar_pod(&ds, &Bits8(1), p)?;
+    let sg = meta.create_group("schema").at(p)?;
+    schema.write(&sg, "$")
+}
+
+pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
+    let p = "$ (metadata/count)";
+    let v = i64::try_from(count).map_err(|_| Error::encode(p, "count exceeds Int64"))?;
+    if meta.link_exists("count") {
+        meta.dataset("count").at(p)?.write_scalar(&v).at(p)
+    } else {
+        meta.new_dataset::<i64>().shape(()).create("count").at(p)?.write_scalar(&v).at(p)
+    }
+}
+
+/// An opened vector: its groups, validated metadata and stored schema.
+pub(crate) struct Opened {
+    pub data: Group,
+    pub meta: Group,
+    pub schema: Stored,
+    pub count: u64,
+}
+
+/// Opens vector `name` in `parent` and checks its metadata.
+pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
+    check_name(name)?;
+    if !parent.link_exists(name) {
+        return Err(Error::mismatch(
+            format!("vector `{name}`"),
+            format!("a vector group `{name}` in `{}`", parent.name()),
+            "nothing",
+        ));
+    }
+    let group = open_group(parent, name, "$")?;
+    expect_members(&group, &["data", "metadata"], "$")?;
+    let meta = open_group(&group, "metadata", "$")?;
+    let data = open_group(&group, "data", "$")?;
+    let p = "$ (metadata/format_name)";
+    let fname = raw::read_scalar_string(&meta.dataset("format_name").map_err(|_| Error::mismatch(p, "a format_name dataset", "nothing"))?, p)?;
+    if fname != FORMAT_NAME {
+        return Err(Error::mismatch(p, format!("\"{FORMAT_NAME}\""), format!("{fname:?}")));
+    }
+    let version = read_scalar_int(&meta, "format_version")?;
+    if version != FORMAT_VERSION {
+        return Err(Error::mismatch("$ (metadata/format_version)", FORMAT_VERSION, version));
+    }
+    let count = read_count(&meta)?;
+    let sg = open_group(&meta, "schema", "$ (metadata)")?;
+    let schema = Stored::read(&sg, "$")?;
+    Ok(Opened {
+        data,
+        meta,
+        schema,
+        count,
+    })
+}
+
+/// Reads `metadata/count`: scalar, Int64, >= 0.
+pub(crate) fn read_count(meta: &Group) -> Result<u64> {
+    let v = read_scalar_int(meta, "count")?;
+    u64::try_from(v).map_err(|_| Error::invalid("$ (metadata/count)", format!("negative count {v}")))
+}
+
+fn read_scalar_int(meta: &Group, name: &str) -> Result<i64> {
+    let p = format!("$ (metadata/{name})");
+    if !meta.link_exists(name) {
+        return Err(Error::mismatch(&p, format!("a scalar Int64 `{name}`"), "nothing"));
+    }
+    let ds = meta.dataset(name).map_err(|_| Error::mismatch(&p, "a dataset", "a group"))?;
+    let info = raw::type_info(&ds, &p)?;
+    if !i64::accepts(&info) {
+        return Err(Error::mismatch(&p, "Int64", info.describe()));
+    }
+    if !ds.is_scalar() {
+        return Err(Error::mismatch(&p, "a scalar", format!("shape {:?}", ds.shape())));
+    }
+    ds.read_scalar::<i64>().at(&p)
+}
+
+/// Loads the whole vector `name` from `parent` as `Vec<T>`.
+///
+/// Everything is checked before values are produced: the metadata, the
+/// schema tree against `T`, the members of every data group, the rank,
+/// shape, datatype and length of every dataset. Errors name the field path.
+pub fn load_vector<T: H5Vector>(parent: &Group, name: &str) -> Result<Vec<T>> {
+    let v = open_vector(parent, name)?;
+    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    read_rows(&mut dec, 0..v.count)
+}
+
+/// Most bytes allocated up front for the result before any row is read.
+const MAX_PREALLOC_BYTES: u64 = 1 << 30;
+
+pub(crate) fn read_rows<T, D: Decoder<T>>(dec: &mut D, rows: std::ops::Range<u64>) -> Result<Vec<T>> {
+    let n = rows.end.saturating_sub(rows.start);
+    let size = std::mem::size_of::<T>() as u64;
+    let cap = if size == 0 || n.saturating_mul(size) <= MAX_PREALLOC_BYTES { n } else { MAX_PREALLOC_BYTES / size };
+    let mut out = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+    let batch = crate::options::AUTO_ROWS as u64;
+    let mut start = rows.start;
+    while start < rows.end {
+        let end = rows.end.min(start + batch);
+        dec.load(start..end)?;
+        for _ in start..end {
+            out.push(dec.next()?);
+        }
+        start = end;
+    }
+    Ok(out)
+}
