@@ -62,7 +62,9 @@ pub mod __private {
     pub use crate::kinds::json::JsonCodec;
     pub use crate::kinds::record::{FieldList, Record, RecordCodec};
     pub use crate::kinds::scalar::{Scalar, ScalarCodec};
-    pub use crate::kinds::vls::VlsStringCodec;
+    pub use crate::kinds::vls::{VlsField, VlsStringCodec};
     pub use crate::schema::ids;
+    pub use crate::__dense_leaf as dense_leaf;
+    pub use serde;
     pub use std;
 }

@@ -136,6 +136,8 @@ pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
 /// An opened vector: its groups, validated metadata and stored schema.
 pub(crate) struct Opened {
     pub data: Group,
+    /// The metadata group (appends rewrite `count` in it).
+    #[allow(dead_code)] // used by append, which lands with issue 5
     pub meta: Group,
     pub schema: Stored,
     pub count: u64,

@@ -123,6 +123,20 @@ pub fn read_pointers(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec
     unsafe { raw::read_rows_as::<Pointer>(ds, mem.id(), start, n, &[], path) }
 }
 
+/// A field type that `#[h5vec(vls)]` can store as a compressed VLS array.
+#[diagnostic::on_unimplemented(
+    message = "`#[h5vec(vls)]` stores only `String` and `Option<String>`, not `{Self}`",
+    label = "not a string type"
+)]
+pub trait VlsField: Sized {
+    /// The VLS codec for this type.
+    type Codec: Codec<Value = Self>;
+}
+
+impl VlsField for String {
+    type Codec = VlsStringCodec;
+}
+
 /// The compressed VLS layout for `String`.
 pub struct VlsStringCodec;
 
