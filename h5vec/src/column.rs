@@ -11,6 +11,8 @@ use crate::raw::{self, ColumnSpec, Pod};
 /// Appends batches of `T` rows to one extendible dataset.
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
+    /// Memory type override (the dataset's own type, for `Pod::AS_STORED`).
+    mem: Option<Datatype>,
     inner: Vec<u64>,
     /// Values buffered since the last flush (row-major, `inner` per row).
     pub buf: Vec<T>,
@@ -43,18 +45,25 @@ impl<T: Pod> PodWriter<T> {
             compression,
         };
         let ds = raw::create_column(group, name, &spec, path)?;
-        Ok(Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path))
+        Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path)
     }
 
     /// Continues writing an existing dataset at row `written`.
-    pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Self {
-        PodWriter {
+    pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
+        let mem = if T::AS_STORED { Some(raw::dataset_type(&ds, path)?) } else { None };
+        Ok(PodWriter {
             ds,
+            mem,
             inner,
             buf: Vec::new(),
             written,
             path: path.to_owned(),
-        }
+        })
+    }
+
+    /// The dataset written to.
+    pub fn dataset(&self) -> &Dataset {
+        &self.ds
     }
 
     /// Rows buffered and not yet written.
@@ -67,7 +76,14 @@ impl<T: Pod> PodWriter<T> {
     /// rows written so far (which also drops a stale tail after a crash).
     pub fn flush(&mut self) -> Result<()> {
         let rows = self.buffered_rows();
-        raw::write_rows(&self.ds, self.written, &self.inner, &self.buf, &self.path)?;
+        match &self.mem {
+            None => raw::write_rows(&self.ds, self.written, &self.inner, &self.buf, &self.path)?,
+            // SAFETY: AS_STORED types are single bytes and the dataset's own
+            // type is a 1-byte type, so the buffer matches it value for value.
+            Some(m) => unsafe {
+                raw::write_rows_raw(&self.ds, m.id(), self.written, rows, &self.inner, self.buf.as_ptr().cast(), &self.path)?
+            },
+        }
         self.written += rows;
         self.buf.clear();
         Ok(())
@@ -78,6 +94,7 @@ impl<T: Pod> PodWriter<T> {
 pub struct PodReader<T: Pod> {
     /// The dataset.
     pub ds: Dataset,
+    mem: Option<Datatype>,
     inner: Vec<u64>,
     /// Rows in the dataset.
     pub rows: u64,
@@ -88,16 +105,18 @@ pub struct PodReader<T: Pod> {
 
 impl<T: Pod> PodReader<T> {
     /// Wraps a dataset already checked with [`crate::codec::open_column`].
-    pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Self {
+    pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Result<Self> {
         let full = format!("{path} ({})", ds.name());
-        PodReader {
+        let mem = if T::AS_STORED { Some(raw::dataset_type(&ds, &full)?) } else { None };
+        Ok(PodReader {
             ds,
+            mem,
             inner,
             rows,
             path: full,
             logical: path.to_owned(),
             _t: std::marker::PhantomData,
-        }
+        })
     }
 
     /// The logical path of element `row`, for errors: `$.field[row]`.
@@ -108,7 +127,12 @@ impl<T: Pod> PodReader<T> {
     /// Reads rows `start..start + n`, checked against the extent.
     pub fn read(&self, start: u64, n: u64) -> Result<Vec<T>> {
         match start.checked_add(n) {
-            Some(end) if end <= self.rows => raw::read_rows::<T>(&self.ds, start, n, &self.inner, &self.path),
+            Some(end) if end <= self.rows => match &self.mem {
+                None => raw::read_rows::<T>(&self.ds, start, n, &self.inner, &self.path),
+                // SAFETY: AS_STORED types are single bytes read as the
+                // dataset's own 1-byte type; every byte is a valid value.
+                Some(m) => unsafe { raw::read_rows_as::<T>(&self.ds, m.id(), start, n, &self.inner, &self.path) },
+            },
             _ => Err(crate::Error::invalid(
                 &self.path,
                 format!("rows {start}..{} past the end of a dataset of {} rows", start.saturating_add(n), self.rows),

@@ -51,6 +51,9 @@ pub unsafe trait Pod: Copy + Default + Send + Sync + 'static {
     const ENCODED: &'static str;
     /// Whether a dataset of this file type can be read as `Self` without loss.
     fn accepts(t: &TypeInfo) -> bool;
+    /// Read and write with the dataset's own (1-byte) type as memory type,
+    /// so a byte in any accepted encoding moves unchanged.
+    const AS_STORED: bool = false;
 }
 
 macro_rules! pod_int {
@@ -119,6 +122,7 @@ unsafe impl Pod for Bits8 {
         *h5t::H5T_STD_B8LE
     }
     const ENCODED: &'static str = "Bool";
+    const AS_STORED: bool = true;
     fn accepts(t: &TypeInfo) -> bool {
         t.size == 1
             && matches!(
@@ -614,4 +618,84 @@ pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
         )
     })?;
     Ok(())
+}
+
+/// The h5col boolean type: an enum over 8-bit signed integers with exactly
+/// `FALSE = 0` and `TRUE = 1`.
+pub fn h5col_bool(path: &str) -> Result<Datatype> {
+    sync(|| unsafe {
+        let t = check(path, h5t::H5Tenum_create(*h5t::H5T_NATIVE_INT8))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        let f: i8 = 0;
+        let v: i8 = 1;
+        check(path, h5t::H5Tenum_insert(t, c"FALSE".as_ptr(), (&f as *const i8).cast()))?;
+        check(path, h5t::H5Tenum_insert(t, c"TRUE".as_ptr(), (&v as *const i8).cast()))?;
+        Ok(dt)
+    })
+}
+
+/// Whether a dataset's type is the h5col boolean enum (int8 base, FALSE = 0, TRUE = 1).
+pub fn is_h5col_bool(ds: &Dataset, path: &str) -> Result<bool> {
+    sync(|| unsafe {
+        let t = check(path, h5d::H5Dget_type(ds.id()))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        if h5t::H5Tget_class(t) != H5T_class_t::H5T_ENUM || h5t::H5Tget_size(t) != 1 || h5t::H5Tget_nmembers(t) != 2 {
+            return Ok(false);
+        }
+        let base = h5t::H5Tget_super(t);
+        if base < 0 {
+            return Ok(false);
+        }
+        let signed = h5t::H5Tget_sign(base) == H5T_sign_t::H5T_SGN_2;
+        h5t::H5Tclose(base);
+        let mut ok = signed;
+        for (name, want) in [(c"FALSE", 0i8), (c"TRUE", 1i8)] {
+            let mut v: i8 = -1;
+            let r = h5t::H5Tenum_valueof(dt.id(), name.as_ptr(), (&mut v as *mut i8).cast());
+            ok &= r >= 0 && v == want;
+        }
+        Ok(ok)
+    })
+}
+
+/// Writes a fixed-length ASCII string attribute, NUL included in its size
+/// and null-padded (how h5col writes `CLASS`, `KIND`, `VERSION`).
+pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &str) -> Result<()> {
+    let cname = CString::new(name).map_err(|_| Error::bad_name(path, "attribute name contains NUL"))?;
+    let mut buf = value.as_bytes().to_vec();
+    buf.push(0);
+    sync(|| unsafe {
+        use hdf5_sys::h5a;
+        let t = check(path, h5t::H5Tcopy(*h5t::H5T_C_S1))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        check(path, h5t::H5Tset_size(t, buf.len()))?;
+        check(path, h5t::H5Tset_strpad(t, H5T_str_t::H5T_STR_NULLPAD))?;
+        check(path, h5t::H5Tset_cset(t, H5T_cset_t::H5T_CSET_ASCII))?;
+        let sp = check(path, h5s::H5Screate(hdf5_sys::h5s::H5S_class_t::H5S_SCALAR))?;
+        let sp = hdf5::from_id::<hdf5::Dataspace>(sp).at(path)?;
+        if h5a::H5Aexists(obj.id(), cname.as_ptr()) > 0 {
+            check(path, h5a::H5Adelete(obj.id(), cname.as_ptr()))?;
+        }
+        let a = check(path, h5a::H5Acreate2(obj.id(), cname.as_ptr(), dt.id(), sp.id(), H5P_DEFAULT, H5P_DEFAULT))?;
+        let a = hdf5::from_id::<hdf5::Attribute>(a).at(path)?;
+        check(path, h5a::H5Awrite(a.id(), dt.id(), buf.as_ptr().cast()))?;
+        Ok(())
+    })
+}
+
+/// Reads string attribute `name` of `obj`, or `None` if it does not exist.
+pub fn attr_string(obj: &hdf5::Location, name: &str, path: &str) -> Result<Option<String>> {
+    if !obj.attr_names().at(path)?.iter().any(|n| n == name) {
+        return Ok(None);
+    }
+    let a = obj.attr(name).at(path)?;
+    read_attr_string(&a, &format!("{path} (attribute {name})")).map(Some)
+}
+
+/// The dataset's own datatype.
+pub fn dataset_type(ds: &Dataset, path: &str) -> Result<Datatype> {
+    sync(|| unsafe {
+        let t = check(path, h5d::H5Dget_type(ds.id()))?;
+        hdf5::from_id::<Datatype>(t).at(path)
+    })
 }

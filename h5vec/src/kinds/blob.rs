@@ -75,8 +75,8 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
         let dec = Self::open(group, node, path, count)?;
         let end = if count == 0 { 0 } else { dec.stops.read(count - 1, 1)?[0] as u64 };
         Ok(BlobEncoder {
-            bytes: PodWriter::resume(dec.bytes.ds, Vec::new(), end, path),
-            stops: PodWriter::resume(dec.stops.ds, Vec::new(), count, path),
+            bytes: PodWriter::resume(dec.bytes.ds, Vec::new(), end, path)?,
+            stops: PodWriter::resume(dec.stops.ds, Vec::new(), count, path)?,
             path: path.to_owned(),
             _t: PhantomData,
         })
@@ -87,7 +87,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
         expect_members(group, &["bytes", "stops"], path)?;
         let (bds, brows) = open_column(group, "bytes", path, &[], 0, |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_INTEGER && t.size == 1, "uint8")?;
         let (sds, srows) = open_column(group, "stops", path, &[], count, i64::accepts, "Int64")?;
-        let stops = PodReader::new(sds, Vec::new(), srows, path);
+        let stops = PodReader::new(sds, Vec::new(), srows, path)?;
         if count > 0 {
             let last = stops.read(count - 1, 1)?[0];
             if last < 0 || last as u64 > brows {
@@ -98,7 +98,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
             }
         }
         Ok(BlobDecoder {
-            bytes: PodReader::new(bds, Vec::new(), brows, path),
+            bytes: PodReader::new(bds, Vec::new(), brows, path)?,
             stops,
             buf: Vec::new(),
             ends: Vec::new().into_iter(),

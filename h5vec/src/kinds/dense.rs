@@ -150,7 +150,7 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
         let dec = Self::open(group, node, path, count)?;
         let inner = shape_of::<A>().iter().map(|&d| d as u64).collect();
         Ok(DenseEncoder {
-            col: PodWriter::resume(dec.col.ds, inner, count, path),
+            col: PodWriter::resume(dec.col.ds, inner, count, path)?,
         })
     }
 
@@ -160,7 +160,7 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
         let inner: Vec<u64> = shape_of::<A>().iter().map(|&d| d as u64).collect();
         let (ds, rows) = open_column(group, "values", path, &inner, count, <RawOf<A> as Pod>::accepts, <RawOf<A> as Pod>::ENCODED)?;
         Ok(DenseDecoder {
-            col: PodReader::new(ds, inner, rows, path),
+            col: PodReader::new(ds, inner, rows, path)?,
             buf: Vec::new(),
             pos: 0,
             next_row: 0,

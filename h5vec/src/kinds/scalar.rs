@@ -138,7 +138,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
     fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         let dec = Self::open(group, node, path, count)?;
         Ok(ScalarEncoder {
-            col: PodWriter::resume(dec.col.ds, Vec::new(), count, path),
+            col: PodWriter::resume(dec.col.ds, Vec::new(), count, path)?,
         })
     }
 
@@ -147,7 +147,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
         expect_members(group, &["values"], path)?;
         let (ds, rows) = open_column(group, "values", path, &[], count, T::Raw::accepts, T::Raw::ENCODED)?;
         Ok(ScalarDecoder {
-            col: PodReader::new(ds, Vec::new(), rows, path),
+            col: PodReader::new(ds, Vec::new(), rows, path)?,
             buf: Vec::new().into_iter(),
             next_row: 0,
         })

@@ -193,7 +193,7 @@ impl VlsEncoder {
             end
         };
         Ok(VlsEncoder {
-            heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path),
+            heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path)?,
             ptrs: PointerWriter::resume(dec.ptrs, count, &dec.path)?,
             dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
             placeholder: dec.placeholder,
@@ -366,7 +366,7 @@ impl VlsDecoder {
         )?;
         let placeholder = read_placeholder(&ptrs, path)?;
         Ok(VlsDecoder {
-            heap: PodReader::new(heap, Vec::new(), heap_rows, path),
+            heap: PodReader::new(heap, Vec::new(), heap_rows, path)?,
             ptrs,
             ptr_rows,
             placeholder,
