@@ -20,7 +20,9 @@ struct Measurement {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "quickstart.h5".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "quickstart.h5".into());
     let measurements: Vec<Measurement> = (0..100)
         .map(|i| Measurement {
             timestamp: GpsTimeStamp {

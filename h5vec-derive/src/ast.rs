@@ -20,7 +20,10 @@ pub enum Shape {
     /// Named fields (`Some(fields)`), tuple fields, or a unit struct (no fields).
     Struct { fields: Vec<Field>, style: Style },
     /// A fieldless enum with an integer `#[repr]`.
-    Enum { repr: syn::Ident, variants: Vec<syn::Ident> },
+    Enum {
+        repr: syn::Ident,
+        variants: Vec<syn::Ident>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -52,8 +55,14 @@ impl<'a> Input<'a> {
                 for (i, f) in s.fields.iter().enumerate() {
                     let attrs = FieldAttrs::parse(cx, &f.attrs);
                     let (member, default_name) = match &f.ident {
-                        Some(id) => (syn::Member::Named(id.clone()), id.to_string().trim_start_matches("r#").to_string()),
-                        None => (syn::Member::Unnamed(syn::Index::from(i)), (i + 1).to_string()),
+                        Some(id) => (
+                            syn::Member::Named(id.clone()),
+                            id.to_string().trim_start_matches("r#").to_string(),
+                        ),
+                        None => (
+                            syn::Member::Unnamed(syn::Index::from(i)),
+                            (i + 1).to_string(),
+                        ),
                     };
                     let (name, name_span) = match attrs.rename {
                         Some((n, s)) => (n, s),
@@ -71,7 +80,10 @@ impl<'a> Input<'a> {
                 let mut seen = std::collections::HashSet::new();
                 for f in fields.iter().filter(|f| !f.skip) {
                     if !seen.insert(f.name.clone()) {
-                        cx.error(f.name_span, format!("two fields are stored under the name {:?}", f.name));
+                        cx.error(
+                            f.name_span,
+                            format!("two fields are stored under the name {:?}", f.name),
+                        );
                     }
                 }
                 Shape::Struct { fields, style }
@@ -103,10 +115,16 @@ impl<'a> Input<'a> {
                     variants.push(v.ident.clone());
                 }
                 if variants.is_empty() {
-                    cx.error(input.ident.span(), "H5Vector cannot store an enum without variants");
+                    cx.error(
+                        input.ident.span(),
+                        "H5Vector cannot store an enum without variants",
+                    );
                 }
                 if !input.generics.params.is_empty() {
-                    cx.error(input.generics.span(), "H5Vector cannot store a generic enum");
+                    cx.error(
+                        input.generics.span(),
+                        "H5Vector cannot store a generic enum",
+                    );
                 }
                 let repr = match repr {
                     Some(r) => r,
@@ -122,7 +140,10 @@ impl<'a> Input<'a> {
                 Shape::Enum { repr, variants }
             }
             syn::Data::Union(u) => {
-                cx.error(u.union_token.span(), "H5Vector cannot be derived for unions");
+                cx.error(
+                    u.union_token.span(),
+                    "H5Vector cannot be derived for unions",
+                );
                 return None;
             }
         };

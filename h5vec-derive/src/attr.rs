@@ -68,7 +68,10 @@ impl FieldAttrs {
                 let span = meta.path.span();
                 let mut set_via = |cx: &mut Ctxt, v: Via| {
                     if out.via != Via::Default {
-                        cx.error(span, "only one of `blob`, `json` and `vls` may be given for a field");
+                        cx.error(
+                            span,
+                            "only one of `blob`, `json` and `vls` may be given for a field",
+                        );
                     }
                     out.via = v;
                     out.via_span = Some(span);
@@ -77,7 +80,10 @@ impl FieldAttrs {
                     let lit: syn::LitStr = meta.value()?.parse()?;
                     let name = lit.value();
                     if let Some(why) = bad_name(&name) {
-                        cx.error(lit.span(), format!("invalid h5vec field name {name:?}: {why}"));
+                        cx.error(
+                            lit.span(),
+                            format!("invalid h5vec field name {name:?}: {why}"),
+                        );
                     }
                     if out.rename.is_some() {
                         cx.error(span, "duplicate `rename`");
@@ -92,8 +98,17 @@ impl FieldAttrs {
                 } else if meta.path.is_ident("vls") {
                     set_via(cx, Via::Vls);
                 } else {
-                    let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_else(|| "?".into());
-                    cx.error(span, format!("unknown h5vec field attribute `{name}`; expected one of {FIELD_ATTRS}"));
+                    let name = meta
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_else(|| "?".into());
+                    cx.error(
+                        span,
+                        format!(
+                            "unknown h5vec field attribute `{name}`; expected one of {FIELD_ATTRS}"
+                        ),
+                    );
                     // Consume a value, if any, so parsing can go on.
                     if meta.input.peek(syn::Token![=]) {
                         let _: syn::Expr = meta.value()?.parse()?;

@@ -74,9 +74,14 @@ fn bound_of(f: &ast::Field) -> TokenStream2 {
 
 /// The impl generics and a where clause with the given extra predicates,
 /// plus `'static` on every type parameter.
-fn generics_with(input: &Input<'_>, extra: Vec<TokenStream2>) -> (TokenStream2, TokenStream2, TokenStream2) {
+fn generics_with(
+    input: &Input<'_>,
+    extra: Vec<TokenStream2>,
+) -> (TokenStream2, TokenStream2, TokenStream2) {
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
-    let mut preds: Vec<TokenStream2> = where_g.map(|w| w.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
+    let mut preds: Vec<TokenStream2> = where_g
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
     for tp in input.generics.type_params() {
         let id = &tp.ident;
         preds.push(quote!(#id: 'static));
@@ -136,10 +141,16 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
     }
 
     let codecs: Vec<TokenStream2> = stored.iter().map(|f| codec_of(f)).collect();
-    let fields_ty = codecs.iter().rev().fold(quote!(()), |acc, c| quote!((#c, #acc)));
+    let fields_ty = codecs
+        .iter()
+        .rev()
+        .fold(quote!(()), |acc, c| quote!((#c, #acc)));
     let names: Vec<&str> = stored.iter().map(|f| f.name.as_str()).collect();
     let members: Vec<&syn::Member> = stored.iter().map(|f| &f.member).collect();
-    let refs = members.iter().rev().fold(quote!(()), |acc, m| quote!((&self.#m, #acc)));
+    let refs = members
+        .iter()
+        .rev()
+        .fold(quote!(()), |acc, m| quote!((&self.#m, #acc)));
     let binding = |i: usize| format_ident!("__h5vec_f{}", i);
     let stored_index: Vec<Option<usize>> = {
         let mut k = 0;
@@ -186,12 +197,18 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
         impl #impl_g ::h5vec::H5Vector for #ident #ty_g #where_c {
             type Codec = ::h5vec::__private::RecordCodec<Self>;
         }
+        #[automatically_derived]
+        impl #impl_g ::h5vec::__private::ListItem for #ident #ty_g #where_c {
+            type Item = ::h5vec::__private::RecordItem<Self>;
+        }
     }
 }
 
 fn expand_enum(input: &Input<'_>, repr: &syn::Ident, variants: &[syn::Ident]) -> TokenStream2 {
     let ident = input.ident;
-    let to_raw = variants.iter().map(|v| quote!(#ident::#v => #ident::#v as #repr));
+    let to_raw = variants
+        .iter()
+        .map(|v| quote!(#ident::#v => #ident::#v as #repr));
     let from_raw = variants.iter().map(|v| quote!(if raw == #ident::#v as #repr { return ::h5vec::__private::std::option::Option::Some(#ident::#v); }));
     let first = &variants[0];
     let names = variants.iter().map(|v| v.to_string());
@@ -219,6 +236,10 @@ fn expand_enum(input: &Input<'_>, repr: &syn::Ident, variants: &[syn::Ident]) ->
         #[automatically_derived]
         impl ::h5vec::H5Vector for #ident {
             type Codec = ::h5vec::__private::ScalarCodec<Self>;
+        }
+        #[automatically_derived]
+        impl ::h5vec::__private::ListItem for #ident {
+            type Item = ::h5vec::__private::LeafItem<Self>;
         }
         ::h5vec::__private::dense_leaf!(#ident);
     }

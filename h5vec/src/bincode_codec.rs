@@ -14,9 +14,13 @@ pub fn encode_into<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Str
 
 /// Decodes one value that must use all of `bytes`.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let (v, used) = bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| e.to_string())?;
+    let (v, used) = bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map_err(|e| e.to_string())?;
     if used != bytes.len() {
-        return Err(format!("{} trailing bytes after the value", bytes.len() - used));
+        return Err(format!(
+            "{} trailing bytes after the value",
+            bytes.len() - used
+        ));
     }
     Ok(v)
 }

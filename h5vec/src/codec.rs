@@ -54,7 +54,13 @@ pub trait Codec {
 
     /// Opens the datasets of an existing vector of `count` rows for
     /// appending, after checking them as [`open`](Self::open) does.
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder>;
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder>;
 
     /// Validates `group` (the field's data group) against the stored schema
     /// `node` and the vector length `count`, and returns a decoder.
@@ -80,6 +86,11 @@ pub trait Decoder<T> {
     fn next(&mut self) -> Result<T>;
     /// Skips the next loaded value (a row under a null in an enclosing mask).
     fn skip(&mut self) -> Result<()>;
+    /// Skips a value that an enclosing mask marks null; layouts with rules
+    /// for null rows (a list's null row has an empty span) check them here.
+    fn skip_null(&mut self) -> Result<()> {
+        self.skip()
+    }
 }
 
 /// The logical path of a field: `$.a` below `$`.
@@ -87,11 +98,14 @@ pub fn child_path(path: &str, field: &str) -> String {
     format!("{path}.{field}")
 }
 
-/// Checks that `group` has exactly the members `expected` (any order).
-pub fn expect_members(group: &Group, expected: &[&str], path: &str) -> Result<()> {
+/// Checks that `group` has exactly the members `expected` plus the stored
+/// node's `extra_members` (set by an enclosing layout, e.g. a null mask
+/// beside the values), in any order.
+pub fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &str) -> Result<()> {
     let mut names = group.member_names().at(path)?;
     names.sort();
     let mut want: Vec<&str> = expected.to_vec();
+    want.extend(node.extra_members.iter().map(String::as_str));
     want.sort();
     if names != want {
         return Err(Error::mismatch(
@@ -106,11 +120,19 @@ pub fn expect_members(group: &Group, expected: &[&str], path: &str) -> Result<()
 /// Opens the child group `name` of `group`, or says what is there instead.
 pub fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
     if !group.link_exists(name) {
-        return Err(Error::mismatch(path, format!("group `{}/{name}`", group.name()), "nothing"));
+        return Err(Error::mismatch(
+            path,
+            format!("group `{}/{name}`", group.name()),
+            "nothing",
+        ));
     }
-    group
-        .group(name)
-        .map_err(|_| Error::mismatch(path, format!("`{}/{name}` to be a group", group.name()), "a dataset"))
+    group.group(name).map_err(|_| {
+        Error::mismatch(
+            path,
+            format!("`{}/{name}` to be a group", group.name()),
+            "a dataset",
+        )
+    })
 }
 
 /// Opens dataset `name` and checks its rank, trailing shape, datatype and
@@ -126,7 +148,11 @@ pub fn open_column(
 ) -> Result<(Dataset, u64)> {
     let full = format!("{}/{name}", group.name());
     if !group.link_exists(name) {
-        return Err(Error::mismatch(path, format!("dataset `{full}`"), "nothing"));
+        return Err(Error::mismatch(
+            path,
+            format!("dataset `{full}`"),
+            "nothing",
+        ));
     }
     let ds = group
         .dataset(name)
@@ -136,14 +162,22 @@ pub fn open_column(
     if shape.len() != 1 + inner.len() || shape[1..] != *inner {
         let mut want = vec!["N".to_string()];
         want.extend(inner.iter().map(|d| d.to_string()));
-        return Err(Error::mismatch(&p, format!("shape ({})", want.join(", ")), format!("{shape:?}")));
+        return Err(Error::mismatch(
+            &p,
+            format!("shape ({})", want.join(", ")),
+            format!("{shape:?}"),
+        ));
     }
     let info = raw::type_info(&ds, &p)?;
     if !type_ok(&info) {
         return Err(Error::mismatch(&p, type_desc, info.describe()));
     }
     if shape[0] < min_rows {
-        return Err(Error::mismatch(&p, format!("at least {min_rows} rows"), shape[0]));
+        return Err(Error::mismatch(
+            &p,
+            format!("at least {min_rows} rows"),
+            shape[0],
+        ));
     }
     Ok((ds, shape[0]))
 }
@@ -158,5 +192,8 @@ pub fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
 
 /// Error for a decoder asked for more values than it loaded.
 pub fn exhausted(path: &str) -> Error {
-    Error::invalid(path, "fewer values loaded than requested (internal bookkeeping error)")
+    Error::invalid(
+        path,
+        "fewer values loaded than requested (internal bookkeeping error)",
+    )
 }

@@ -23,9 +23,24 @@ pub struct PodWriter<T: Pod> {
 
 impl<T: Pod> PodWriter<T> {
     /// Creates dataset `name` in `group` with rows of shape `inner`.
-    pub fn create(group: &Group, name: &str, inner: &[usize], chunk_rows: usize, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+    pub fn create(
+        group: &Group,
+        name: &str,
+        inner: &[usize],
+        chunk_rows: usize,
+        path: &str,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self> {
         let dt = raw::copy_type(T::file_type(), path)?;
-        Self::create_as(group, name, &dt, inner, chunk_rows, ctx.opts.get_compression(), path)
+        Self::create_as(
+            group,
+            name,
+            &dt,
+            inner,
+            chunk_rows,
+            ctx.opts.get_compression(),
+            path,
+        )
     }
 
     /// Creates dataset `name` with an explicit file datatype.
@@ -50,7 +65,11 @@ impl<T: Pod> PodWriter<T> {
 
     /// Continues writing an existing dataset at row `written`.
     pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
-        let mem = if T::AS_STORED { Some(raw::dataset_type(&ds, path)?) } else { None };
+        let mem = if T::AS_STORED {
+            Some(raw::dataset_type(&ds, path)?)
+        } else {
+            None
+        };
         Ok(PodWriter {
             ds,
             mem,
@@ -81,7 +100,15 @@ impl<T: Pod> PodWriter<T> {
             // SAFETY: AS_STORED types are single bytes and the dataset's own
             // type is a 1-byte type, so the buffer matches it value for value.
             Some(m) => unsafe {
-                raw::write_rows_raw(&self.ds, m.id(), self.written, rows, &self.inner, self.buf.as_ptr().cast(), &self.path)?
+                raw::write_rows_raw(
+                    &self.ds,
+                    m.id(),
+                    self.written,
+                    rows,
+                    &self.inner,
+                    self.buf.as_ptr().cast(),
+                    &self.path,
+                )?
             },
         }
         self.written += rows;
@@ -107,7 +134,11 @@ impl<T: Pod> PodReader<T> {
     /// Wraps a dataset already checked with [`crate::codec::open_column`].
     pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Result<Self> {
         let full = format!("{path} ({})", ds.name());
-        let mem = if T::AS_STORED { Some(raw::dataset_type(&ds, &full)?) } else { None };
+        let mem = if T::AS_STORED {
+            Some(raw::dataset_type(&ds, &full)?)
+        } else {
+            None
+        };
         Ok(PodReader {
             ds,
             mem,
@@ -131,11 +162,17 @@ impl<T: Pod> PodReader<T> {
                 None => raw::read_rows::<T>(&self.ds, start, n, &self.inner, &self.path),
                 // SAFETY: AS_STORED types are single bytes read as the
                 // dataset's own 1-byte type; every byte is a valid value.
-                Some(m) => unsafe { raw::read_rows_as::<T>(&self.ds, m.id(), start, n, &self.inner, &self.path) },
+                Some(m) => unsafe {
+                    raw::read_rows_as::<T>(&self.ds, m.id(), start, n, &self.inner, &self.path)
+                },
             },
             _ => Err(crate::Error::invalid(
                 &self.path,
-                format!("rows {start}..{} past the end of a dataset of {} rows", start.saturating_add(n), self.rows),
+                format!(
+                    "rows {start}..{} past the end of a dataset of {} rows",
+                    start.saturating_add(n),
+                    self.rows
+                ),
             )),
         }
     }
@@ -199,7 +236,13 @@ impl StrWriter {
 
     /// Writes the buffered strings with one HDF5 call.
     pub fn flush(&mut self) -> Result<()> {
-        raw::write_vlen_buffer(&self.ds, self.written, &self.bytes, &self.starts, &self.path)?;
+        raw::write_vlen_buffer(
+            &self.ds,
+            self.written,
+            &self.bytes,
+            &self.starts,
+            &self.path,
+        )?;
         self.written += self.starts.len() as u64;
         self.bytes.clear();
         self.starts.clear();
@@ -208,7 +251,12 @@ impl StrWriter {
 }
 
 /// Opens a 1-D variable-length string dataset checked for `min_rows` rows.
-pub fn open_str_column(group: &Group, name: &str, path: &str, min_rows: u64) -> Result<(Dataset, u64)> {
+pub fn open_str_column(
+    group: &Group,
+    name: &str,
+    path: &str,
+    min_rows: u64,
+) -> Result<(Dataset, u64)> {
     crate::codec::open_column(
         group,
         name,

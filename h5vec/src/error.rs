@@ -49,7 +49,11 @@ impl Error {
     }
 
     /// A mismatch between what was expected and what was found.
-    pub fn mismatch(path: impl Into<String>, expected: impl fmt::Display, found: impl fmt::Display) -> Self {
+    pub fn mismatch(
+        path: impl Into<String>,
+        expected: impl fmt::Display,
+        found: impl fmt::Display,
+    ) -> Self {
         Error {
             path: path.into(),
             kind: ErrorKind::Mismatch {

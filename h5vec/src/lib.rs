@@ -56,15 +56,16 @@ pub use hdf5;
 /// Support for the derive macro; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__dense_leaf as dense_leaf;
     pub use crate::kinds::blob::BlobCodec;
     pub use crate::kinds::constant::{Constant, ConstantCodec};
     pub use crate::kinds::dense::DenseElem;
     pub use crate::kinds::json::JsonCodec;
+    pub use crate::kinds::list::{LeafItem, ListItem, RecordItem};
     pub use crate::kinds::record::{FieldList, Record, RecordCodec};
     pub use crate::kinds::scalar::{Scalar, ScalarCodec};
     pub use crate::kinds::vls::{VlsField, VlsStringCodec};
     pub use crate::schema::ids;
-    pub use crate::__dense_leaf as dense_leaf;
     pub use serde;
     pub use std;
 }

@@ -20,7 +20,10 @@ pub enum Compression {
 }
 
 impl Compression {
-    pub(crate) fn apply(&self, b: hdf5::DatasetBuilderEmptyShape) -> hdf5::DatasetBuilderEmptyShape {
+    pub(crate) fn apply(
+        &self,
+        b: hdf5::DatasetBuilderEmptyShape,
+    ) -> hdf5::DatasetBuilderEmptyShape {
         match *self {
             Compression::None => b,
             Compression::Deflate { level, shuffle } => {

@@ -210,7 +210,9 @@ unsafe fn type_info_of(id: hid_t) -> TypeInfo {
                 let name = if name_ptr.is_null() {
                     String::new()
                 } else {
-                    let s = std::ffi::CStr::from_ptr(name_ptr).to_string_lossy().into_owned();
+                    let s = std::ffi::CStr::from_ptr(name_ptr)
+                        .to_string_lossy()
+                        .into_owned();
                     hdf5_sys::h5::H5free_memory(name_ptr as *mut c_void);
                     s
                 };
@@ -294,7 +296,14 @@ pub fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -
     sync(|| unsafe {
         check(
             path,
-            h5d::H5Dwrite(ds.id(), dt.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.as_ptr().cast()),
+            h5d::H5Dwrite(
+                ds.id(),
+                dt.id(),
+                H5S_ALL,
+                H5S_ALL,
+                H5P_DEFAULT,
+                buf.as_ptr().cast(),
+            ),
         )
     })?;
     Ok(())
@@ -307,17 +316,30 @@ pub fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
         return Err(Error::mismatch(path, "a scalar string", info.describe()));
     }
     if !ds.is_scalar() && ds.size() != 1 {
-        return Err(Error::mismatch(path, "a scalar string", format!("shape {:?}", ds.shape())));
+        return Err(Error::mismatch(
+            path,
+            "a scalar string",
+            format!("shape {:?}", ds.shape()),
+        ));
     }
     if info.vlen_str {
         let mut v = read_vlen_strings(ds, 0, 1, path)?;
-        return v.pop().ok_or_else(|| Error::invalid(path, "empty string dataset"));
+        return v
+            .pop()
+            .ok_or_else(|| Error::invalid(path, "empty string dataset"));
     }
     let size = info.size;
     let mut buf = vec![0u8; size];
     sync(|| unsafe {
         let t = check(path, h5d::H5Dget_type(ds.id()))?;
-        let r = h5d::H5Dread(ds.id(), t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.as_mut_ptr().cast());
+        let r = h5d::H5Dread(
+            ds.id(),
+            t,
+            H5S_ALL,
+            H5S_ALL,
+            H5P_DEFAULT,
+            buf.as_mut_ptr().cast(),
+        );
         h5t::H5Tclose(t);
         check(path, r)
     })?;
@@ -340,19 +362,33 @@ pub struct ColumnSpec<'a> {
 }
 
 /// Creates an empty, extendible, chunked column dataset.
-pub fn create_column(group: &Group, name: &str, spec: &ColumnSpec<'_>, path: &str) -> Result<Dataset> {
+pub fn create_column(
+    group: &Group,
+    name: &str,
+    spec: &ColumnSpec<'_>,
+    path: &str,
+) -> Result<Dataset> {
     let mut extents = vec![hdf5::Extent::resizable(0)];
     extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
     let mut chunk = vec![spec.chunk_rows.max(1)];
     chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
-    let mut b = group.new_dataset_builder().empty_as(spec.dtype).shape(extents).chunk(chunk);
+    let mut b = group
+        .new_dataset_builder()
+        .empty_as(spec.dtype)
+        .shape(extents)
+        .chunk(chunk);
     b = spec.compression.apply(b);
     b.create(name).at(path)
 }
 
 /// The current shape of a dataset.
 pub fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
-    Ok(ds.get_shape().at(path)?.into_iter().map(|d| d as u64).collect())
+    Ok(ds
+        .get_shape()
+        .at(path)?
+        .into_iter()
+        .map(|d| d as u64)
+        .collect())
 }
 
 fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<()> {
@@ -413,22 +449,47 @@ pub unsafe fn write_rows_raw(
         let n = [elems as hsize_t];
         let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
         let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
-        check(path, h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf))?;
+        check(
+            path,
+            h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf),
+        )?;
         Ok(())
     })
 }
 
 /// Writes rows of plain values; see [`write_rows_raw`].
-pub fn write_rows<T: Pod>(ds: &Dataset, start: u64, inner: &[u64], buf: &[T], path: &str) -> Result<()> {
+pub fn write_rows<T: Pod>(
+    ds: &Dataset,
+    start: u64,
+    inner: &[u64],
+    buf: &[T],
+    path: &str,
+) -> Result<()> {
     let per_row: u64 = inner.iter().product::<u64>().max(1);
     let rows = buf.len() as u64 / per_row;
     // SAFETY: buf holds rows * per_row values of T, whose memory type is T::mem_type().
-    unsafe { write_rows_raw(ds, T::mem_type(), start, rows, inner, buf.as_ptr().cast(), path) }
+    unsafe {
+        write_rows_raw(
+            ds,
+            T::mem_type(),
+            start,
+            rows,
+            inner,
+            buf.as_ptr().cast(),
+            path,
+        )
+    }
 }
 
 /// Reads `rows` whole rows starting at `start` into a fresh `Vec`.
 /// The caller has checked `start + rows` against the dataset's extent.
-pub fn read_rows<T: Pod>(ds: &Dataset, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<Vec<T>> {
+pub fn read_rows<T: Pod>(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: &str,
+) -> Result<Vec<T>> {
     // SAFETY: T::mem_type() describes T exactly (Pod contract).
     unsafe { read_rows_as::<T>(ds, T::mem_type(), start, rows, inner, path) }
 }
@@ -464,7 +525,14 @@ pub unsafe fn read_rows_as<T: Copy>(
         let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
         check(
             path,
-            h5d::H5Dread(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, out.as_mut_ptr().cast()),
+            h5d::H5Dread(
+                ds.id(),
+                mem_type,
+                ms.id(),
+                fs.id(),
+                H5P_DEFAULT,
+                out.as_mut_ptr().cast(),
+            ),
         )?;
         // SAFETY: H5Dread filled all `elems` values; T is Pod, so any bits are valid.
         out.set_len(elems);
@@ -487,12 +555,31 @@ pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -
 
 /// Writes variable-length UTF-8 strings as rows `start..`: `bytes` holds the
 /// strings back to back, each followed by a NUL; `starts` where each begins.
-pub fn write_vlen_buffer(ds: &Dataset, start: u64, bytes: &[u8], starts: &[usize], path: &str) -> Result<()> {
+pub fn write_vlen_buffer(
+    ds: &Dataset,
+    start: u64,
+    bytes: &[u8],
+    starts: &[usize],
+    path: &str,
+) -> Result<()> {
     let base = bytes.as_ptr();
-    let ptrs: Vec<*const c_char> = starts.iter().map(|&o| base.wrapping_add(o).cast()).collect();
+    let ptrs: Vec<*const c_char> = starts
+        .iter()
+        .map(|&o| base.wrapping_add(o).cast())
+        .collect();
     let mt = vlen_utf8(path)?;
     // SAFETY: ptrs holds starts.len() pointers to NUL-terminated strings inside `bytes`.
-    unsafe { write_rows_raw(ds, mt.id(), start, ptrs.len() as u64, &[], ptrs.as_ptr().cast(), path) }
+    unsafe {
+        write_rows_raw(
+            ds,
+            mt.id(),
+            start,
+            ptrs.len() as u64,
+            &[],
+            ptrs.as_ptr().cast(),
+            path,
+        )
+    }
 }
 
 /// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
@@ -523,11 +610,21 @@ pub fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result
             row_selection(fs.id(), start, n, &[], path)?;
         }
         let dims = [n as hsize_t];
-        let ms = check(path, h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()))?;
+        let ms = check(
+            path,
+            h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()),
+        )?;
         let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
         check(
             path,
-            h5d::H5Dread(ds.id(), mt.id(), ms.id(), fs.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast()),
+            h5d::H5Dread(
+                ds.id(),
+                mt.id(),
+                ms.id(),
+                fs.id(),
+                H5P_DEFAULT,
+                ptrs.as_mut_ptr().cast(),
+            ),
         )?;
         let mut out = Vec::with_capacity(count);
         let mut bad = None;
@@ -568,7 +665,14 @@ pub fn rename(group: &Group, from: &str, to: &str, path: &str) -> Result<()> {
     sync(|| unsafe {
         check(
             path,
-            hdf5_sys::h5l::H5Lmove(group.id(), f.as_ptr(), group.id(), t.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
+            hdf5_sys::h5l::H5Lmove(
+                group.id(),
+                f.as_ptr(),
+                group.id(),
+                t.as_ptr(),
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            ),
         )
     })?;
     Ok(())
@@ -585,11 +689,18 @@ pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
             return Err(Error::mismatch(path, "a string attribute", info.describe()));
         }
         if attr.size() != 1 {
-            return Err(Error::mismatch(path, "a scalar string attribute", format!("{} values", attr.size())));
+            return Err(Error::mismatch(
+                path,
+                "a scalar string attribute",
+                format!("{} values", attr.size()),
+            ));
         }
         let bytes = if info.vlen_str {
             let mut p: *mut c_char = std::ptr::null_mut();
-            check(path, h5a::H5Aread(attr.id(), dt.id(), (&mut p as *mut *mut c_char).cast()))?;
+            check(
+                path,
+                h5a::H5Aread(attr.id(), dt.id(), (&mut p as *mut *mut c_char).cast()),
+            )?;
             if p.is_null() {
                 Vec::new()
             } else {
@@ -599,13 +710,17 @@ pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
             }
         } else {
             let mut b = vec![0u8; info.size];
-            check(path, h5a::H5Aread(attr.id(), dt.id(), b.as_mut_ptr().cast()))?;
+            check(
+                path,
+                h5a::H5Aread(attr.id(), dt.id(), b.as_mut_ptr().cast()),
+            )?;
             if let Some(z) = b.iter().position(|&c| c == 0) {
                 b.truncate(z);
             }
             b
         };
-        String::from_utf8(bytes).map_err(|_| Error::invalid(path, "string attribute is not valid UTF-8"))
+        String::from_utf8(bytes)
+            .map_err(|_| Error::invalid(path, "string attribute is not valid UTF-8"))
     })
 }
 
@@ -614,7 +729,14 @@ pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
     sync(|| unsafe {
         check(
             path,
-            h5d::H5Dwrite(ds.id(), T::mem_type(), H5S_ALL, H5S_ALL, H5P_DEFAULT, (v as *const T).cast()),
+            h5d::H5Dwrite(
+                ds.id(),
+                T::mem_type(),
+                H5S_ALL,
+                H5S_ALL,
+                H5P_DEFAULT,
+                (v as *const T).cast(),
+            ),
         )
     })?;
     Ok(())
@@ -628,8 +750,14 @@ pub fn h5col_bool(path: &str) -> Result<Datatype> {
         let dt = hdf5::from_id::<Datatype>(t).at(path)?;
         let f: i8 = 0;
         let v: i8 = 1;
-        check(path, h5t::H5Tenum_insert(t, c"FALSE".as_ptr(), (&f as *const i8).cast()))?;
-        check(path, h5t::H5Tenum_insert(t, c"TRUE".as_ptr(), (&v as *const i8).cast()))?;
+        check(
+            path,
+            h5t::H5Tenum_insert(t, c"FALSE".as_ptr(), (&f as *const i8).cast()),
+        )?;
+        check(
+            path,
+            h5t::H5Tenum_insert(t, c"TRUE".as_ptr(), (&v as *const i8).cast()),
+        )?;
         Ok(dt)
     })
 }
@@ -639,7 +767,10 @@ pub fn is_h5col_bool(ds: &Dataset, path: &str) -> Result<bool> {
     sync(|| unsafe {
         let t = check(path, h5d::H5Dget_type(ds.id()))?;
         let dt = hdf5::from_id::<Datatype>(t).at(path)?;
-        if h5t::H5Tget_class(t) != H5T_class_t::H5T_ENUM || h5t::H5Tget_size(t) != 1 || h5t::H5Tget_nmembers(t) != 2 {
+        if h5t::H5Tget_class(t) != H5T_class_t::H5T_ENUM
+            || h5t::H5Tget_size(t) != 1
+            || h5t::H5Tget_nmembers(t) != 2
+        {
             return Ok(false);
         }
         let base = h5t::H5Tget_super(t);
@@ -661,7 +792,8 @@ pub fn is_h5col_bool(ds: &Dataset, path: &str) -> Result<bool> {
 /// Writes a fixed-length ASCII string attribute, NUL included in its size
 /// and null-padded (how h5col writes `CLASS`, `KIND`, `VERSION`).
 pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &str) -> Result<()> {
-    let cname = CString::new(name).map_err(|_| Error::bad_name(path, "attribute name contains NUL"))?;
+    let cname =
+        CString::new(name).map_err(|_| Error::bad_name(path, "attribute name contains NUL"))?;
     let mut buf = value.as_bytes().to_vec();
     buf.push(0);
     sync(|| unsafe {
@@ -676,7 +808,17 @@ pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &st
         if h5a::H5Aexists(obj.id(), cname.as_ptr()) > 0 {
             check(path, h5a::H5Adelete(obj.id(), cname.as_ptr()))?;
         }
-        let a = check(path, h5a::H5Acreate2(obj.id(), cname.as_ptr(), dt.id(), sp.id(), H5P_DEFAULT, H5P_DEFAULT))?;
+        let a = check(
+            path,
+            h5a::H5Acreate2(
+                obj.id(),
+                cname.as_ptr(),
+                dt.id(),
+                sp.id(),
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            ),
+        )?;
         let a = hdf5::from_id::<hdf5::Attribute>(a).at(path)?;
         check(path, h5a::H5Awrite(a.id(), dt.id(), buf.as_ptr().cast()))?;
         Ok(())

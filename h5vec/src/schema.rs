@@ -47,6 +47,12 @@ pub mod ids {
     pub const NULLABLE: &str = "h5vec.NullableSchema";
     /// h5vec codec for lists, strings and masks.
     pub const H5VEC_CODEC: &str = "h5vec.IdentityCodec";
+    /// h5vec codec of a nullable value: a MASK beside the values.
+    pub const MASK_CODEC: &str = "h5vec.MaskCodec";
+    /// h5vec codec of an `Option<String>` VLS column: missing values equal the placeholder attribute.
+    pub const PLACEHOLDER_CODEC: &str = "h5vec.PlaceholderCodec";
+    /// h5vec strings inside a list: a STRING_VALUES group (OFFSETS + CHARS).
+    pub const STRING_VALUES: &str = "h5vec.StringValuesSchema";
 }
 
 /// One node of the schema tree, as h5vec writes it and expects it.
@@ -134,7 +140,7 @@ impl Schema {
 }
 
 /// A schema node as read from a file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
     /// `kind`.
     pub kind: String,
@@ -152,6 +158,9 @@ pub struct Stored {
     pub field_names: Option<Vec<String>>,
     /// `children/1..N`.
     pub children: Vec<Stored>,
+    /// Members an enclosing layout adds to this node's data group (not
+    /// read from the file; e.g. `MASK` beside the values of an `Option`).
+    pub extra_members: Vec<String>,
 }
 
 /// Deepest schema tree h5vec reads (guards against cyclic links).
@@ -179,12 +188,14 @@ impl Stored {
 
     fn read_depth(group: &Group, path: &str, depth: usize) -> Result<Stored> {
         if depth > MAX_DEPTH {
-            return Err(Error::invalid(path, format!("schema tree deeper than {MAX_DEPTH} levels")));
+            return Err(Error::invalid(
+                path,
+                format!("schema tree deeper than {MAX_DEPTH} levels"),
+            ));
         }
         let need = |name: &str| -> Result<String> {
-            read_str(group, name, path)?.ok_or_else(|| {
-                Error::mismatch(path, format!("schema entry `{name}`"), "nothing")
-            })
+            read_str(group, name, path)?
+                .ok_or_else(|| Error::mismatch(path, format!("schema entry `{name}`"), "nothing"))
         };
         let kind = need("kind")?;
         let schema = need("schema")?;
@@ -215,7 +226,11 @@ impl Stored {
             let ds = group.dataset("field_names").at(&p)?;
             let info = raw::type_info(&ds, &p)?;
             if !info.vlen_str || ds.ndim() != 1 {
-                return Err(Error::mismatch(&p, "1-D variable-length strings", info.describe()));
+                return Err(Error::mismatch(
+                    &p,
+                    "1-D variable-length strings",
+                    info.describe(),
+                ));
             }
             let n = ds.size();
             if n > MAX_CHILDREN {
@@ -235,7 +250,11 @@ impl Stored {
             for i in 1..=n {
                 let name = i.to_string();
                 let g = ch.group(&name).map_err(|_| {
-                    Error::mismatch(path, format!("schema child group children/{name}"), "nothing")
+                    Error::mismatch(
+                        path,
+                        format!("schema child group children/{name}"),
+                        "nothing",
+                    )
                 })?;
                 let cpath = match field_names.as_ref().and_then(|f| f.get(i - 1)) {
                     Some(f) => format!("{path}.{f}"),
@@ -253,6 +272,7 @@ impl Stored {
             dimensions,
             field_names,
             children,
+            extra_members: Vec::new(),
         })
     }
 
@@ -261,18 +281,33 @@ impl Stored {
     /// field names and the number of children.
     pub fn expect(&self, want: &Schema, path: &str) -> Result<()> {
         if self.kind != want.kind {
-            return Err(Error::mismatch(path, format!("schema kind `{}`", want.kind), format!("`{}`", self.kind)));
+            return Err(Error::mismatch(
+                path,
+                format!("schema kind `{}`", want.kind),
+                format!("`{}`", self.kind),
+            ));
         }
         if self.schema != want.schema {
-            return Err(Error::mismatch(path, format!("schema `{}`", want.schema), format!("`{}`", self.schema)));
+            return Err(Error::mismatch(
+                path,
+                format!("schema `{}`", want.schema),
+                format!("`{}`", self.schema),
+            ));
         }
         if self.codec != want.codec {
-            return Err(Error::mismatch(path, format!("codec `{}`", want.codec), format!("`{}`", self.codec)));
+            return Err(Error::mismatch(
+                path,
+                format!("codec `{}`", want.codec),
+                format!("`{}`", self.codec),
+            ));
         }
         if want.encoded_type.is_some() && self.encoded_type != want.encoded_type {
             return Err(Error::mismatch(
                 path,
-                format!("encoded type `{}`", want.encoded_type.as_deref().unwrap_or("")),
+                format!(
+                    "encoded type `{}`",
+                    want.encoded_type.as_deref().unwrap_or("")
+                ),
                 format!("`{}`", self.encoded_type.as_deref().unwrap_or("(none)")),
             ));
         }
@@ -286,7 +321,10 @@ impl Stored {
         if want.field_names.is_some() && self.field_names != want.field_names {
             return Err(Error::mismatch(
                 path,
-                format!("field names {:?}", want.field_names.as_deref().unwrap_or(&[])),
+                format!(
+                    "field names {:?}",
+                    want.field_names.as_deref().unwrap_or(&[])
+                ),
                 format!("{:?}", self.field_names.as_deref().unwrap_or(&[])),
             ));
         }

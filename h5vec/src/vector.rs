@@ -18,7 +18,7 @@ use crate::codec::{expect_members, open_group, Codec, Decoder, Encoder, H5Vector
 use crate::error::{Context, Error, Result};
 use crate::options::{SaveOptions, WriteCtx};
 use crate::raw::{self, Bits8, Pod};
-use crate::schema::{Stored};
+use crate::schema::Stored;
 
 /// The `format_name` h5vec writes and expects.
 pub const FORMAT_NAME: &str = "HDF5Vectors";
@@ -27,7 +27,12 @@ pub const FORMAT_VERSION: i64 = 1;
 
 /// Checks a vector name: non-empty, not `.`/`..`, no `/` or NUL.
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    let bad = |why: &str| Err(Error::bad_name(format!("vector `{}`", name.escape_debug()), why));
+    let bad = |why: &str| {
+        Err(Error::bad_name(
+            format!("vector `{}`", name.escape_debug()),
+            why,
+        ))
+    };
     if name.is_empty() {
         return bad("the name is empty");
     }
@@ -62,7 +67,12 @@ pub fn save_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Res
 ///
 /// The name must not exist yet. If anything fails, the partly written group
 /// is removed again, so a failed save leaves no trace.
-pub fn save_vector_with<T: H5Vector>(parent: &Group, name: &str, values: &[T], opts: &SaveOptions) -> Result<()> {
+pub fn save_vector_with<T: H5Vector>(
+    parent: &Group,
+    name: &str,
+    values: &[T],
+    opts: &SaveOptions,
+) -> Result<()> {
     check_name(name)?;
     if parent.link_exists(name) {
         return Err(Error::bad_name(
@@ -117,7 +127,12 @@ fn write_metadata(meta: &Group, schema: &crate::Schema, logical_type: &str) -> R
         .create("serialized_schema")
         .at(p)?;
     let b8 = raw::copy_type(Bits8::file_type(), p)?;
-    let ds = meta.new_dataset_builder().empty_as(&b8).shape(()).create("schema_was_inferred").at(p)?;
+    let ds = meta
+        .new_dataset_builder()
+        .empty_as(&b8)
+        .shape(())
+        .create("schema_was_inferred")
+        .at(p)?;
     raw::write_scalar_pod(&ds, &Bits8(1), p)?;
     let sg = meta.create_group("schema").at(p)?;
     schema.write(&sg, "$")
@@ -129,7 +144,12 @@ pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
     if meta.link_exists("count") {
         meta.dataset("count").at(p)?.write_scalar(&v).at(p)
     } else {
-        meta.new_dataset::<i64>().shape(()).create("count").at(p)?.write_scalar(&v).at(p)
+        meta.new_dataset::<i64>()
+            .shape(())
+            .create("count")
+            .at(p)?
+            .write_scalar(&v)
+            .at(p)
     }
 }
 
@@ -154,17 +174,30 @@ pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
         ));
     }
     let group = open_group(parent, name, "$")?;
-    expect_members(&group, &["data", "metadata"], "$")?;
+    expect_members(&group, &["data", "metadata"], &Stored::default(), "$")?;
     let meta = open_group(&group, "metadata", "$")?;
     let data = open_group(&group, "data", "$")?;
     let p = "$ (metadata/format_name)";
-    let fname = raw::read_scalar_string(&meta.dataset("format_name").map_err(|_| Error::mismatch(p, "a format_name dataset", "nothing"))?, p)?;
+    let fname = raw::read_scalar_string(
+        &meta
+            .dataset("format_name")
+            .map_err(|_| Error::mismatch(p, "a format_name dataset", "nothing"))?,
+        p,
+    )?;
     if fname != FORMAT_NAME {
-        return Err(Error::mismatch(p, format!("\"{FORMAT_NAME}\""), format!("{fname:?}")));
+        return Err(Error::mismatch(
+            p,
+            format!("\"{FORMAT_NAME}\""),
+            format!("{fname:?}"),
+        ));
     }
     let version = read_scalar_int(&meta, "format_version")?;
     if version != FORMAT_VERSION {
-        return Err(Error::mismatch("$ (metadata/format_version)", FORMAT_VERSION, version));
+        return Err(Error::mismatch(
+            "$ (metadata/format_version)",
+            FORMAT_VERSION,
+            version,
+        ));
     }
     let count = read_count(&meta)?;
     let sg = open_group(&meta, "schema", "$ (metadata)")?;
@@ -180,21 +213,32 @@ pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
 /// Reads `metadata/count`: scalar, Int64, >= 0.
 pub(crate) fn read_count(meta: &Group) -> Result<u64> {
     let v = read_scalar_int(meta, "count")?;
-    u64::try_from(v).map_err(|_| Error::invalid("$ (metadata/count)", format!("negative count {v}")))
+    u64::try_from(v)
+        .map_err(|_| Error::invalid("$ (metadata/count)", format!("negative count {v}")))
 }
 
 fn read_scalar_int(meta: &Group, name: &str) -> Result<i64> {
     let p = format!("$ (metadata/{name})");
     if !meta.link_exists(name) {
-        return Err(Error::mismatch(&p, format!("a scalar Int64 `{name}`"), "nothing"));
+        return Err(Error::mismatch(
+            &p,
+            format!("a scalar Int64 `{name}`"),
+            "nothing",
+        ));
     }
-    let ds = meta.dataset(name).map_err(|_| Error::mismatch(&p, "a dataset", "a group"))?;
+    let ds = meta
+        .dataset(name)
+        .map_err(|_| Error::mismatch(&p, "a dataset", "a group"))?;
     let info = raw::type_info(&ds, &p)?;
     if !i64::accepts(&info) {
         return Err(Error::mismatch(&p, "Int64", info.describe()));
     }
     if !ds.is_scalar() {
-        return Err(Error::mismatch(&p, "a scalar", format!("shape {:?}", ds.shape())));
+        return Err(Error::mismatch(
+            &p,
+            "a scalar",
+            format!("shape {:?}", ds.shape()),
+        ));
     }
     ds.read_scalar::<i64>().at(&p)
 }
@@ -213,10 +257,17 @@ pub fn load_vector<T: H5Vector>(parent: &Group, name: &str) -> Result<Vec<T>> {
 /// Most bytes allocated up front for the result before any row is read.
 const MAX_PREALLOC_BYTES: u64 = 1 << 30;
 
-pub(crate) fn read_rows<T, D: Decoder<T>>(dec: &mut D, rows: std::ops::Range<u64>) -> Result<Vec<T>> {
+pub(crate) fn read_rows<T, D: Decoder<T>>(
+    dec: &mut D,
+    rows: std::ops::Range<u64>,
+) -> Result<Vec<T>> {
     let n = rows.end.saturating_sub(rows.start);
     let size = std::mem::size_of::<T>() as u64;
-    let cap = if size == 0 || n.saturating_mul(size) <= MAX_PREALLOC_BYTES { n } else { MAX_PREALLOC_BYTES / size };
+    let cap = if size == 0 || n.saturating_mul(size) <= MAX_PREALLOC_BYTES {
+        n
+    } else {
+        MAX_PREALLOC_BYTES / size
+    };
     let mut out = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
     let batch = crate::options::AUTO_ROWS as u64;
     let mut start = rows.start;

@@ -61,7 +61,14 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let bytes = PodWriter::create(group, "bytes", &[], ctx.chunk_bytes(ctx.len_hint.saturating_mul(32)), path, ctx)?;
+        let bytes = PodWriter::create(
+            group,
+            "bytes",
+            &[],
+            ctx.chunk_bytes(ctx.len_hint.saturating_mul(32)),
+            path,
+            ctx,
+        )?;
         let stops = PodWriter::create(group, "stops", &[], ctx.chunk_rows(8), path, ctx)?;
         Ok(BlobEncoder {
             bytes,
@@ -71,9 +78,19 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
         })
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         let dec = Self::open(group, node, path, count)?;
-        let end = if count == 0 { 0 } else { dec.stops.read(count - 1, 1)?[0] as u64 };
+        let end = if count == 0 {
+            0
+        } else {
+            dec.stops.read(count - 1, 1)?[0] as u64
+        };
         Ok(BlobEncoder {
             bytes: PodWriter::resume(dec.bytes.ds, Vec::new(), end, path)?,
             stops: PodWriter::resume(dec.stops.ds, Vec::new(), count, path)?,
@@ -84,8 +101,16 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         node.expect(&blob_schema::<T>(), path)?;
-        expect_members(group, &["bytes", "stops"], path)?;
-        let (bds, brows) = open_column(group, "bytes", path, &[], 0, |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_INTEGER && t.size == 1, "uint8")?;
+        expect_members(group, &["bytes", "stops"], node, path)?;
+        let (bds, brows) = open_column(
+            group,
+            "bytes",
+            path,
+            &[],
+            0,
+            |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_INTEGER && t.size == 1,
+            "uint8",
+        )?;
         let (sds, srows) = open_column(group, "stops", path, &[], count, i64::accepts, "Int64")?;
         let stops = PodReader::new(sds, Vec::new(), srows, path)?;
         if count > 0 {
@@ -115,11 +140,15 @@ impl<T: Serialize> Encoder<T> for BlobEncoder<T> {
             let row = self.stops.written + self.stops.buf.len() as u64;
             Error::encode(format!("{}[{row}]", self.path), e)
         })?;
-        self.stops.buf.push((self.bytes.written + self.bytes.buf.len() as u64) as i64);
+        self.stops
+            .buf
+            .push((self.bytes.written + self.bytes.buf.len() as u64) as i64);
         Ok(())
     }
     fn push_null(&mut self) -> Result<()> {
-        self.stops.buf.push((self.bytes.written + self.bytes.buf.len() as u64) as i64);
+        self.stops
+            .buf
+            .push((self.bytes.written + self.bytes.buf.len() as u64) as i64);
         Ok(())
     }
     fn flush(&mut self) -> Result<()> {
@@ -141,7 +170,10 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
         };
         let mut prev = first;
         if prev < 0 {
-            return Err(Error::invalid(self.stops.element(rows.start.saturating_sub(1)), format!("negative stop {prev}")));
+            return Err(Error::invalid(
+                self.stops.element(rows.start.saturating_sub(1)),
+                format!("negative stop {prev}"),
+            ));
         }
         let mut ends = Vec::with_capacity(stops.len());
         for (i, &s) in stops.iter().enumerate() {
@@ -154,7 +186,10 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
             if s as u64 > self.bytes.rows {
                 return Err(Error::invalid(
                     self.stops.element(rows.start + i as u64),
-                    format!("stop {s} is past the end of `bytes` ({} bytes)", self.bytes.rows),
+                    format!(
+                        "stop {s} is past the end of `bytes` ({} bytes)",
+                        self.bytes.rows
+                    ),
                 ));
             }
             ends.push((s - first) as usize);
@@ -167,15 +202,26 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
         Ok(())
     }
     fn next(&mut self) -> Result<T> {
-        let end = self.ends.next().ok_or_else(|| exhausted(self.stops.path()))?;
-        let slice = self.buf.get(self.pos..end).ok_or_else(|| exhausted(self.stops.path()))?;
+        let end = self
+            .ends
+            .next()
+            .ok_or_else(|| exhausted(self.stops.path()))?;
+        let slice = self
+            .buf
+            .get(self.pos..end)
+            .ok_or_else(|| exhausted(self.stops.path()))?;
         let row = self.next_row;
         self.pos = end;
         self.next_row += 1;
-        bincode_codec::decode(slice).map_err(|e| Error::invalid(self.stops.element(row), format!("cannot decode blob: {e}")))
+        bincode_codec::decode(slice).map_err(|e| {
+            Error::invalid(self.stops.element(row), format!("cannot decode blob: {e}"))
+        })
     }
     fn skip(&mut self) -> Result<()> {
-        let end = self.ends.next().ok_or_else(|| exhausted(self.stops.path()))?;
+        let end = self
+            .ends
+            .next()
+            .ok_or_else(|| exhausted(self.stops.path()))?;
         self.pos = end;
         self.next_row += 1;
         Ok(())

@@ -52,18 +52,35 @@ impl<T: Constant> Codec for ConstantCodec<T> {
     type Decoder = ConstantDecoder<T>;
 
     fn schema(_ctx: &WriteCtx<'_>) -> Schema {
-        Schema::new("constant", ids::CONSTANT, ids::IDENTITY, std::any::type_name::<T>())
+        Schema::new(
+            "constant",
+            ids::CONSTANT,
+            ids::IDENTITY,
+            std::any::type_name::<T>(),
+        )
     }
     fn create(_group: &Group, _path: &str, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         Ok(ConstantEncoder)
     }
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         Self::open(group, node, path, count)?;
         Ok(ConstantEncoder)
     }
     fn open(group: &Group, node: &Stored, path: &str, _count: u64) -> Result<Self::Decoder> {
-        node.expect(&Self::schema(&WriteCtx { opts: &Default::default(), len_hint: 0 }), path)?;
-        expect_members(group, &[], path)?;
+        node.expect(
+            &Self::schema(&WriteCtx {
+                opts: &Default::default(),
+                len_hint: 0,
+            }),
+            path,
+        )?;
+        expect_members(group, &[], node, path)?;
         Ok(ConstantDecoder(PhantomData))
     }
 }

@@ -14,7 +14,9 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::codec::{
+    exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector,
+};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::kinds::scalar::Scalar;
@@ -107,9 +109,33 @@ impl<T: DenseElem, const N: usize> H5Vector for [T; N] {
 /// The dense layout for array type `A`.
 pub struct DenseCodec<A>(PhantomData<A>);
 
-/// Writes a dense column.
+/// Writes a dense column (also the leaf values of a list).
 pub struct DenseEncoder<A: DenseElem> {
     col: PodWriter<RawOf<A>>,
+}
+
+impl<A: DenseElem> DenseEncoder<A> {
+    /// Wraps a writer whose rows have `A`'s shape.
+    pub fn from_writer(col: PodWriter<RawOf<A>>) -> Self {
+        DenseEncoder { col }
+    }
+}
+
+impl<A: DenseElem> DenseDecoder<A> {
+    /// Wraps a reader whose rows have `A`'s shape.
+    pub fn from_reader(col: PodReader<RawOf<A>>) -> Self {
+        DenseDecoder {
+            col,
+            buf: Vec::new(),
+            pos: 0,
+            next_row: 0,
+        }
+    }
+}
+
+/// `A`'s shape, outermost axis first.
+pub fn shape_of_u64<A: DenseElem>() -> Vec<u64> {
+    shape_of::<A>().iter().map(|&d| d as u64).collect()
 }
 
 /// Reads a dense column.
@@ -120,7 +146,21 @@ pub struct DenseDecoder<A: DenseElem> {
     next_row: u64,
 }
 
-fn shape_of<A: DenseElem>() -> Vec<usize> {
+/// The schema node of dense type `A`.
+pub fn dense_schema<A: DenseElem>() -> Schema {
+    let mut s = Schema::new(
+        "dense",
+        ids::DENSE,
+        <A::Leaf as Scalar>::CODEC,
+        std::any::type_name::<A>(),
+    )
+    .encoded(<RawOf<A> as Pod>::ENCODED);
+    s.dimensions = Some(shape_of::<A>().iter().rev().map(|&d| d as i64).collect());
+    s
+}
+
+/// `A`'s shape, outermost axis first.
+pub fn shape_of<A: DenseElem>() -> Vec<usize> {
     let mut s = Vec::new();
     A::shape(&mut s);
     s
@@ -132,10 +172,7 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
     type Decoder = DenseDecoder<A>;
 
     fn schema(_ctx: &WriteCtx<'_>) -> Schema {
-        let mut s = Schema::new("dense", ids::DENSE, <A::Leaf as Scalar>::CODEC, std::any::type_name::<A>())
-            .encoded(<RawOf<A> as Pod>::ENCODED);
-        s.dimensions = Some(shape_of::<A>().iter().rev().map(|&d| d as i64).collect());
-        s
+        dense_schema::<A>()
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
@@ -146,7 +183,13 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
         })
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         let dec = Self::open(group, node, path, count)?;
         let inner = shape_of::<A>().iter().map(|&d| d as u64).collect();
         Ok(DenseEncoder {
@@ -155,10 +198,24 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(&Self::schema(&WriteCtx { opts: &Default::default(), len_hint: 0 }), path)?;
-        expect_members(group, &["values"], path)?;
+        node.expect(
+            &Self::schema(&WriteCtx {
+                opts: &Default::default(),
+                len_hint: 0,
+            }),
+            path,
+        )?;
+        expect_members(group, &["values"], node, path)?;
         let inner: Vec<u64> = shape_of::<A>().iter().map(|&d| d as u64).collect();
-        let (ds, rows) = open_column(group, "values", path, &inner, count, <RawOf<A> as Pod>::accepts, <RawOf<A> as Pod>::ENCODED)?;
+        let (ds, rows) = open_column(
+            group,
+            "values",
+            path,
+            &inner,
+            count,
+            <RawOf<A> as Pod>::accepts,
+            <RawOf<A> as Pod>::ENCODED,
+        )?;
         Ok(DenseDecoder {
             col: PodReader::new(ds, inner, rows, path)?,
             buf: Vec::new(),
@@ -195,14 +252,20 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
     #[inline]
     fn next(&mut self) -> Result<A> {
         let end = self.pos + A::LEAVES;
-        let src = self.buf.get(self.pos..end).ok_or_else(|| exhausted(self.col.path()))?;
+        let src = self
+            .buf
+            .get(self.pos..end)
+            .ok_or_else(|| exhausted(self.col.path()))?;
         let v = A::unflatten(src);
         self.pos = end;
         self.next_row += 1;
         v.ok_or_else(|| {
             Error::invalid(
                 self.col.element(self.next_row - 1),
-                format!("expected {} in every entry", <A::Leaf as Scalar>::expected()),
+                format!(
+                    "expected {} in every entry",
+                    <A::Leaf as Scalar>::expected()
+                ),
             )
         })
     }

@@ -56,7 +56,13 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
             _t: PhantomData,
         })
     }
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         let ds = group.dataset("values").map_err(|e| Error::hdf5(path, e))?;
         Self::open(group, node, path, count)?;
         Ok(JsonEncoder {
@@ -68,7 +74,13 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
     }
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         Ok(JsonDecoder {
-            col: VlenStrDecoder::open_with(group, node, path, count, &scalar_schema::<T>(ids::JSON, "String"))?,
+            col: VlenStrDecoder::open_with(
+                group,
+                node,
+                path,
+                count,
+                &scalar_schema::<T>(ids::JSON, "String"),
+            )?,
             next_row: 0,
             path: path.to_owned(),
             _t: PhantomData,
@@ -80,7 +92,8 @@ impl<T: Serialize> Encoder<T> for JsonEncoder<T> {
     fn push(&mut self, value: &T) -> Result<()> {
         self.text.clear();
         let row = self.col.written;
-        let text = serde_json::to_string(value).map_err(|e| Error::encode(format!("{}[{row}]", self.path), e))?;
+        let text = serde_json::to_string(value)
+            .map_err(|e| Error::encode(format!("{}[{row}]", self.path), e))?;
         self.text = text;
         self.col.push(&self.text)
     }
@@ -101,7 +114,8 @@ impl<T: DeserializeOwned> Decoder<T> for JsonDecoder<T> {
         let s = self.col.next()?;
         let row = self.next_row;
         self.next_row += 1;
-        serde_json::from_str(&s).map_err(|e| Error::invalid(format!("{}[{row}]", self.path), format!("bad JSON: {e}")))
+        serde_json::from_str(&s)
+            .map_err(|e| Error::invalid(format!("{}[{row}]", self.path), format!("bad JSON: {e}")))
     }
     fn skip(&mut self) -> Result<()> {
         self.next_row += 1;

@@ -4,6 +4,8 @@ pub mod blob;
 pub mod constant;
 pub mod dense;
 pub mod json;
+pub mod list;
+pub mod nullable;
 pub mod record;
 pub mod scalar;
 pub mod string;

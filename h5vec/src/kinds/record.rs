@@ -51,11 +51,29 @@ pub trait FieldList: 'static {
     /// Appends each field's schema.
     fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>);
     /// Creates each field's group and datasets; `names[i]` is field i's name.
-    fn create(group: &Group, names: &[&str], path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoders>;
+    fn create(
+        group: &Group,
+        names: &[&str],
+        path: &str,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoders>;
     /// Opens each field for appending.
-    fn append(group: &Group, names: &[&str], nodes: &[Stored], path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoders>;
+    fn append(
+        group: &Group,
+        names: &[&str],
+        nodes: &[Stored],
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoders>;
     /// Opens each field for reading.
-    fn open(group: &Group, names: &[&str], nodes: &[Stored], path: &str, count: u64) -> Result<Self::Decoders>;
+    fn open(
+        group: &Group,
+        names: &[&str],
+        nodes: &[Stored],
+        path: &str,
+        count: u64,
+    ) -> Result<Self::Decoders>;
     /// Pushes one value's fields.
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()>;
     /// Pushes a placeholder to every field.
@@ -80,7 +98,14 @@ impl FieldList for () {
     fn create(_: &Group, _: &[&str], _: &str, _: &WriteCtx<'_>) -> Result<()> {
         Ok(())
     }
-    fn append(_: &Group, _: &[&str], _: &[Stored], _: &str, _: u64, _: &WriteCtx<'_>) -> Result<()> {
+    fn append(
+        _: &Group,
+        _: &[&str],
+        _: &[Stored],
+        _: &str,
+        _: u64,
+        _: &WriteCtx<'_>,
+    ) -> Result<()> {
         Ok(())
     }
     fn open(_: &Group, _: &[&str], _: &[Stored], _: &str, _: u64) -> Result<()> {
@@ -124,24 +149,55 @@ where
         out.push(C::schema(ctx));
         Rest::schemas(ctx, out);
     }
-    fn create(group: &Group, names: &[&str], path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoders> {
-        let (name, rest) = names.split_first().map(|(n, r)| (*n, r)).unwrap_or(("", &[]));
+    fn create(
+        group: &Group,
+        names: &[&str],
+        path: &str,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoders> {
+        let (name, rest) = names
+            .split_first()
+            .map(|(n, r)| (*n, r))
+            .unwrap_or(("", &[]));
         let p = child_path(path, name);
         let g = group.create_group(name).at(&p)?;
         let e = C::create(&g, &p, ctx)?;
         Ok((e, Rest::create(group, rest, path, ctx)?))
     }
-    fn append(group: &Group, names: &[&str], nodes: &[Stored], path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoders> {
-        let (name, rest) = names.split_first().map(|(n, r)| (*n, r)).unwrap_or(("", &[]));
+    fn append(
+        group: &Group,
+        names: &[&str],
+        nodes: &[Stored],
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoders> {
+        let (name, rest) = names
+            .split_first()
+            .map(|(n, r)| (*n, r))
+            .unwrap_or(("", &[]));
         let p = child_path(path, name);
-        let (node, nrest) = nodes.split_first().ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
+        let (node, nrest) = nodes
+            .split_first()
+            .ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
         let e = C::append(&open_group(group, name, &p)?, node, &p, count, ctx)?;
         Ok((e, Rest::append(group, rest, nrest, path, count, ctx)?))
     }
-    fn open(group: &Group, names: &[&str], nodes: &[Stored], path: &str, count: u64) -> Result<Self::Decoders> {
-        let (name, rest) = names.split_first().map(|(n, r)| (*n, r)).unwrap_or(("", &[]));
+    fn open(
+        group: &Group,
+        names: &[&str],
+        nodes: &[Stored],
+        path: &str,
+        count: u64,
+    ) -> Result<Self::Decoders> {
+        let (name, rest) = names
+            .split_first()
+            .map(|(n, r)| (*n, r))
+            .unwrap_or(("", &[]));
         let p = child_path(path, name);
-        let (node, nrest) = nodes.split_first().ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
+        let (node, nrest) = nodes
+            .split_first()
+            .ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
         let d = C::open(&open_group(group, name, &p)?, node, &p, count)?;
         Ok((d, Rest::open(group, rest, nrest, path, count)?))
     }
@@ -200,17 +256,41 @@ impl<R: Record> Codec for RecordCodec<R> {
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        Ok(RecordEncoder(R::Fields::create(group, R::FIELD_NAMES, path, ctx)?))
+        Ok(RecordEncoder(R::Fields::create(
+            group,
+            R::FIELD_NAMES,
+            path,
+            ctx,
+        )?))
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         check_record::<R>(group, node, path)?;
-        Ok(RecordEncoder(R::Fields::append(group, R::FIELD_NAMES, &node.children, path, count, ctx)?))
+        Ok(RecordEncoder(R::Fields::append(
+            group,
+            R::FIELD_NAMES,
+            &node.children,
+            path,
+            count,
+            ctx,
+        )?))
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         check_record::<R>(group, node, path)?;
-        Ok(RecordDecoder(R::Fields::open(group, R::FIELD_NAMES, &node.children, path, count)?))
+        Ok(RecordDecoder(R::Fields::open(
+            group,
+            R::FIELD_NAMES,
+            &node.children,
+            path,
+            count,
+        )?))
     }
 }
 
@@ -220,7 +300,7 @@ fn check_record<R: Record>(group: &Group, node: &Stored, path: &str) -> Result<(
     // Children are checked one by one by their own codecs; here only their number.
     want.children = vec![Schema::new("", "", "", ""); R::Fields::LEN];
     node.expect(&want, path)?;
-    expect_members(group, R::FIELD_NAMES, path)
+    expect_members(group, R::FIELD_NAMES, node, path)
 }
 
 impl<R: Record> Encoder<R> for RecordEncoder<R> {
@@ -267,6 +347,9 @@ macro_rules! tuple_record {
         }
         impl<$($T: H5Vector + 'static),+> H5Vector for ($($T,)+) {
             type Codec = RecordCodec<Self>;
+        }
+        impl<$($T: H5Vector + 'static),+> crate::kinds::list::ListItem for ($($T,)+) {
+            type Item = crate::kinds::list::RecordItem<Self>;
         }
     )+};
     (@cons $T:ident $($rest:ident)*) => { (<$T as H5Vector>::Codec, tuple_record!(@cons $($rest)*)) };

@@ -14,7 +14,9 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::codec::{
+    exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector,
+};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
@@ -135,7 +137,13 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
         })
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, _ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         let dec = Self::open(group, node, path, count)?;
         Ok(ScalarEncoder {
             col: PodWriter::resume(dec.col.ds, Vec::new(), count, path)?,
@@ -143,9 +151,23 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(&Self::schema(&WriteCtx { opts: &Default::default(), len_hint: 0 }), path)?;
-        expect_members(group, &["values"], path)?;
-        let (ds, rows) = open_column(group, "values", path, &[], count, T::Raw::accepts, T::Raw::ENCODED)?;
+        node.expect(
+            &Self::schema(&WriteCtx {
+                opts: &Default::default(),
+                len_hint: 0,
+            }),
+            path,
+        )?;
+        expect_members(group, &["values"], node, path)?;
+        let (ds, rows) = open_column(
+            group,
+            "values",
+            path,
+            &[],
+            count,
+            T::Raw::accepts,
+            T::Raw::ENCODED,
+        )?;
         Ok(ScalarDecoder {
             col: PodReader::new(ds, Vec::new(), rows, path)?,
             buf: Vec::new().into_iter(),
@@ -191,5 +213,8 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
 
 #[cold]
 fn bad_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64) -> Error {
-    Error::invalid(col.element(row), format!("expected {} in {}", T::expected(), col.path()))
+    Error::invalid(
+        col.element(row),
+        format!("expected {} in {}", T::expected(), col.path()),
+    )
 }

@@ -15,8 +15,9 @@ use hdf5::Group;
 use crate::codec::{exhausted, expect_members, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{open_str_column, StrWriter};
 use crate::error::{Error, Result};
+use crate::kinds::nullable::{MaskedDecoder, MaskedEncoder, Nullable, NullableCodec};
 use crate::kinds::scalar::scalar_schema;
-use crate::kinds::vls::{VlsDecoder, VlsEncoder, VlsStringCodec};
+use crate::kinds::vls::{OptVlsStringCodec, VlsDecoder, VlsEncoder, VlsStringCodec};
 use crate::options::WriteCtx;
 use crate::raw;
 use crate::schema::{ids, Schema, Stored};
@@ -61,26 +62,44 @@ impl Codec for StringCodec {
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         if ctx.opts.get_vls_strings() {
-            Ok(StringEncoder::Vls(VlsStringCodec::create(group, path, ctx)?))
+            Ok(StringEncoder::Vls(VlsStringCodec::create(
+                group, path, ctx,
+            )?))
         } else {
-            Ok(StringEncoder::Scalar(StrWriter::create(group, "values", path, ctx)?))
+            Ok(StringEncoder::Scalar(StrWriter::create(
+                group, "values", path, ctx,
+            )?))
         }
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         if node.kind == "scalar" {
             let dec = VlenStrDecoder::open(group, node, path, count)?;
-            Ok(StringEncoder::Scalar(StrWriter::resume(dec.ds, count, path)))
+            Ok(StringEncoder::Scalar(StrWriter::resume(
+                dec.ds, count, path,
+            )))
         } else {
-            Ok(StringEncoder::Vls(VlsStringCodec::append(group, node, path, count, ctx)?))
+            Ok(StringEncoder::Vls(VlsStringCodec::append(
+                group, node, path, count, ctx,
+            )?))
         }
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         if node.kind == "scalar" {
-            Ok(StringDecoder::Scalar(VlenStrDecoder::open(group, node, path, count)?))
+            Ok(StringDecoder::Scalar(VlenStrDecoder::open(
+                group, node, path, count,
+            )?))
         } else {
-            Ok(StringDecoder::Vls(VlsStringCodec::open(group, node, path, count)?))
+            Ok(StringDecoder::Vls(VlsStringCodec::open(
+                group, node, path, count,
+            )?))
         }
     }
 }
@@ -140,9 +159,15 @@ pub struct VlenStrDecoder {
 impl VlenStrDecoder {
     /// Checks the schema node (a scalar with encoded type `String`, codec
     /// `codec`) and the `values` dataset.
-    pub fn open_with(group: &Group, node: &Stored, path: &str, count: u64, want: &Schema) -> Result<Self> {
+    pub fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        want: &Schema,
+    ) -> Result<Self> {
         node.expect(want, path)?;
-        expect_members(group, &["values"], path)?;
+        expect_members(group, &["values"], node, path)?;
         let (ds, rows) = open_str_column(group, "values", path, count)?;
         Ok(VlenStrDecoder {
             ds,
@@ -153,14 +178,23 @@ impl VlenStrDecoder {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
-        Self::open_with(group, node, path, count, &scalar_schema::<String>(ids::IDENTITY, "String"))
+        Self::open_with(
+            group,
+            node,
+            path,
+            count,
+            &scalar_schema::<String>(ids::IDENTITY, "String"),
+        )
     }
 
     /// Reads rows `rows`.
     pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, &self.path)?;
         if rows.end > self.rows {
-            return Err(Error::invalid(&self.path, format!("rows {rows:?} past the end ({} rows)", self.rows)));
+            return Err(Error::invalid(
+                &self.path,
+                format!("rows {rows:?} past the end ({} rows)", self.rows),
+            ));
         }
         self.buf = raw::read_vlen_strings(&self.ds, rows.start, n, &self.path)?.into_iter();
         Ok(())
@@ -175,5 +209,127 @@ impl VlenStrDecoder {
     /// Skips one string.
     pub fn skip(&mut self) -> Result<()> {
         self.next().map(drop)
+    }
+}
+
+impl Nullable for StringCodec {
+    type Codec = OptStringCodec;
+}
+
+/// How `Option<String>` is stored: a `MASK` beside the strings by default,
+/// or a compressed VLS array with a missing-value placeholder when the save
+/// options ask for VLS strings. Loading accepts both.
+pub struct OptStringCodec;
+
+/// Writes an `Option<String>` column in either layout.
+pub enum OptStringEncoder {
+    /// Strings plus MASK.
+    Masked(MaskedEncoder<StringEncoder>),
+    /// VLS with placeholder.
+    Vls(VlsEncoder),
+}
+
+/// Reads an `Option<String>` column in either layout.
+pub enum OptStringDecoder {
+    /// Strings plus MASK.
+    Masked(MaskedDecoder<StringDecoder>),
+    /// VLS with placeholder.
+    Vls(VlsDecoder),
+}
+
+impl Codec for OptStringCodec {
+    type Value = Option<String>;
+    type Encoder = OptStringEncoder;
+    type Decoder = OptStringDecoder;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        if ctx.opts.get_vls_strings() {
+            OptVlsStringCodec::schema(ctx)
+        } else {
+            NullableCodec::<StringCodec>::schema(ctx)
+        }
+    }
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        if ctx.opts.get_vls_strings() {
+            Ok(OptStringEncoder::Vls(OptVlsStringCodec::create(
+                group, path, ctx,
+            )?))
+        } else {
+            Ok(OptStringEncoder::Masked(
+                NullableCodec::<StringCodec>::create(group, path, ctx)?,
+            ))
+        }
+    }
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        if node.kind == "vls_string" {
+            Ok(OptStringEncoder::Vls(OptVlsStringCodec::append(
+                group, node, path, count, ctx,
+            )?))
+        } else {
+            Ok(OptStringEncoder::Masked(
+                NullableCodec::<StringCodec>::append(group, node, path, count, ctx)?,
+            ))
+        }
+    }
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        if node.kind == "vls_string" {
+            Ok(OptStringDecoder::Vls(OptVlsStringCodec::open(
+                group, node, path, count,
+            )?))
+        } else {
+            Ok(OptStringDecoder::Masked(
+                NullableCodec::<StringCodec>::open(group, node, path, count)?,
+            ))
+        }
+    }
+}
+
+impl Encoder<Option<String>> for OptStringEncoder {
+    #[inline]
+    fn push(&mut self, value: &Option<String>) -> Result<()> {
+        match self {
+            OptStringEncoder::Masked(e) => e.push(value),
+            OptStringEncoder::Vls(e) => Encoder::<Option<String>>::push(e, value),
+        }
+    }
+    fn push_null(&mut self) -> Result<()> {
+        match self {
+            OptStringEncoder::Masked(e) => Encoder::<Option<String>>::push_null(e),
+            OptStringEncoder::Vls(e) => e.push_missing(),
+        }
+    }
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            OptStringEncoder::Masked(e) => Encoder::<Option<String>>::flush(e),
+            OptStringEncoder::Vls(e) => VlsEncoder::flush(e),
+        }
+    }
+}
+
+impl Decoder<Option<String>> for OptStringDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        match self {
+            OptStringDecoder::Masked(d) => Decoder::<Option<String>>::load(d, rows),
+            OptStringDecoder::Vls(d) => VlsDecoder::load(d, rows),
+        }
+    }
+    #[inline]
+    fn next(&mut self) -> Result<Option<String>> {
+        match self {
+            OptStringDecoder::Masked(d) => d.next(),
+            OptStringDecoder::Vls(d) => d.next_opt(),
+        }
+    }
+    fn skip(&mut self) -> Result<()> {
+        match self {
+            OptStringDecoder::Masked(d) => Decoder::<Option<String>>::skip(d),
+            OptStringDecoder::Vls(d) => VlsDecoder::skip(d),
+        }
     }
 }

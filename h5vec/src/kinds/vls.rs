@@ -45,7 +45,10 @@ fn pointer_type(member: hdf5_sys::h5i::hid_t, path: &str) -> Result<hdf5::Dataty
     sync(|| unsafe {
         let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
         if t < 0 {
-            return Err(Error::invalid(path, "cannot create the pointer compound type"));
+            return Err(Error::invalid(
+                path,
+                "cannot create the pointer compound type",
+            ));
         }
         let dt = hdf5::from_id::<hdf5::Datatype>(t).at(path)?;
         h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
@@ -60,7 +63,9 @@ pub fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
         && t.members.len() == 2
         && t.members[0].0 == "offset"
         && t.members[1].0 == "length"
-        && t.members.iter().all(|(_, m)| m.class == H5T_class_t::H5T_INTEGER && !m.signed && m.size <= 8)
+        && t.members
+            .iter()
+            .all(|(_, m)| m.class == H5T_class_t::H5T_INTEGER && !m.signed && m.size <= 8)
 }
 
 /// Writes pointer entries.
@@ -108,7 +113,17 @@ impl PointerWriter {
     pub fn flush(&mut self) -> Result<()> {
         let n = self.buf.len() as u64;
         // SAFETY: buf holds n entries laid out as the memory compound type.
-        unsafe { raw::write_rows_raw(&self.ds, self.mem.id(), self.written, n, &[], self.buf.as_ptr().cast(), &self.path)? };
+        unsafe {
+            raw::write_rows_raw(
+                &self.ds,
+                self.mem.id(),
+                self.written,
+                n,
+                &[],
+                self.buf.as_ptr().cast(),
+                &self.path,
+            )?
+        };
         self.written += n;
         self.buf.clear();
         Ok(())
@@ -137,19 +152,33 @@ impl VlsField for String {
     type Codec = VlsStringCodec;
 }
 
+impl VlsField for Option<String> {
+    type Codec = OptVlsStringCodec;
+}
+
 /// The compressed VLS layout for `String`.
 pub struct VlsStringCodec;
 
-/// The schema node of a VLS string column (`nullable` for `Option<String>`).
+/// The schema node of a VLS string column (`nullable` for `Option<String>`,
+/// whose missing values equal the placeholder attribute).
 pub fn vls_schema(nullable: bool) -> Schema {
     let mut s = Schema::new(
         "vls_string",
         ids::VLS,
-        ids::H5VEC_CODEC,
-        if nullable { std::any::type_name::<Option<String>>() } else { std::any::type_name::<String>() },
+        if nullable {
+            ids::PLACEHOLDER_CODEC
+        } else {
+            ids::H5VEC_CODEC
+        },
+        if nullable {
+            std::any::type_name::<Option<String>>()
+        } else {
+            std::any::type_name::<String>()
+        },
     )
     .encoded("String");
-    s.children.push(scalar_schema::<String>(ids::IDENTITY, "String"));
+    s.children
+        .push(scalar_schema::<String>(ids::IDENTITY, "String"));
     s
 }
 
@@ -167,7 +196,14 @@ pub struct VlsEncoder {
 impl VlsEncoder {
     /// Creates `heap` and `pointers` in `group`.
     pub fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
-        let heap = PodWriter::create(group, "heap", &[], ctx.chunk_bytes(ctx.len_hint.saturating_mul(16)), path, ctx)?;
+        let heap = PodWriter::create(
+            group,
+            "heap",
+            &[],
+            ctx.chunk_bytes(ctx.len_hint.saturating_mul(16)),
+            path,
+            ctx,
+        )?;
         let ptrs = PointerWriter::create(group, "pointers", path, ctx)?;
         Ok(VlsEncoder {
             heap,
@@ -218,7 +254,9 @@ impl VlsEncoder {
             if ph == s {
                 return Err(Error::encode(
                     format!("{}[{}]", self.path, self.row()),
-                    format!("value equals the missing-value placeholder `{ph}` chosen for this column"),
+                    format!(
+                        "value equals the missing-value placeholder `{ph}` chosen for this column"
+                    ),
                 ));
             }
         }
@@ -312,7 +350,12 @@ fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
 
 /// Reads the `missing-value-placeholder` attribute, if any.
 pub fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
-    if !ds.attr_names().at(path)?.iter().any(|n| n == PLACEHOLDER_ATTR) {
+    if !ds
+        .attr_names()
+        .at(path)?
+        .iter()
+        .any(|n| n == PLACEHOLDER_ATTR)
+    {
         return Ok(None);
     }
     let a = ds.attr(PLACEHOLDER_ATTR).at(path)?;
@@ -326,7 +369,10 @@ pub fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> Result<R
     if p.offset > heap_len {
         return Err(Error::invalid(
             format!("{path}[{row}]"),
-            format!("pointer offset {} is past the end of the heap ({heap_len} bytes)", p.offset),
+            format!(
+                "pointer offset {} is past the end of the heap ({heap_len} bytes)",
+                p.offset
+            ),
         ));
     }
     match p.offset.checked_add(p.length) {
@@ -354,7 +400,15 @@ pub struct VlsDecoder {
 impl VlsDecoder {
     /// Opens `heap` and `pointers` in `group` (no schema check).
     pub fn open_datasets(group: &Group, path: &str, count: u64) -> Result<Self> {
-        let (ptrs, ptr_rows) = open_column(group, "pointers", path, &[], count, pointer_type_ok, "compound {offset: uint, length: uint}")?;
+        let (ptrs, ptr_rows) = open_column(
+            group,
+            "pointers",
+            path,
+            &[],
+            count,
+            pointer_type_ok,
+            "compound {offset: uint, length: uint}",
+        )?;
         let (heap, heap_rows) = open_column(
             group,
             "heap",
@@ -379,7 +433,10 @@ impl VlsDecoder {
     pub fn read(&self, rows: Range<u64>) -> Result<Vec<Option<String>>> {
         let n = range_len(&rows, &self.path)?;
         if rows.end > self.ptr_rows {
-            return Err(Error::invalid(&self.path, format!("rows {rows:?} past the end ({} pointers)", self.ptr_rows)));
+            return Err(Error::invalid(
+                &self.path,
+                format!("rows {rows:?} past the end ({} pointers)", self.ptr_rows),
+            ));
         }
         let ptrs = read_pointers(&self.ptrs, rows.start, n, &self.path)?;
         // Read only the heap span these pointers use.
@@ -392,7 +449,11 @@ impl VlsDecoder {
                 hi = hi.max(r.end);
             }
         }
-        let heap = if lo < hi { self.heap.read(lo, hi - lo)? } else { Vec::new() };
+        let heap = if lo < hi {
+            self.heap.read(lo, hi - lo)?
+        } else {
+            Vec::new()
+        };
         let mut out = Vec::with_capacity(ptrs.len());
         for (i, p) in ptrs.iter().enumerate() {
             let bytes: &[u8] = if p.length == 0 {
@@ -407,7 +468,10 @@ impl VlsDecoder {
                 None => bytes,
             };
             let s = std::str::from_utf8(bytes).map_err(|_| {
-                Error::invalid(format!("{}[{}]", self.path, rows.start + i as u64), "string is not valid UTF-8")
+                Error::invalid(
+                    format!("{}[{}]", self.path, rows.start + i as u64),
+                    "string is not valid UTF-8",
+                )
             })?;
             if self.placeholder.as_deref() == Some(s) {
                 out.push(None);
@@ -459,13 +523,19 @@ impl Codec for VlsStringCodec {
         VlsEncoder::create(group, path, ctx)
     }
 
-    fn append(group: &Group, node: &Stored, path: &str, count: u64, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
         VlsEncoder::resume(Self::open(group, node, path, count)?, count, ctx)
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         node.expect(&vls_schema(false), path)?;
-        expect_members(group, &["heap", "pointers"], path)?;
+        expect_members(group, &["heap", "pointers"], node, path)?;
         VlsDecoder::open_datasets(group, path, count)
     }
 }
@@ -488,6 +558,68 @@ impl Decoder<String> for VlsDecoder {
     }
     fn next(&mut self) -> Result<String> {
         VlsDecoder::next(self)
+    }
+    fn skip(&mut self) -> Result<()> {
+        VlsDecoder::skip(self)
+    }
+}
+
+/// The compressed VLS layout for `Option<String>`: `None` is written as the
+/// `missing-value-placeholder` string ("NA", or "NA_", "NA__", ... if a real
+/// value of the first batch with a missing value uses it).
+pub struct OptVlsStringCodec;
+
+impl Codec for OptVlsStringCodec {
+    type Value = Option<String>;
+    type Encoder = VlsEncoder;
+    type Decoder = VlsDecoder;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        vls_schema(true)
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        VlsEncoder::create(group, path, ctx)
+    }
+
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        VlsEncoder::resume(Self::open(group, node, path, count)?, count, ctx)
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        node.expect(&vls_schema(true), path)?;
+        expect_members(group, &["heap", "pointers"], node, path)?;
+        VlsDecoder::open_datasets(group, path, count)
+    }
+}
+
+impl Encoder<Option<String>> for VlsEncoder {
+    fn push(&mut self, value: &Option<String>) -> Result<()> {
+        match value {
+            Some(s) => VlsEncoder::push(self, s),
+            None => self.push_missing(),
+        }
+    }
+    fn push_null(&mut self) -> Result<()> {
+        self.push_missing()
+    }
+    fn flush(&mut self) -> Result<()> {
+        VlsEncoder::flush(self)
+    }
+}
+
+impl Decoder<Option<String>> for VlsDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        VlsDecoder::load(self, rows)
+    }
+    fn next(&mut self) -> Result<Option<String>> {
+        self.next_opt()
     }
     fn skip(&mut self) -> Result<()> {
         VlsDecoder::skip(self)

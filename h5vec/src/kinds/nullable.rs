@@ -1,0 +1,264 @@
+//! Nulls: `Option<T>` as a `MASK` beside the values.
+//!
+//! Layout on disk:
+//! ```text
+//! <field>/MASK      1-D h5col bool (enum over int8, FALSE = 0, TRUE = 1), one per row;
+//!                   TRUE means the value is present
+//! <field>/...       T's own layout, with a placeholder row under every null
+//!                   (0, "", an empty list, all-default record fields)
+//! ```
+//! For a list (`Option<Vec<T>>`) the field group is the list group, so this
+//! is exactly h5col's nullable list column. Schema: kind `nullable`
+//! (`h5vec.NullableSchema`, codec `h5vec.MaskCodec`) with `T`'s node as its
+//! only child.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{exhausted, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Error, Result};
+use crate::options::WriteCtx;
+use crate::raw::{self, Bits8};
+use crate::schema::{ids, Schema, Stored};
+
+/// Name of the mask dataset.
+pub const MASK: &str = "MASK";
+
+/// A codec whose values can be null, and the codec of `Option` of them.
+pub trait Nullable: Codec {
+    /// How `Option<Self::Value>` is stored.
+    type Codec: Codec<Value = Option<Self::Value>>;
+}
+
+impl<T: H5Vector> H5Vector for Option<T>
+where
+    T::Codec: Nullable,
+{
+    type Codec = <T::Codec as Nullable>::Codec;
+}
+
+/// The schema node of a nullable value around `inner`.
+pub fn nullable_schema<T>(inner: Schema) -> Schema {
+    let mut s = Schema::new(
+        "nullable",
+        ids::NULLABLE,
+        ids::MASK_CODEC,
+        std::any::type_name::<Option<T>>(),
+    );
+    s.children.push(inner);
+    s
+}
+
+/// Creates an empty mask dataset in `group`.
+pub fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodWriter<Bits8>> {
+    let dt = raw::h5col_bool(path)?;
+    PodWriter::create_as(
+        group,
+        MASK,
+        &dt,
+        &[],
+        ctx.chunk_rows(1),
+        ctx.opts.get_compression(),
+        path,
+    )
+}
+
+/// Opens the mask dataset in `group` (checked: h5col bool, at least `rows` rows).
+pub fn open_mask(group: &Group, path: &str, rows: u64) -> Result<PodReader<Bits8>> {
+    let (ds, n) = open_column(
+        group,
+        MASK,
+        path,
+        &[],
+        rows,
+        |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_ENUM && t.size == 1,
+        "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)",
+    )?;
+    let p = format!("{path} ({})", ds.name());
+    if !raw::is_h5col_bool(&ds, &p)? {
+        return Err(Error::mismatch(
+            p,
+            "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)",
+            "another enum",
+        ));
+    }
+    PodReader::new(ds, Vec::new(), n, path)
+}
+
+/// Writes values and their mask.
+pub struct MaskedEncoder<E> {
+    inner: E,
+    mask: PodWriter<Bits8>,
+}
+
+impl<E> MaskedEncoder<E> {
+    /// Pairs a values encoder with a mask writer.
+    pub fn new(inner: E, mask: PodWriter<Bits8>) -> Self {
+        MaskedEncoder { inner, mask }
+    }
+}
+
+impl<T, E: Encoder<T>> Encoder<Option<T>> for MaskedEncoder<E> {
+    #[inline]
+    fn push(&mut self, value: &Option<T>) -> Result<()> {
+        match value {
+            Some(v) => {
+                self.inner.push(v)?;
+                self.mask.buf.push(Bits8(1));
+            }
+            None => {
+                self.inner.push_null()?;
+                self.mask.buf.push(Bits8(0));
+            }
+        }
+        Ok(())
+    }
+    fn push_null(&mut self) -> Result<()> {
+        self.inner.push_null()?;
+        self.mask.buf.push(Bits8(0));
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        // Values first, then the mask.
+        self.inner.flush()?;
+        self.mask.flush()
+    }
+}
+
+/// Reads values and their mask.
+pub struct MaskedDecoder<D> {
+    inner: D,
+    mask: PodReader<Bits8>,
+    buf: std::vec::IntoIter<Bits8>,
+    next_row: u64,
+}
+
+impl<D> MaskedDecoder<D> {
+    /// Pairs a values decoder with a mask reader.
+    pub fn new(inner: D, mask: PodReader<Bits8>) -> Self {
+        MaskedDecoder {
+            inner,
+            mask,
+            buf: Vec::new().into_iter(),
+            next_row: 0,
+        }
+    }
+}
+
+impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let n = range_len(&rows, self.mask.path())?;
+        let m = self.mask.read(rows.start, n)?;
+        if let Some(i) = m.iter().position(|b| b.0 > 1) {
+            return Err(Error::invalid(
+                self.mask.element(rows.start + i as u64),
+                format!("MASK value {} is neither FALSE (0) nor TRUE (1)", m[i].0),
+            ));
+        }
+        self.buf = m.into_iter();
+        self.next_row = rows.start;
+        self.inner.load(rows)
+    }
+    #[inline]
+    fn next(&mut self) -> Result<Option<T>> {
+        let present = self.buf.next().ok_or_else(|| exhausted(self.mask.path()))?;
+        self.next_row += 1;
+        if present.0 != 0 {
+            self.inner.next().map(Some)
+        } else {
+            self.inner.skip_null()?;
+            Ok(None)
+        }
+    }
+    fn skip(&mut self) -> Result<()> {
+        self.buf.next().ok_or_else(|| exhausted(self.mask.path()))?;
+        self.next_row += 1;
+        self.inner.skip()
+    }
+}
+
+/// `Option<T>` for a codec `C` whose layout lives in the field group:
+/// `C`'s datasets plus `MASK`.
+pub struct NullableCodec<C>(PhantomData<C>);
+
+/// The stored child node with `MASK` allowed beside its members.
+pub fn child_with_mask(node: &Stored, path: &str) -> Result<Stored> {
+    let mut child = node.child(0, path)?.clone();
+    child.extra_members.push(MASK.to_owned());
+    Ok(child)
+}
+
+impl<C: Codec> Codec for NullableCodec<C> {
+    type Value = Option<C::Value>;
+    type Encoder = MaskedEncoder<C::Encoder>;
+    type Decoder = MaskedDecoder<C::Decoder>;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        nullable_schema::<C::Value>(C::schema(ctx))
+    }
+
+    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        if group.link_exists(MASK) {
+            return Err(Error::encode(
+                path,
+                "a field named MASK cannot sit beside the null mask of an Option",
+            ));
+        }
+        let inner = C::create(group, path, ctx)?;
+        if group.link_exists(MASK) {
+            return Err(Error::encode(
+                path,
+                "a field named MASK cannot sit beside the null mask of an Option",
+            ));
+        }
+        Ok(MaskedEncoder::new(inner, create_mask(group, path, ctx)?))
+    }
+
+    fn append(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        check_nullable(node, path)?;
+        let inner = C::append(group, &child_with_mask(node, path)?, path, count, ctx)?;
+        let mask = open_mask(group, path, count)?;
+        Ok(MaskedEncoder::new(
+            inner,
+            PodWriter::resume(mask.ds, Vec::new(), count, path)?,
+        ))
+    }
+
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        check_nullable(node, path)?;
+        let mask = open_mask(group, path, count)?;
+        let inner = C::open(group, &child_with_mask(node, path)?, path, count)?;
+        Ok(MaskedDecoder::new(inner, mask))
+    }
+}
+
+/// Checks a stored `nullable` node (kind, identifiers, one child).
+pub fn check_nullable(node: &Stored, path: &str) -> Result<()> {
+    let mut want = Schema::new("nullable", ids::NULLABLE, ids::MASK_CODEC, "");
+    want.children.push(Schema::new("", "", "", ""));
+    node.expect(&want, path)
+}
+
+macro_rules! nullable_via_mask {
+    ($($c:ty => [$($g:tt)*]),* $(,)?) => {$(
+        impl<$($g)*> Nullable for $c {
+            type Codec = NullableCodec<$c>;
+        }
+    )*};
+}
+nullable_via_mask! {
+    crate::kinds::scalar::ScalarCodec<T> => [T: crate::kinds::scalar::Scalar],
+    crate::kinds::dense::DenseCodec<A> => [A: crate::kinds::dense::DenseElem],
+    crate::kinds::record::RecordCodec<R> => [R: crate::kinds::record::Record],
+    crate::kinds::constant::ConstantCodec<T> => [T: crate::kinds::constant::Constant],
+    crate::kinds::list::ListCodec<T> => [T: crate::kinds::list::ListItem],
+}
