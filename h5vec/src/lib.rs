@@ -39,12 +39,17 @@ pub mod kinds;
 mod options;
 pub mod raw;
 pub mod schema;
+mod stream;
 mod vector;
 
 pub use codec::{Codec, Decoder, Encoder, H5Vector};
 pub use error::{Error, ErrorKind, Result};
 pub use options::{Compression, SaveOptions, WriteCtx};
 pub use schema::Schema;
+pub use stream::{
+    append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,
+    VectorWriter,
+};
 pub use vector::{load_vector, save_vector, save_vector_with, FORMAT_NAME, FORMAT_VERSION};
 
 /// The derive macro: `#[derive(H5Vector)]` on structs and fieldless enums.

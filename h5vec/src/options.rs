@@ -46,6 +46,7 @@ pub struct SaveOptions {
     compression: Compression,
     vls_strings: bool,
     dedup_strings: bool,
+    replace: bool,
 }
 
 /// Most rows in an automatic chunk (and in one write batch).
@@ -109,6 +110,18 @@ impl SaveOptions {
     pub fn dedup_strings(mut self, on: bool) -> Self {
         self.dedup_strings = on;
         self
+    }
+
+    /// Let [`save_vector_with`](crate::save_vector_with) replace an existing
+    /// vector of the same name (the old one stays until the new one is complete).
+    pub fn replace(mut self, on: bool) -> Self {
+        self.replace = on;
+        self
+    }
+
+    /// Whether saving may replace an existing vector.
+    pub fn get_replace(&self) -> bool {
+        self.replace
     }
 
     /// Whether repeated strings share heap slices.

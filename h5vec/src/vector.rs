@@ -65,8 +65,11 @@ pub fn save_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Res
 
 /// Saves `values` as a new vector `name` in `parent`.
 ///
-/// The name must not exist yet. If anything fails, the partly written group
-/// is removed again, so a failed save leaves no trace.
+/// The name must not exist yet, unless `opts.replace(true)` is set. The
+/// vector is written under a hidden temporary name and linked as `name`
+/// only once it is complete (data, metadata, then `count`, all flushed), so
+/// a crash or an error leaves either nothing or the whole vector; with
+/// `replace`, the old vector stays in place until the new one is complete.
 pub fn save_vector_with<T: H5Vector>(
     parent: &Group,
     name: &str,
@@ -74,20 +77,55 @@ pub fn save_vector_with<T: H5Vector>(
     opts: &SaveOptions,
 ) -> Result<()> {
     check_name(name)?;
-    if parent.link_exists(name) {
+    let exists = parent.link_exists(name);
+    if exists && !opts.get_replace() {
         return Err(Error::bad_name(
             format!("vector `{name}`"),
-            format!("`{}` already exists in `{}`", name, parent.name()),
+            format!(
+                "`{}` already exists in `{}` (use SaveOptions::replace(true) to replace it)",
+                name,
+                parent.name()
+            ),
         ));
     }
-    let group = parent.create_group(name).at("$")?;
-    let result = write_vector(&group, values, opts);
-    if result.is_err() {
-        drop(group);
-        // Best effort: the original error is what the caller needs to see.
-        let _ = parent.unlink(name);
+    let tmp = temp_name(name);
+    if parent.link_exists(&tmp) {
+        // Left over by an earlier save that did not complete.
+        parent.unlink(&tmp).at("$")?;
     }
-    result
+    let group = parent.create_group(&tmp).at("$")?;
+    let result = write_vector(&group, values, opts);
+    drop(group);
+    if let Err(e) = result {
+        // Best effort: the original error is what the caller needs to see.
+        let _ = parent.unlink(&tmp);
+        return Err(e);
+    }
+    commit_temp(parent, &tmp, name, exists)
+}
+
+/// The hidden name a vector is written under before it is complete.
+pub(crate) fn temp_name(name: &str) -> String {
+    format!(".{name}.h5vec-partial")
+}
+
+/// Links the completed temporary group `tmp` as `name` (replacing an old
+/// `name` if `replace`), flushing before and after.
+pub(crate) fn commit_temp(parent: &Group, tmp: &str, name: &str, replace: bool) -> Result<()> {
+    let file = parent.file().at("$")?;
+    file.flush().at("$")?;
+    if replace {
+        let old = format!(".{name}.h5vec-old");
+        if parent.link_exists(&old) {
+            parent.unlink(&old).at("$")?;
+        }
+        raw::rename(parent, name, &old, "$")?;
+        raw::rename(parent, tmp, name, "$")?;
+        parent.unlink(&old).at("$")?;
+    } else {
+        raw::rename(parent, tmp, name, "$")?;
+    }
+    file.flush().at("$")
 }
 
 fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) -> Result<()> {
@@ -111,7 +149,11 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
     write_count(&meta, values.len() as u64)
 }
 
-fn write_metadata(meta: &Group, schema: &crate::Schema, logical_type: &str) -> Result<()> {
+pub(crate) fn write_metadata(
+    meta: &Group,
+    schema: &crate::Schema,
+    logical_type: &str,
+) -> Result<()> {
     let p = "$ (metadata)";
     raw::write_scalar_string(meta, "format_name", FORMAT_NAME, p)?;
     meta.new_dataset::<i64>()
@@ -157,7 +199,6 @@ pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
 pub(crate) struct Opened {
     pub data: Group,
     /// The metadata group (appends rewrite `count` in it).
-    #[allow(dead_code)] // used by append, which lands with issue 5
     pub meta: Group,
     pub schema: Stored,
     pub count: u64,

@@ -1,0 +1,359 @@
+//! Appends, partial reads, column reads and streaming.
+//!
+//! The append protocol (also what a reader must trust):
+//! 1. every data dataset is grown and written, values before offsets/stops,
+//!    children in field order, masks after the values they cover;
+//! 2. the file is flushed;
+//! 3. `metadata/count` is rewritten, and the file flushed again.
+//!
+//! Readers read `count` rows and never trust dataset extents, so a crash
+//! before step 3 leaves the old vector intact; the next append (or
+//! [`repair`]) trims the unused tails.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
+use crate::error::{Context, Error, Result};
+use crate::options::{SaveOptions, WriteCtx};
+use crate::schema::Stored;
+use crate::vector::{
+    check_name, commit_temp, open_vector, read_count, read_rows, temp_name, write_count,
+    write_metadata,
+};
+
+/// The number of elements of vector `name`, from `metadata/count` alone.
+pub fn vector_len(parent: &Group, name: &str) -> Result<u64> {
+    check_name(name)?;
+    let g = open_group(parent, name, "$")?;
+    let meta = open_group(&g, "metadata", "$")?;
+    read_count(&meta)
+}
+
+/// Appends `values` to the existing vector `name`, whose element type must
+/// be `T` (checked against the stored schema first; a mismatch writes nothing).
+pub fn append_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Result<()> {
+    append_vector_with(parent, name, values, &SaveOptions::default())
+}
+
+/// [`append_vector`] with options (dedup of VLS strings; chunking and
+/// compression stay as the datasets were created).
+pub fn append_vector_with<T: H5Vector>(
+    parent: &Group,
+    name: &str,
+    values: &[T],
+    opts: &SaveOptions,
+) -> Result<()> {
+    let mut w = VectorWriter::<T>::open_append(parent, name, opts)?;
+    w.extend(values)?;
+    w.finish().map(drop)
+}
+
+/// Loads rows `range` of vector `name`, reading only what those rows need.
+/// A range past `count` is an error.
+pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
+    let v = open_vector(parent, name)?;
+    check_range(&range, v.count)?;
+    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    read_rows(&mut dec, range)
+}
+
+fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
+    if range.start > range.end || range.end > count {
+        return Err(Error::invalid(
+            "$",
+            format!(
+                "row range {}..{} is outside the vector's {count} rows",
+                range.start, range.end
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Loads one field of a record vector, by dotted path (`"timestamp.weeks"`),
+/// as its own `Vec<F>`, without reading the other fields.
+pub fn load_column<F: H5Vector>(parent: &Group, name: &str, field: &str) -> Result<Vec<F>> {
+    let v = open_vector(parent, name)?;
+    let (group, node, path) = find_field(&v.data, &v.schema, field)?;
+    let mut dec = F::Codec::open(&group, &node, &path, v.count)?;
+    read_rows(&mut dec, 0..v.count)
+}
+
+/// Walks `field` (dotted) through record schema nodes and data groups.
+fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stored, String)> {
+    let mut group = data.clone();
+    let mut node = schema.clone();
+    let mut path = String::from("$");
+    if field.is_empty() {
+        return Ok((group, node, path));
+    }
+    for seg in field.split('.') {
+        let names = match (&node.kind[..], &node.field_names) {
+            ("record", Some(n)) => n.clone(),
+            _ => {
+                return Err(Error::mismatch(
+                    &path,
+                    format!("a record with a field `{seg}`"),
+                    format!("a `{}` node", node.kind),
+                ))
+            }
+        };
+        let i = names.iter().position(|n| n == seg).ok_or_else(|| {
+            Error::mismatch(
+                &path,
+                format!("a field `{seg}`"),
+                format!("fields {names:?}"),
+            )
+        })?;
+        path = format!("{path}.{seg}");
+        group = open_group(&group, seg, &path)?;
+        node = node.child(i, &path)?.clone();
+    }
+    Ok((group, node, path))
+}
+
+/// Writes a vector of any length with bounded memory: values are buffered
+/// and written one batch (one chunk length) at a time.
+///
+/// Each flushed batch is committed: data first, then `metadata/count`, so a
+/// crash loses at most the rows pushed since the last batch. A vector being
+/// created is written under a hidden name and linked as `name` on
+/// [`finish`](Self::finish).
+pub struct VectorWriter<T: H5Vector> {
+    enc: <T::Codec as Codec>::Encoder,
+    parent: Group,
+    group: Group,
+    meta: Group,
+    name: String,
+    /// Set while the vector lives under its temporary name.
+    temp: Option<(String, bool)>,
+    committed: u64,
+    pending: usize,
+    batch: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: H5Vector> VectorWriter<T> {
+    /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
+    pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        check_name(name)?;
+        let exists = parent.link_exists(name);
+        if exists && !opts.get_replace() {
+            return Err(Error::bad_name(
+                format!("vector `{name}`"),
+                format!("`{name}` already exists in `{}`", parent.name()),
+            ));
+        }
+        let tmp = temp_name(name);
+        if parent.link_exists(&tmp) {
+            parent.unlink(&tmp).at("$")?;
+        }
+        let group = parent.create_group(&tmp).at("$")?;
+        let ctx = WriteCtx {
+            opts,
+            len_hint: u64::MAX,
+        };
+        let made = (|| {
+            let data = group.create_group("data").at("$")?;
+            let enc = T::Codec::create(&data, "$", &ctx)?;
+            let meta = group.create_group("metadata").at("$")?;
+            write_metadata(&meta, &T::Codec::schema(&ctx), std::any::type_name::<T>())?;
+            write_count(&meta, 0)?;
+            Ok((enc, meta))
+        })();
+        let (enc, meta) = match made {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = parent.unlink(&tmp);
+                return Err(e);
+            }
+        };
+        Ok(VectorWriter {
+            enc,
+            parent: parent.clone(),
+            group,
+            meta,
+            name: name.to_owned(),
+            temp: Some((tmp, exists)),
+            committed: 0,
+            pending: 0,
+            batch: opts.batch_rows(u64::MAX).max(1),
+            _t: PhantomData,
+        })
+    }
+
+    /// Continues the existing vector `name`, after checking its schema against `T`.
+    pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        let v = open_vector(parent, name)?;
+        let ctx = WriteCtx {
+            opts,
+            len_hint: u64::MAX,
+        };
+        let enc = T::Codec::append(&v.data, &v.schema, "$", v.count, &ctx)?;
+        let group = open_group(parent, name, "$")?;
+        Ok(VectorWriter {
+            enc,
+            parent: parent.clone(),
+            group,
+            meta: v.meta,
+            name: name.to_owned(),
+            temp: None,
+            committed: v.count,
+            pending: 0,
+            batch: opts.batch_rows(u64::MAX).max(1),
+            _t: PhantomData,
+        })
+    }
+
+    /// Adds one value; writes a batch when one is full.
+    pub fn push(&mut self, value: &T) -> Result<()> {
+        self.enc.push(value)?;
+        self.pending += 1;
+        if self.pending >= self.batch {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Adds every value of `values`.
+    pub fn extend<'a, I>(&mut self, values: I) -> Result<()>
+    where
+        I: IntoIterator<Item = &'a T>,
+        T: 'a,
+    {
+        for v in values {
+            self.push(v)?;
+        }
+        Ok(())
+    }
+
+    /// Rows committed so far (visible to readers).
+    pub fn len(&self) -> u64 {
+        self.committed
+    }
+
+    /// Whether nothing has been committed yet.
+    pub fn is_empty(&self) -> bool {
+        self.committed == 0
+    }
+
+    /// Writes and commits the buffered rows: data, flush, `count`, flush.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending == 0 {
+            return Ok(());
+        }
+        self.enc.flush()?;
+        let file = self.group.file().at("$")?;
+        file.flush().at("$")?;
+        let n = self.committed + self.pending as u64;
+        write_count(&self.meta, n)?;
+        file.flush().at("$")?;
+        self.committed = n;
+        self.pending = 0;
+        Ok(())
+    }
+
+    /// Commits the remaining rows and, for a new vector, links it under its
+    /// name. Returns the vector's length.
+    pub fn finish(mut self) -> Result<u64> {
+        self.flush()?;
+        if let Some((tmp, replace)) = self.temp.take() {
+            commit_temp(&self.parent, &tmp, &self.name, replace)?;
+        }
+        Ok(self.committed)
+    }
+}
+
+/// Reads a vector in batches of rows with bounded memory.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let file = h5vec::hdf5::File::create(dir.path().join("r.h5")).unwrap();
+/// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
+/// let mut total = 0;
+/// for batch in h5vec::VectorReader::<u32>::open(&file, "xs", 4)? {
+///     total += batch?.len();
+/// }
+/// assert_eq!(total, 10);
+/// # Ok(()) }
+/// ```
+pub struct VectorReader<T: H5Vector> {
+    dec: <T::Codec as Codec>::Decoder,
+    next: u64,
+    end: u64,
+    batch: u64,
+    failed: bool,
+}
+
+impl<T: H5Vector> VectorReader<T> {
+    /// Opens vector `name` for reading `batch_rows` rows at a time.
+    pub fn open(parent: &Group, name: &str, batch_rows: usize) -> Result<Self> {
+        Self::open_range(parent, name, 0..u64::MAX, batch_rows)
+    }
+
+    /// Like [`open`](Self::open) over rows `range` only (`..u64::MAX` means to the end).
+    pub fn open_range(
+        parent: &Group,
+        name: &str,
+        range: Range<u64>,
+        batch_rows: usize,
+    ) -> Result<Self> {
+        let v = open_vector(parent, name)?;
+        let end = if range.end == u64::MAX {
+            v.count
+        } else {
+            range.end
+        };
+        check_range(&(range.start..end), v.count)?;
+        let dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+        Ok(VectorReader {
+            dec,
+            next: range.start,
+            end,
+            batch: batch_rows.max(1) as u64,
+            failed: false,
+        })
+    }
+
+    /// Rows left to read.
+    pub fn remaining(&self) -> u64 {
+        self.end - self.next
+    }
+}
+
+impl<T: H5Vector> Iterator for VectorReader<T> {
+    type Item = Result<Vec<T>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.next >= self.end {
+            return None;
+        }
+        let stop = self.end.min(self.next.saturating_add(self.batch));
+        let r = read_rows(&mut self.dec, self.next..stop);
+        self.next = stop;
+        if r.is_err() {
+            self.failed = true;
+        }
+        Some(r)
+    }
+}
+
+/// Trims what an interrupted append left behind: every dataset is cut back
+/// to what `count` covers, and a leftover temporary group of an interrupted
+/// save of `name` is removed. Loading never needs this; it reclaims space.
+pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
+    let tmp = temp_name(name);
+    if parent.link_exists(&tmp) {
+        parent.unlink(&tmp).at("$")?;
+    }
+    let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
+    // An empty batch still sets every extent to exactly what count covers.
+    w.enc.flush()?;
+    w.group.file().at("$")?.flush().at("$")?;
+    let g = open_group(parent, name, "$")?;
+    expect_members(&g, &["data", "metadata"], &Stored::default(), "$")
+}

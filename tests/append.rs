@@ -1,0 +1,262 @@
+//! Appends, range reads, column reads, streaming and replacement (issue 5).
+
+use std::collections::BTreeMap;
+
+use h5vec::hdf5::File;
+use h5vec::{
+    append_vector, load_column, load_range, load_vector, save_vector, save_vector_with, vector_len,
+    H5Vector, SaveOptions, VectorReader, VectorWriter,
+};
+
+#[derive(H5Vector, Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+struct Stamp {
+    weeks: i32,
+    microseconds: i64,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Unit;
+
+#[repr(u8)]
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+enum Level {
+    Low = 1,
+    High = 200,
+}
+
+/// One field of every kind.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct All {
+    timestamp: Stamp,
+    temperature: f64,
+    flag: bool,
+    letter: char,
+    level: Level,
+    position: [f32; 3],
+    unit: Unit,
+    label: String,
+    #[h5vec(vls)]
+    vls: String,
+    #[h5vec(vls)]
+    vls_opt: Option<String>,
+    #[h5vec(blob)]
+    blob: BTreeMap<String, u32>,
+    #[h5vec(json)]
+    json: Vec<Stamp>,
+    tags: Vec<String>,
+    nested: Vec<Vec<u16>>,
+    maybe: Option<Stamp>,
+    maybe_list: Option<Vec<f32>>,
+    maybe_str: Option<String>,
+}
+
+fn all(i: u32) -> All {
+    All {
+        timestamp: Stamp {
+            weeks: i as i32,
+            microseconds: -(i as i64) * 7,
+        },
+        temperature: f64::from(i) / 4.0,
+        flag: i % 3 == 0,
+        letter: char::from_u32(0x41 + i % 26).unwrap(),
+        level: if i % 2 == 0 { Level::Low } else { Level::High },
+        position: [i as f32, 0.5, -1.0],
+        unit: Unit,
+        label: format!("label {i}"),
+        vls: "é".repeat((i % 4) as usize),
+        vls_opt: if i % 5 == 0 {
+            None
+        } else {
+            Some(format!("v{}", i % 3))
+        },
+        blob: (0..i % 3).map(|k| (format!("k{k}"), k * i)).collect(),
+        json: vec![
+            Stamp {
+                weeks: 1,
+                microseconds: i.into()
+            };
+            (i % 2) as usize
+        ],
+        tags: (0..i % 4).map(|k| format!("t{k}")).collect(),
+        nested: vec![vec![i as u16; (i % 3) as usize]; (i % 2) as usize],
+        maybe: (i % 4 != 1).then(|| Stamp {
+            weeks: 2,
+            microseconds: 3,
+        }),
+        maybe_list: (i % 3 != 2).then(|| vec![1.0; (i % 2) as usize]),
+        maybe_str: (i % 2 == 0).then(|| format!("s{i}")),
+    }
+}
+
+fn tmp() -> (tempfile::TempDir, File) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = File::create(dir.path().join("a.h5")).unwrap();
+    (dir, f)
+}
+
+#[test]
+fn save_plus_appends_equals_one_save() {
+    let (_d, f) = tmp();
+    let rows: Vec<All> = (0..300).map(all).collect();
+    save_vector(&f, "one", &rows).unwrap();
+    save_vector(&f, "parts", &rows[..10]).unwrap();
+    append_vector(&f, "parts", &rows[10..10]).unwrap();
+    append_vector(&f, "parts", &rows[10..150]).unwrap();
+    append_vector(&f, "parts", &rows[150..]).unwrap();
+    let a: Vec<All> = load_vector(&f, "one").unwrap();
+    let b: Vec<All> = load_vector(&f, "parts").unwrap();
+    assert_eq!(a, rows);
+    assert_eq!(b, rows);
+    assert_eq!(vector_len(&f, "parts").unwrap(), 300);
+    // Append to an empty vector.
+    save_vector::<All>(&f, "empty", &[]).unwrap();
+    append_vector(&f, "empty", &rows[..3]).unwrap();
+    assert_eq!(load_vector::<All>(&f, "empty").unwrap(), rows[..3]);
+}
+
+#[test]
+fn append_with_wrong_type_changes_nothing() {
+    let (_d, f) = tmp();
+    save_vector(&f, "v", &[1.5f64, 2.5]).unwrap();
+    let e = append_vector(&f, "v", &[1i32]).unwrap_err();
+    assert!(e.to_string().contains("Int32"), "{e}");
+    let e = append_vector(&f, "v", &[Stamp::default()]).unwrap_err();
+    assert!(e.to_string().contains("record"), "{e}");
+    assert_eq!(load_vector::<f64>(&f, "v").unwrap(), [1.5, 2.5]);
+    assert_eq!(f.dataset("v/data/values").unwrap().shape(), vec![2]);
+}
+
+#[test]
+fn ranges_equal_slices() {
+    let (_d, f) = tmp();
+    let rows: Vec<All> = (0..200).map(all).collect();
+    save_vector_with(&f, "v", &rows, &SaveOptions::default().chunk_length(16)).unwrap();
+    for (a, b) in [
+        (0, 0),
+        (0, 200),
+        (17, 18),
+        (15, 33),
+        (199, 200),
+        (200, 200),
+        (64, 128),
+    ] {
+        let got: Vec<All> = load_range(&f, "v", a..b).unwrap();
+        assert_eq!(got, rows[a as usize..b as usize], "range {a}..{b}");
+    }
+    let e = load_range::<All>(&f, "v", 150..201).unwrap_err();
+    assert!(e.to_string().contains("outside"), "{e}");
+    #[allow(clippy::reversed_empty_ranges)] // an inverted range is the input under test
+    let e = load_range::<All>(&f, "v", 5..4).unwrap_err();
+    assert!(e.to_string().contains("outside"), "{e}");
+}
+
+#[test]
+fn column_reads() {
+    let (_d, f) = tmp();
+    let rows: Vec<All> = (0..50).map(all).collect();
+    save_vector(&f, "v", &rows).unwrap();
+    let weeks: Vec<i32> = load_column(&f, "v", "timestamp.weeks").unwrap();
+    assert_eq!(
+        weeks,
+        rows.iter().map(|r| r.timestamp.weeks).collect::<Vec<_>>()
+    );
+    let tags: Vec<Vec<String>> = load_column(&f, "v", "tags").unwrap();
+    assert_eq!(
+        tags,
+        rows.iter().map(|r| r.tags.clone()).collect::<Vec<_>>()
+    );
+    let stamps: Vec<Stamp> = load_column(&f, "v", "timestamp").unwrap();
+    assert_eq!(stamps[7], rows[7].timestamp);
+    let e = load_column::<i32>(&f, "v", "timestamp.days").unwrap_err();
+    assert_eq!(e.path(), "$.timestamp");
+    let e = load_column::<i64>(&f, "v", "timestamp.weeks").unwrap_err();
+    assert_eq!(e.path(), "$.timestamp.weeks");
+}
+
+#[test]
+fn streaming_writer_and_reader() {
+    let (_d, f) = tmp();
+    let opts = SaveOptions::default().chunk_length(1000);
+    let mut w = VectorWriter::<All>::create(&f, "s", &opts).unwrap();
+    for i in 0..2500 {
+        w.push(&all(i)).unwrap();
+    }
+    // Two full batches are committed, but the vector is not linked yet.
+    assert_eq!(w.len(), 2000);
+    assert!(!f.link_exists("s"));
+    assert_eq!(w.finish().unwrap(), 2500);
+    assert_eq!(vector_len(&f, "s").unwrap(), 2500);
+    let mut seen = 0u32;
+    for batch in VectorReader::<All>::open(&f, "s", 700).unwrap() {
+        let batch = batch.unwrap();
+        assert!(batch.len() <= 700);
+        for r in batch {
+            assert_eq!(r, all(seen));
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2500);
+    // Appending through a writer.
+    let mut w = VectorWriter::<All>::open_append(&f, "s", &opts).unwrap();
+    w.extend(&[all(2500), all(2501)]).unwrap();
+    assert_eq!(w.finish().unwrap(), 2502);
+    assert_eq!(
+        load_range::<All>(&f, "s", 2499..2502).unwrap(),
+        vec![all(2499), all(2500), all(2501)]
+    );
+}
+
+#[test]
+fn replace_keeps_old_until_done() {
+    let (_d, f) = tmp();
+    save_vector(&f, "v", &[1u8, 2, 3]).unwrap();
+    let e = save_vector(&f, "v", &[9u8]).unwrap_err();
+    assert!(e.to_string().contains("already exists"), "{e}");
+    // A failing replacement leaves the old vector.
+    let bad = vec!["ok".to_string(), "nul\0".to_string()];
+    assert!(save_vector_with(&f, "v", &bad, &SaveOptions::default().replace(true)).is_err());
+    assert_eq!(load_vector::<u8>(&f, "v").unwrap(), [1, 2, 3]);
+    save_vector_with(
+        &f,
+        "v",
+        &["new".to_string()],
+        &SaveOptions::default().replace(true),
+    )
+    .unwrap();
+    assert_eq!(load_vector::<String>(&f, "v").unwrap(), ["new"]);
+    let names = f.member_names().unwrap();
+    assert_eq!(names, ["v"]);
+}
+
+#[test]
+fn stale_tails_are_ignored_then_trimmed() {
+    let (_d, f) = tmp();
+    let rows: Vec<All> = (0..40).map(all).collect();
+    save_vector(&f, "v", &rows).unwrap();
+    append_vector(&f, "v", &rows[..5]).unwrap();
+    // Simulate a crash after the data of an append but before its count.
+    f.dataset("v/metadata/count")
+        .unwrap()
+        .write_scalar(&40i64)
+        .unwrap();
+    assert_eq!(load_vector::<All>(&f, "v").unwrap(), rows);
+    append_vector(&f, "v", &rows[..2]).unwrap();
+    let mut want = rows.clone();
+    want.extend_from_slice(&rows[..2]);
+    assert_eq!(load_vector::<All>(&f, "v").unwrap(), want);
+    assert_eq!(
+        f.dataset("v/data/temperature/values").unwrap().shape(),
+        vec![42]
+    );
+    assert_eq!(f.dataset("v/data/tags/OFFSETS").unwrap().shape(), vec![43]);
+    f.dataset("v/metadata/count")
+        .unwrap()
+        .write_scalar(&41i64)
+        .unwrap();
+    h5vec::repair::<All>(&f, "v").unwrap();
+    assert_eq!(
+        f.dataset("v/data/temperature/values").unwrap().shape(),
+        vec![41]
+    );
+    assert_eq!(load_vector::<All>(&f, "v").unwrap(), want[..41]);
+}
