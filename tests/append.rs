@@ -79,7 +79,7 @@ fn all(i: u32) -> All {
         ],
         tags: (0..i % 4).map(|k| format!("t{k}")).collect(),
         nested: vec![vec![i as u16; (i % 3) as usize]; (i % 2) as usize],
-        maybe: (i % 4 != 1).then(|| Stamp {
+        maybe: (i % 4 != 1).then_some(Stamp {
             weeks: 2,
             microseconds: 3,
         }),

@@ -111,7 +111,7 @@ impl<T: DeserializeOwned> Decoder<T> for JsonDecoder<T> {
         self.col.load(rows)
     }
     fn next(&mut self) -> Result<T> {
-        let s = self.col.next()?;
+        let s = self.col.next_value()?;
         let row = self.next_row;
         self.next_row += 1;
         serde_json::from_str(&s)

@@ -35,8 +35,8 @@ pub struct StringCodec;
 pub enum StringEncoder {
     /// HDF5 variable-length strings.
     Scalar(StrWriter),
-    /// Compressed VLS heap + pointers.
-    Vls(VlsEncoder),
+    /// Compressed VLS heap + pointers (boxed: it is much larger).
+    Vls(Box<VlsEncoder>),
 }
 
 /// Reads a string column in either layout.
@@ -62,9 +62,9 @@ impl Codec for StringCodec {
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         if ctx.opts.get_vls_strings() {
-            Ok(StringEncoder::Vls(VlsStringCodec::create(
+            Ok(StringEncoder::Vls(Box::new(VlsStringCodec::create(
                 group, path, ctx,
-            )?))
+            )?)))
         } else {
             Ok(StringEncoder::Scalar(StrWriter::create(
                 group, "values", path, ctx,
@@ -85,9 +85,9 @@ impl Codec for StringCodec {
                 dec.ds, count, path,
             )))
         } else {
-            Ok(StringEncoder::Vls(VlsStringCodec::append(
+            Ok(StringEncoder::Vls(Box::new(VlsStringCodec::append(
                 group, node, path, count, ctx,
-            )?))
+            )?)))
         }
     }
 
@@ -136,8 +136,8 @@ impl Decoder<String> for StringDecoder {
     #[inline]
     fn next(&mut self) -> Result<String> {
         match self {
-            StringDecoder::Scalar(d) => d.next(),
-            StringDecoder::Vls(d) => d.next(),
+            StringDecoder::Scalar(d) => d.next_value(),
+            StringDecoder::Vls(d) => d.next_value(),
         }
     }
     fn skip(&mut self) -> Result<()> {
@@ -202,13 +202,13 @@ impl VlenStrDecoder {
 
     /// The next string.
     #[inline]
-    pub fn next(&mut self) -> Result<String> {
+    pub fn next_value(&mut self) -> Result<String> {
         self.buf.next().ok_or_else(|| exhausted(&self.path))
     }
 
     /// Skips one string.
     pub fn skip(&mut self) -> Result<()> {
-        self.next().map(drop)
+        self.next_value().map(drop)
     }
 }
 

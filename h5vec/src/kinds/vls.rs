@@ -494,7 +494,7 @@ impl VlsDecoder {
     }
 
     /// The next element; a missing value is an error for a non-optional `String`.
-    pub fn next(&mut self) -> Result<String> {
+    pub fn next_value(&mut self) -> Result<String> {
         match self.next_opt()? {
             Some(s) => Ok(s),
             None => Err(Error::invalid(
@@ -557,7 +557,7 @@ impl Decoder<String> for VlsDecoder {
         VlsDecoder::load(self, rows)
     }
     fn next(&mut self) -> Result<String> {
-        VlsDecoder::next(self)
+        self.next_value()
     }
     fn skip(&mut self) -> Result<()> {
         VlsDecoder::skip(self)
