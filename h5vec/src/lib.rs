@@ -37,6 +37,7 @@ pub mod column;
 mod error;
 pub mod kinds;
 mod options;
+pub mod parallel;
 pub mod raw;
 pub mod schema;
 mod stream;

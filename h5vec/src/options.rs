@@ -49,6 +49,10 @@ pub struct SaveOptions {
     replace: bool,
 }
 
+/// Rows per read batch of whole-vector loads.
+pub(crate) const READ_BATCH_ROWS: u64 = 8 * AUTO_ROWS as u64;
+/// Chunks per write batch when compressing (so all cores get work).
+const COMPRESSED_BATCH_CHUNKS: usize = 8;
 /// Most rows in an automatic chunk (and in one write batch).
 pub(crate) const AUTO_ROWS: usize = 1 << 16;
 /// Largest automatic chunk of a row dataset, in bytes.
@@ -150,9 +154,14 @@ impl SaveOptions {
     /// Rows per write batch: the row chunk length, so every flush writes
     /// whole chunks.
     pub(crate) fn batch_rows(&self, len_hint: u64) -> usize {
-        match self.chunk_length {
+        let chunk = match self.chunk_length {
             Some(c) => c,
             None => pow2_hint(len_hint).min(AUTO_ROWS),
+        };
+        // Compressed chunks are compressed in parallel: give every core some.
+        match self.compression {
+            Compression::None => chunk,
+            _ => chunk.saturating_mul(COMPRESSED_BATCH_CHUNKS),
         }
     }
 }

@@ -414,7 +414,8 @@ fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &s
 
 /// Writes `rows` whole rows starting at row `start`, growing the dataset to
 /// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
-/// of memory type `mem_type`, laid out row-major.
+/// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
+/// dataset are compressed in parallel (see [`crate::parallel`]).
 ///
 /// # Safety
 /// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
@@ -434,15 +435,48 @@ pub unsafe fn write_rows_raw(
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
         .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
-    sync(|| unsafe {
-        if ds.shape().first().map(|&d| d as u64) != Some(end) {
+    if ds.shape().first().map(|&d| d as u64) != Some(end) {
+        sync(|| unsafe {
             let mut dims = vec![end as hsize_t];
             dims.extend(inner.iter().map(|&d| d as hsize_t));
-            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))?;
+            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
+        })?;
+    }
+    if elems == 0 {
+        return Ok(());
+    }
+    let elem_size = sync(|| unsafe { h5t::H5Tget_size(mem_type) });
+    let row_bytes = inner.iter().fold(elem_size as u64, |a, &d| a * d) as usize;
+    match crate::parallel::Pipeline::detect(ds, mem_type) {
+        Some(p) if p.row_bytes == row_bytes => {
+            // SAFETY: the caller guarantees `rows` rows of `row_bytes` bytes at `buf`.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), rows as usize * row_bytes) };
+            crate::parallel::write_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
+                // SAFETY: `b` holds `n` whole rows of `mem_type`.
+                unsafe { write_hyperslab(ds, mem_type, s, n, inner, b.as_ptr().cast(), path) }
+            })
         }
-        if elems == 0 {
-            return Ok(());
-        }
+        // SAFETY: forwarded from the caller.
+        _ => unsafe { write_hyperslab(ds, mem_type, start, rows, inner, buf, path) },
+    }
+}
+
+/// Writes `rows` rows at `start` of an already large enough dataset.
+///
+/// # Safety
+/// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
+unsafe fn write_hyperslab(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *const c_void,
+    path: &str,
+) -> Result<()> {
+    let elems = inner.iter().fold(rows, |a, &d| a * d);
+    sync(|| unsafe {
         let fs = check(path, h5d::H5Dget_space(ds.id()))?;
         let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
         row_selection(fs.id(), start, rows, inner, path)?;
@@ -516,6 +550,61 @@ pub unsafe fn read_rows_as<T: Copy>(
     if elems == 0 {
         return Ok(out);
     }
+    let row_bytes = inner
+        .iter()
+        .fold(std::mem::size_of::<T>() as u64, |a, &d| a * d) as usize;
+    {
+        // SAFETY: the spare capacity is only written to (by HDF5 or the
+        // decompressor) before `set_len`; a byte view of it is valid.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<u8>(),
+                elems * std::mem::size_of::<T>(),
+            )
+        };
+        match crate::parallel::Pipeline::detect(ds, mem_type) {
+            Some(p) if p.row_bytes == row_bytes => {
+                crate::parallel::read_rows(ds, &p, start, rows, bytes, &mut |s, n, b| {
+                    // SAFETY: `b` has room for `n` whole rows of `mem_type`.
+                    unsafe {
+                        read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path)
+                    }
+                })?
+            }
+            // SAFETY: `bytes` has room for `rows` rows of `mem_type`.
+            _ => unsafe {
+                read_hyperslab(
+                    ds,
+                    mem_type,
+                    start,
+                    rows,
+                    inner,
+                    bytes.as_mut_ptr().cast(),
+                    path,
+                )?
+            },
+        }
+    }
+    // SAFETY: every value was written above; the caller guarantees that any
+    // bit pattern HDF5 produces for `mem_type` is a valid `T`.
+    unsafe { out.set_len(elems) };
+    Ok(out)
+}
+
+/// Reads `rows` rows at `start` into `buf`.
+///
+/// # Safety
+/// `buf` must have room for `rows * prod(inner)` elements of `mem_type`.
+unsafe fn read_hyperslab(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *mut c_void,
+    path: &str,
+) -> Result<()> {
+    let elems = inner.iter().fold(rows, |a, &d| a * d);
     sync(|| unsafe {
         let fs = check(path, h5d::H5Dget_space(ds.id()))?;
         let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
@@ -525,20 +614,10 @@ pub unsafe fn read_rows_as<T: Copy>(
         let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
         check(
             path,
-            h5d::H5Dread(
-                ds.id(),
-                mem_type,
-                ms.id(),
-                fs.id(),
-                H5P_DEFAULT,
-                out.as_mut_ptr().cast(),
-            ),
+            h5d::H5Dread(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf),
         )?;
-        // SAFETY: H5Dread filled all `elems` values; T is Pod, so any bits are valid.
-        out.set_len(elems);
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 /// Reads rows of a 1-byte dataset as raw bytes in the file's own type

@@ -310,7 +310,8 @@ pub(crate) fn read_rows<T, D: Decoder<T>>(
         MAX_PREALLOC_BYTES / size
     };
     let mut out = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
-    let batch = crate::options::AUTO_ROWS as u64;
+    // Several chunks per batch, so compressed chunks decompress in parallel.
+    let batch = crate::options::READ_BATCH_ROWS;
     let mut start = rows.start;
     while start < rows.end {
         let end = rows.end.min(start + batch);
