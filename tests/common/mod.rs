@@ -246,3 +246,22 @@ pub fn bad_name(e: &Error) -> &str {
         other => panic!("expected a BadName error, got {other:?} ({e})"),
     }
 }
+
+/// Reads the one byte of a scalar 1-byte dataset in its own file type.
+pub fn read_scalar_byte(ds: &Dataset) -> u8 {
+    assert!(ds.is_scalar());
+    let mut b = 0u8;
+    with_dtype(ds, |id| unsafe {
+        assert_eq!(h5t::H5Tget_size(id), 1);
+        let r = hdf5_sys::h5d::H5Dread(
+            ds.id(),
+            id,
+            hdf5_sys::h5s::H5S_ALL,
+            hdf5_sys::h5s::H5S_ALL,
+            hdf5_sys::h5p::H5P_DEFAULT,
+            (&mut b as *mut u8).cast(),
+        );
+        assert!(r >= 0, "H5Dread failed");
+    });
+    b
+}
