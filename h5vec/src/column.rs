@@ -231,10 +231,15 @@ impl StrWriter {
         }
     }
 
+    /// The row the next pushed string gets (rows written plus rows buffered).
+    pub fn next_row(&self) -> u64 {
+        self.written + self.starts.len() as u64
+    }
+
     /// Buffers one string; a NUL inside it is an error (HDF5 strings end at NUL).
     pub fn push(&mut self, s: &str) -> Result<()> {
         if s.as_bytes().contains(&0) {
-            let row = self.written + self.starts.len() as u64;
+            let row = self.next_row();
             return Err(crate::Error::encode(
                 format!("{}[{row}]", self.path),
                 "string contains a NUL byte, which HDF5 variable-length strings cannot hold (use #[h5vec(vls)])",
