@@ -474,9 +474,9 @@ fn roundtrip_all_fields_skipped_is_constant() {
 
 #[test]
 fn roundtrip_plain_vectors() {
-    check_roundtrip(&vec![20.5f64, 21.0, 19.75]);
-    check_roundtrip(&vec!["a".to_string(), "βγ".to_string(), String::new()]);
-    check_roundtrip(&vec![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    check_roundtrip(&[20.5f64, 21.0, 19.75]);
+    check_roundtrip(&["a".to_string(), "βγ".to_string(), String::new()]);
+    check_roundtrip(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
 }
 
 #[test]
