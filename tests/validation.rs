@@ -1008,7 +1008,10 @@ fn saving_over_an_existing_name_fails_and_keeps_the_old_vector() {
     let e = h5vec::save_vector(&f, "m", &[1.0f64, 2.0]).expect_err("overwrite");
     assert_eq!(
         (e.path(), bad_name(&e)),
-        ("vector `m`", "`m` already exists in `/`")
+        (
+            "vector `m`",
+            "`m` already exists in `/` (use SaveOptions::replace(true) to replace it)"
+        )
     );
     assert_eq!(
         h5vec::load_vector::<Measurement>(&f, "m").unwrap(),
@@ -1020,7 +1023,10 @@ fn saving_over_an_existing_name_fails_and_keeps_the_old_vector() {
     let e = h5vec::save_vector(&g, "taken", &[1u8]).expect_err("over a dataset");
     assert_eq!(
         (e.path(), bad_name(&e)),
-        ("vector `taken`", "`taken` already exists in `/sub`")
+        (
+            "vector `taken`",
+            "`taken` already exists in `/sub` (use SaveOptions::replace(true) to replace it)"
+        )
     );
     assert_eq!(members(&g), ["taken"]);
 }
