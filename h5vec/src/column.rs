@@ -92,7 +92,9 @@ impl<T: Pod> PodWriter<T> {
     /// Rows buffered and not yet written.
     pub fn buffered_rows(&self) -> u64 {
         let per: u64 = self.inner.iter().product::<u64>();
-        (self.buf.len() as u64).checked_div(per).unwrap_or(self.empty_rows)
+        (self.buf.len() as u64)
+            .checked_div(per)
+            .unwrap_or(self.empty_rows)
     }
 
     /// Writes the buffer (one HDF5 call), setting the extent to exactly the
