@@ -18,6 +18,9 @@ pub struct PodWriter<T: Pod> {
     pub buf: Vec<T>,
     /// Rows already in the dataset (where the next flush starts).
     pub written: u64,
+    /// Rows buffered when a row holds no values at all (e.g. `[T; 0]`):
+    /// `buf` cannot count them.
+    pub empty_rows: u64,
     path: String,
 }
 
@@ -76,6 +79,7 @@ impl<T: Pod> PodWriter<T> {
             inner,
             buf: Vec::new(),
             written,
+            empty_rows: 0,
             path: path.to_owned(),
         })
     }
@@ -87,32 +91,38 @@ impl<T: Pod> PodWriter<T> {
 
     /// Rows buffered and not yet written.
     pub fn buffered_rows(&self) -> u64 {
-        let per: u64 = self.inner.iter().product::<u64>().max(1);
-        self.buf.len() as u64 / per
+        let per: u64 = self.inner.iter().product::<u64>();
+        (self.buf.len() as u64)
+            .checked_div(per)
+            .unwrap_or(self.empty_rows)
     }
 
     /// Writes the buffer (one HDF5 call), setting the extent to exactly the
     /// rows written so far (which also drops a stale tail after a crash).
     pub fn flush(&mut self) -> Result<()> {
         let rows = self.buffered_rows();
-        match &self.mem {
-            None => raw::write_rows(&self.ds, self.written, &self.inner, &self.buf, &self.path)?,
-            // SAFETY: AS_STORED types are single bytes and the dataset's own
-            // type is a 1-byte type, so the buffer matches it value for value.
-            Some(m) => unsafe {
-                raw::write_rows_raw(
-                    &self.ds,
-                    m.id(),
-                    self.written,
-                    rows,
-                    &self.inner,
-                    self.buf.as_ptr().cast(),
-                    &self.path,
-                )?
-            },
-        }
+        let mem = match &self.mem {
+            None => T::mem_type(),
+            // AS_STORED types are single bytes and the dataset's own type is
+            // a 1-byte type, so the buffer matches it value for value.
+            Some(m) => m.id(),
+        };
+        // SAFETY: buf holds rows * prod(inner) values of T, described by `mem`
+        // (rows is counted explicitly, so zero-size rows such as `[T; 0]` work).
+        unsafe {
+            raw::write_rows_raw(
+                &self.ds,
+                mem,
+                self.written,
+                rows,
+                &self.inner,
+                self.buf.as_ptr().cast(),
+                &self.path,
+            )?
+        };
         self.written += rows;
         self.buf.clear();
+        self.empty_rows = 0;
         Ok(())
     }
 }
@@ -219,10 +229,15 @@ impl StrWriter {
         }
     }
 
+    /// The row the next pushed string gets (rows written plus rows buffered).
+    pub fn next_row(&self) -> u64 {
+        self.written + self.starts.len() as u64
+    }
+
     /// Buffers one string; a NUL inside it is an error (HDF5 strings end at NUL).
     pub fn push(&mut self, s: &str) -> Result<()> {
         if s.as_bytes().contains(&0) {
-            let row = self.written + self.starts.len() as u64;
+            let row = self.next_row();
             return Err(crate::Error::encode(
                 format!("{}[{row}]", self.path),
                 "string contains a NUL byte, which HDF5 variable-length strings cannot hold (use #[h5vec(vls)])",

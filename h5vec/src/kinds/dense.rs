@@ -229,11 +229,17 @@ impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
     #[inline]
     fn push(&mut self, value: &A) -> Result<()> {
         value.flatten(&mut self.col.buf);
+        if A::LEAVES == 0 {
+            self.col.empty_rows += 1;
+        }
         Ok(())
     }
     fn push_null(&mut self) -> Result<()> {
         let n = self.col.buf.len() + A::LEAVES;
         self.col.buf.resize(n, Default::default());
+        if A::LEAVES == 0 {
+            self.col.empty_rows += 1;
+        }
         Ok(())
     }
     fn flush(&mut self) -> Result<()> {

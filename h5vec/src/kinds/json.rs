@@ -91,7 +91,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
 impl<T: Serialize> Encoder<T> for JsonEncoder<T> {
     fn push(&mut self, value: &T) -> Result<()> {
         self.text.clear();
-        let row = self.col.written;
+        let row = self.col.next_row();
         let text = serde_json::to_string(value)
             .map_err(|e| Error::encode(format!("{}[{row}]", self.path), e))?;
         self.text = text;
