@@ -230,6 +230,14 @@ fn split(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// The normal (HDF5 pipeline) path for rows a direct write cannot take:
+/// `(first_row, rows, bytes)`.
+pub type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + 'a;
+/// The normal path for rows a direct read cannot take: `(first_row, rows, out)`.
+pub type ReadFallback<'a> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 'a;
+/// One chunk to decompress: its output, its compressed bytes, and whether it worked.
+type Slot<'a> = (&'a mut [u8], Option<Vec<u8>>, bool);
+
 /// Writes rows `start..start + rows` from `buf` (row-major bytes): whole
 /// chunks compressed in parallel and written directly; the partial chunks
 /// at either end through `normal(first_row, rows, bytes)`.
@@ -240,7 +248,7 @@ pub fn write_rows(
     rows: u64,
     buf: &[u8],
     path: &str,
-    normal: &mut dyn FnMut(u64, u64, &[u8]) -> Result<()>,
+    normal: &mut WriteFallback<'_>,
 ) -> Result<()> {
     let end = start + rows;
     let (k0, nk) = full_chunks(p, start, end);
@@ -309,7 +317,7 @@ pub fn read_rows(
     start: u64,
     rows: u64,
     out: &mut [u8],
-    normal: &mut dyn FnMut(u64, u64, &mut [u8]) -> Result<()>,
+    normal: &mut ReadFallback<'_>,
 ) -> Result<()> {
     let end = start + rows;
     let (k0, nk) = full_chunks(p, start, end);
@@ -364,14 +372,14 @@ pub fn read_rows(
     });
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
-    let mut slots: Vec<(&mut [u8], Option<Vec<u8>>, bool)> = body_out
+    let mut slots: Vec<Slot<'_>> = body_out
         .chunks_mut(cb)
         .zip(comp)
         .map(|(o, d)| (o, d, false))
         .collect();
     let ranges = split(slots.len(), threads());
     std::thread::scope(|s| {
-        let mut rest: &mut [(&mut [u8], Option<Vec<u8>>, bool)] = &mut slots;
+        let mut rest: &mut [Slot<'_>] = &mut slots;
         for r in &ranges {
             let (mine, tail) = rest.split_at_mut(r.len());
             rest = tail;
