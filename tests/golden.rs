@@ -437,7 +437,7 @@ fn corrupt_mask_of_wrong_type() {
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     let m = f.dataset("table/tags/MASK").unwrap();
     let dt = h5vec::raw::dataset_type(&m, "t").unwrap();
-    let mut bytes = vec![1u8; 11];
+    let mut bytes = [1u8; 11];
     bytes[1] = 0;
     bytes[6] = 7;
     unsafe {
@@ -447,7 +447,7 @@ fn corrupt_mask_of_wrong_type() {
     // A null row with a non-empty span.
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     let m = f.dataset("table/tags/MASK").unwrap();
-    let mut bytes = vec![1u8; 11];
+    let mut bytes = [1u8; 11];
     bytes[0] = 0; // row 0 has two elements
     unsafe {
         h5vec::raw::write_rows_raw(&m, dt.id(), 0, 11, &[], bytes.as_ptr().cast(), "t").unwrap();
