@@ -35,6 +35,7 @@ mod bincode_codec;
 pub mod codec;
 pub mod column;
 mod error;
+pub mod h5col;
 pub mod kinds;
 mod options;
 pub mod parallel;
@@ -42,6 +43,7 @@ pub mod raw;
 pub mod schema;
 mod stream;
 mod vector;
+pub mod vls;
 
 pub use codec::{Codec, Decoder, Encoder, H5Vector};
 pub use error::{Error, ErrorKind, Result};

@@ -920,3 +920,154 @@ pub fn dataset_type(ds: &Dataset, path: &str) -> Result<Datatype> {
         hdf5::from_id::<Datatype>(t).at(path)
     })
 }
+
+/// Creates an empty, extendible, chunked column dataset like
+/// [`create_column`], with a user-defined fill value: `fill` holds one value
+/// of type `fill_type` (HDF5 converts it to the file type). h5col marks
+/// missing scalar values with the dataset's fill value.
+pub fn create_column_with_fill(
+    group: &Group,
+    name: &str,
+    spec: &ColumnSpec<'_>,
+    fill_type: hid_t,
+    fill: &[u8],
+    path: &str,
+) -> Result<Dataset> {
+    use hdf5_sys::h5p;
+    let cname =
+        CString::new(name).map_err(|_| Error::bad_name(path, "dataset name contains NUL"))?;
+    let mut dims = vec![0 as hsize_t];
+    dims.extend(spec.inner.iter().map(|&d| d as hsize_t));
+    let mut maxdims = vec![h5s::H5S_UNLIMITED];
+    maxdims.extend(spec.inner.iter().map(|&d| d as hsize_t));
+    let mut chunk = vec![spec.chunk_rows.max(1) as hsize_t];
+    chunk.extend(spec.inner.iter().map(|&d| d.max(1) as hsize_t));
+    sync(|| unsafe {
+        if h5t::H5Tget_size(fill_type) != fill.len() {
+            return Err(Error::invalid(path, "fill value does not match its type"));
+        }
+        let dcpl = check(path, h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
+        let dcpl = hdf5::from_id::<hdf5::plist::PropertyList>(dcpl).at(path)?;
+        let rank = dims.len() as i32;
+        check(path, h5p::H5Pset_chunk(dcpl.id(), rank, chunk.as_ptr()))?;
+        if let crate::options::Compression::Deflate { level, shuffle } = *spec.compression {
+            if shuffle {
+                check(path, h5p::H5Pset_shuffle(dcpl.id()))?;
+            }
+            check(
+                path,
+                h5p::H5Pset_deflate(dcpl.id(), u32::from(level.min(9))),
+            )?;
+        }
+        check(
+            path,
+            h5p::H5Pset_fill_value(dcpl.id(), fill_type, fill.as_ptr().cast()),
+        )?;
+        let sp = check(
+            path,
+            h5s::H5Screate_simple(rank, dims.as_ptr(), maxdims.as_ptr()),
+        )?;
+        let sp = hdf5::from_id::<hdf5::Dataspace>(sp).at(path)?;
+        let ds = check(
+            path,
+            h5d::H5Dcreate2(
+                group.id(),
+                cname.as_ptr(),
+                spec.dtype.id(),
+                sp.id(),
+                H5P_DEFAULT,
+                dcpl.id(),
+                H5P_DEFAULT,
+            ),
+        )?;
+        hdf5::from_id::<Dataset>(ds).at(path)
+    })
+}
+
+/// The dataset's user-defined fill value as one value of `mem_type` (of
+/// `size` bytes), or `None` when the fill value is not user-defined (the
+/// library default, which h5col does not treat as "missing").
+pub fn user_fill(
+    ds: &Dataset,
+    mem_type: hid_t,
+    size: usize,
+    path: &str,
+) -> Result<Option<Vec<u8>>> {
+    use hdf5_sys::h5d::H5D_fill_value_t;
+    use hdf5_sys::h5p;
+    sync(|| unsafe {
+        if h5t::H5Tget_size(mem_type) != size {
+            return Err(Error::invalid(
+                path,
+                "fill value buffer does not match its type",
+            ));
+        }
+        let dcpl = check(path, h5d::H5Dget_create_plist(ds.id()))?;
+        let dcpl = hdf5::from_id::<hdf5::plist::PropertyList>(dcpl).at(path)?;
+        let mut st = H5D_fill_value_t::H5D_FILL_VALUE_UNDEFINED;
+        check(path, h5p::H5Pfill_value_defined(dcpl.id(), &mut st))?;
+        if st != H5D_fill_value_t::H5D_FILL_VALUE_USER_DEFINED {
+            return Ok(None);
+        }
+        let mut buf = vec![0u8; size];
+        check(
+            path,
+            h5p::H5Pget_fill_value(dcpl.id(), mem_type, buf.as_mut_ptr().cast()),
+        )?;
+        Ok(Some(buf))
+    })
+}
+
+/// Reads rows `start..start + rows` of a 1-D dataset of fixed-size elements
+/// in the dataset's own type (no conversion), e.g. fixed-length strings.
+/// Returns the bytes and the element size. Variable-length types are refused.
+pub fn read_rows_own_type(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    path: &str,
+) -> Result<(Vec<u8>, usize)> {
+    let dt = dataset_type(ds, path)?;
+    let (size, variable) = unsafe {
+        (
+            h5t::H5Tget_size(dt.id()),
+            h5t::H5Tis_variable_str(dt.id()) > 0
+                || h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_VLEN,
+        )
+    };
+    if variable || size == 0 {
+        return Err(Error::mismatch(
+            path,
+            "a fixed-size type",
+            "a variable-length type",
+        ));
+    }
+    let total = usize::try_from(rows)
+        .ok()
+        .and_then(|r| r.checked_mul(size))
+        .ok_or_else(|| Error::invalid(path, "row range too large"))?;
+    let mut buf = vec![0u8; total];
+    if rows == 0 {
+        return Ok((buf, size));
+    }
+    sync(|| unsafe {
+        let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+        let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
+        row_selection(fs.id(), start, rows, &[], path)?;
+        let n = [rows as hsize_t];
+        let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
+        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        check(
+            path,
+            h5d::H5Dread(
+                ds.id(),
+                dt.id(),
+                ms.id(),
+                fs.id(),
+                H5P_DEFAULT,
+                buf.as_mut_ptr().cast(),
+            ),
+        )
+    })?;
+    Ok((buf, size))
+}

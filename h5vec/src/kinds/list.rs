@@ -197,7 +197,19 @@ impl<I: ItemCodec> ListEncoder<I> {
 
     /// Writes the batch: VALUES first, then OFFSETS.
     pub fn flush(&mut self) -> Result<()> {
-        self.items.flush()?;
+        self.flush_items()?;
+        self.flush_offsets()
+    }
+
+    /// Writes the buffered elements (the `VALUES` member) only. With
+    /// [`flush_offsets`](Self::flush_offsets) this lets a table write every
+    /// column's values, then its masks, then its offsets (h5col's order).
+    pub fn flush_items(&mut self) -> Result<()> {
+        self.items.flush()
+    }
+
+    /// Writes the buffered `OFFSETS` entries only (after [`flush_items`](Self::flush_items)).
+    pub fn flush_offsets(&mut self) -> Result<()> {
         self.offsets.flush()
     }
 }

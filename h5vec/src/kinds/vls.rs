@@ -429,6 +429,21 @@ impl VlsDecoder {
         })
     }
 
+    /// Number of entries in the pointer dataset (its extent).
+    pub fn len(&self) -> u64 {
+        self.ptr_rows
+    }
+
+    /// Whether the pointer dataset is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ptr_rows == 0
+    }
+
+    /// The `missing-value-placeholder` of the pointers, if any.
+    pub fn placeholder(&self) -> Option<&str> {
+        self.placeholder.as_deref()
+    }
+
     /// Reads elements `rows` as `Option<String>` (None where equal to the placeholder).
     pub fn read(&self, rows: Range<u64>) -> Result<Vec<Option<String>>> {
         let n = range_len(&rows, &self.path)?;

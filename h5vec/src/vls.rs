@@ -1,0 +1,153 @@
+//! Standalone compressed VLS string arrays, as written by dolomite-base
+//! (`save_object(StringList, string_list_vls=True)`) and validated by takane
+//! (`atomic_vector` with `type = "vls"`, version 1.1).
+//!
+//! Layout on disk:
+//! ```text
+//! <name>/                  group, string attribute `type = "vls"` (h5vec writes it as a
+//!                          scalar variable-length UTF-8 string, like dolomite)
+//! <name>/pointers          1-D compound {offset, length}: unsigned integers of up to
+//!                          64 bits each (h5vec writes uint64), one entry per element;
+//!                          optional scalar string attribute `missing-value-placeholder`
+//! <name>/heap              1-D uint8, the string bytes (chunked, deflate by default)
+//! <name>/names             (optional, takane) ignored by this reader
+//! ```
+//! Element `i` is `heap[offset_i .. offset_i + length_i]` cut at its first
+//! NUL byte, then decoded as UTF-8; it is missing (`None`) when it equals the
+//! placeholder. Entries may come in any order and share or overlap slices.
+//! Bounds are checked without overflow (`offset > heap length` or
+//! `offset + length > heap length` is an error naming the element).
+//!
+//! Writers choose the placeholder over all values: "NA", else "NA_",
+//! "NA__", ... (dolomite's rule), and write no attribute when nothing is
+//! missing. The columns themselves are [`crate::kinds::vls`]'s.
+
+use hdf5::Group;
+
+use crate::error::{Context, Error, Result};
+use crate::kinds::vls::{VlsDecoder, VlsEncoder};
+use crate::options::{Compression, SaveOptions, WriteCtx};
+use crate::raw;
+
+/// The value of the group's `type` attribute.
+pub const TYPE_VLS: &str = "vls";
+
+/// Members a takane `atomic_vector` group may hold besides `heap` and `pointers`.
+const OPTIONAL_MEMBERS: &[&str] = &["names"];
+
+/// Loads the VLS array stored in `group` (e.g. `file.group("atomic_vector")`).
+///
+/// Checks the `type` attribute, the members, the pointer compound type
+/// (members `offset` then `length`, unsigned, at most 64 bits), the heap
+/// type (1-D, 8-bit integers) and every slice against the heap, before any
+/// value is returned. Errors name the group and the element.
+pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
+    let path = group.name();
+    match raw::attr_string(group, "type", &path)? {
+        Some(t) if t == TYPE_VLS => {}
+        Some(t) => {
+            return Err(Error::mismatch(
+                format!("{path} (attribute type)"),
+                format!("\"{TYPE_VLS}\""),
+                format!("{t:?}"),
+            ))
+        }
+        None => {
+            return Err(Error::mismatch(
+                &path,
+                format!("a string attribute `type = \"{TYPE_VLS}\"`"),
+                "no `type` attribute",
+            ))
+        }
+    }
+    let mut names = group.member_names().at(&path)?;
+    names.retain(|n| !OPTIONAL_MEMBERS.contains(&n.as_str()));
+    names.sort();
+    if names != ["heap", "pointers"] {
+        return Err(Error::mismatch(
+            &path,
+            "members heap and pointers (and optionally names)",
+            format!("{names:?}"),
+        ));
+    }
+    let dec = VlsDecoder::open_datasets(group, &path, 0)?;
+    dec.read(0..dec.len())
+}
+
+/// Saves `values` as a new VLS array group `name` in `parent`, with
+/// deflate level 6 on both datasets (what dolomite writes).
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::hdf5::File::create(dir.path().join("contents.h5")).unwrap();
+/// let values = vec![Some("alpha".to_string()), None, Some("NA".to_string())];
+/// h5vec::vls::save_strings(&file, "atomic_vector", &values)?;
+/// // placeholder "NA_", because "NA" is a real value
+/// assert_eq!(h5vec::vls::load_strings(&file.group("atomic_vector").unwrap())?, values);
+/// # Ok(()) }
+/// ```
+pub fn save_strings(parent: &Group, name: &str, values: &[Option<String>]) -> Result<()> {
+    let opts = SaveOptions::default().compression(Compression::Deflate {
+        level: 6,
+        shuffle: false,
+    });
+    save_strings_with(parent, name, values, &opts)
+}
+
+/// Saves `values` as a new VLS array group `name` in `parent` with explicit
+/// options (chunk length and compression of `heap` and `pointers`;
+/// `dedup_strings` lets repeated values share one heap slice).
+///
+/// The name must not exist yet; a failed save removes the partly written group.
+/// A value containing a NUL byte cannot be stored (readers cut at the first NUL).
+pub fn save_strings_with(
+    parent: &Group,
+    name: &str,
+    values: &[Option<String>],
+    opts: &SaveOptions,
+) -> Result<()> {
+    crate::vector::check_name(name)?;
+    if parent.link_exists(name) {
+        return Err(Error::bad_name(
+            format!("VLS array `{name}`"),
+            format!("`{}` already exists in `{}`", name, parent.name()),
+        ));
+    }
+    let group = parent.create_group(name).at(name)?;
+    let result = write_strings(&group, values, opts);
+    if result.is_err() {
+        drop(group);
+        // Best effort: the original error is what the caller needs to see.
+        let _ = parent.unlink(name);
+    }
+    result
+}
+
+fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -> Result<()> {
+    let path = group.name();
+    let t: hdf5::types::VarLenUnicode = TYPE_VLS
+        .parse()
+        .map_err(|_| Error::encode(&path, "bad type attribute"))?;
+    group
+        .new_attr::<hdf5::types::VarLenUnicode>()
+        .shape(())
+        .create("type")
+        .at(&path)?
+        .write_scalar(&t)
+        .at(&path)?;
+    let ctx = WriteCtx {
+        opts,
+        len_hint: values.len() as u64,
+    };
+    let mut enc = VlsEncoder::create(group, &path, &ctx)?;
+    // One batch: the placeholder is chosen over all values.
+    for v in values {
+        match v {
+            Some(s) => enc.push(s)?,
+            None => enc.push_missing()?,
+        }
+    }
+    enc.flush()?;
+    group.file().at(&path)?.flush().at(&path)
+}
