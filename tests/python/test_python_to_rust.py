@@ -1,0 +1,366 @@
+"""Python writes (the way HDF5.jl + HDF5Vectors do), Rust reads.
+
+Each test writes a file with plain h5py (see hdf5vectors.py), then runs
+`xlang read FILE NAME KIND`, which loads it with h5vec::load_vector into
+the Rust type named by KIND and prints the values as JSON.
+"""
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+import expected as X
+import hdf5vectors as H
+
+# ---------------------------------------------------------------------------
+# Measurement, as Julia's HDF5Vectors stores the seed's example
+
+
+def jl_measurement(i):
+    """Different values from the Rust side's, so nothing is shared by accident."""
+    return {
+        "timestamp": {"weeks": 2000 + 3 * i - 50, "microseconds": i * 123_456_789_012 - 2**62},
+        "temperature": -10.5 + i / 8,
+        "position": [1e300 if i == 0 else i * 0.1, -float(i), float(i * i)],
+    }
+
+
+def measurement_schema():
+    ts = H.record("Main.GPSTimeStamp", [("weeks", H.scalar("Int32")), ("microseconds", H.scalar("Int64"))])
+    return H.record("Main.Measurement", [
+        ("timestamp", ts),
+        ("temperature", H.scalar("Float64")),
+        ("position", H.dense("Float64", [3], "StaticArraysCore.SVector{3, Float64}")),
+    ])
+
+
+def measurement_columns(n, extra=None):
+    """{data path: numpy array}; extra[path] = additional junk rows beyond n."""
+    extra = extra or {}
+    ms = [jl_measurement(i) for i in range(n + max(extra.values(), default=0))]
+    cols = {
+        "timestamp/weeks/values": np.array([m["timestamp"]["weeks"] for m in ms], dtype="<i4"),
+        "timestamp/microseconds/values": np.array([m["timestamp"]["microseconds"] for m in ms], dtype="<i8"),
+        "temperature/values": np.array([m["temperature"] for m in ms], dtype="<f8"),
+        "position/values": np.array([m["position"] for m in ms], dtype="<f8").reshape(-1, 3),
+    }
+    return {p: a[: n + extra.get(p, 0)] for p, a in cols.items()}
+
+
+def write_measurements(path, n, extra=None, mutate=None, count=None):
+    schema = measurement_schema()
+    cols = measurement_columns(n, extra)
+    if mutate:
+        mutate(schema, cols)
+
+    def fill(data):
+        for i, (p, a) in enumerate(cols.items()):
+            # Mix contiguous and chunked datasets: readers must not care.
+            H.write_column(data, p, a, chunked=i % 2 == 0)
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "measurements", schema, n if count is None else count, fill)
+
+
+def test_measurements(tmp_path, xlang_read):
+    path = tmp_path / "jl_measurements.h5"
+    write_measurements(path, 25)
+    assert xlang_read(path, "measurements", "measurement").values() == [jl_measurement(i) for i in range(25)]
+
+
+def test_columns_longer_than_count(tmp_path, xlang_read):
+    """Readers trust metadata/count: extra rows past it are not values."""
+    path = tmp_path / "jl_longer.h5"
+    extra = {"timestamp/weeks/values": 5, "timestamp/microseconds/values": 1, "temperature/values": 3,
+             "position/values": 7}
+    write_measurements(path, 10, extra=extra)
+    with h5py.File(path, "r") as f:
+        assert f["measurements/data/position/values"].shape == (17, 3)
+    assert xlang_read(path, "measurements", "measurement").values() == [jl_measurement(i) for i in range(10)]
+
+
+def test_f64_column_longer_than_count(tmp_path, xlang_read):
+    path = tmp_path / "jl_f64.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "x", H.scalar("Float64"), 20,
+                       lambda d: H.write_column(d, "values", np.arange(30) * 0.75 - 3.0, dtype="<f8"))
+    assert xlang_read(path, "x", "f64").values() == [i * 0.75 - 3.0 for i in range(20)]
+
+
+def test_empty_vector(tmp_path, xlang_read):
+    path = tmp_path / "jl_empty.h5"
+    write_measurements(path, 0)
+    assert xlang_read(path, "measurements", "measurement").values() == []
+
+
+# ---------------------------------------------------------------------------
+# Scalars
+
+
+STRINGS = ["", "ascii", "héllo wörld", "日本語", "emoji 🎉", "line\nbreak\ttab", "x" * 1000, 'q"\\']
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+def test_strings(tmp_path, xlang_read, chunked):
+    path = tmp_path / "jl_strings.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "names", H.scalar("String"), len(STRINGS),
+                       lambda d: H.write_column(d, "values", STRINGS, dtype="str", chunked=chunked))
+        ds = f["names/data/values"]
+        assert h5py.check_string_dtype(ds.dtype).encoding == "utf-8"
+    assert xlang_read(path, "names", "string").values() == STRINGS
+
+
+def test_strings_h5py_high_level(tmp_path, xlang_read):
+    """Strings written the plainest h5py way (list of str, string_dtype())."""
+    path = tmp_path / "h5py_strings.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "names", H.scalar("String"), len(STRINGS),
+                       lambda d: d.create_dataset("values", data=STRINGS, dtype=h5py.string_dtype()))
+    assert xlang_read(path, "names", "string").values() == STRINGS
+
+
+def test_bool_bitfield(tmp_path, xlang_read):
+    path = tmp_path / "jl_bool.h5"
+    want = [X.bool_value(n) for n in range(30)]
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "flags", H.scalar("Bool"), len(want),
+                       lambda d: H.write_bitfield(d, "values", [int(b) for b in want]))
+        assert H.is_bitfield8(f["flags/data/values"])
+    assert xlang_read(path, "flags", "bool").values() == want
+
+
+def test_char_code_points(tmp_path, xlang_read):
+    path = tmp_path / "jl_char.h5"
+    want = X.CHARS * 3
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "chars", H.scalar("Int32", "Char", H.CHAR), len(want),
+                       lambda d: H.write_column(d, "values", [ord(c) for c in want], dtype="<i4"))
+    assert xlang_read(path, "chars", "char").values() == want
+
+
+def test_enum_base_integer(tmp_path, xlang_read):
+    path = tmp_path / "jl_enum.h5"
+    n = 11
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "levels", H.scalar("Int16", "Main.Level", H.ENUM), n,
+                       lambda d: H.write_column(d, "values", [X.level_value(k)[1] for k in range(n)], dtype="<i2"))
+    assert xlang_read(path, "levels", "level").values() == [X.level_value(k)[0] for k in range(n)]
+
+
+def all_scalars_schema():
+    children = [(name, H.scalar(X.INT_TYPES[name][3])) for name in X.INT_TYPES]
+    children += [("float32", H.scalar("Float32")), ("float64", H.scalar("Float64")), ("flag", H.scalar("Bool")),
+                 ("letter", H.scalar("Int32", "Char", H.CHAR)), ("text", H.scalar("String")),
+                 ("level", H.scalar("Int16", "Main.Level", H.ENUM))]
+    return H.record("Main.AllScalars", children)
+
+
+def test_all_scalars_record(tmp_path, xlang_read):
+    path = tmp_path / "jl_all.h5"
+    n = X.N_SCALARS
+    recs = [X.all_scalars(k) for k in range(n)]
+
+    def fill(d):
+        for name, (dtype, *_rest) in X.INT_TYPES.items():
+            H.write_column(d, f"{name}/values", [r[name] for r in recs], dtype=dtype)
+        H.write_column(d, "float32/values", [r["float32"] for r in recs], dtype="<f4")
+        H.write_column(d, "float64/values", [r["float64"] for r in recs], dtype="<f8")
+        H.write_bitfield(d.create_group("flag"), "values", [int(r["flag"]) for r in recs])
+        H.write_column(d, "letter/values", [ord(r["letter"]) for r in recs], dtype="<i4")
+        H.write_column(d, "text/values", [r["text"] for r in recs], dtype="str")
+        H.write_column(d, "level/values", [r["level"][1] for r in recs], dtype="<i2")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "all", all_scalars_schema(), n, fill)
+    got = xlang_read(path, "all", "all").values()
+    assert len(got) == n
+    for k, (g, w) in enumerate(zip(got, recs)):
+        assert np.float32(g.pop("float32")) == w.pop("float32"), k
+        w["level"] = w["level"][0]
+        assert g == w, k
+
+
+# ---------------------------------------------------------------------------
+# Dense
+
+
+def test_dense_vec3(tmp_path, xlang_read):
+    path = tmp_path / "jl_vec3.h5"
+    arr = np.stack([X.vec3(n) for n in range(15)])
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "v", H.dense("Float32", [3], "StaticArraysCore.SVector{3, Float32}"), 15,
+                       lambda d: H.write_column(d, "values", arr))
+    got = np.array(xlang_read(path, "v", "vec3").values(), dtype=np.float32)
+    np.testing.assert_array_equal(got, arr)
+
+
+def test_dense_matrix(tmp_path, xlang_read):
+    """Julia 2x3 matrices: HDF5.jl (2, 3, Z), h5py (Z, 3, 2), dimensions [2, 3]."""
+    path = tmp_path / "jl_mat.h5"
+    arr = np.stack([X.mat(n) for n in range(6)])
+    assert arr.shape == (6, 3, 2)
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "m", H.dense("Int32", [2, 3], "StaticArraysCore.SMatrix{2, 3, Int32, 6}"), 6,
+                       lambda d: H.write_column(d, "values", arr, chunked=False))
+    assert xlang_read(path, "m", "mat").values() == arr.tolist()
+
+
+# ---------------------------------------------------------------------------
+# Records: tuples, constants, JSON
+
+
+def test_tuple(tmp_path, xlang_read):
+    path = tmp_path / "jl_tuple.h5"
+    n = 12
+    vals = [X.tuple_value(k) for k in range(n)]
+    schema = H.record("Tuple{Int32, Float64, String}",
+                      [("1", H.scalar("Int32")), ("2", H.scalar("Float64")), ("3", H.scalar("String"))], H.TUPLE)
+
+    def fill(d):
+        H.write_column(d, "1/values", [v[0] for v in vals], dtype="<i4")
+        H.write_column(d, "2/values", [v[1] for v in vals], dtype="<f8")
+        H.write_column(d, "3/values", [v[2] for v in vals], dtype="str")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "t", schema, n, fill)
+    assert xlang_read(path, "t", "tuple").values() == [list(v) for v in vals]
+
+
+def test_tuple_struct(tmp_path, xlang_read):
+    path = tmp_path / "pairs.h5"
+    n = 8
+    schema = H.record("Main.Pair", [("1", H.scalar("Int32")), ("2", H.scalar("Float64"))])
+
+    def fill(d):
+        H.write_column(d, "1/values", [X.pair(k)[0] for k in range(n)], dtype="<i4")
+        H.write_column(d, "2/values", [X.pair(k)[1] for k in range(n)], dtype="<f8")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "p", schema, n, fill)
+    assert xlang_read(path, "p", "pair").values() == [list(X.pair(k)) for k in range(n)]
+
+
+def test_constant(tmp_path, xlang_read):
+    path = tmp_path / "jl_const.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "markers", H.constant("Main.Marker"), 9, lambda d: None)
+    assert xlang_read(path, "markers", "marker").values() == [None] * 9
+
+
+def test_constant_field(tmp_path, xlang_read):
+    path = tmp_path / "jl_tagged.h5"
+    schema = H.record("Main.Tagged", [("id", H.scalar("Int32")), ("marker", H.constant("Main.Marker"))])
+
+    def fill(d):
+        H.write_column(d, "id/values", [k * 7 for k in range(4)], dtype="<i4")
+        d.create_group("marker")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "tagged", schema, 4, fill)
+    assert xlang_read(path, "tagged", "tagged").values() == [{"id": k * 7, "marker": None} for k in range(4)]
+
+
+def test_json_field(tmp_path, xlang_read):
+    """JSONCodec: one JSON document per element (any JSON spelling, not only compact)."""
+    path = tmp_path / "jl_json.h5"
+    n = 5
+    schema = H.record("Main.WithJson", [("id", H.scalar("Int64")),
+                                        ("meta", H.scalar("String", "Main.Meta", H.JSON))])
+
+    def fill(d):
+        H.write_column(d, "id/values", [k - 2 for k in range(n)], dtype="<i8")
+        H.write_column(d, "meta/values", [json.dumps(X.meta(k), indent=1) for k in range(n)], dtype="str")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "j", schema, n, fill)
+    assert xlang_read(path, "j", "with_json").values() == [{"id": k - 2, "meta": X.meta(k)} for k in range(n)]
+
+
+# ---------------------------------------------------------------------------
+# Files h5vec must refuse, with an error naming where
+
+
+def set_child(schema, names, key, value):
+    node = schema
+    for name in names:
+        node = node["children"][node["field_names"].index(name)]
+    node[key] = value
+
+
+def _wrong_encoded_type(s, c):
+    set_child(s, ["temperature"], "encoded_type", "Float32")
+
+
+def _short_column(s, c):
+    c["timestamp/weeks/values"] = c["timestamp/weeks/values"][:-1]
+
+
+def _wrong_dtype(s, c):
+    c["position/values"] = np.arange(c["position/values"].size, dtype="<i4").reshape(-1, 3)
+
+
+def _wrong_dims(s, c):
+    set_child(s, ["position"], "dimensions", [4])
+
+
+def _swapped_field_names(s, c):
+    s["field_names"] = ["temperature", "timestamp", "position"]
+
+
+def _wrong_kind(s, c):
+    set_child(s, ["timestamp", "microseconds"], "kind", "dense")
+
+
+def _wrong_codec(s, c):
+    set_child(s, ["timestamp"], "codec", H.TUPLE)
+
+
+NEGATIVE = {
+    "wrong_encoded_type": (_wrong_encoded_type, ["$.temperature", "Float32"]),
+    "column_shorter_than_count": (_short_column, ["$.timestamp.weeks"]),
+    "wrong_value_dtype": (_wrong_dtype, ["$.position"]),
+    "wrong_dimensions": (_wrong_dims, ["$.position"]),
+    "field_names_out_of_order": (_swapped_field_names, ["$", "field names"]),
+    "wrong_kind": (_wrong_kind, ["$.timestamp.microseconds", "dense"]),
+    "wrong_codec": (_wrong_codec, ["$.timestamp", "TupleCodec"]),
+}
+
+
+@pytest.mark.parametrize("case", list(NEGATIVE))
+def test_rejects_mismatch_naming_field_path(tmp_path, xlang_read, case):
+    mutate, needles = NEGATIVE[case]
+    path = tmp_path / f"bad_{case}.h5"
+    write_measurements(path, 10, mutate=mutate)
+    r = xlang_read(path, "measurements", "measurement")
+    assert r.returncode != 0, f"{case}: loaded anyway: {r.stdout[:200]}"
+    assert r.stdout == ""
+    assert "panicked" not in r.stderr
+    for needle in needles:
+        assert needle in r.stderr, f"{case}: {needle!r} not in {r.stderr!r}"
+
+
+def test_rejects_bad_metadata(tmp_path, xlang_read):
+    path = tmp_path / "bad_meta.h5"
+    write_measurements(path, 3)
+    with h5py.File(path, "a") as f:
+        del f["measurements/metadata/format_version"]
+        H.write_int64(f["measurements/metadata"], "format_version", 2)
+    r = xlang_read(path, "measurements", "measurement")
+    assert r.returncode != 0 and "format_version" in r.stderr
+
+    path = tmp_path / "bad_count.h5"
+    write_measurements(path, 3, count=-1)
+    r = xlang_read(path, "measurements", "measurement")
+    assert r.returncode != 0 and "count" in r.stderr
+
+
+def test_rejects_invalid_code_point(tmp_path, xlang_read):
+    path = tmp_path / "bad_char.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "chars", H.scalar("Int32", "Char", H.CHAR), 3,
+                       lambda d: H.write_column(d, "values", [65, 0xD800, 66], dtype="<i4"))
+    r = xlang_read(path, "chars", "char")
+    assert r.returncode != 0 and "$[1]" in r.stderr and "panicked" not in r.stderr
