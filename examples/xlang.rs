@@ -120,6 +120,15 @@ struct WithJson {
     meta: Meta,
 }
 
+/// Non-ASCII stored field names.
+#[derive(H5Vector, Serialize, Debug, Clone, PartialEq)]
+struct Accent {
+    #[h5vec(rename = "température")]
+    temperature: f32,
+    #[h5vec(rename = "名前")]
+    name: String,
+}
+
 /// The large vector.
 #[derive(H5Vector, Serialize, Debug, Clone, PartialEq)]
 struct Big {
@@ -353,6 +362,14 @@ fn write_all(out: &Path) -> BoxResult<()> {
     h5vec::save_vector(&f, "tagged", &tagged)?;
     h5vec::save_vector(&f, "annotated", &(0..6).map(annotated).collect::<Vec<_>>())?;
 
+    let accents: Vec<Accent> = (0..4)
+        .map(|n| Accent {
+            temperature: n as f32 - 1.5,
+            name: text_value(n),
+        })
+        .collect();
+    h5vec::save_vector(&f, "accent", &accents)?;
+
     let f = File::create(out.join("big.h5"))?;
     h5vec::save_vector(&f, "big", &(0..200_000).map(big).collect::<Vec<_>>())?;
     Ok(())
@@ -382,6 +399,7 @@ fn read(path: &str, name: &str, kind: &str) -> BoxResult<()> {
         "marker" => dump::<Marker>(&file, name),
         "tagged" => dump::<Tagged>(&file, name),
         "with_json" => dump::<WithJson>(&file, name),
+        "accent" => dump::<Accent>(&file, name),
         other => Err(format!("unknown KIND `{other}`").into()),
     }
 }

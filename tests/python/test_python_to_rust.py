@@ -287,6 +287,20 @@ def test_json_field(tmp_path, xlang_read):
     assert xlang_read(path, "j", "with_json").values() == [{"id": k - 2, "meta": X.meta(k)} for k in range(n)]
 
 
+def test_non_ascii_field_names(tmp_path, xlang_read):
+    path = tmp_path / "accent.h5"
+    schema = H.record("Main.Accent", [("température", H.scalar("Float32")), ("名前", H.scalar("String"))])
+
+    def fill(d):
+        H.write_column(d, "température/values", [0.5, -2.25], dtype="<f4")
+        H.write_column(d, "名前/values", ["ünï", "コード"], dtype="str")
+
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "a", schema, 2, fill)
+    assert xlang_read(path, "a", "accent").values() == [{"temperature": 0.5, "name": "ünï"},
+                                                        {"temperature": -2.25, "name": "コード"}]
+
+
 # ---------------------------------------------------------------------------
 # Files h5vec must refuse, with an error naming where
 

@@ -38,11 +38,12 @@ VECTORS = [
     ("records.h5", "markers"),
     ("records.h5", "tagged"),
     ("records.h5", "annotated"),
+    ("records.h5", "accent"),
     ("big.h5", "big"),
 ]
 COUNTS = {"measurements": 100, "measurements_opts": 100, "empty": 0, "empty_f64": 0, "f64_special": 5,
           "vec3": 20, "mat": 10, "flags": 16, "tuples": 12, "nested": 9, "pairs": 8, "markers": 7,
-          "tagged": 5, "annotated": 6, "big": 200_000}
+          "tagged": 5, "annotated": 6, "accent": 4, "big": 200_000}
 METADATA_MEMBERS = {"format_name", "format_version", "logical_type", "serialized_schema",
                     "schema_was_inferred", "count", "schema"}
 
@@ -502,6 +503,15 @@ def test_field_attributes_rename_skip_blob_json_vls(rust_files):
     # VLS note.
     hb = d["note/heap"][()].tobytes()
     assert [hb[o:o + m].decode("utf-8") for o, m in d["note/pointers"][()]] == [w["note"] for w in want]
+
+
+def test_non_ascii_field_names(rust_files):
+    f = rust_files("records.h5")
+    d = f["accent/data"]
+    assert set(d) == {"température", "名前"}
+    assert strip_logical(schema_of(f, "accent")) == R([("température", S("Float32")), ("名前", S("String"))])
+    assert d["température/values"][()].tolist() == [n - 1.5 for n in range(4)]
+    assert [s.decode("utf-8") for s in d["名前/values"][()]] == [X.text_value(n) for n in range(4)]
 
 
 def test_blob_bytes_and_stops(rust_files):
