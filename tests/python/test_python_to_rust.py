@@ -432,9 +432,6 @@ def test_plain_h5py_metadata_strings(tmp_path, xlang_read):
     assert xlang_read(path, "x", "f64").values() == [1.5, -2.0, 0.25]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "h5vec bug: raw::Bits8::accepts admits 1-byte enum/integer datasets, but the read "
-    "asks HDF5 to convert them to H5T_NATIVE_B8, which HDF5 cannot do (no conversion path)"))
 @pytest.mark.parametrize("dtype", ["bool", "i1", "u1"])
 def test_bool_as_numpy_bool_or_byte(tmp_path, xlang_read, dtype):
     """h5py stores numpy bool as an HDF5 enum {FALSE=0, TRUE=1} over int8; others
