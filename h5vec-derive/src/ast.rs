@@ -3,7 +3,7 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::attr::{check_container, Ctxt, FieldAttrs, Via};
+use crate::attr::{check_container, reject, Ctxt, FieldAttrs, Via};
 
 pub struct Field {
     /// How to reach the field: `a` or `0`.
@@ -44,6 +44,13 @@ const REPRS: &[&str] = &["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
 impl<'a> Input<'a> {
     pub fn from_ast(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Option<Input<'a>> {
         check_container(cx, &input.attrs);
+        if let Some(lt) = input.generics.lifetimes().next() {
+            cx.syn_error(syn::Error::new_spanned(
+                lt,
+                "H5Vector cannot be derived for a type with a lifetime parameter: loaded values own \
+                 their data (use `String` for `&str`, `Vec<T>` for `&[T]`)",
+            ));
+        }
         let shape = match &input.data {
             syn::Data::Struct(s) => {
                 let style = match s.fields {
@@ -66,7 +73,10 @@ impl<'a> Input<'a> {
                     };
                     let (name, name_span) = match attrs.rename {
                         Some((n, s)) => (n, s),
-                        None => (default_name, f.span()),
+                        None => (
+                            default_name,
+                            f.ident.as_ref().map_or_else(|| f.ty.span(), |id| id.span()),
+                        ),
                     };
                     fields.push(Field {
                         member,
@@ -77,34 +87,52 @@ impl<'a> Input<'a> {
                         via: attrs.via,
                     });
                 }
-                let mut seen = std::collections::HashSet::new();
+                let mut seen: Vec<&Field> = Vec::new();
                 for f in fields.iter().filter(|f| !f.skip) {
-                    if !seen.insert(f.name.clone()) {
-                        cx.error(
+                    match seen.iter().find(|g| g.name == f.name) {
+                        Some(g) => cx.error(
                             f.name_span,
-                            format!("two fields are stored under the name {:?}", f.name),
-                        );
+                            format!(
+                                "field `{}` would be stored as {:?}, which field `{}` already uses; \
+                                 give one of them another name with `#[h5vec(rename = \"...\")]`",
+                                member_text(&f.member),
+                                f.name,
+                                member_text(&g.member),
+                            ),
+                        ),
+                        None => seen.push(f),
                     }
                 }
                 Shape::Struct { fields, style }
             }
             syn::Data::Enum(e) => {
                 let mut repr = None;
+                let mut other_repr = None;
                 for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+                    // A malformed `#[repr]` is rustc's to report.
                     let _ = attr.parse_nested_meta(|meta| {
                         if let Some(id) = meta.path.get_ident() {
                             if REPRS.contains(&id.to_string().as_str()) {
                                 repr = Some(id.clone());
+                            } else if id != "C" {
+                                other_repr = Some(id.clone());
                             }
+                        }
+                        if meta.input.peek(syn::token::Paren) {
+                            let _ = meta.input.parse::<proc_macro2::Group>();
                         }
                         Ok(())
                     });
                 }
                 let mut variants = Vec::new();
                 for v in &e.variants {
+                    reject(cx, &v.attrs, "an enum variant");
+                    for f in &v.fields {
+                        reject(cx, &f.attrs, "a field of an enum variant");
+                    }
                     if !matches!(v.fields, syn::Fields::Unit) {
                         cx.error(
-                            v.span(),
+                            v.ident.span(),
                             format!(
                                 "H5Vector can store only fieldless enums, but variant `{}` has fields; \
                                  store the enum through serde with `#[h5vec(blob)]` or `#[h5vec(json)]` on the field that holds it",
@@ -121,19 +149,31 @@ impl<'a> Input<'a> {
                     );
                 }
                 if !input.generics.params.is_empty() {
-                    cx.error(
-                        input.generics.span(),
-                        "H5Vector cannot store a generic enum",
-                    );
+                    cx.syn_error(syn::Error::new_spanned(
+                        &input.generics,
+                        "H5Vector cannot be derived for a generic enum: it is stored as its integer discriminant",
+                    ));
                 }
                 let repr = match repr {
                     Some(r) => r,
                     None => {
-                        cx.error(
-                            input.ident.span(),
-                            "a fieldless enum is stored as its integer representation: add `#[repr(u8)]` \
-                             (or i8, i16, i32, i64, u16, u32, u64)",
-                        );
+                        match other_repr {
+                            Some(r) => cx.error(
+                                r.span(),
+                                format!(
+                                    "h5vec stores a fieldless enum as its integer representation, but `{r}` \
+                                     has no fixed HDF5 type; use `#[repr(u8)]` (or i8, i16, i32, i64, u16, u32, u64)"
+                                ),
+                            ),
+                            None => cx.error(
+                                input.ident.span(),
+                                format!(
+                                    "h5vec stores a fieldless enum as its integer representation: add `#[repr(u8)]` \
+                                     (or i8, i16, i32, i64, u16, u32, u64) to `{}`",
+                                    input.ident
+                                ),
+                            ),
+                        }
                         syn::Ident::new("u8", Span::call_site())
                     }
                 };
@@ -142,7 +182,8 @@ impl<'a> Input<'a> {
             syn::Data::Union(u) => {
                 cx.error(
                     u.union_token.span(),
-                    "H5Vector cannot be derived for unions",
+                    "H5Vector cannot be derived for a union: h5vec cannot tell which field is in use; \
+                     use a struct, or an enum stored with `#[h5vec(blob)]` or `#[h5vec(json)]` on the field that holds it",
                 );
                 return None;
             }
@@ -152,5 +193,13 @@ impl<'a> Input<'a> {
             generics: &input.generics,
             shape,
         })
+    }
+}
+
+/// A field's name in messages: `started`, `type` (for `r#type`), `0`.
+pub fn member_text(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(id) => syn::ext::IdentExt::unraw(id).to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
     }
 }

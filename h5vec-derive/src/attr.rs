@@ -1,6 +1,7 @@
 //! `#[h5vec(...)]` attributes, parsed with every error collected.
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::spanned::Spanned;
 
 /// Collects errors so all of them are reported at once.
@@ -70,26 +71,49 @@ impl FieldAttrs {
                     if out.via != Via::Default {
                         cx.error(
                             span,
-                            "only one of `blob`, `json` and `vls` may be given for a field",
+                            format!(
+                                "`{}` conflicts with `{}` given before: a field is stored one way; keep one of `blob`, `json`, `vls`",
+                                via_name(v),
+                                via_name(out.via)
+                            ),
                         );
                     }
                     out.via = v;
                     out.via_span = Some(span);
                 };
                 if meta.path.is_ident("rename") {
-                    let lit: syn::LitStr = meta.value()?.parse()?;
+                    if !meta.input.peek(syn::Token![=]) {
+                        cx.error(span, "`rename` needs the stored name: `#[h5vec(rename = \"name\")]`");
+                        return Ok(());
+                    }
+                    let value: syn::Expr = meta.value()?.parse()?;
+                    let lit = match value {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(lit), ..
+                        }) => lit,
+                        other => {
+                            cx.syn_error(syn::Error::new_spanned(
+                                other,
+                                "`rename` takes a string literal: `#[h5vec(rename = \"name\")]`",
+                            ));
+                            return Ok(());
+                        }
+                    };
                     let name = lit.value();
                     if let Some(why) = bad_name(&name) {
                         cx.error(
                             lit.span(),
-                            format!("invalid h5vec field name {name:?}: {why}"),
+                            format!("{name:?} cannot be a stored field name: {why}; HDF5 names must be non-empty, not `.` or `..`, without `/` or NUL"),
                         );
                     }
                     if out.rename.is_some() {
-                        cx.error(span, "duplicate `rename`");
+                        cx.error(span, "`rename` is given twice for this field; keep one");
                     }
                     out.rename = Some((name, lit.span()));
                 } else if meta.path.is_ident("skip") {
+                    if out.skip {
+                        cx.error(span, "`skip` is given twice for this field; keep one");
+                    }
                     out.skip = true;
                 } else if meta.path.is_ident("blob") {
                     set_via(cx, Via::Blob);
@@ -98,17 +122,11 @@ impl FieldAttrs {
                 } else if meta.path.is_ident("vls") {
                     set_via(cx, Via::Vls);
                 } else {
-                    let name = meta
-                        .path
-                        .get_ident()
-                        .map(|i| i.to_string())
-                        .unwrap_or_else(|| "?".into());
-                    cx.error(
-                        span,
-                        format!(
-                            "unknown h5vec field attribute `{name}`; expected one of {FIELD_ATTRS}"
-                        ),
-                    );
+                    let name = meta.path.to_token_stream().to_string().replace(' ', "");
+                    cx.syn_error(syn::Error::new_spanned(
+                        &meta.path,
+                        format!("unknown h5vec field attribute `{name}`; expected one of {FIELD_ATTRS}"),
+                    ));
                     // Consume a value, if any, so parsing can go on.
                     if meta.input.peek(syn::Token![=]) {
                         let _: syn::Expr = meta.value()?.parse()?;
@@ -120,11 +138,19 @@ impl FieldAttrs {
                 cx.syn_error(e);
             }
         }
-        if out.skip && (out.via != Via::Default || out.rename.is_some()) {
-            cx.error(
-                out.via_span.or(out.rename.as_ref().map(|r| r.1)).unwrap_or_else(Span::call_site),
-                "a `skip`ped field is not stored: `rename`, `blob`, `json` and `vls` make no sense with it",
-            );
+        if out.skip {
+            if let Some(span) = out.via_span {
+                cx.error(
+                    span,
+                    format!(
+                        "`{}` has no effect on a `skip`ped field, which is not stored; remove one of them",
+                        via_name(out.via)
+                    ),
+                );
+            }
+            if let Some((_, span)) = &out.rename {
+                cx.error(*span, "`rename` has no effect on a `skip`ped field, which is not stored; remove one of them");
+            }
         }
         out
     }
@@ -133,10 +159,29 @@ impl FieldAttrs {
 /// Rejects container-level `#[h5vec(...)]`: none are defined yet.
 pub fn check_container(cx: &mut Ctxt, attrs: &[syn::Attribute]) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("h5vec")) {
-        cx.error(
-            attr.span(),
-            format!("`#[h5vec(...)]` goes on fields (one of {FIELD_ATTRS}), not on the type"),
-        );
+        cx.syn_error(syn::Error::new_spanned(
+            attr,
+            format!("h5vec has no attributes for the type itself; `#[h5vec(...)]` goes on a field: {FIELD_ATTRS}"),
+        ));
+    }
+}
+
+/// Rejects `#[h5vec(...)]` where it means nothing (enum variants and their fields).
+pub fn reject(cx: &mut Ctxt, attrs: &[syn::Attribute], what: &str) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("h5vec")) {
+        cx.syn_error(syn::Error::new_spanned(
+            attr,
+            format!("`#[h5vec(...)]` has no meaning on {what}"),
+        ));
+    }
+}
+
+fn via_name(v: Via) -> &'static str {
+    match v {
+        Via::Default => "default",
+        Via::Blob => "blob",
+        Via::Json => "json",
+        Via::Vls => "vls",
     }
 }
 

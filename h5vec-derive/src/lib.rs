@@ -9,9 +9,10 @@ mod ast;
 mod attr;
 
 use proc_macro::TokenStream;
+use proc_macro2::Span;
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::ext::IdentExt;
 
 use ast::{Input, Shape, Style};
 use attr::{Ctxt, Via};
@@ -52,24 +53,125 @@ fn expand(input: &syn::DeriveInput) -> Result<TokenStream2, TokenStream2> {
     })
 }
 
-fn codec_of(f: &ast::Field) -> TokenStream2 {
-    let ty = &f.ty;
-    match f.via {
-        Via::Default => quote_spanned!(ty.span()=> <#ty as ::h5vec::H5Vector>::Codec),
-        Via::Blob => quote_spanned!(ty.span()=> ::h5vec::__private::BlobCodec<#ty>),
-        Via::Json => quote_spanned!(ty.span()=> ::h5vec::__private::JsonCodec<#ty>),
-        Via::Vls => quote_spanned!(ty.span()=> <#ty as ::h5vec::__private::VlsField>::Codec),
-    }
+/// The spans of the first and last token of `tokens`: an item built with
+/// the first span on its first token and the last span on its last one
+/// covers all of `tokens` in diagnostics (`Span::join` is not stable).
+fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
+    let mut it = tokens.to_token_stream().into_iter();
+    let first = it.next().map_or_else(Span::call_site, |t| t.span());
+    let last = it.last().map_or(first, |t| match t {
+        proc_macro2::TokenTree::Group(g) => g.span_close(),
+        t => t.span(),
+    });
+    (first, last)
 }
 
-fn bound_of(f: &ast::Field) -> TokenStream2 {
+/// One helper trait per field, private to the generated `const _` block.
+///
+/// Every field's requirement is written as a where-clause `Ty: Helper` on
+/// the generated impls, and everything the impls need from the field type
+/// goes through the helper. So a field type that does not fit gives exactly
+/// one error, at the field's type, whose message (the helper's
+/// `on_unimplemented`) names the field and says what to do.
+struct FieldHelper {
+    /// The trait's definition and blanket impl.
+    def: TokenStream2,
+    /// The where-clause predicate `Ty: Helper`, spanned over the type.
+    pred: TokenStream2,
+    /// `<Ty as Helper>` spanned over the type, to call the helper through.
+    qself: TokenStream2,
+}
+
+fn field_helper(owner: &syn::Ident, f: &ast::Field) -> FieldHelper {
     let ty = &f.ty;
-    match f.via {
-        Via::Default => quote_spanned!(ty.span()=> #ty: ::h5vec::H5Vector + 'static),
-        Via::Blob | Via::Json => quote_spanned!(ty.span()=>
-            #ty: ::h5vec::__private::serde::Serialize + ::h5vec::__private::serde::de::DeserializeOwned + 'static),
-        Via::Vls => quote_spanned!(ty.span()=> #ty: ::h5vec::__private::VlsField + 'static),
-    }
+    let field = ast::member_text(&f.member);
+    let trait_ident = format_ident!("__H5Vector_field_{}", field);
+    let (first, last) = span_range(ty);
+    // The same trait, named with the span of the type's last token, so
+    // that `Ty: Helper` is one span over the type in diagnostics.
+    let trait_at_ty = syn::Ident::new(&trait_ident.to_string(), last);
+    let pred = {
+        let colon = quote_spanned!(last=> : #trait_at_ty);
+        quote!(#ty #colon)
+    };
+    let qself = {
+        let open = quote_spanned!(first=> <);
+        let close = quote_spanned!(last=> as #trait_at_ty>);
+        quote!(#open #ty #close)
+    };
+    let what = format!("field `{field}` of `{owner}`");
+    let private = quote!(::h5vec::__private);
+    let def = if f.skip {
+        let message = format!(
+            "{what} is `#[h5vec(skip)]`, so loading fills it with `Default::default()`, \
+             but `{{Self}}` does not implement `Default`"
+        );
+        let note =
+            "implement or derive `Default` for `{Self}`, or store the field instead of skipping it";
+        quote! {
+            #[diagnostic::on_unimplemented(message = #message, label = "`{Self}` has no `Default`", note = #note)]
+            #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
+            trait #trait_ident: #private::std::marker::Sized {
+                fn __h5vec_default() -> Self;
+            }
+            impl<T: #private::std::default::Default> #trait_ident for T {
+                #[inline]
+                fn __h5vec_default() -> T {
+                    <T as #private::std::default::Default>::default()
+                }
+            }
+        }
+    } else {
+        let (message, label, note, codec, bound) = match f.via {
+            Via::Default => (
+                format!("{what} has no h5vec storage kind: `{{Self}}` does not implement `H5Vector`"),
+                "no h5vec layout for `{Self}`".to_string(),
+                "derive `H5Vector` for `{Self}` if it is your type, or store the field through serde \
+                 with `#[h5vec(blob)]` (bincode bytes) or `#[h5vec(json)]` (JSON text)"
+                    .to_string(),
+                quote!(<T as ::h5vec::H5Vector>::Codec),
+                quote!(::h5vec::H5Vector),
+            ),
+            Via::Blob | Via::Json => {
+                let (name, codec) = if f.via == Via::Blob {
+                    ("blob", quote!(#private::BlobCodec<T>))
+                } else {
+                    ("json", quote!(#private::JsonCodec<T>))
+                };
+                (
+                    format!(
+                        "{what} is `#[h5vec({name})]`, but `{{Self}}` does not implement \
+                         serde's `Serialize` and `DeserializeOwned`"
+                    ),
+                    "not serializable with serde".to_string(),
+                    format!(
+                        "derive `serde::Serialize` and `serde::Deserialize` for `{{Self}}`, \
+                         or derive `H5Vector` for it and remove `#[h5vec({name})]`"
+                    ),
+                    codec,
+                    quote!(#private::serde::Serialize + #private::serde::de::DeserializeOwned),
+                )
+            }
+            Via::Vls => (
+                format!("{what} is `#[h5vec(vls)]`, which stores only `String` and `Option<String>`, not `{{Self}}`"),
+                "not a string type".to_string(),
+                "remove `#[h5vec(vls)]` to store `{Self}` with its own layout".to_string(),
+                quote!(<T as #private::VlsField>::Codec),
+                quote!(#private::VlsField),
+            ),
+        };
+        quote! {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
+            trait #trait_ident: #private::std::marker::Sized + 'static {
+                type Codec: ::h5vec::Codec<Value = Self> + 'static;
+            }
+            impl<T: #bound + 'static> #trait_ident for T {
+                type Codec = #codec;
+            }
+        }
+    };
+    FieldHelper { def, pred, qself }
 }
 
 /// The impl generics and a where clause with the given extra predicates,
@@ -92,43 +194,43 @@ fn generics_with(
 
 fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> TokenStream2 {
     let ident = input.ident;
-    let stored: Vec<&ast::Field> = fields.iter().filter(|f| !f.skip).collect();
-    let bounds: Vec<TokenStream2> = stored.iter().map(|f| bound_of(f)).collect();
-    let skipped_bounds: Vec<TokenStream2> = fields
+    let helpers: Vec<FieldHelper> = fields.iter().map(|f| field_helper(ident, f)).collect();
+    let defs = helpers.iter().map(|h| &h.def);
+    let preds: Vec<TokenStream2> = helpers.iter().map(|h| h.pred.clone()).collect();
+    let (impl_g, ty_g, where_c) = generics_with(input, preds);
+    let stored: Vec<(&ast::Field, &FieldHelper)> = fields
         .iter()
-        .filter(|f| f.skip)
-        .map(|f| {
-            let ty = &f.ty;
-            quote_spanned!(ty.span()=> #ty: ::h5vec::__private::std::default::Default)
-        })
+        .zip(&helpers)
+        .filter(|(f, _)| !f.skip)
         .collect();
-    let mut all = bounds.clone();
-    all.extend(skipped_bounds);
-    let (impl_g, ty_g, where_c) = generics_with(input, all);
 
     // Build `Self { a: <expr>, .. }` / `Self(<expr>, ..)` / `Self`.
-    let construct = |value_of: &dyn Fn(usize, &ast::Field) -> TokenStream2| -> TokenStream2 {
+    let construct = |value_of: &dyn Fn(usize) -> TokenStream2| -> TokenStream2 {
         match style {
-            Style::Unit => quote!(#ident),
+            Style::Unit => quote!(Self),
             Style::Named => {
                 let inits = fields.iter().enumerate().map(|(i, f)| {
                     let m = &f.member;
-                    let v = value_of(i, f);
+                    let v = value_of(i);
                     quote!(#m: #v)
                 });
-                quote!(#ident { #(#inits,)* })
+                quote!(Self { #(#inits,)* })
             }
             Style::Tuple => {
-                let inits = fields.iter().enumerate().map(|(i, f)| value_of(i, f));
-                quote!(#ident( #(#inits,)* ))
+                let inits = (0..fields.len()).map(value_of);
+                quote!(Self( #(#inits,)* ))
             }
         }
     };
-    let default = quote!(::h5vec::__private::std::default::Default::default());
+    let default_of = |i: usize| {
+        let q = &helpers[i].qself;
+        quote!(#q::__h5vec_default())
+    };
 
     if stored.is_empty() {
-        let value = construct(&|_, _| default.clone());
+        let value = construct(&default_of);
         return quote! {
+            #(#defs)*
             #[automatically_derived]
             impl #impl_g ::h5vec::__private::Constant for #ident #ty_g #where_c {
                 fn value() -> Self { #value }
@@ -140,13 +242,19 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
         };
     }
 
-    let codecs: Vec<TokenStream2> = stored.iter().map(|f| codec_of(f)).collect();
+    let codecs: Vec<TokenStream2> = stored
+        .iter()
+        .map(|(_, h)| {
+            let q = &h.qself;
+            quote!(#q::Codec)
+        })
+        .collect();
     let fields_ty = codecs
         .iter()
         .rev()
         .fold(quote!(()), |acc, c| quote!((#c, #acc)));
-    let names: Vec<&str> = stored.iter().map(|f| f.name.as_str()).collect();
-    let members: Vec<&syn::Member> = stored.iter().map(|f| &f.member).collect();
+    let names: Vec<&str> = stored.iter().map(|(f, _)| f.name.as_str()).collect();
+    let members: Vec<&syn::Member> = stored.iter().map(|(f, _)| &f.member).collect();
     let refs = members
         .iter()
         .rev()
@@ -170,14 +278,15 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
         let b = binding(i);
         quote!((#b, #acc))
     });
-    let value = construct(&|i, _| match stored_index[i] {
+    let value = construct(&|i| match stored_index[i] {
         Some(k) => {
             let b = binding(k);
             quote!(#b)
         }
-        None => default.clone(),
+        None => default_of(i),
     });
     quote! {
+        #(#defs)*
         #[automatically_derived]
         impl #impl_g ::h5vec::__private::Record for #ident #ty_g #where_c {
             type Fields = #fields_ty;
@@ -188,8 +297,8 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
                 #refs
             }
             #[inline]
-            fn from_parts(parts: <Self::Fields as ::h5vec::__private::FieldList>::Values) -> Self {
-                let #pattern = parts;
+            fn from_parts(__h5vec_parts: <Self::Fields as ::h5vec::__private::FieldList>::Values) -> Self {
+                let #pattern = __h5vec_parts;
                 #value
             }
         }
@@ -206,13 +315,24 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
 
 fn expand_enum(input: &Input<'_>, repr: &syn::Ident, variants: &[syn::Ident]) -> TokenStream2 {
     let ident = input.ident;
+    // Spelled out in full: a user type named `u8` must not be picked up.
+    let repr = quote!(::h5vec::__private::std::primitive::#repr);
     let to_raw = variants
         .iter()
-        .map(|v| quote!(#ident::#v => #ident::#v as #repr));
-    let from_raw = variants.iter().map(|v| quote!(if raw == #ident::#v as #repr { return ::h5vec::__private::std::option::Option::Some(#ident::#v); }));
+        .map(|v| quote!(Self::#v => Self::#v as #repr));
+    let from_raw = variants.iter().map(|v| {
+        quote! {
+            if __h5vec_raw == Self::#v as #repr {
+                return ::h5vec::__private::std::option::Option::Some(Self::#v);
+            }
+        }
+    });
     let first = &variants[0];
-    let names = variants.iter().map(|v| v.to_string());
-    let list = names.collect::<Vec<_>>().join(", ");
+    let list = variants
+        .iter()
+        .map(|v| v.unraw().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     let expected = format!("a discriminant of `{ident}` ({list})");
     quote! {
         #[automatically_derived]
@@ -224,13 +344,13 @@ fn expand_enum(input: &Input<'_>, repr: &syn::Ident, variants: &[syn::Ident]) ->
                 match self { #(#to_raw,)* }
             }
             #[inline]
-            fn from_raw(raw: #repr) -> ::h5vec::__private::std::option::Option<Self> {
+            fn from_raw(__h5vec_raw: #repr) -> ::h5vec::__private::std::option::Option<Self> {
                 #(#from_raw)*
                 ::h5vec::__private::std::option::Option::None
             }
-            fn placeholder() -> Self { #ident::#first }
+            fn placeholder() -> Self { Self::#first }
             fn expected() -> ::h5vec::__private::std::string::String {
-                ::h5vec::__private::std::string::String::from(#expected)
+                ::h5vec::__private::std::borrow::ToOwned::to_owned(#expected)
             }
         }
         #[automatically_derived]

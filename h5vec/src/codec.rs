@@ -28,8 +28,8 @@ use crate::schema::{Schema, Stored};
 /// `#[derive(H5Vector)]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no h5vec storage kind",
-    label = "no h5vec layout for `{Self}`",
-    note = "derive `H5Vector` for it, or mark the field `#[h5vec(blob)]` or `#[h5vec(json)]` to store it through serde"
+    label = "`{Self}` does not implement `H5Vector`",
+    note = "derive `H5Vector` for `{Self}` if it is your type; as a field of a derived struct it can be stored through serde with `#[h5vec(blob)]` or `#[h5vec(json)]`"
 )]
 pub trait H5Vector: Sized {
     /// The layout values of this type use by default.

@@ -1,0 +1,14 @@
+//! Compile-fail and compile-pass tests for `#[derive(H5Vector)]`.
+//!
+//! Each `tests/ui/fail_*.rs` must fail to compile with exactly the
+//! diagnostics in the `.stderr` file next to it; each `tests/ui/pass_*.rs`
+//! must compile (and run) cleanly. Regenerate the expected output after a
+//! deliberate change with `TRYBUILD=overwrite cargo test --test derive_ui`,
+//! then read every changed `.stderr`: each must be short and actionable.
+
+#[test]
+fn derive_ui() {
+    let t = trybuild::TestCases::new();
+    t.pass("../tests/ui/pass_*.rs");
+    t.compile_fail("../tests/ui/fail_*.rs");
+}

@@ -1,0 +1,28 @@
+use h5vec::H5Vector;
+
+// `#[h5vec(...)]` on enum variants means nothing and is rejected.
+#[derive(H5Vector)]
+#[repr(u8)]
+enum Mode {
+    #[h5vec(rename = "off")]
+    Off,
+    On,
+}
+
+// Borrowed data cannot be loaded back.
+#[derive(H5Vector)]
+struct View<'a> {
+    name: &'a str,
+}
+
+// A generic enum is not a plain integer.
+#[derive(H5Vector)]
+#[repr(u8)]
+enum Tagged<T> {
+    A,
+    B,
+    #[allow(dead_code)]
+    _Never(std::marker::PhantomData<T>),
+}
+
+fn main() {}
