@@ -72,11 +72,36 @@ fn status_bytes(key: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// CPU time of the whole process (all threads), in seconds. On a loaded
+/// machine it is less disturbed by other processes than wall time.
+pub fn cpu_time() -> f64 {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clk: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: `ts` is a valid out-pointer of the layout of `struct timespec` on 64-bit Linux.
+        if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.sec as f64 + ts.nsec as f64 * 1e-9;
+        }
+    }
+    f64::NAN
+}
+
 /// One timed phase.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
     /// Wall time in seconds.
     pub secs: f64,
+    /// Process CPU time (user + system) in seconds.
+    pub cpu: f64,
     /// Peak RSS growth during the phase, in bytes (Linux).
     pub peak: Option<u64>,
 }
@@ -86,11 +111,13 @@ pub fn measure<R>(f: impl FnOnce() -> R) -> (Sample, R) {
     let rss0 = std::fs::write("/proc/self/clear_refs", "5")
         .ok()
         .and_then(|_| status_bytes("VmRSS:"));
+    let c = cpu_time();
     let t = Instant::now();
     let r = std::hint::black_box(f());
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_time() - c;
     let peak = rss0.and_then(|r0| Some(status_bytes("VmHWM:")?.saturating_sub(r0)));
-    (Sample { secs, peak }, r)
+    (Sample { secs, cpu, peak }, r)
 }
 
 /// Median (mean of the middle two for an even count), min and max.

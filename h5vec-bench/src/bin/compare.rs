@@ -326,85 +326,94 @@ fn print_table<T>(
         harness::loadavg()
     );
     println!(
-        "| phase | impl | median s | min s | max s | MB/s | file MB | peak MB | vs baseline |"
+        "| phase | impl | median s | min s | max s | cpu s | MB/s | file MB | peak MB | vs baseline (wall) | vs baseline (cpu) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut summary = Vec::new();
     for phase in ["save", "load"] {
-        let pick = |r: &Results| -> Vec<f64> {
-            let v = if phase == "save" { &r.save } else { &r.load };
-            v.iter().map(|s| s.secs).collect()
-        };
-        for (case, res) in cases.iter().zip(results) {
-            let secs = pick(res);
-            let (med, min, max) = stats(&secs);
-            let peak = if phase == "save" {
-                &res.save
+        let samples = |r: &Results| -> Vec<Sample> {
+            if phase == "save" {
+                r.save.clone()
             } else {
-                &res.load
-            };
-            let peak: Vec<f64> = peak
+                r.load.clone()
+            }
+        };
+        let wall = |r: &Results| -> Vec<f64> { samples(r).iter().map(|s| s.secs).collect() };
+        let cpu = |r: &Results| -> Vec<f64> { samples(r).iter().map(|s| s.cpu).collect() };
+        let base = cases
+            .iter()
+            .zip(results)
+            .filter(|(c, _)| c.role == Role::Baseline)
+            .map(|(c, r)| (c.group, r))
+            .collect::<Vec<_>>();
+        for (case, res) in cases.iter().zip(results) {
+            let secs = wall(res);
+            let (med, min, max) = stats(&secs);
+            let cpu_med = stats(&cpu(res)).0;
+            let peaks: Vec<f64> = samples(res)
                 .iter()
                 .filter_map(|s| s.peak)
                 .map(|b| b as f64)
                 .collect();
-            let peak = if peak.is_empty() {
+            let peak = if peaks.is_empty() {
                 "–".into()
             } else {
-                format!("{:.0}", stats(&peak).0 / 1e6)
+                format!("{:.0}", stats(&peaks).0 / 1e6)
             };
-            let base = cases
-                .iter()
-                .zip(results)
-                .find(|(c, _)| c.group == case.group && c.role == Role::Baseline);
-            let ratio = match (case.role, base) {
-                (Role::Baseline, _) => "1 (baseline)".to_string(),
-                (_, Some((_, bres))) => {
-                    let bsecs = pick(bres);
+            let bres = base.iter().find(|(g, _)| *g == case.group).map(|(_, r)| *r);
+            let (ratio, ratio_cpu) = match (case.role, bres) {
+                (Role::Baseline, _) => ("1 (baseline)".to_string(), "1".to_string()),
+                (_, Some(bres)) => {
+                    let bsecs = wall(bres);
                     let r_med = med / stats(&bsecs).0;
                     let paired: Vec<f64> = secs.iter().zip(&bsecs).map(|(x, y)| x / y).collect();
                     let r_pair = stats(&paired).0;
+                    let r_cpu = cpu_med / stats(&cpu(bres)).0;
                     if case.role == Role::H5vec {
-                        summary.push((case.group, phase, r_med, r_pair));
+                        summary.push((case.group, phase, r_med, r_pair, r_cpu));
                     }
-                    format!("**{r_med:.2}x** (paired {r_pair:.2}x)")
+                    (
+                        format!("**{r_med:.2}x** (paired {r_pair:.2}x)"),
+                        format!("{r_cpu:.2}x"),
+                    )
                 }
-                _ => "–".into(),
+                _ => ("–".into(), "–".into()),
             };
             println!(
-                "| {phase} | {} | {} | {} | {} | {:.0} | {:.1} | {peak} | {ratio} |",
+                "| {phase} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {peak} | {ratio} | {ratio_cpu} |",
                 case.name,
                 fmt_s(med),
                 fmt_s(min),
                 fmt_s(max),
+                fmt_s(cpu_med),
                 payload as f64 / 1e6 / med,
                 res.bytes as f64 / 1e6,
             );
         }
     }
     if !summary.is_empty() {
-        println!("\n| group | phase | h5vec / baseline (ratio of medians) | median of per-pass ratios | issue 2: <= 1.25x | issue 6 target |");
-        println!("|---|---|---:|---:|---|---|");
-        for (group, phase, r, rp) in summary {
+        println!(
+            "\n| group | phase | h5vec / baseline (ratio of median wall times) | median of per-pass ratios | cpu-time ratio | issue 2: <= 1.25x | issue 6 target |"
+        );
+        println!("|---|---|---:|---:|---:|---|---|");
+        for (group, phase, r, rp, rc) in summary {
+            let met = |ok: bool| if ok { "met" } else { "not met" };
             let i6 = match (group, phase) {
-                ("uncompressed", "save") => {
-                    format!("<= 0.5x: {}", if r <= 0.5 { "met" } else { "not met" })
-                }
-                ("uncompressed", "load") => {
-                    format!("<= 0.6x: {}", if r <= 0.6 { "met" } else { "not met" })
-                }
+                ("uncompressed", "save") => format!("<= 0.5x: {}", met(r <= 0.5)),
+                ("uncompressed", "load") => format!("<= 0.6x: {}", met(r <= 0.6)),
                 _ => "–".into(),
             };
             println!(
-                "| {group} | {phase} | {r:.2}x | {rp:.2}x | {} | {i6} |",
-                if r <= 1.25 { "met" } else { "not met" }
+                "| {group} | {phase} | {r:.2}x | {rp:.2}x | {rc:.2}x | {} | {i6} |",
+                met(r <= 1.25)
             );
         }
     }
     println!(
         "\nsave = File::create + write + close (no fsync); load = File::open + read into Vec<Record> + close. \
          Every phase starts from cold memory (mmap_threshold tunable, H5garbage_collect + malloc_trim). \
-         Loaded data verified == input (untimed). MB/s = logical payload / median."
+         Loaded data verified == input (untimed). MB/s = logical payload / median wall time; \
+         cpu s = median process CPU time (user + sys) of the phase."
     );
 }
 
