@@ -1,0 +1,438 @@
+//! h5vec against the hand-written hdf5-metno columnar baseline, side by
+//! side in one run.
+//!
+//! ```text
+//! cargo run --release -p h5vec-bench --bin compare -- --rows 1000000 --passes 5 [--deflate]
+//! ```
+//!
+//! Options: `--rows N` (1,000,000), `--passes P` (5), `--warmup W` (1
+//! unreported pass first), `--workload w1|w2` (w1), `--deflate` (add the
+//! shuffle+deflate(4) rows), `--no-compound` (drop the compound reference),
+//! `--only a,b` (run only these implementations, e.g. `h5vec` for
+//! profiling), `--dir D` (temp files; default `$TMPDIR` or /tmp), `--keep`.
+//!
+//! **One process, interleaved.** The data are generated once and every
+//! implementation sees the same `Vec` at the same address. A pass runs every
+//! implementation once (save, then load, then untimed verification), and
+//! the order of implementations rotates from pass to pass, so slow drifts
+//! of the shared 2-core VM and position effects hit all of them alike. One
+//! process per run would pay the data generation per run and adds nothing
+//! the heap discipline below does not already give: every phase starts from
+//! cold memory (fresh `mmap`s for large buffers, HDF5 free lists and glibc
+//! heap trimmed before each phase, see `h5vec_bench::harness`), as in a
+//! fresh process, and HDF5's library state is shared by all alike.
+//!
+//! **What is timed.** save = `File::create` + the write + `File::close`
+//! (data reach the page cache, no fsync). load = `File::open` + reading
+//! into a complete `Vec<Record>` + closing the file. Untimed: generation,
+//! removing the old file, verification (`==` against the input) and
+//! dropping what was read.
+//!
+//! The table shows median, min and max over the passes, and for h5vec the
+//! ratio of its median to the baseline's median in the same group (plus
+//! the median of the per-pass ratios, which is robust to drift).
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+use h5vec::hdf5::File;
+use h5vec::SaveOptions;
+use h5vec_bench::baseline::{self, Layout};
+use h5vec_bench::data::{self, Measurement};
+use h5vec_bench::harness::{self, measure, stats, Sample};
+
+type AnyResult<T> = Result<T, Box<dyn Error>>;
+type SaveFn<'a, T> = Box<dyn Fn(&File, &[T]) -> AnyResult<()> + 'a>;
+type LoadFn<'a, T> = Box<dyn Fn(&File) -> AnyResult<Vec<T>> + 'a>;
+
+/// Name of the vector / top group in every file.
+const NAME: &str = "v";
+
+/// One implementation under test.
+struct Case<'a, T> {
+    /// Short name (`--only` matches it).
+    name: &'static str,
+    /// Comparison group: h5vec is compared with the baseline of its group.
+    group: &'static str,
+    /// Role in the group.
+    role: Role,
+    save: SaveFn<'a, T>,
+    load: LoadFn<'a, T>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    H5vec,
+    Baseline,
+    Reference,
+}
+
+#[derive(Default)]
+struct Results {
+    save: Vec<Sample>,
+    load: Vec<Sample>,
+    bytes: u64,
+}
+
+struct Args {
+    rows: usize,
+    passes: usize,
+    warmup: usize,
+    workload: String,
+    deflate: bool,
+    compound: bool,
+    only: Option<Vec<String>>,
+    dir: PathBuf,
+    keep: bool,
+}
+
+fn parse_args() -> AnyResult<Args> {
+    let mut a = Args {
+        rows: 1_000_000,
+        passes: 5,
+        warmup: 1,
+        workload: "w1".into(),
+        deflate: false,
+        compound: true,
+        only: None,
+        dir: std::env::temp_dir(),
+        keep: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--rows" => a.rows = val()?.replace(['_', ','], "").parse()?,
+            "--passes" => a.passes = val()?.parse()?,
+            "--warmup" => a.warmup = val()?.parse()?,
+            "--workload" => a.workload = val()?,
+            "--deflate" => a.deflate = true,
+            "--no-compound" => a.compound = false,
+            "--only" => a.only = Some(val()?.split(',').map(str::to_owned).collect()),
+            "--dir" => a.dir = val()?.into(),
+            "--keep" => a.keep = true,
+            "-h" | "--help" => {
+                println!(
+                    "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] \
+                     [--no-compound] [--only impl,impl] [--dir D] [--keep]"
+                );
+                std::process::exit(0);
+            }
+            _ => return Err(format!("unknown argument {arg}").into()),
+        }
+    }
+    if a.passes == 0 {
+        return Err("--passes must be >= 1".into());
+    }
+    Ok(a)
+}
+
+fn h5vec_case<'a, T: h5vec::H5Vector + 'a>(
+    name: &'static str,
+    group: &'static str,
+    opts: SaveOptions,
+) -> Case<'a, T> {
+    Case {
+        name,
+        group,
+        role: Role::H5vec,
+        save: Box::new(move |f, v| Ok(h5vec::save_vector_with(f, NAME, v, &opts)?)),
+        load: Box::new(|f| Ok(h5vec::load_vector::<T>(f, NAME)?)),
+    }
+}
+
+fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
+    let base = |name, group, layout| Case {
+        name,
+        group,
+        role: Role::Baseline,
+        save: Box::new(move |f: &File, v: &[Measurement]| {
+            Ok(baseline::save_w1(f, NAME, v, layout)?)
+        }),
+        load: Box::new(|f: &File| Ok(baseline::load_w1(f, NAME)?)),
+    };
+    let mut cases = vec![
+        h5vec_case("h5vec", "uncompressed", SaveOptions::default()),
+        base("baseline-chunk64k", "uncompressed", Layout::Chunked),
+    ];
+    if args.compound {
+        cases.push(Case {
+            name: "compound-contig",
+            group: "uncompressed",
+            role: Role::Reference,
+            save: Box::new(|f, v| Ok(baseline::save_w1_compound(f, NAME, v, Layout::Contiguous)?)),
+            load: Box::new(|f| Ok(baseline::load_w1_compound(f, NAME)?)),
+        });
+    }
+    if args.deflate {
+        cases.push(h5vec_case(
+            "h5vec-deflate4",
+            "deflate4",
+            SaveOptions::default().deflate(4),
+        ));
+        cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
+    }
+    cases
+}
+
+fn w2_cases<'a>(args: &Args) -> Vec<Case<'a, data::Event>> {
+    let base = |name, group, layout| Case {
+        name,
+        group,
+        role: Role::Baseline,
+        save: Box::new(move |f: &File, v: &[data::Event]| {
+            Ok(baseline::save_w2(f, NAME, v, layout)?)
+        }),
+        load: Box::new(|f: &File| Ok(baseline::load_w2(f, NAME)?)),
+    };
+    let mut cases = Vec::new();
+    #[cfg(feature = "w2")]
+    cases.push(h5vec_case("h5vec", "uncompressed", SaveOptions::default()));
+    #[cfg(not(feature = "w2"))]
+    eprintln!(
+        "note: h5vec W2 rows need `--features w2` (h5vec list columns); running the baseline only"
+    );
+    cases.push(base("baseline-chunk64k", "uncompressed", Layout::Chunked));
+    if args.deflate {
+        #[cfg(feature = "w2")]
+        cases.push(h5vec_case(
+            "h5vec-deflate4",
+            "deflate4",
+            SaveOptions::default().deflate(4),
+        ));
+        cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
+    }
+    cases
+}
+
+fn file_len(p: &Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// One save + load + verification of `case`.
+fn run_once<T: PartialEq>(
+    case: &Case<'_, T>,
+    input: &[T],
+    path: &Path,
+    res: &mut Results,
+) -> AnyResult<()> {
+    let _ = std::fs::remove_file(path);
+    harness::trim_heap();
+    let (s, r) = measure(|| -> AnyResult<()> {
+        let f = File::create(path)?;
+        (case.save)(&f, input)?;
+        f.close()?;
+        Ok(())
+    });
+    r.map_err(|e| format!("{}: save failed: {e}", case.name))?;
+    res.bytes = file_len(path);
+    harness::trim_heap();
+    let (l, back) = measure(|| -> AnyResult<Vec<T>> {
+        let f = File::open(path)?;
+        let v = (case.load)(&f)?;
+        f.close()?;
+        Ok(v)
+    });
+    let back = back.map_err(|e| format!("{}: load failed: {e}", case.name))?;
+    if back.len() != input.len() || back != input {
+        return Err(format!("{}: loaded data differ from the input", case.name).into());
+    }
+    drop(back);
+    res.save.push(s);
+    res.load.push(l);
+    Ok(())
+}
+
+fn run<T: PartialEq>(
+    args: &Args,
+    workload: &str,
+    input: &[T],
+    payload: u64,
+    cases: Vec<Case<'_, T>>,
+) -> AnyResult<()> {
+    let cases: Vec<_> = cases
+        .into_iter()
+        .filter(|c| {
+            args.only
+                .as_ref()
+                .is_none_or(|o| o.iter().any(|n| n == c.name))
+        })
+        .collect();
+    if cases.is_empty() {
+        return Err("no implementation selected".into());
+    }
+    std::fs::create_dir_all(&args.dir)?;
+    let path = args
+        .dir
+        .join(format!("h5vec-bench-{}.h5", std::process::id()));
+    let mut results: Vec<Results> = cases.iter().map(|_| Results::default()).collect();
+    let load0 = harness::loadavg();
+    for pass in 0..args.warmup + args.passes {
+        let warm = pass < args.warmup;
+        eprint!("{} {}:", if warm { "warm-up" } else { "pass" }, pass);
+        for k in 0..cases.len() {
+            // Rotate the order from pass to pass.
+            let i = (k + pass) % cases.len();
+            let mut scratch = Results::default();
+            let res = if warm { &mut scratch } else { &mut results[i] };
+            run_once(&cases[i], input, &path, res)?;
+            if let (Some(s), Some(l)) = (res.save.last(), res.load.last()) {
+                eprint!(" {} {:.4}/{:.4}", cases[i].name, s.secs, l.secs);
+            } else {
+                eprint!(" {}", cases[i].name);
+            }
+            if args.keep {
+                let keep = args
+                    .dir
+                    .join(format!("h5vec-bench-{workload}-{}.h5", cases[i].name));
+                std::fs::rename(&path, keep)?;
+            }
+        }
+        eprintln!();
+    }
+    let _ = std::fs::remove_file(&path);
+    harness::trim_heap();
+    print_table(args, workload, payload, &cases, &results, &load0);
+    Ok(())
+}
+
+fn fmt_s(x: f64) -> String {
+    if x < 0.01 {
+        format!("{x:.2e}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn print_table<T>(
+    args: &Args,
+    workload: &str,
+    payload: u64,
+    cases: &[Case<'_, T>],
+    results: &[Results],
+    load0: &str,
+) {
+    let (a, b, c) = hdf5::library_version();
+    println!(
+        "\n## {workload}: {} rows, {} passes (+{} warm-up), payload {:.1} MB\n",
+        args.rows,
+        args.passes,
+        args.warmup,
+        payload as f64 / 1e6
+    );
+    println!(
+        "HDF5 {a}.{b}.{c}; GLIBC_TUNABLES={}; load average {load0} at start, {} at end\n",
+        std::env::var("GLIBC_TUNABLES").unwrap_or_default(),
+        harness::loadavg()
+    );
+    println!(
+        "| phase | impl | median s | min s | max s | cpu s | MB/s | file MB | peak MB | vs baseline (wall) | vs baseline (cpu) |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut summary = Vec::new();
+    for phase in ["save", "load"] {
+        let samples = |r: &Results| -> Vec<Sample> {
+            if phase == "save" {
+                r.save.clone()
+            } else {
+                r.load.clone()
+            }
+        };
+        let wall = |r: &Results| -> Vec<f64> { samples(r).iter().map(|s| s.secs).collect() };
+        let cpu = |r: &Results| -> Vec<f64> { samples(r).iter().map(|s| s.cpu).collect() };
+        let base = cases
+            .iter()
+            .zip(results)
+            .filter(|(c, _)| c.role == Role::Baseline)
+            .map(|(c, r)| (c.group, r))
+            .collect::<Vec<_>>();
+        for (case, res) in cases.iter().zip(results) {
+            let secs = wall(res);
+            let (med, min, max) = stats(&secs);
+            let cpu_med = stats(&cpu(res)).0;
+            let peaks: Vec<f64> = samples(res)
+                .iter()
+                .filter_map(|s| s.peak)
+                .map(|b| b as f64)
+                .collect();
+            let peak = if peaks.is_empty() {
+                "–".into()
+            } else {
+                format!("{:.0}", stats(&peaks).0 / 1e6)
+            };
+            let bres = base.iter().find(|(g, _)| *g == case.group).map(|(_, r)| *r);
+            let (ratio, ratio_cpu) = match (case.role, bres) {
+                (Role::Baseline, _) => ("1 (baseline)".to_string(), "1".to_string()),
+                (_, Some(bres)) => {
+                    let bsecs = wall(bres);
+                    let r_med = med / stats(&bsecs).0;
+                    let paired: Vec<f64> = secs.iter().zip(&bsecs).map(|(x, y)| x / y).collect();
+                    let r_pair = stats(&paired).0;
+                    let r_cpu = cpu_med / stats(&cpu(bres)).0;
+                    if case.role == Role::H5vec {
+                        summary.push((case.group, phase, r_med, r_pair, r_cpu));
+                    }
+                    (
+                        format!("**{r_med:.2}x** (paired {r_pair:.2}x)"),
+                        format!("{r_cpu:.2}x"),
+                    )
+                }
+                _ => ("–".into(), "–".into()),
+            };
+            println!(
+                "| {phase} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {peak} | {ratio} | {ratio_cpu} |",
+                case.name,
+                fmt_s(med),
+                fmt_s(min),
+                fmt_s(max),
+                fmt_s(cpu_med),
+                payload as f64 / 1e6 / med,
+                res.bytes as f64 / 1e6,
+            );
+        }
+    }
+    if !summary.is_empty() {
+        println!(
+            "\n| group | phase | h5vec / baseline (ratio of median wall times) | median of per-pass ratios | cpu-time ratio | issue 2: <= 1.25x | issue 6 target |"
+        );
+        println!("|---|---|---:|---:|---:|---|---|");
+        for (group, phase, r, rp, rc) in summary {
+            let met = |ok: bool| if ok { "met" } else { "not met" };
+            let i6 = match (group, phase) {
+                ("uncompressed", "save") => format!("<= 0.5x: {}", met(r <= 0.5)),
+                ("uncompressed", "load") => format!("<= 0.6x: {}", met(r <= 0.6)),
+                _ => "–".into(),
+            };
+            println!(
+                "| {group} | {phase} | {r:.2}x | {rp:.2}x | {rc:.2}x | {} | {i6} |",
+                met(r <= 1.25)
+            );
+        }
+    }
+    println!(
+        "\nsave = File::create + write + close (no fsync); load = File::open + read into Vec<Record> + close. \
+         Every phase starts from cold memory (mmap_threshold tunable, H5garbage_collect + malloc_trim). \
+         Loaded data verified == input (untimed). MB/s = logical payload / median wall time; \
+         cpu s = median process CPU time (user + sys) of the phase."
+    );
+}
+
+fn main() -> AnyResult<()> {
+    harness::ensure_malloc_tunable();
+    let args = parse_args()?;
+    match args.workload.as_str() {
+        "w1" | "measurements" => {
+            eprintln!("generating {} W1 rows", args.rows);
+            let input = data::gen_w1(args.rows);
+            let payload = data::W1_PAYLOAD * args.rows as u64;
+            run(&args, "W1 Measurement", &input, payload, w1_cases(&args))
+        }
+        "w2" | "events" => {
+            eprintln!("generating {} W2 rows", args.rows);
+            let input = data::gen_w2(args.rows);
+            let payload = data::w2_payload(&input);
+            run(&args, "W2 Event", &input, payload, w2_cases(&args))
+        }
+        w => Err(format!("unknown workload {w} (w1 or w2)").into()),
+    }
+}
