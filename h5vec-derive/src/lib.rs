@@ -111,7 +111,7 @@ fn field_helper(owner: &syn::Ident, f: &ast::Field) -> FieldHelper {
         quote! {
             #[diagnostic::on_unimplemented(message = #message, label = "`{Self}` has no `Default`", note = #note)]
             #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
-            trait #trait_ident: #private::std::marker::Sized {
+            pub trait #trait_ident: #private::std::marker::Sized {
                 fn __h5vec_default() -> Self;
             }
             impl<T: #private::std::default::Default> #trait_ident for T {
@@ -163,7 +163,7 @@ fn field_helper(owner: &syn::Ident, f: &ast::Field) -> FieldHelper {
         quote! {
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
             #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
-            trait #trait_ident: #private::std::marker::Sized + 'static {
+            pub trait #trait_ident: #private::std::marker::Sized + 'static {
                 type Codec: ::h5vec::Codec<Value = Self> + 'static;
             }
             impl<T: #bound + 'static> #trait_ident for T {

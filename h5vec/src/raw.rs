@@ -1071,3 +1071,68 @@ pub fn read_rows_own_type(
     })?;
     Ok((buf, size))
 }
+
+/// Keeps HDF5's metadata cache from writing dirty metadata on its own
+/// (evictions off, no automatic resizing) while it lives, so the file on
+/// disk changes only at explicit flushes: a writer killed between two
+/// flushes leaves the metadata of the last flush, never a half-updated
+/// object header or chunk index. Restores the previous configuration on drop.
+pub struct HoldMetadata {
+    file: hid_t,
+    saved: Option<Box<hdf5_sys::h5ac::H5AC_cache_config_t>>,
+    _keep: hdf5::File,
+}
+
+impl HoldMetadata {
+    /// Holds the metadata of `file` (best effort: on failure nothing changes).
+    pub fn new(file: hdf5::File) -> Self {
+        use hdf5_sys::h5ac::*;
+        use hdf5_sys::h5f;
+        let id = file.id();
+        let saved = sync(|| unsafe {
+            let mut cfg: Box<H5AC_cache_config_t> = Box::default();
+            cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+            if h5f::H5Fget_mdc_config(id, &mut *cfg) < 0 {
+                return None;
+            }
+            let mut held = cfg.clone();
+            held.evictions_enabled = 0;
+            held.incr_mode = hdf5_sys::h5c::H5C_cache_incr_mode::H5C_incr__off;
+            held.flash_incr_mode = hdf5_sys::h5c::H5C_cache_flash_incr_mode::H5C_flash_incr__off;
+            held.decr_mode = hdf5_sys::h5c::H5C_cache_decr_mode::H5C_decr__off;
+            held.set_initial_size = 0;
+            if h5f::H5Fset_mdc_config(id, &mut *held) < 0 {
+                return None;
+            }
+            Some(cfg)
+        });
+        HoldMetadata {
+            file: id,
+            saved,
+            _keep: file,
+        }
+    }
+}
+
+impl Drop for HoldMetadata {
+    fn drop(&mut self) {
+        if let Some(cfg) = self.saved.as_mut() {
+            sync(|| unsafe {
+                hdf5_sys::h5f::H5Fset_mdc_config(self.file, &mut **cfg);
+            });
+        }
+    }
+}
+
+/// Shrinks a dataset to `rows` rows along axis 0 if it is longer.
+pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+    let mut shape: Vec<hsize_t> = ds.shape().iter().map(|&d| d as hsize_t).collect();
+    match shape.first_mut() {
+        Some(d) if *d > rows => {
+            *d = rows;
+            sync(|| unsafe { check(path, h5d::H5Dset_extent(ds.id(), shape.as_ptr())) })?;
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}

@@ -133,6 +133,8 @@ pub struct VectorWriter<T: H5Vector> {
     committed: u64,
     pending: usize,
     batch: usize,
+    /// Metadata reaches the disk only at flushes while the writer lives.
+    _hold: crate::raw::HoldMetadata,
     _t: PhantomData<T>,
 }
 
@@ -147,6 +149,7 @@ impl<T: H5Vector> VectorWriter<T> {
                 format!("`{name}` already exists in `{}`", parent.name()),
             ));
         }
+        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         let tmp = temp_name(name);
         if parent.link_exists(&tmp) {
             parent.unlink(&tmp).at("$")?;
@@ -181,12 +184,14 @@ impl<T: H5Vector> VectorWriter<T> {
             committed: 0,
             pending: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
+            _hold: hold,
             _t: PhantomData,
         })
     }
 
     /// Continues the existing vector `name`, after checking its schema against `T`.
     pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         let v = open_vector(parent, name)?;
         let ctx = WriteCtx {
             opts,
@@ -204,6 +209,7 @@ impl<T: H5Vector> VectorWriter<T> {
             committed: v.count,
             pending: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
+            _hold: hold,
             _t: PhantomData,
         })
     }

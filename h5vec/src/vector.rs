@@ -88,6 +88,7 @@ pub fn save_vector_with<T: H5Vector>(
             ),
         ));
     }
+    let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
     let tmp = temp_name(name);
     if parent.link_exists(&tmp) {
         // Left over by an earlier save that did not complete.

@@ -66,7 +66,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
         let ds = group.dataset("values").map_err(|e| Error::hdf5(path, e))?;
         Self::open(group, node, path, count)?;
         Ok(JsonEncoder {
-            col: StrWriter::resume(ds, count, path),
+            col: StrWriter::resume(ds, count, path)?,
             text: String::new(),
             path: path.to_owned(),
             _t: PhantomData,

@@ -83,7 +83,7 @@ impl Codec for StringCodec {
             let dec = VlenStrDecoder::open(group, node, path, count)?;
             Ok(StringEncoder::Scalar(StrWriter::resume(
                 dec.ds, count, path,
-            )))
+            )?))
         } else {
             Ok(StringEncoder::Vls(Box::new(VlsStringCodec::append(
                 group, node, path, count, ctx,
