@@ -53,7 +53,7 @@ pub const RECORD_VALUES: &str = "RECORD_VALUES";
 /// How a type is stored as the elements of a list (the `VALUES` member).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of an h5vec list column",
-    note = "list elements are numbers, bool, char, fieldless enums, fixed-size arrays, String, Option<String>, Vec<_>, Option<Vec<_>> and derived structs"
+    note = "list elements are numbers, bool, char, fieldless enums, fixed-size arrays, String, Option<String>, Vec<_>, Option<Vec<_>> and derived structs; store other data through serde with `#[h5vec(blob)]` or `#[h5vec(json)]` on the field"
 )]
 pub trait ListItem: Sized + 'static {
     /// The element layout.
