@@ -1101,7 +1101,7 @@ impl HoldMetadata {
             held.flash_incr_mode = hdf5_sys::h5c::H5C_cache_flash_incr_mode::H5C_flash_incr__off;
             held.decr_mode = hdf5_sys::h5c::H5C_cache_decr_mode::H5C_decr__off;
             held.set_initial_size = 0;
-            if h5f::H5Fset_mdc_config(id, &mut *held) < 0 {
+            if h5f::H5Fset_mdc_config(id, &*held) < 0 {
                 return None;
             }
             Some(cfg)
@@ -1116,9 +1116,9 @@ impl HoldMetadata {
 
 impl Drop for HoldMetadata {
     fn drop(&mut self) {
-        if let Some(cfg) = self.saved.as_mut() {
+        if let Some(cfg) = self.saved.as_ref() {
             sync(|| unsafe {
-                hdf5_sys::h5f::H5Fset_mdc_config(self.file, &mut **cfg);
+                hdf5_sys::h5f::H5Fset_mdc_config(self.file, &**cfg);
             });
         }
     }
