@@ -462,6 +462,16 @@ pub unsafe fn write_rows_raw(
     }
 }
 
+/// A simple dataspace of shape `(rows, inner...)`.
+fn mem_space(rows: u64, inner: &[u64], path: &str) -> Result<hdf5::Dataspace> {
+    let mut dims = vec![rows as hsize_t];
+    dims.extend(inner.iter().map(|&d| d as hsize_t));
+    // SAFETY: dims holds `rank` extents.
+    let ms = check(path, unsafe { h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null()) })?;
+    // SAFETY: a fresh dataspace id, owned by the wrapper.
+    unsafe { hdf5::from_id::<hdf5::Dataspace>(ms) }.at(path)
+}
+
 /// Writes `rows` rows at `start` of an already large enough dataset.
 ///
 /// # Safety
@@ -475,14 +485,13 @@ unsafe fn write_hyperslab(
     buf: *const c_void,
     path: &str,
 ) -> Result<()> {
-    let elems = inner.iter().fold(rows, |a, &d| a * d);
     sync(|| unsafe {
         let fs = check(path, h5d::H5Dget_space(ds.id()))?;
         let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
         row_selection(fs.id(), start, rows, inner, path)?;
-        let n = [elems as hsize_t];
-        let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
-        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        // The memory space has the file selection's shape: with a rank-1
+        // memory space HDF5 maps chunks element by element.
+        let ms = mem_space(rows, inner, path)?;
         check(
             path,
             h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf),
@@ -604,14 +613,13 @@ unsafe fn read_hyperslab(
     buf: *mut c_void,
     path: &str,
 ) -> Result<()> {
-    let elems = inner.iter().fold(rows, |a, &d| a * d);
     sync(|| unsafe {
         let fs = check(path, h5d::H5Dget_space(ds.id()))?;
         let fs = hdf5::from_id::<hdf5::Dataspace>(fs).at(path)?;
         row_selection(fs.id(), start, rows, inner, path)?;
-        let n = [elems as hsize_t];
-        let ms = check(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
-        let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
+        // The memory space has the file selection's shape: with a rank-1
+        // memory space HDF5 maps chunks element by element.
+        let ms = mem_space(rows, inner, path)?;
         check(
             path,
             h5d::H5Dread(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf),
