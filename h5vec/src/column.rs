@@ -167,15 +167,26 @@ impl<T: Pod> PodReader<T> {
 
     /// Reads rows `start..start + n`, checked against the extent.
     pub fn read(&self, start: u64, n: u64) -> Result<Vec<T>> {
+        let mut v = Vec::new();
+        self.read_into(start, n, &mut v)?;
+        Ok(v)
+    }
+
+    /// Reads rows `start..start + n` into `out`, reusing its memory.
+    pub fn read_into(&self, start: u64, n: u64, out: &mut Vec<T>) -> Result<()> {
         match start.checked_add(n) {
-            Some(end) if end <= self.rows => match &self.mem {
-                None => raw::read_rows::<T>(&self.ds, start, n, &self.inner, &self.path),
-                // SAFETY: AS_STORED types are single bytes read as the
-                // dataset's own 1-byte type; every byte is a valid value.
-                Some(m) => unsafe {
-                    raw::read_rows_as::<T>(&self.ds, m.id(), start, n, &self.inner, &self.path)
-                },
-            },
+            Some(end) if end <= self.rows => {
+                let mem = self
+                    .mem
+                    .as_ref()
+                    .map(|m| m.id())
+                    .unwrap_or_else(T::mem_type);
+                // SAFETY: `mem` describes `T` (Pod contract), or is the
+                // dataset's own 1-byte type for AS_STORED bytes.
+                unsafe {
+                    raw::read_rows_into::<T>(&self.ds, mem, start, n, &self.inner, out, &self.path)
+                }
+            }
             _ => Err(crate::Error::invalid(
                 &self.path,
                 format!(

@@ -50,7 +50,7 @@ pub struct SaveOptions {
 }
 
 /// Rows per read batch of whole-vector loads.
-pub(crate) const READ_BATCH_ROWS: u64 = 8 * AUTO_ROWS as u64;
+pub(crate) const READ_BATCH_ROWS: u64 = 4 * AUTO_ROWS as u64;
 /// Chunks per write batch when compressing (so all cores get work).
 const COMPRESSED_BATCH_CHUNKS: usize = 8;
 /// Most rows in an automatic chunk (and in one write batch).

@@ -35,8 +35,10 @@ pub struct Pipeline {
     pub elem: usize,
     /// Shuffle before deflate.
     pub shuffle: bool,
-    /// zlib level.
-    pub level: u32,
+    /// zlib level; `None` for a chunked dataset without filters, whose
+    /// whole chunks are written and read directly (no chunk cache, no
+    /// selection machinery, no extra copy).
+    pub level: Option<u32>,
 }
 
 /// Whether direct chunk I/O is used at all (on by default; set
@@ -77,7 +79,7 @@ impl Pipeline {
 
     unsafe fn detect_in(ds: hid_t, dcpl: hid_t, mem_type: hid_t) -> Option<Pipeline> {
         let nf = h5p::H5Pget_nfilters(dcpl);
-        if !(1..=2).contains(&nf) {
+        if !(0..=2).contains(&nf) {
             return None;
         }
         let mut shuffle = false;
@@ -105,7 +107,9 @@ impl Pipeline {
                 _ => return None,
             }
         }
-        let level = level?;
+        if nf > 0 && level.is_none() {
+            return None;
+        }
         let ft = h5d::H5Dget_type(ds);
         if ft < 0 {
             return None;
@@ -139,7 +143,7 @@ impl Pipeline {
             row_bytes,
             elem,
             shuffle,
-            level: level.min(12),
+            level: level.map(|l| l.min(12)),
         })
     }
 
@@ -264,6 +268,15 @@ pub fn write_rows(
     let body = &buf[head as usize * rb..(head + nk * c) as usize * rb];
     let cb = p.chunk_bytes();
     let chunks: Vec<&[u8]> = body.chunks(cb).collect();
+    let Some(level) = p.level else {
+        // No filters: hand HDF5 each whole chunk as it is.
+        write_chunks(ds, k0, c, &chunks, path)?;
+        let done = head + nk * c;
+        if done < rows {
+            normal(start + done, rows - done, &buf[done as usize * rb..])?;
+        }
+        return Ok(());
+    };
     let mut compressed: Vec<Vec<u8>> = vec![Vec::new(); chunks.len()];
     let ranges = split(chunks.len(), threads());
     std::thread::scope(|s| {
@@ -273,7 +286,7 @@ pub fn write_rows(
             rest = tail;
             let src = &chunks[r.clone()];
             s.spawn(move || {
-                let lvl = libdeflater::CompressionLvl::new(p.level as i32).unwrap_or_default();
+                let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
                 let mut comp = libdeflater::Compressor::new(lvl);
                 let mut tmp = Vec::new();
                 for (o, raw) in mine.iter_mut().zip(src) {
@@ -307,6 +320,68 @@ pub fn write_rows(
     Ok(())
 }
 
+/// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).
+fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> Result<()> {
+    sync(|| unsafe {
+        for (i, data) in chunks.iter().enumerate() {
+            let mut off = [0 as hsize_t; 32];
+            off[0] = (k0 + i as u64) * c;
+            let r = h5d::H5Dwrite_chunk(
+                ds.id(),
+                H5P_DEFAULT,
+                0,
+                off.as_ptr(),
+                data.len(),
+                data.as_ptr().cast(),
+            );
+            if r < 0 {
+                return Err(Error::invalid(path, "direct chunk write failed"));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Reads whole unfiltered chunks straight into their place in `body`;
+/// returns which chunks could not be read that way.
+fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) -> Vec<bool> {
+    sync(|| unsafe {
+        body.chunks_mut(cb)
+            .enumerate()
+            .map(|(i, o)| {
+                let mut off = [0 as hsize_t; 32];
+                off[0] = (k0 + i as u64) * c;
+                let mut mask: c_uint = 0;
+                let mut addr: haddr_t = 0;
+                let mut size: hsize_t = 0;
+                if h5d::H5Dget_chunk_info_by_coord(
+                    ds.id(),
+                    off.as_ptr(),
+                    &mut mask,
+                    &mut addr,
+                    &mut size,
+                ) < 0
+                    || addr == hdf5_sys::h5::HADDR_UNDEF
+                    || size != o.len() as hsize_t
+                {
+                    return false;
+                }
+                let mut filters: u32 = 0;
+                let mut len: usize = o.len();
+                let r = h5d::H5Dread_chunk(
+                    ds.id(),
+                    H5P_DEFAULT,
+                    off.as_ptr(),
+                    &mut filters,
+                    o.as_mut_ptr().cast(),
+                    &mut len,
+                );
+                r >= 0 && filters == 0 && len == o.len()
+            })
+            .collect()
+    })
+}
+
 /// Reads rows `start..start + rows` into `out` (row-major bytes): whole
 /// chunks read directly and decompressed in parallel; everything else
 /// (partial chunks, chunks stored with a filter skipped, unallocated
@@ -328,6 +403,24 @@ pub fn read_rows(
     let c = p.chunk_rows;
     let head = k0 * c - start;
     let cb = p.chunk_bytes();
+    if p.level.is_none() {
+        let (head_out, rest) = out.split_at_mut(head as usize * rb);
+        let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
+        let ok = read_raw_chunks(ds, k0, c, body_out, cb);
+        for (i, (o, ok)) in body_out.chunks_mut(cb).zip(ok).enumerate() {
+            if !ok {
+                normal((k0 + i as u64) * c, c, o)?;
+            }
+        }
+        if head > 0 {
+            normal(start, head, head_out)?;
+        }
+        let done = head + nk * c;
+        if done < rows {
+            normal(start + done, rows - done, tail_out)?;
+        }
+        return Ok(());
+    }
     // Fetch the compressed chunks (I/O under the HDF5 lock).
     let mut comp: Vec<Option<Vec<u8>>> = Vec::with_capacity(nk as usize);
     sync(|| unsafe {
@@ -435,7 +528,7 @@ mod tests {
             row_bytes: 8,
             elem: 8,
             shuffle: true,
-            level: 4,
+            level: Some(4),
         };
         assert_eq!(full_chunks(&p, 0, 35), (0, 3));
         assert_eq!(full_chunks(&p, 5, 35), (1, 2));

@@ -467,7 +467,9 @@ fn mem_space(rows: u64, inner: &[u64], path: &str) -> Result<hdf5::Dataspace> {
     let mut dims = vec![rows as hsize_t];
     dims.extend(inner.iter().map(|&d| d as hsize_t));
     // SAFETY: dims holds `rank` extents.
-    let ms = check(path, unsafe { h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null()) })?;
+    let ms = check(path, unsafe {
+        h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null())
+    })?;
     // SAFETY: a fresh dataspace id, owned by the wrapper.
     unsafe { hdf5::from_id::<hdf5::Dataspace>(ms) }.at(path)
 }
@@ -542,7 +544,7 @@ pub fn read_rows<T: Pod>(
 /// # Safety
 /// `mem_type` must describe `T` exactly, and every bit pattern HDF5 may
 /// produce for it must be a valid `T`.
-pub unsafe fn read_rows_as<T: Copy>(
+pub unsafe fn read_rows_as<T: Copy + Default>(
     ds: &Dataset,
     mem_type: hid_t,
     start: u64,
@@ -550,54 +552,71 @@ pub unsafe fn read_rows_as<T: Copy>(
     inner: &[u64],
     path: &str,
 ) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    // SAFETY: forwarded from the caller.
+    unsafe { read_rows_into(ds, mem_type, start, rows, inner, &mut out, path)? };
+    Ok(out)
+}
+
+/// Like [`read_rows_as`], into `out` (replacing its contents, reusing its
+/// memory: a reader that reads batch after batch faults its buffer in once).
+///
+/// # Safety
+/// As for [`read_rows_as`].
+pub unsafe fn read_rows_into<T: Copy + Default>(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    out: &mut Vec<T>,
+    path: &str,
+) -> Result<()> {
     let elems = inner
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
         .and_then(|e| usize::try_from(e).ok())
         .ok_or_else(|| Error::invalid(path, "row range too large"))?;
-    let mut out: Vec<T> = Vec::with_capacity(elems);
+    // Initialised memory only: grown with defaults, shrunk without touching.
+    if out.len() > elems {
+        out.truncate(elems);
+    } else {
+        out.resize(elems, T::default());
+    }
     if elems == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let row_bytes = inner
         .iter()
         .fold(std::mem::size_of::<T>() as u64, |a, &d| a * d) as usize;
-    {
-        // SAFETY: the spare capacity is only written to (by HDF5 or the
-        // decompressor) before `set_len`; a byte view of it is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(
-                out.as_mut_ptr().cast::<u8>(),
-                elems * std::mem::size_of::<T>(),
-            )
-        };
-        match crate::parallel::Pipeline::detect(ds, mem_type) {
-            Some(p) if p.row_bytes == row_bytes => {
-                crate::parallel::read_rows(ds, &p, start, rows, bytes, &mut |s, n, b| {
-                    // SAFETY: `b` has room for `n` whole rows of `mem_type`.
-                    unsafe {
-                        read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path)
-                    }
-                })?
-            }
-            // SAFETY: `bytes` has room for `rows` rows of `mem_type`.
-            _ => unsafe {
-                read_hyperslab(
-                    ds,
-                    mem_type,
-                    start,
-                    rows,
-                    inner,
-                    bytes.as_mut_ptr().cast(),
-                    path,
-                )?
-            },
+    // SAFETY: `out` holds `elems` initialised plain values; viewing them as
+    // bytes is valid, and whatever HDF5 writes is a valid `T` (caller's promise).
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(
+            out.as_mut_ptr().cast::<u8>(),
+            elems * std::mem::size_of::<T>(),
+        )
+    };
+    match crate::parallel::Pipeline::detect(ds, mem_type) {
+        Some(p) if p.row_bytes == row_bytes => {
+            crate::parallel::read_rows(ds, &p, start, rows, bytes, &mut |s, n, b| {
+                // SAFETY: `b` has room for `n` whole rows of `mem_type`.
+                unsafe { read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path) }
+            })
         }
+        // SAFETY: `bytes` has room for `rows` rows of `mem_type`.
+        _ => unsafe {
+            read_hyperslab(
+                ds,
+                mem_type,
+                start,
+                rows,
+                inner,
+                bytes.as_mut_ptr().cast(),
+                path,
+            )
+        },
     }
-    // SAFETY: every value was written above; the caller guarantees that any
-    // bit pattern HDF5 produces for `mem_type` is a valid `T`.
-    unsafe { out.set_len(elems) };
-    Ok(out)
 }
 
 /// Reads `rows` rows at `start` into `buf`.

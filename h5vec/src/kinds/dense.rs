@@ -250,7 +250,7 @@ impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
 impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, self.col.path())?;
-        self.buf = self.col.read(rows.start, n)?;
+        self.col.read_into(rows.start, n, &mut self.buf)?;
         self.pos = 0;
         self.next_row = rows.start;
         Ok(())

@@ -112,7 +112,8 @@ pub struct ScalarEncoder<T: Scalar> {
 /// Reads a scalar column.
 pub struct ScalarDecoder<T: Scalar> {
     col: PodReader<T::Raw>,
-    buf: std::vec::IntoIter<T::Raw>,
+    buf: Vec<T::Raw>,
+    pos: usize,
     next_row: u64,
 }
 
@@ -170,7 +171,8 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
         )?;
         Ok(ScalarDecoder {
             col: PodReader::new(ds, Vec::new(), rows, path)?,
-            buf: Vec::new().into_iter(),
+            buf: Vec::new(),
+            pos: 0,
             next_row: 0,
         })
     }
@@ -194,18 +196,26 @@ impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
 impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, self.col.path())?;
-        self.buf = self.col.read(rows.start, n)?.into_iter();
+        self.col.read_into(rows.start, n, &mut self.buf)?;
+        self.pos = 0;
         self.next_row = rows.start;
         Ok(())
     }
     #[inline]
     fn next(&mut self) -> Result<T> {
-        let raw = self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        let raw = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| exhausted(self.col.path()))?;
+        self.pos += 1;
         self.next_row += 1;
         T::from_raw(raw).ok_or_else(|| bad_value::<T>(&self.col, self.next_row - 1))
     }
     fn skip(&mut self) -> Result<()> {
-        self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        if self.pos >= self.buf.len() {
+            return Err(exhausted(self.col.path()));
+        }
+        self.pos += 1;
         self.next_row += 1;
         Ok(())
     }
