@@ -88,7 +88,8 @@ pub fn gen_w1(n: usize) -> Vec<Measurement> {
 pub struct Event {
     /// Identifier.
     pub id: u64,
-    /// 5..=40 ASCII letters and digits.
+    /// 5..=40 ASCII letters and digits (a compressed VLS string column).
+    #[cfg_attr(feature = "w2", h5vec(vls))]
     pub name: String,
     /// 0..=4 words of [`TAG_WORDS`].
     pub tags: Vec<String>,
