@@ -231,37 +231,22 @@ impl StrWriter {
 
     /// Continues an existing dataset at row `written`.
     ///
-    /// A stale tail past `written` (left by an interrupted append) must not
-    /// be written over: its elements may point into global-heap space the
-    /// crash never committed, and HDF5 reads the old value of every
-    /// variable-length element it overwrites. So the chunk holding row
-    /// `written` is dropped whole (HDF5 deletes whole chunks without reading
-    /// them) and its committed rows are buffered again, to be rewritten by
-    /// the next flush. Until that flush the file on disk is unchanged.
+    /// After an interrupted append, the partly filled chunk holding row
+    /// `written` may hold, past `written` (even past the extent, which the
+    /// crash never committed), references into global-heap space that was
+    /// never committed; HDF5 reads the old value of every variable-length
+    /// element it overwrites and would fail on them. So those slots are
+    /// cleared first, straight in the stored chunk (see
+    /// [`raw::clear_chunk_tail`]); the committed rows are left as they are.
     pub fn resume(ds: Dataset, written: u64, path: &str) -> Result<Self> {
-        let extent = ds.shape().first().map(|&d| d as u64).unwrap_or(0);
-        let mut w = StrWriter {
+        raw::clear_chunk_tail(&ds, written, path)?;
+        Ok(StrWriter {
             ds,
             bytes: Vec::new(),
             starts: Vec::new(),
             written,
             path: path.to_owned(),
-        };
-        if extent > written {
-            let chunk =
-                w.ds.chunk()
-                    .and_then(|c| c.first().copied())
-                    .unwrap_or(1)
-                    .max(1) as u64;
-            let base = written / chunk * chunk;
-            let keep = raw::read_vlen_strings(&w.ds, base, written - base, path)?;
-            raw::trim_rows(&w.ds, base, path)?;
-            w.written = base;
-            for s in &keep {
-                w.push(s)?;
-            }
-        }
-        Ok(w)
+        })
     }
 
     /// The row the next pushed string gets (rows written plus rows buffered).

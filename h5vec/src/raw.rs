@@ -1099,6 +1099,11 @@ pub fn read_rows_own_type(
     Ok((buf, size))
 }
 
+unsafe extern "C" {
+    // Public HDF5 API (H5Fpublic.h, since 1.10.2) not bound by hdf5-sys.
+    fn H5Fincrement_filesize(file_id: hid_t, increment: hsize_t) -> hdf5_sys::h5::herr_t;
+}
+
 /// Keeps HDF5's metadata cache from writing dirty metadata on its own
 /// (evictions off, no automatic resizing) while it lives, so the file on
 /// disk changes only at explicit flushes: a writer killed between two
@@ -1112,10 +1117,19 @@ pub struct HoldMetadata {
 
 impl HoldMetadata {
     /// Holds the metadata of `file` (best effort: on failure nothing changes).
+    ///
+    /// It also moves the file's end of allocation to the end of the file
+    /// first: a writer killed during a flush can leave metadata that points
+    /// past the end of allocation its superblock recorded; new space is then
+    /// allocated after everything it may point to, never over it.
     pub fn new(file: hdf5::File) -> Self {
         use hdf5_sys::h5ac::*;
         use hdf5_sys::h5f;
         let id = file.id();
+        if !file.is_read_only() {
+            // SAFETY: a valid file id; failure leaves the file unchanged.
+            sync(|| unsafe { H5Fincrement_filesize(id, 0) });
+        }
         let saved = sync(|| unsafe {
             let mut cfg: Box<H5AC_cache_config_t> = Box::default();
             cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
@@ -1162,4 +1176,95 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    fn evictions(f: &hdf5::File) -> i32 {
+        let mut cfg: Box<hdf5_sys::h5ac::H5AC_cache_config_t> = Box::default();
+        cfg.version = hdf5_sys::h5ac::H5AC__CURR_CACHE_CONFIG_VERSION;
+        sync(|| unsafe { hdf5_sys::h5f::H5Fget_mdc_config(f.id(), &mut *cfg) });
+        cfg.evictions_enabled as i32
+    }
+
+    #[test]
+    fn hold_metadata_turns_evictions_off_and_back_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = hdf5::File::create(dir.path().join("h.h5")).unwrap();
+        assert_eq!(evictions(&f), 1);
+        {
+            let _h = HoldMetadata::new(f.clone());
+            assert_eq!(evictions(&f), 0);
+        }
+        assert_eq!(evictions(&f), 1);
+    }
+}
+
+/// Zeroes, in the stored chunk that holds row `rows` of a 1-D chunked
+/// dataset without filters, every slot from row `rows` to the chunk's end,
+/// with a direct chunk read and write (no type conversion, no chunk cache).
+/// The bytes of rows before `rows` are written back unchanged, in place, so
+/// the committed part of the file does not change even if this is cut short.
+/// For variable-length types, zero bytes are empty (null) references.
+/// Does nothing when `rows` is at a chunk boundary, the chunk is not
+/// allocated, or the dataset has filters.
+pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+    let Some(chunk) = ds.chunk().and_then(|c| c.first().copied()) else {
+        return Ok(());
+    };
+    let chunk = chunk.max(1) as u64;
+    let base = rows / chunk * chunk;
+    if base == rows || ds.ndim() != 1 || !ds.filters().is_empty() {
+        return Ok(());
+    }
+    sync(|| unsafe {
+        let off = [base as hsize_t];
+        let mut mask: std::ffi::c_uint = 0;
+        let mut addr: hdf5_sys::h5::haddr_t = 0;
+        let mut size: hsize_t = 0;
+        if h5d::H5Dget_chunk_info_by_coord(ds.id(), off.as_ptr(), &mut mask, &mut addr, &mut size)
+            < 0
+            || addr == hdf5_sys::h5::HADDR_UNDEF
+            || size == 0
+        {
+            return Ok(());
+        }
+        // The stored size of one element (for variable-length types the
+        // disk reference, not the memory pointer): an unfiltered chunk holds
+        // exactly `chunk` of them.
+        if size % chunk != 0 {
+            return Ok(());
+        }
+        let elem = (size / chunk) as usize;
+        let mut buf = vec![0u8; size as usize];
+        let mut filters: u32 = 0;
+        let mut len: usize = buf.len();
+        check(
+            path,
+            h5d::H5Dread_chunk(
+                ds.id(),
+                H5P_DEFAULT,
+                off.as_ptr(),
+                &mut filters,
+                buf.as_mut_ptr().cast(),
+                &mut len,
+            ),
+        )?;
+        let from = ((rows - base) as usize).saturating_mul(elem).min(buf.len());
+        buf[from..].iter_mut().for_each(|b| *b = 0);
+        check(
+            path,
+            h5d::H5Dwrite_chunk(
+                ds.id(),
+                H5P_DEFAULT,
+                filters,
+                off.as_ptr(),
+                buf.len(),
+                buf.as_ptr().cast(),
+            ),
+        )?;
+        Ok(())
+    })
 }

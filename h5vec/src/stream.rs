@@ -20,7 +20,7 @@ use crate::error::{Context, Error, Result};
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::Stored;
 use crate::vector::{
-    check_name, commit_temp, open_vector, read_count, read_rows, temp_name, write_count,
+    check_name, commit_temp, free_temp_name, open_vector, read_count, read_rows, write_count,
     write_metadata,
 };
 
@@ -150,10 +150,7 @@ impl<T: H5Vector> VectorWriter<T> {
             ));
         }
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        let tmp = temp_name(name);
-        if parent.link_exists(&tmp) {
-            parent.unlink(&tmp).at("$")?;
-        }
+        let tmp = free_temp_name(parent, name);
         let group = parent.create_group(&tmp).at("$")?;
         let ctx = WriteCtx {
             opts,
@@ -352,10 +349,7 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 /// to what `count` covers, and a leftover temporary group of an interrupted
 /// save of `name` is removed. Loading never needs this; it reclaims space.
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
-    let tmp = temp_name(name);
-    if parent.link_exists(&tmp) {
-        parent.unlink(&tmp).at("$")?;
-    }
+    free_temp_name(parent, name);
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
     // An empty batch still sets every extent to exactly what count covers.
     w.enc.flush()?;

@@ -89,11 +89,7 @@ pub fn save_vector_with<T: H5Vector>(
         ));
     }
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
-    let tmp = temp_name(name);
-    if parent.link_exists(&tmp) {
-        // Left over by an earlier save that did not complete.
-        parent.unlink(&tmp).at("$")?;
-    }
+    let tmp = free_temp_name(parent, name);
     let group = parent.create_group(&tmp).at("$")?;
     let result = write_vector(&group, values, opts);
     drop(group);
@@ -108,6 +104,24 @@ pub fn save_vector_with<T: H5Vector>(
 /// The hidden name a vector is written under before it is complete.
 pub(crate) fn temp_name(name: &str) -> String {
     format!(".{name}.h5vec-partial")
+}
+
+/// Removes what interrupted saves of `name` left behind (best effort: a
+/// group whose metadata a crash tore may refuse to go) and returns a free
+/// temporary name: `temp_name(name)`, or with `-1`, `-2`, ... appended.
+pub(crate) fn free_temp_name(parent: &Group, name: &str) -> String {
+    let base = temp_name(name);
+    for k in 0u32.. {
+        let cand = if k == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{k}")
+        };
+        if !parent.link_exists(&cand) || parent.unlink(&cand).is_ok() {
+            return cand;
+        }
+    }
+    base
 }
 
 /// Links the completed temporary group `tmp` as `name` (replacing an old
@@ -146,7 +160,8 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
     }
     let meta = group.create_group("metadata").at("$")?;
     write_metadata(&meta, &schema, std::any::type_name::<T>())?;
-    group.file().at("$")?.flush().at("$")?;
+    // The group is still under its temporary name: `count` may go in now;
+    // one flush before the rename (in `commit_temp`) writes everything.
     write_count(&meta, values.len() as u64)
 }
 
