@@ -1178,30 +1178,6 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
 }
 
-#[cfg(test)]
-mod hold_tests {
-    use super::*;
-
-    fn evictions(f: &hdf5::File) -> i32 {
-        let mut cfg: Box<hdf5_sys::h5ac::H5AC_cache_config_t> = Box::default();
-        cfg.version = hdf5_sys::h5ac::H5AC__CURR_CACHE_CONFIG_VERSION;
-        sync(|| unsafe { hdf5_sys::h5f::H5Fget_mdc_config(f.id(), &mut *cfg) });
-        cfg.evictions_enabled as i32
-    }
-
-    #[test]
-    fn hold_metadata_turns_evictions_off_and_back_on() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = hdf5::File::create(dir.path().join("h.h5")).unwrap();
-        assert_eq!(evictions(&f), 1);
-        {
-            let _h = HoldMetadata::new(f.clone());
-            assert_eq!(evictions(&f), 0);
-        }
-        assert_eq!(evictions(&f), 1);
-    }
-}
-
 /// Zeroes, in the stored chunk that holds row `rows` of a 1-D chunked
 /// dataset without filters, every slot from row `rows` to the chunk's end,
 /// with a direct chunk read and write (no type conversion, no chunk cache).
@@ -1267,4 +1243,28 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         )?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    fn evictions(f: &hdf5::File) -> i32 {
+        let mut cfg: Box<hdf5_sys::h5ac::H5AC_cache_config_t> = Box::default();
+        cfg.version = hdf5_sys::h5ac::H5AC__CURR_CACHE_CONFIG_VERSION;
+        sync(|| unsafe { hdf5_sys::h5f::H5Fget_mdc_config(f.id(), &mut *cfg) });
+        cfg.evictions_enabled as i32
+    }
+
+    #[test]
+    fn hold_metadata_turns_evictions_off_and_back_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = hdf5::File::create(dir.path().join("h.h5")).unwrap();
+        assert_eq!(evictions(&f), 1);
+        {
+            let _h = HoldMetadata::new(f.clone());
+            assert_eq!(evictions(&f), 0);
+        }
+        assert_eq!(evictions(&f), 1);
+    }
 }
