@@ -9,7 +9,8 @@
 //! Groups `w1/save`, `w1/load`, `w2/save`, `w2/load`; ids `<variant>/<rows>`
 //! with variant `plain` (uncompressed) or `deflate4`. Throughput is the
 //! logical payload (W1: 44 B/row). save = `File::create` + `save_vector_with`
-//! + close; load = `File::open` + `load_vector` + close (hot page cache).
+//! + close; load = `File::open` + `load_vector` + close (hot page cache;
+//! dropping the loaded `Vec` is not timed).
 //! Large sizes use few samples and short measurement times to keep the
 //! default run short; criterion's statistics are correspondingly wider than
 //! those of `bench/compare.sh`, which is the reference for the targets.
@@ -17,7 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 use h5vec::hdf5::File;
 use h5vec::{H5Vector, SaveOptions};
 use h5vec_bench::data;
@@ -75,6 +78,10 @@ fn tune(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
             g.measurement_time(Duration::from_secs(30));
         }
     }
+    if rows > 10_000 {
+        // One iteration per sample (linear sampling would run 55 iterations).
+        g.sampling_mode(SamplingMode::Flat);
+    }
     g.warm_up_time(Duration::from_millis(500));
 }
 
@@ -105,7 +112,7 @@ fn bench_workload<T: H5Vector + PartialEq>(
                 tune(&mut g, rows);
                 g.throughput(Throughput::Bytes(bytes));
                 g.bench_function(BenchmarkId::new(variant, rows), |b| {
-                    b.iter(|| load::<T>(&path))
+                    b.iter_with_large_drop(|| load::<T>(&path))
                 });
                 g.finish();
             }
