@@ -8,9 +8,10 @@
 //!
 //! Groups `w1/save`, `w1/load`, `w2/save`, `w2/load`; ids `<variant>/<rows>`
 //! with variant `plain` (uncompressed) or `deflate4`. Throughput is the
-//! logical payload (W1: 44 B/row). save = `File::create` + `save_vector_with`
-//! + close; load = `File::open` + `load_vector` + close (hot page cache;
+//! logical payload (W1: 44 B/row). save: `File::create`, `save_vector_with`
+//! and close; load: `File::open`, `load_vector` and close (hot page cache;
 //! dropping the loaded `Vec` is not timed).
+//!
 //! Large sizes use few samples and short measurement times to keep the
 //! default run short; criterion's statistics are correspondingly wider than
 //! those of `bench/compare.sh`, which is the reference for the targets.
