@@ -65,16 +65,21 @@ pub const W1_PAYLOAD: u64 = 44;
 /// `n` W1 records: weeks in 0..5000, microseconds in one week, temperature
 /// in [-50, 50), position components in [-1000, 1000).
 pub fn gen_w1(n: usize) -> Vec<Measurement> {
-    (0..n as u64)
-        .map(|i| Measurement {
-            timestamp: Timestamp {
-                weeks: (mix(1, i) % 5000) as i32,
-                microseconds: (mix(2, i) % 604_800_000_000) as i64,
-            },
-            temperature: uniform(mix(3, i), -50.0, 50.0),
-            position: std::array::from_fn(|j| uniform(mix(4 + j as u64, i), -1000.0, 1000.0)),
-        })
-        .collect()
+    (0..n as u64).map(w1_row).collect()
+}
+
+/// Row `i` of W1 (what [`gen_w1`] returns at index `i`), for generating rows
+/// on the fly without holding them.
+#[inline]
+pub fn w1_row(i: u64) -> Measurement {
+    Measurement {
+        timestamp: Timestamp {
+            weeks: (mix(1, i) % 5000) as i32,
+            microseconds: (mix(2, i) % 604_800_000_000) as i64,
+        },
+        temperature: uniform(mix(3, i), -50.0, 50.0),
+        position: std::array::from_fn(|j| uniform(mix(4 + j as u64, i), -1000.0, 1000.0)),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -153,6 +158,22 @@ pub fn w2_payload(events: &[Event]) -> u64 {
             8 + e.name.len() + e.tags.iter().map(String::len).sum::<usize>() + 4 * e.values.len()
         })
         .sum::<usize>() as u64
+}
+
+/// Bytes the input `Vec<Event>` occupies in memory: the records themselves
+/// plus every heap buffer they own (capacities, not lengths).
+pub fn w2_heap_bytes(events: &[Event]) -> u64 {
+    let inline = std::mem::size_of_val(events);
+    let heap: usize = events
+        .iter()
+        .map(|e| {
+            e.name.capacity()
+                + e.tags.capacity() * std::mem::size_of::<String>()
+                + e.tags.iter().map(String::capacity).sum::<usize>()
+                + e.values.capacity() * std::mem::size_of::<f32>()
+        })
+        .sum();
+    (inline + heap) as u64
 }
 
 #[cfg(test)]

@@ -84,6 +84,12 @@ struct Args {
     only: Option<Vec<String>>,
     dir: PathBuf,
     keep: bool,
+    /// Append one JSON line per measured phase to this file.
+    jsonl: Option<PathBuf>,
+    /// Outer pass number written into the JSON lines (set by bench/compare.sh).
+    pass_label: usize,
+    /// Add the `clone-vec` floor (a deep `Vec::clone` of the input) per pass.
+    clone: bool,
 }
 
 fn parse_args() -> AnyResult<Args> {
@@ -97,6 +103,9 @@ fn parse_args() -> AnyResult<Args> {
         only: None,
         dir: std::env::temp_dir(),
         keep: false,
+        jsonl: None,
+        pass_label: 0,
+        clone: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -111,10 +120,13 @@ fn parse_args() -> AnyResult<Args> {
             "--only" => a.only = Some(val()?.split(',').map(str::to_owned).collect()),
             "--dir" => a.dir = val()?.into(),
             "--keep" => a.keep = true,
+            "--jsonl" => a.jsonl = Some(val()?.into()),
+            "--pass-label" => a.pass_label = val()?.parse()?,
+            "--no-clone" => a.clone = false,
             "-h" | "--help" => {
                 println!(
                     "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] \
-                     [--no-compound] [--only impl,impl] [--dir D] [--keep]"
+                     [--no-compound] [--only impl,impl] [--dir D] [--keep] [--jsonl FILE] [--pass-label K] [--no-clone]"
                 );
                 std::process::exit(0);
             }
@@ -243,13 +255,56 @@ fn run_once<T: PartialEq>(
     Ok(())
 }
 
-fn run<T: PartialEq>(
-    args: &Args,
-    workload: &str,
-    input: &[T],
+/// What `run` needs to know about the workload.
+struct Workload<'a, T> {
+    /// Title of the table.
+    title: &'a str,
+    /// `w1` / `w2` (JSON lines).
+    key: &'a str,
+    input: &'a [T],
+    /// Logical payload in bytes.
     payload: u64,
+    /// Heap + inline bytes of the input `Vec` (what a save must not exceed 1.5x of).
+    input_bytes: u64,
+}
+
+/// Appends one JSON line per sample of `res` to `out`.
+fn json_lines<T>(
+    out: &mut String,
+    args: &Args,
+    wl: &Workload<'_, T>,
+    name: &str,
+    phase: &str,
+    samples: &[Sample],
+    bytes: Option<u64>,
+) {
+    use std::fmt::Write;
+    for (i, s) in samples.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{{\"impl\": \"rs-{name}\", \"workload\": \"{}\", \"n\": {}, \"phase\": \"{phase}\", \
+             \"pass\": {}, \"rep\": {i}, \"seconds\": {:.6}, \"cpu_seconds\": {:.6}, \
+             \"bytes_on_disk\": {}, \"payload_bytes\": {}, \"input_bytes\": {}, \
+             \"peak_rss_delta_bytes\": {}, \"verified\": true}}",
+            wl.key,
+            args.rows,
+            args.pass_label,
+            s.secs,
+            s.cpu,
+            bytes.map_or("null".into(), |b| b.to_string()),
+            wl.payload,
+            wl.input_bytes,
+            s.peak.map_or("null".into(), |b| b.to_string()),
+        );
+    }
+}
+
+fn run<T: PartialEq + Clone>(
+    args: &Args,
+    wl: Workload<'_, T>,
     cases: Vec<Case<'_, T>>,
 ) -> AnyResult<()> {
+    let (workload, input) = (wl.title, wl.input);
     let cases: Vec<_> = cases
         .into_iter()
         .filter(|c| {
@@ -266,6 +321,7 @@ fn run<T: PartialEq>(
         .dir
         .join(format!("h5vec-bench-{}.h5", std::process::id()));
     let mut results: Vec<Results> = cases.iter().map(|_| Results::default()).collect();
+    let mut clones: Vec<Sample> = Vec::new();
     let load0 = harness::loadavg();
     for pass in 0..args.warmup + args.passes {
         let warm = pass < args.warmup;
@@ -284,15 +340,71 @@ fn run<T: PartialEq>(
             if args.keep {
                 let keep = args
                     .dir
-                    .join(format!("h5vec-bench-{workload}-{}.h5", cases[i].name));
+                    .join(format!("h5vec-bench-{}-{}.h5", wl.key, cases[i].name));
                 std::fs::rename(&path, keep)?;
+            }
+        }
+        if args.clone {
+            // The floor of any reader returning `Vec<Record>`: a deep clone.
+            harness::trim_heap();
+            let (c, v) = measure(|| input.to_vec());
+            drop(v);
+            eprint!(" clone-vec {:.4}", c.secs);
+            if !warm {
+                clones.push(c);
             }
         }
         eprintln!();
     }
     let _ = std::fs::remove_file(&path);
     harness::trim_heap();
-    print_table(args, workload, payload, &cases, &results, &load0);
+    if let Some(p) = &args.jsonl {
+        let mut out = String::new();
+        for (c, r) in cases.iter().zip(&results) {
+            json_lines(&mut out, args, &wl, c.name, "write", &r.save, Some(r.bytes));
+            json_lines(&mut out, args, &wl, c.name, "read", &r.load, Some(r.bytes));
+        }
+        json_lines(&mut out, args, &wl, "clone-vec", "clone", &clones, None);
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)?
+            .write_all(out.as_bytes())?;
+    }
+    print_table(args, workload, wl.payload, &cases, &results, &load0);
+    if !clones.is_empty() {
+        let (med, min, max) = stats(&clones.iter().map(|s| s.secs).collect::<Vec<_>>());
+        println!(
+            "\nclone-vec (deep `Vec::clone` of the input, the floor of any loader returning objects): \
+             median {} s (min {}, max {})",
+            fmt_s(med),
+            fmt_s(min),
+            fmt_s(max)
+        );
+    }
+    let saves: Vec<(&str, f64)> = cases
+        .iter()
+        .zip(&results)
+        .filter(|(c, _)| c.role == Role::H5vec)
+        .filter_map(|(c, r)| {
+            let p: Vec<f64> = r
+                .save
+                .iter()
+                .filter_map(|s| s.peak)
+                .map(|b| b as f64)
+                .collect();
+            (!p.is_empty()).then(|| (c.name, stats(&p).0))
+        })
+        .collect();
+    for (name, peak) in saves {
+        println!(
+            "peak RSS growth of {name} save: {:.1} MB = {:.2}x the input values ({:.1} MB in memory, target <= 1.5x)",
+            peak / 1e6,
+            peak / wl.input_bytes as f64,
+            wl.input_bytes as f64 / 1e6
+        );
+    }
     Ok(())
 }
 
@@ -424,14 +536,26 @@ fn main() -> AnyResult<()> {
         "w1" | "measurements" => {
             eprintln!("generating {} W1 rows", args.rows);
             let input = data::gen_w1(args.rows);
-            let payload = data::W1_PAYLOAD * args.rows as u64;
-            run(&args, "W1 Measurement", &input, payload, w1_cases(&args))
+            let wl = Workload {
+                title: "W1 Measurement",
+                key: "w1",
+                payload: data::W1_PAYLOAD * args.rows as u64,
+                input_bytes: std::mem::size_of_val(&input[..]) as u64,
+                input: &input,
+            };
+            run(&args, wl, w1_cases(&args))
         }
         "w2" | "events" => {
             eprintln!("generating {} W2 rows", args.rows);
             let input = data::gen_w2(args.rows);
-            let payload = data::w2_payload(&input);
-            run(&args, "W2 Event", &input, payload, w2_cases(&args))
+            let wl = Workload {
+                title: "W2 Event",
+                key: "w2",
+                payload: data::w2_payload(&input),
+                input_bytes: data::w2_heap_bytes(&input),
+                input: &input,
+            };
+            run(&args, wl, w2_cases(&args))
         }
         w => Err(format!("unknown workload {w} (w1 or w2)").into()),
     }

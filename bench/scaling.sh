@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Per-row cost of h5vec save/load at 100k, 1M and 10M rows (issue 6: linear growth).
+#
+#   bench/scaling.sh [SIZES...]     # default: 100000 1000000 10000000; PASSES=3
+#
+# Runs the compare binary (h5vec rows only, uncompressed and deflate4) once per
+# (workload, size), appends its JSON lines to bench/scaling.jsonl and prints
+# ns/row per size plus the ratio to the smallest size (1.00 = perfectly linear).
+# 10M W2 rows need ~7 GB of RAM (input + loaded copy).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+PASSES=${PASSES:-3}
+SIZES=("$@")
+[[ ${#SIZES[@]} -gt 0 ]] || SIZES=(100000 1000000 10000000)
+TMP=${BENCH_TMP:-${TMPDIR:-/tmp}/h5vec-scaling-$$}
+OUT="$HERE/scaling.jsonl"
+cd "$ROOT"
+cargo build --release -q -p h5vec-bench --bin compare
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+rm -f "$OUT"
+for wl in w1 w2; do
+  for n in "${SIZES[@]}"; do
+    echo "scaling: $wl $n rows" >&2
+    "$BIN/compare" --rows "$n" --workload "$wl" --passes "$PASSES" --warmup 1 --deflate \
+      --only h5vec,h5vec-deflate4 --no-compound --no-clone --dir "$TMP" --jsonl "$OUT" > /dev/null
+  done
+done
+python3 - "$OUT" <<'PY' | tee "$HERE/scaling.md"
+import json, statistics, sys
+from collections import defaultdict
+g = defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    g[(r["workload"], r["impl"], r["phase"], r["n"])].append(r["seconds"])
+print("| workload | impl | phase | rows | median s | ns/row | vs smallest size |")
+print("|---|---|---|---:|---:|---:|---:|")
+base = {}
+for (wl, impl, ph, n) in sorted(g, key=lambda k: (k[0], k[1], k[2] != "write", k[3])):
+    m = statistics.median(g[(wl, impl, ph, n)])
+    per = m / n * 1e9
+    b = base.setdefault((wl, impl, ph), per)
+    print(f"| {wl} | {impl[3:]} | {ph} | {n:,} | {m:.4f} | {per:.1f} | {per / b:.2f} |")
+PY
