@@ -302,3 +302,31 @@ pub fn open_str_column(
         "variable-length UTF-8 strings",
     )
 }
+
+/// UTF-8 text of many slices of one byte buffer: the buffer is validated
+/// once, and each slice then only needs its two ends on character
+/// boundaries (an O(1) check). A buffer that is not valid UTF-8 as a whole
+/// (bytes no slice uses, say) falls back to validating each slice.
+pub struct Utf8Slices<'a> {
+    bytes: &'a [u8],
+    whole: Option<&'a str>,
+}
+
+impl<'a> Utf8Slices<'a> {
+    /// Validates `bytes` as a whole.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Utf8Slices {
+            bytes,
+            whole: std::str::from_utf8(bytes).ok(),
+        }
+    }
+
+    /// The text of `bytes[a..b]`, or `None` if out of range or not UTF-8.
+    #[inline]
+    pub fn get(&self, a: usize, b: usize) -> Option<&'a str> {
+        match self.whole {
+            Some(s) => s.get(a..b),
+            None => self.bytes.get(a..b).and_then(|x| std::str::from_utf8(x).ok()),
+        }
+    }
+}

@@ -194,10 +194,18 @@ pub fn shuffle(raw: &[u8], elem: usize, out: &mut Vec<u8>) {
     let n = raw.len() / elem;
     out.clear();
     out.resize(raw.len(), 0);
-    for j in 0..elem {
-        let dst = &mut out[j * n..(j + 1) * n];
-        for (i, d) in dst.iter_mut().enumerate() {
-            *d = raw[i * elem + j];
+    match elem {
+        2 => shuffle_n::<2>(raw, n, out),
+        4 => shuffle_n::<4>(raw, n, out),
+        8 => shuffle_n::<8>(raw, n, out),
+        16 => shuffle_n::<16>(raw, n, out),
+        _ => {
+            for j in 0..elem {
+                let dst = &mut out[j * n..(j + 1) * n];
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = raw[i * elem + j];
+                }
+            }
         }
     }
     // Trailing bytes that do not fill an element stay in place.
@@ -205,17 +213,46 @@ pub fn shuffle(raw: &[u8], elem: usize, out: &mut Vec<u8>) {
     out[rest..].copy_from_slice(&raw[rest..]);
 }
 
+/// [`shuffle`] for a fixed element size: one pass over the input.
+fn shuffle_n<const N: usize>(raw: &[u8], n: usize, out: &mut [u8]) {
+    let (planes, _) = out.split_at_mut(n * N);
+    let mut planes: Vec<&mut [u8]> = planes.chunks_exact_mut(n).collect();
+    for (i, e) in raw.chunks_exact(N).enumerate() {
+        for (j, p) in planes.iter_mut().enumerate() {
+            p[i] = e[j];
+        }
+    }
+}
+
 /// Inverse of [`shuffle`].
 pub fn unshuffle(sh: &[u8], elem: usize, out: &mut [u8]) {
     let n = sh.len() / elem;
-    for j in 0..elem {
-        let src = &sh[j * n..(j + 1) * n];
-        for (i, &s) in src.iter().enumerate() {
-            out[i * elem + j] = s;
+    match elem {
+        2 => unshuffle_n::<2>(sh, n, out),
+        4 => unshuffle_n::<4>(sh, n, out),
+        8 => unshuffle_n::<8>(sh, n, out),
+        16 => unshuffle_n::<16>(sh, n, out),
+        _ => {
+            for j in 0..elem {
+                let src = &sh[j * n..(j + 1) * n];
+                for (i, &s) in src.iter().enumerate() {
+                    out[i * elem + j] = s;
+                }
+            }
         }
     }
     let rest = n * elem;
     out[rest..].copy_from_slice(&sh[rest..]);
+}
+
+/// [`unshuffle`] for a fixed element size: one pass over the output.
+fn unshuffle_n<const N: usize>(sh: &[u8], n: usize, out: &mut [u8]) {
+    let planes: Vec<&[u8]> = sh[..n * N].chunks_exact(n).collect();
+    for (i, e) in out.chunks_exact_mut(N).enumerate() {
+        for (j, p) in planes.iter().enumerate() {
+            e[j] = p[i];
+        }
+    }
 }
 
 /// The whole chunks inside rows `start..end`: (first chunk index, count).
@@ -255,27 +292,36 @@ pub fn write_rows(
     normal: &mut WriteFallback<'_>,
 ) -> Result<()> {
     let end = start + rows;
-    let (k0, nk) = full_chunks(p, start, end);
+    let c = p.chunk_rows.max(1);
     let rb = p.row_bytes;
-    if nk == 0 {
+    let cb = p.chunk_bytes();
+    // Rows before the first chunk boundary share a chunk with rows already
+    // in the file: HDF5 merges them (normal path).
+    let first = start.div_ceil(c) * c;
+    if first >= end {
         return normal(start, rows, buf);
     }
-    let c = p.chunk_rows;
-    let head = k0 * c - start;
+    let head = first - start;
     if head > 0 {
         normal(start, head, &buf[..head as usize * rb])?;
     }
-    let body = &buf[head as usize * rb..(head + nk * c) as usize * rb];
-    let cb = p.chunk_bytes();
-    let chunks: Vec<&[u8]> = body.chunks(cb).collect();
-    let Some(level) = p.level else {
-        // No filters: hand HDF5 each whole chunk as it is.
-        write_chunks(ds, k0, c, &chunks, path)?;
-        let done = head + nk * c;
-        if done < rows {
-            normal(start + done, rows - done, &buf[done as usize * rb..])?;
+    // From `first` on, every chunk is new. The last one may be partial: the
+    // dataset ends there (the caller set the extent to `end`), so it is
+    // written whole, padded with zeros past the extent, which no reader sees.
+    let body = &buf[head as usize * rb..];
+    let mut padded = Vec::new();
+    let mut chunks: Vec<&[u8]> = body.chunks(cb).collect();
+    if let Some(last) = chunks.last_mut() {
+        if last.len() < cb {
+            padded.extend_from_slice(last);
+            padded.resize(cb, 0);
+            *last = &padded;
         }
-        return Ok(());
+    }
+    let k0 = first / c;
+    let Some(level) = p.level else {
+        // No filters: hand HDF5 each chunk as it is.
+        return write_chunks(ds, k0, c, &chunks, path);
     };
     let mut compressed: Vec<Vec<u8>> = vec![Vec::new(); chunks.len()];
     let ranges = split(chunks.len(), threads());
@@ -295,29 +341,8 @@ pub fn write_rows(
             });
         }
     });
-    sync(|| unsafe {
-        for (i, data) in compressed.iter().enumerate() {
-            let mut off = [0 as hsize_t; 32];
-            off[0] = (k0 + i as u64) * c;
-            let r = h5d::H5Dwrite_chunk(
-                ds.id(),
-                H5P_DEFAULT,
-                0,
-                off.as_ptr(),
-                data.len(),
-                data.as_ptr().cast(),
-            );
-            if r < 0 {
-                return Err(Error::invalid(path, "direct chunk write failed"));
-            }
-        }
-        Ok(())
-    })?;
-    let done = head + nk * c;
-    if done < rows {
-        normal(start + done, rows - done, &buf[done as usize * rb..])?;
-    }
-    Ok(())
+    let refs: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
+    write_chunks(ds, k0, c, &refs, path)
 }
 
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).

@@ -606,6 +606,8 @@ pub struct StringValuesDecoder {
     offsets: PodReader<u64>,
     chars: PodReader<u8>,
     buf: Vec<u8>,
+    /// `buf` is valid UTF-8 as a whole.
+    utf8: bool,
     ends: std::vec::IntoIter<usize>,
     pos: usize,
     next_row: u64,
@@ -686,6 +688,7 @@ impl ItemCodec for StringValuesItem {
             offsets,
             chars: PodReader::new(cds, Vec::new(), cn, path)?,
             buf: Vec::new(),
+            utf8: false,
             ends: Vec::new().into_iter(),
             pos: 0,
             next_row: 0,
@@ -755,7 +758,8 @@ impl Decoder<String> for StringValuesDecoder {
                 ),
             ));
         }
-        self.buf = self.chars.read(base, last - base)?;
+        self.chars.read_into(base, last - base, &mut self.buf)?;
+        self.utf8 = std::str::from_utf8(&self.buf).is_ok();
         self.ends = ends.into_iter();
         self.pos = 0;
         self.next_row = rows.start;
@@ -769,14 +773,20 @@ impl Decoder<String> for StringValuesDecoder {
             .ok_or_else(|| exhausted(self.offsets.path()))?;
         let row = self.next_row;
         self.next_row += 1;
-        let bytes = self
-            .buf
-            .get(self.pos..end)
-            .ok_or_else(|| exhausted(self.offsets.path()))?;
+        let a = self.pos;
         self.pos = end;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
+        let text = if self.utf8 {
+            // SAFETY: `buf` was validated as UTF-8 as a whole in `load`;
+            // `get` then checks both ends are character boundaries.
+            unsafe { std::str::from_utf8_unchecked(&self.buf) }.get(a..end)
+        } else {
+            self.buf.get(a..end).and_then(|b| std::str::from_utf8(b).ok())
+        };
+        if end > self.buf.len() {
+            return Err(exhausted(self.offsets.path()));
+        }
+        text.map(str::to_owned)
+            .ok_or_else(|| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
     }
     fn skip(&mut self) -> Result<()> {
         let end = self

@@ -469,20 +469,17 @@ impl VlsDecoder {
         } else {
             Vec::new()
         };
+        let text = crate::column::Utf8Slices::new(&heap);
         let mut out = Vec::with_capacity(ptrs.len());
         for (i, p) in ptrs.iter().enumerate() {
-            let bytes: &[u8] = if p.length == 0 {
-                &[]
-            } else {
-                // In range: checked above against the heap, and lo <= offset.
-                let a = (p.offset - lo) as usize;
-                &heap[a..a + p.length as usize]
+            // In range: checked above against the heap, and lo <= offset.
+            let a = if p.length == 0 { 0 } else { (p.offset - lo) as usize };
+            let len = p.length as usize;
+            let b = match heap[a..a + len].iter().position(|&c| c == 0) {
+                Some(z) => a + z,
+                None => a + len,
             };
-            let bytes = match bytes.iter().position(|&b| b == 0) {
-                Some(z) => &bytes[..z],
-                None => bytes,
-            };
-            let s = std::str::from_utf8(bytes).map_err(|_| {
+            let s = text.get(a, b).ok_or_else(|| {
                 Error::invalid(
                     format!("{}[{}]", self.path, rows.start + i as u64),
                     "string is not valid UTF-8",
