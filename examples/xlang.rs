@@ -284,6 +284,15 @@ fn write_all(out: &Path) -> BoxResult<()> {
     h5vec::save_vector::<Measurement>(&f, "empty", &[])?;
     h5vec::save_vector::<f64>(&f, "empty_f64", &[])?;
 
+    // Storage control: LZF, and deflate written through h5vec's parallel
+    // direct-chunk path (200,000 rows, 4,096-row chunks, the last one partial).
+    let f = File::create(out.join("storage.h5"))?;
+    let xs: Vec<f64> = (0..200_000).map(|i| (f64::from(i) * 0.001).sin()).collect();
+    let lzf = SaveOptions::default().compression(h5vec::Compression::Lzf);
+    h5vec::save_vector_with(&f, "lzf", &xs, &lzf)?;
+    let deflate = SaveOptions::default().chunk_length(4096).deflate(4);
+    h5vec::save_vector_with(&f, "deflate", &xs, &deflate)?;
+
     let f = File::create(out.join("scalars.h5"))?;
     let ns = 0..N_SCALARS;
     macro_rules! ints {

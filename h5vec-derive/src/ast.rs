@@ -14,6 +14,7 @@ pub struct Field {
     pub name_span: Span,
     pub skip: bool,
     pub via: Via,
+    pub storage: crate::attr::Storage,
 }
 
 pub enum Shape {
@@ -85,6 +86,7 @@ impl<'a> Input<'a> {
                         name_span,
                         skip: attrs.skip,
                         via: attrs.via,
+                        storage: attrs.storage,
                     });
                 }
                 let mut seen: Vec<&Field> = Vec::new();

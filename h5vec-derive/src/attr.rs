@@ -52,9 +52,19 @@ pub struct FieldAttrs {
     pub skip: bool,
     pub via: Via,
     pub via_span: Option<Span>,
+    pub storage: Storage,
 }
 
-const FIELD_ATTRS: &str = "`rename = \"...\"`, `skip`, `blob`, `json`, `vls`";
+/// Storage settings of one field.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Storage {
+    pub chunk_length: Option<usize>,
+    /// `Some(None)`: no compression; `Some(Some(l))`: deflate at `l`.
+    pub deflate: Option<Option<u8>>,
+    pub lzf: bool,
+}
+
+const FIELD_ATTRS: &str = "`rename = \"...\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `no_compression`";
 
 impl FieldAttrs {
     pub fn parse(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
@@ -63,7 +73,9 @@ impl FieldAttrs {
             skip: false,
             via: Via::Default,
             via_span: None,
+            storage: Storage::default(),
         };
+        let mut compression_given = false;
         for attr in attrs.iter().filter(|a| a.path().is_ident("h5vec")) {
             let res = attr.parse_nested_meta(|meta| {
                 let span = meta.path.span();
@@ -121,6 +133,31 @@ impl FieldAttrs {
                     set_via(cx, Via::Json);
                 } else if meta.path.is_ident("vls") {
                     set_via(cx, Via::Vls);
+                } else if meta.path.is_ident("chunk_length") {
+                    let lit: syn::LitInt = meta.value()?.parse()?;
+                    match lit.base10_parse::<usize>() {
+                        Ok(n) if n > 0 => out.storage.chunk_length = Some(n),
+                        _ => cx.error(lit.span(), "`chunk_length` is a number of rows, at least 1"),
+                    }
+                } else if meta.path.is_ident("deflate")
+                    || meta.path.is_ident("lzf")
+                    || meta.path.is_ident("no_compression")
+                {
+                    if compression_given {
+                        cx.error(span, "give at most one of `deflate = ..`, `lzf` and `no_compression` for a field");
+                    }
+                    compression_given = true;
+                    if meta.path.is_ident("deflate") {
+                        let lit: syn::LitInt = meta.value()?.parse()?;
+                        match lit.base10_parse::<u8>() {
+                            Ok(l) if l <= 9 => out.storage.deflate = Some(Some(l)),
+                            _ => cx.error(lit.span(), "`deflate` takes a zlib level from 0 to 9"),
+                        }
+                    } else if meta.path.is_ident("lzf") {
+                        out.storage.lzf = true;
+                    } else {
+                        out.storage.deflate = Some(None);
+                    }
                 } else {
                     let name = meta.path.to_token_stream().to_string().replace(' ', "");
                     cx.syn_error(syn::Error::new_spanned(

@@ -254,6 +254,28 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
         .rev()
         .fold(quote!(()), |acc, c| quote!((#c, #acc)));
     let names: Vec<&str> = stored.iter().map(|(f, _)| f.name.as_str()).collect();
+    // Per-field storage settings, only when a field has any.
+    let storage = if stored
+        .iter()
+        .any(|(f, _)| f.storage != attr::Storage::default())
+    {
+        let items = stored.iter().map(|(f, _)| {
+            let chunk = match f.storage.chunk_length {
+                Some(n) => quote!(::h5vec::__private::std::option::Option::Some(#n)),
+                None => quote!(::h5vec::__private::std::option::Option::None),
+            };
+            let deflate = match f.storage.deflate {
+                Some(Some(l)) => quote!(::h5vec::__private::std::option::Option::Some(::h5vec::__private::std::option::Option::Some(#l))),
+                Some(None) => quote!(::h5vec::__private::std::option::Option::Some(::h5vec::__private::std::option::Option::None)),
+                None => quote!(::h5vec::__private::std::option::Option::None),
+            };
+            let lzf = f.storage.lzf;
+            quote!(::h5vec::FieldStorage { chunk_length: #chunk, deflate: #deflate, lzf: #lzf })
+        });
+        quote!(const FIELD_STORAGE: &'static [::h5vec::FieldStorage] = &[#(#items),*];)
+    } else {
+        quote!()
+    };
     let members: Vec<&syn::Member> = stored.iter().map(|(f, _)| &f.member).collect();
     let refs = members
         .iter()
@@ -292,6 +314,7 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
             type Fields = #fields_ty;
             const CODEC: &'static str = ::h5vec::__private::ids::STRUCT;
             const FIELD_NAMES: &'static [&'static str] = &[#(#names),*];
+            #storage
             #[inline]
             fn parts(&self) -> <Self::Fields as ::h5vec::__private::FieldList>::Refs<'_> {
                 #refs

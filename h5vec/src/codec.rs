@@ -168,6 +168,20 @@ pub fn open_column(
             format!("{shape:?}"),
         ));
     }
+    if let Some((id, name)) = raw::unavailable_filter(&ds) {
+        let known = match id {
+            32001 => " (Blosc; in Python: `import hdf5plugin`)",
+            32015 => " (Zstandard; in Python: `import hdf5plugin`)",
+            32004 => " (LZ4; in Python: `import hdf5plugin`)",
+            307 => " (bzip2; in Python: `import hdf5plugin`)",
+            _ => "",
+        };
+        return Err(Error::mismatch(
+            &p,
+            "only filters this HDF5 build can decode (deflate, shuffle, LZF, Fletcher32, szip, n-bit, scale-offset)",
+            format!("filter `{name}` (id {id}){known}, which is not available"),
+        ));
+    }
     let info = raw::type_info(&ds, &p)?;
     if !type_ok(&info) {
         return Err(Error::mismatch(&p, type_desc, info.describe()));

@@ -41,7 +41,7 @@ impl<T: Pod> PodWriter<T> {
             &dt,
             inner,
             chunk_rows,
-            ctx.opts.get_compression(),
+            ctx.compression_for(name),
             path,
         )
     }
@@ -223,7 +223,7 @@ impl StrWriter {
             dtype: &dt,
             inner: &[],
             chunk_rows: chunk,
-            compression: ctx.opts.get_compression(),
+            compression: ctx.compression_for(name),
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         Self::resume(ds, 0, path)
@@ -326,7 +326,10 @@ impl<'a> Utf8Slices<'a> {
     pub fn get(&self, a: usize, b: usize) -> Option<&'a str> {
         match self.whole {
             Some(s) => s.get(a..b),
-            None => self.bytes.get(a..b).and_then(|x| std::str::from_utf8(x).ok()),
+            None => self
+                .bytes
+                .get(a..b)
+                .and_then(|x| std::str::from_utf8(x).ok()),
         }
     }
 }

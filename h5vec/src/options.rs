@@ -6,6 +6,8 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Compression {
+    /// The LZF filter (fast, light; built into h5py, registered by h5vec).
+    Lzf,
     /// No filter (the default): fastest to write and read.
     #[default]
     None,
@@ -26,11 +28,70 @@ impl Compression {
     ) -> hdf5::DatasetBuilderEmptyShape {
         match *self {
             Compression::None => b,
+            Compression::Lzf => b.lzf(),
             Compression::Deflate { level, shuffle } => {
                 let b = if shuffle { b.shuffle() } else { b };
                 b.deflate(level.min(9))
             }
         }
+    }
+}
+
+/// What a dataset holds, for per-dataset compression settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DatasetRole {
+    /// Element values: `values`, list `VALUES` leaves.
+    Values,
+    /// Positions: list and string `OFFSETS`, blob `stops`, VLS `pointers`.
+    Offsets,
+    /// Byte heaps: VLS `heap`, string `CHARS`, blob `bytes`.
+    Bytes,
+    /// Null masks: `MASK`.
+    Mask,
+}
+
+impl DatasetRole {
+    /// The role of a dataset by its name in the layout.
+    pub fn of(dataset: &str) -> DatasetRole {
+        match dataset {
+            "OFFSETS" | "stops" | "pointers" => DatasetRole::Offsets,
+            "heap" | "CHARS" | "bytes" => DatasetRole::Bytes,
+            "MASK" => DatasetRole::Mask,
+            _ => DatasetRole::Values,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Storage settings one field of a derived struct asks for with
+/// `#[h5vec(chunk_length = N)]`, `#[h5vec(deflate = L)]`, `#[h5vec(lzf)]` or
+/// `#[h5vec(no_compression)]`. They apply to every dataset of the field
+/// (and of its nested fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FieldStorage {
+    /// Chunk length of the field's datasets.
+    pub chunk_length: Option<usize>,
+    /// Compression: `Some(None)` is "no compression", `Some(Some(level))`
+    /// is deflate at `level`, `None` keeps the vector's setting.
+    pub deflate: Option<Option<u8>>,
+    /// Use LZF for the field's datasets.
+    pub lzf: bool,
+}
+
+impl FieldStorage {
+    /// No override.
+    pub const DEFAULT: FieldStorage = FieldStorage {
+        chunk_length: None,
+        deflate: None,
+        lzf: false,
+    };
+
+    /// Whether this changes nothing.
+    pub fn is_default(&self) -> bool {
+        *self == Self::DEFAULT
     }
 }
 
@@ -47,6 +108,7 @@ pub struct SaveOptions {
     vls_strings: bool,
     dedup_strings: bool,
     replace: bool,
+    by_role: [Option<Compression>; 4],
 }
 
 /// Rows per read batch of whole-vector loads.
@@ -92,9 +154,49 @@ impl SaveOptions {
         self
     }
 
-    /// The compression in force.
+    /// The compression in force (for datasets without a per-role setting).
     pub fn get_compression(&self) -> &Compression {
         &self.compression
+    }
+
+    /// Set the compression of one kind of dataset only, e.g. compress the
+    /// string heaps but not the offsets:
+    /// `SaveOptions::default().compression_for(DatasetRole::Bytes, Compression::Deflate { level: 6, shuffle: false })`.
+    pub fn compression_for(mut self, role: DatasetRole, c: Compression) -> Self {
+        self.by_role[role.index()] = Some(c);
+        self
+    }
+
+    /// The compression of datasets of `role`.
+    pub fn get_compression_for(&self, role: DatasetRole) -> &Compression {
+        self.by_role[role.index()]
+            .as_ref()
+            .unwrap_or(&self.compression)
+    }
+
+    /// These options with a field's own storage settings applied.
+    pub fn with_field(&self, f: &FieldStorage) -> SaveOptions {
+        let mut o = self.clone();
+        if let Some(c) = f.chunk_length {
+            o.chunk_length = Some(c.max(1));
+        }
+        let c = if f.lzf {
+            Some(Compression::Lzf)
+        } else {
+            match f.deflate {
+                Some(Some(level)) => Some(Compression::Deflate {
+                    level: level.min(9),
+                    shuffle: true,
+                }),
+                Some(None) => Some(Compression::None),
+                None => None,
+            }
+        };
+        if let Some(c) = c {
+            o.compression = c;
+            o.by_role = Default::default();
+        }
+        o
     }
 
     /// Store every `String` field as a compressed VLS array (heap + pointers)
@@ -199,6 +301,11 @@ impl WriteCtx<'_> {
     /// Chunk length for a byte heap whose expected size is `bytes_hint`.
     pub fn chunk_bytes(&self, bytes_hint: u64) -> usize {
         self.opts.chunk_heap(bytes_hint)
+    }
+
+    /// The compression of the dataset named `dataset` (by its role).
+    pub fn compression_for(&self, dataset: &str) -> &Compression {
+        self.opts.get_compression_for(DatasetRole::of(dataset))
     }
 }
 

@@ -1178,6 +1178,44 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
 }
 
+/// The first filter of `ds`'s pipeline that this HDF5 build cannot run, as
+/// `(id, name)`.
+pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
+    use hdf5_sys::{h5p, h5z};
+    sync(|| unsafe {
+        let dcpl = h5d::H5Dget_create_plist(ds.id());
+        if dcpl < 0 {
+            return None;
+        }
+        let mut out = None;
+        for i in 0..h5p::H5Pget_nfilters(dcpl).max(0) as std::ffi::c_uint {
+            let mut flags: std::ffi::c_uint = 0;
+            let mut nelm: usize = 0;
+            let mut cfg: std::ffi::c_uint = 0;
+            let mut name = [0 as c_char; 64];
+            let id = h5p::H5Pget_filter2(
+                dcpl,
+                i,
+                &mut flags,
+                &mut nelm,
+                std::ptr::null_mut(),
+                name.len(),
+                name.as_mut_ptr(),
+                &mut cfg,
+            );
+            if id >= 0 && h5z::H5Zfilter_avail(id) <= 0 {
+                let n = std::ffi::CStr::from_ptr(name.as_ptr())
+                    .to_string_lossy()
+                    .into_owned();
+                out = Some((id, n));
+                break;
+            }
+        }
+        hdf5_sys::h5p::H5Pclose(dcpl);
+        out
+    })
+}
+
 /// Zeroes, in the stored chunk that holds row `rows` of a 1-D chunked
 /// dataset without filters, every slot from row `rows` to the chunk's end,
 /// with a direct chunk read and write (no type conversion, no chunk cache).

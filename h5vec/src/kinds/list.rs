@@ -519,7 +519,7 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
             &dt,
             &shape,
             chunk,
-            ctx.opts.get_compression(),
+            ctx.compression_for(name),
             path,
         )?;
         Ok(DenseEncoder::from_writer(w))
@@ -780,7 +780,9 @@ impl Decoder<String> for StringValuesDecoder {
             // `get` then checks both ends are character boundaries.
             unsafe { std::str::from_utf8_unchecked(&self.buf) }.get(a..end)
         } else {
-            self.buf.get(a..end).and_then(|b| std::str::from_utf8(b).ok())
+            self.buf
+                .get(a..end)
+                .and_then(|b| std::str::from_utf8(b).ok())
         };
         if end > self.buf.len() {
             return Err(exhausted(self.offsets.path()));

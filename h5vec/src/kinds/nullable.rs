@@ -61,7 +61,7 @@ pub fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodW
         &dt,
         &[],
         ctx.chunk_rows(1),
-        ctx.opts.get_compression(),
+        ctx.compression_for(MASK),
         path,
     )
 }

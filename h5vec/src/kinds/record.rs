@@ -30,6 +30,9 @@ pub trait Record: Sized + 'static {
     const CODEC: &'static str;
     /// The stored field names, in declaration order.
     const FIELD_NAMES: &'static [&'static str];
+    /// Per-field storage settings (`#[h5vec(chunk_length = .., deflate = ..)]`),
+    /// in field order; shorter than the field list means "no override".
+    const FIELD_STORAGE: &'static [crate::options::FieldStorage] = &[];
     /// References to the stored fields, as a cons list.
     fn parts(&self) -> <Self::Fields as FieldList>::Refs<'_>;
     /// Builds a value from the stored fields (skipped fields get `Default`).
@@ -54,6 +57,7 @@ pub trait FieldList: 'static {
     fn create(
         group: &Group,
         names: &[&str],
+        storage: &[crate::options::FieldStorage],
         path: &str,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoders>;
@@ -95,7 +99,13 @@ impl FieldList for () {
     type Decoders = ();
     const LEN: usize = 0;
     fn schemas(_: &WriteCtx<'_>, _: &mut Vec<Schema>) {}
-    fn create(_: &Group, _: &[&str], _: &str, _: &WriteCtx<'_>) -> Result<()> {
+    fn create(
+        _: &Group,
+        _: &[&str],
+        _: &[crate::options::FieldStorage],
+        _: &str,
+        _: &WriteCtx<'_>,
+    ) -> Result<()> {
         Ok(())
     }
     fn append(
@@ -152,6 +162,7 @@ where
     fn create(
         group: &Group,
         names: &[&str],
+        storage: &[crate::options::FieldStorage],
         path: &str,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoders> {
@@ -159,10 +170,24 @@ where
             .split_first()
             .map(|(n, r)| (*n, r))
             .unwrap_or(("", &[]));
+        let (mine, srest) = match storage.split_first() {
+            Some((s, r)) => (Some(s), r),
+            None => (None, &[][..]),
+        };
         let p = child_path(path, name);
         let g = group.create_group(name).at(&p)?;
-        let e = C::create(&g, &p, ctx)?;
-        Ok((e, Rest::create(group, rest, path, ctx)?))
+        let e = match mine.filter(|s| !s.is_default()) {
+            Some(s) => {
+                let opts = ctx.opts.with_field(s);
+                let child = WriteCtx {
+                    opts: &opts,
+                    len_hint: ctx.len_hint,
+                };
+                C::create(&g, &p, &child)?
+            }
+            None => C::create(&g, &p, ctx)?,
+        };
+        Ok((e, Rest::create(group, rest, srest, path, ctx)?))
     }
     fn append(
         group: &Group,
@@ -259,6 +284,7 @@ impl<R: Record> Codec for RecordCodec<R> {
         Ok(RecordEncoder(R::Fields::create(
             group,
             R::FIELD_NAMES,
+            R::FIELD_STORAGE,
             path,
             ctx,
         )?))

@@ -87,7 +87,7 @@ impl PointerWriter {
             dtype: &ft,
             inner: &[],
             chunk_rows: ctx.chunk_rows(16),
-            compression: ctx.opts.get_compression(),
+            compression: ctx.compression_for(name),
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         Self::resume(ds, 0, path)
@@ -473,7 +473,11 @@ impl VlsDecoder {
         let mut out = Vec::with_capacity(ptrs.len());
         for (i, p) in ptrs.iter().enumerate() {
             // In range: checked above against the heap, and lo <= offset.
-            let a = if p.length == 0 { 0 } else { (p.offset - lo) as usize };
+            let a = if p.length == 0 {
+                0
+            } else {
+                (p.offset - lo) as usize
+            };
             let len = p.length as usize;
             let b = match heap[a..a + len].iter().position(|&c| c == 0) {
                 Some(z) => a + z,
