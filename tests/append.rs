@@ -176,13 +176,20 @@ fn column_reads() {
 #[test]
 fn streaming_writer_and_reader() {
     let (_d, f) = tmp();
-    let opts = SaveOptions::default().chunk_length(1000);
+    let opts = SaveOptions::default().chunk_length(100);
     let mut w = VectorWriter::<All>::create(&f, "s", &opts).unwrap();
+    let per_commit = 100 * h5vec::COMMIT_BATCHES as u64;
     for i in 0..2500 {
         w.push(&all(i)).unwrap();
+        // Batches are written as they fill; rows are committed every
+        // COMMIT_BATCHES batches.
+        assert_eq!(w.len(), (u64::from(i) + 1) / per_commit * per_commit);
     }
-    // Two full batches are committed, but the vector is not linked yet.
-    assert_eq!(w.len(), 2000);
+    assert_eq!(w.len(), 1600);
+    // An explicit flush commits what was pushed.
+    w.flush().unwrap();
+    assert_eq!(w.len(), 2500);
+    // The vector is not linked until it is finished.
     assert!(!f.link_exists("s"));
     assert_eq!(w.finish().unwrap(), 2500);
     assert_eq!(vector_len(&f, "s").unwrap(), 2500);

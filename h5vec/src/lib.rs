@@ -51,7 +51,7 @@ pub use options::{Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx}
 pub use schema::Schema;
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,
-    VectorWriter,
+    VectorWriter, COMMIT_BATCHES,
 };
 pub use vector::{load_vector, save_vector, save_vector_with, FORMAT_NAME, FORMAT_VERSION};
 

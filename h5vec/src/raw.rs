@@ -1104,6 +1104,16 @@ unsafe extern "C" {
     fn H5Fincrement_filesize(file_id: hid_t, increment: hsize_t) -> hdf5_sys::h5::herr_t;
 }
 
+/// Moves the end of allocation HDF5 keeps for `file` (in memory) to the end
+/// of the file, so objects a writer killed during its last flush placed past
+/// the end of allocation its superblock records can still be read. Works on
+/// read-only handles too (nothing is written); best effort.
+pub fn cover_whole_file(file: &hdf5::File) {
+    let id = file.id();
+    // SAFETY: a valid file id; failure leaves the file unchanged.
+    sync(|| unsafe { H5Fincrement_filesize(id, 0) });
+}
+
 /// Keeps HDF5's metadata cache from writing dirty metadata on its own
 /// (evictions off, no automatic resizing) while it lives, so the file on
 /// disk changes only at explicit flushes: a writer killed between two
@@ -1126,10 +1136,7 @@ impl HoldMetadata {
         use hdf5_sys::h5ac::*;
         use hdf5_sys::h5f;
         let id = file.id();
-        if !file.is_read_only() {
-            // SAFETY: a valid file id; failure leaves the file unchanged.
-            sync(|| unsafe { H5Fincrement_filesize(id, 0) });
-        }
+        cover_whole_file(&file);
         let saved = sync(|| unsafe {
             let mut cfg: Box<H5AC_cache_config_t> = Box::default();
             cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;

@@ -118,10 +118,13 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
 /// Writes a vector of any length with bounded memory: values are buffered
 /// and written one batch (one chunk length) at a time.
 ///
-/// Each flushed batch is committed: data first, then `metadata/count`, so a
-/// crash loses at most the rows pushed since the last batch. A vector being
-/// created is written under a hidden name and linked as `name` on
-/// [`finish`](Self::finish).
+/// Every batch is written as soon as it is full; every
+/// [`COMMIT_BATCHES`] batches (and on [`flush`](Self::flush) and
+/// [`finish`](Self::finish)) the rows are committed: file flushed, then
+/// `metadata/count`. A crash loses at most the rows since the last commit.
+/// Committing rarely keeps HDF5's own (unjournaled) metadata flushes few. A
+/// vector being created is written under a hidden name and linked as `name`
+/// on [`finish`](Self::finish).
 pub struct VectorWriter<T: H5Vector> {
     enc: <T::Codec as Codec>::Encoder,
     parent: Group,
@@ -131,7 +134,10 @@ pub struct VectorWriter<T: H5Vector> {
     /// Set while the vector lives under its temporary name.
     temp: Option<(String, bool)>,
     committed: u64,
+    /// Rows pushed but not committed.
     pending: usize,
+    /// Rows pushed but not yet written.
+    buffered: usize,
     batch: usize,
     /// Metadata reaches the disk only at flushes while the writer lives.
     _hold: crate::raw::HoldMetadata,
@@ -180,6 +186,7 @@ impl<T: H5Vector> VectorWriter<T> {
             temp: Some((tmp, exists)),
             committed: 0,
             pending: 0,
+            buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
             _hold: hold,
             _t: PhantomData,
@@ -205,18 +212,25 @@ impl<T: H5Vector> VectorWriter<T> {
             temp: None,
             committed: v.count,
             pending: 0,
+            buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
             _hold: hold,
             _t: PhantomData,
         })
     }
 
-    /// Adds one value; writes a batch when one is full.
+    /// Adds one value; writes a batch when one is full, and commits every
+    /// [`COMMIT_BATCHES`] batches.
     pub fn push(&mut self, value: &T) -> Result<()> {
         self.enc.push(value)?;
         self.pending += 1;
-        if self.pending >= self.batch {
-            self.flush()?;
+        self.buffered += 1;
+        if self.buffered >= self.batch {
+            self.enc.flush()?;
+            self.buffered = 0;
+            if self.pending >= self.batch.saturating_mul(COMMIT_BATCHES) {
+                self.flush()?;
+            }
         }
         Ok(())
     }
@@ -248,7 +262,10 @@ impl<T: H5Vector> VectorWriter<T> {
         if self.pending == 0 {
             return Ok(());
         }
-        self.enc.flush()?;
+        if self.buffered > 0 {
+            self.enc.flush()?;
+            self.buffered = 0;
+        }
         let file = self.group.file().at("$")?;
         file.flush().at("$")?;
         let n = self.committed + self.pending as u64;
@@ -269,6 +286,9 @@ impl<T: H5Vector> VectorWriter<T> {
         Ok(self.committed)
     }
 }
+
+/// Batches a [`VectorWriter`] writes between two commits.
+pub const COMMIT_BATCHES: usize = 16;
 
 /// Reads a vector in batches of rows with bounded memory.
 ///

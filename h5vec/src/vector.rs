@@ -223,6 +223,9 @@ pub(crate) struct Opened {
 /// Opens vector `name` in `parent` and checks its metadata.
 pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
     check_name(name)?;
+    if let Ok(file) = parent.file() {
+        raw::cover_whole_file(&file);
+    }
     if !parent.link_exists(name) {
         return Err(Error::mismatch(
             format!("vector `{name}`"),
