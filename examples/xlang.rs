@@ -284,6 +284,22 @@ fn write_all(out: &Path) -> BoxResult<()> {
     h5vec::save_vector::<Measurement>(&f, "empty", &[])?;
     h5vec::save_vector::<f64>(&f, "empty_f64", &[])?;
 
+    // Appends: 60 rows saved, 40 appended (one vector of 100 rows), then 7
+    // more appended and `count` set back to 100, as an append interrupted
+    // before its last step leaves it: readers must trust count.
+    let f = File::create(out.join("appended.h5"))?;
+    let ms: Vec<Measurement> = (0..107).map(measurement).collect();
+    h5vec::save_vector_with(
+        &f,
+        "appended",
+        &ms[..60],
+        &SaveOptions::default().chunk_length(16),
+    )?;
+    h5vec::append_vector(&f, "appended", &ms[60..100])?;
+    h5vec::append_vector(&f, "appended", &ms[100..])?;
+    f.dataset("appended/metadata/count")?
+        .write_scalar(&100i64)?;
+
     // Storage control: LZF, and deflate written through h5vec's parallel
     // direct-chunk path (200,000 rows, 4,096-row chunks, the last one partial).
     let f = File::create(out.join("storage.h5"))?;

@@ -546,3 +546,21 @@ def test_big_vector(rust_files):
     np.testing.assert_array_equal(d["value/values"][()], np.arange(n, dtype=np.float64) * 0.5)
     np.testing.assert_array_equal(H.read_bitfield(d["flag/values"]), (np.arange(n) % 3 == 0).astype(np.uint8))
     assert d["value/values"].chunks[0] < n, "a large vector is stored in several chunks"
+
+
+def test_appended_vector_respects_count(rust_files):
+    """Saved with 60 rows, appended 40, then an append of 7 whose `count`
+    never landed: h5py sees columns of 107 rows, and `count` (100) says how
+    many are the vector."""
+    g = rust_files("appended.h5")["appended"]
+    count = H.read_int64_scalar(g["metadata/count"])
+    assert count == 100
+    for path in ["data/timestamp/weeks/values", "data/temperature/values", "data/position/values"]:
+        ds = g[path]
+        assert ds.shape[0] == 107, path
+        assert ds.chunks[0] == 16, path
+        assert ds.maxshape[0] is None, path
+    for k in range(count):
+        assert reconstruct_measurement(g, k) == X.measurement(k)
+    w = g["data/timestamp/weeks/values"][:count]
+    np.testing.assert_array_equal(w, [X.measurement(k)["timestamp"]["weeks"] for k in range(count)])
