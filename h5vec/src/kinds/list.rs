@@ -126,7 +126,10 @@ pub struct ListEncoder<I: ItemCodec> {
 pub struct ListDecoder<I: ItemCodec> {
     offsets: PodReader<u64>,
     items: I::Decoder,
-    lens: std::vec::IntoIter<u64>,
+    /// OFFSETS of the loaded rows (one more than rows), reused batch to batch.
+    offs: Vec<u64>,
+    /// Index into `offs` of the next row.
+    idx: usize,
     next_row: u64,
 }
 
@@ -254,16 +257,21 @@ impl<I: ItemCodec> ListDecoder<I> {
         Ok(ListDecoder {
             offsets,
             items,
-            lens: Vec::new().into_iter(),
+            offs: Vec::new(),
+            idx: 0,
             next_row: 0,
         })
     }
 
+    #[inline]
     fn next_len(&mut self) -> Result<usize> {
-        let n = self
-            .lens
-            .next()
-            .ok_or_else(|| exhausted(self.offsets.path()))?;
+        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return Err(exhausted(self.offsets.path())),
+        };
+        // Non-decreasing: checked in `load`.
+        let n = b - a;
+        self.idx += 1;
         self.next_row += 1;
         usize::try_from(n)
             .map_err(|_| Error::invalid(self.offsets.element(self.next_row - 1), "row too long"))
@@ -304,19 +312,20 @@ impl<T, I: ItemCodec<Value = T>> Encoder<Vec<T>> for ListEncoder<I> {
 impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, self.offsets.path())?;
-        let offs = self.offsets.read(rows.start, n + 1)?;
-        let mut lens = Vec::with_capacity(offs.len().saturating_sub(1));
-        for (i, w) in offs.windows(2).enumerate() {
-            if w[1] < w[0] {
-                return Err(Error::invalid(
-                    self.offsets.element(rows.start + i as u64 + 1),
-                    format!("OFFSETS must not decrease: {} after {}", w[1], w[0]),
-                ));
-            }
-            lens.push(w[1] - w[0]);
+        self.offsets.read_into(rows.start, n + 1, &mut self.offs)?;
+        let offs = &self.offs;
+        if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
+            return Err(Error::invalid(
+                self.offsets.element(rows.start + i as u64 + 1),
+                format!(
+                    "OFFSETS must not decrease: {} after {}",
+                    offs[i + 1],
+                    offs[i]
+                ),
+            ));
         }
         self.items.load(offs[0]..offs[offs.len() - 1])?;
-        self.lens = lens.into_iter();
+        self.idx = 0;
         self.next_row = rows.start;
         Ok(())
     }
@@ -608,8 +617,10 @@ pub struct StringValuesDecoder {
     buf: Vec<u8>,
     /// `buf` is valid UTF-8 as a whole.
     utf8: bool,
-    ends: std::vec::IntoIter<usize>,
-    pos: usize,
+    /// OFFSETS of the loaded strings (one more than strings), reused.
+    offs: Vec<u64>,
+    /// Index into `offs` of the next string.
+    idx: usize,
     next_row: u64,
 }
 
@@ -689,8 +700,8 @@ impl ItemCodec for StringValuesItem {
             chars: PodReader::new(cds, Vec::new(), cn, path)?,
             buf: Vec::new(),
             utf8: false,
-            ends: Vec::new().into_iter(),
-            pos: 0,
+            offs: Vec::new(),
+            idx: 0,
             next_row: 0,
         })
     }
@@ -730,25 +741,38 @@ impl Encoder<String> for StringValuesEncoder {
     }
 }
 
+impl StringValuesDecoder {
+    /// The byte span of the next string in `buf`, advancing.
+    #[inline]
+    fn next_span(&mut self) -> Result<(usize, usize)> {
+        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return Err(exhausted(self.offsets.path())),
+        };
+        self.idx += 1;
+        self.next_row += 1;
+        // Checked in `load`: non-decreasing, from `base`, within `buf`.
+        let base = self.offs[0];
+        Ok(((a - base) as usize, (b - base) as usize))
+    }
+}
+
 impl Decoder<String> for StringValuesDecoder {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, self.offsets.path())?;
-        let offs = self.offsets.read(rows.start, n + 1)?;
-        let base = offs[0];
-        let mut ends = Vec::with_capacity(offs.len().saturating_sub(1));
-        for (i, w) in offs.windows(2).enumerate() {
-            if w[1] < w[0] {
-                return Err(Error::invalid(
-                    self.offsets.element(rows.start + i as u64 + 1),
-                    format!("OFFSETS must not decrease: {} after {}", w[1], w[0]),
-                ));
-            }
-            ends.push(
-                usize::try_from(w[1] - base)
-                    .map_err(|_| Error::invalid(self.offsets.path(), "span too large"))?,
-            );
+        self.offsets.read_into(rows.start, n + 1, &mut self.offs)?;
+        let offs = &self.offs;
+        if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
+            return Err(Error::invalid(
+                self.offsets.element(rows.start + i as u64 + 1),
+                format!(
+                    "OFFSETS must not decrease: {} after {}",
+                    offs[i + 1],
+                    offs[i]
+                ),
+            ));
         }
-        let last = offs[offs.len() - 1];
+        let (base, last) = (offs[0], offs[offs.len() - 1]);
         if last > self.chars.rows {
             return Err(Error::invalid(
                 self.offsets.element(rows.end),
@@ -758,23 +782,19 @@ impl Decoder<String> for StringValuesDecoder {
                 ),
             ));
         }
+        if usize::try_from(last - base).is_err() {
+            return Err(Error::invalid(self.offsets.path(), "span too large"));
+        }
         self.chars.read_into(base, last - base, &mut self.buf)?;
         self.utf8 = std::str::from_utf8(&self.buf).is_ok();
-        self.ends = ends.into_iter();
-        self.pos = 0;
+        self.idx = 0;
         self.next_row = rows.start;
         Ok(())
     }
     #[inline]
     fn next(&mut self) -> Result<String> {
-        let end = self
-            .ends
-            .next()
-            .ok_or_else(|| exhausted(self.offsets.path()))?;
         let row = self.next_row;
-        self.next_row += 1;
-        let a = self.pos;
-        self.pos = end;
+        let (a, end) = self.next_span()?;
         let text = if self.utf8 {
             // SAFETY: `buf` was validated as UTF-8 as a whole in `load`;
             // `get` then checks both ends are character boundaries.
@@ -791,13 +811,7 @@ impl Decoder<String> for StringValuesDecoder {
             .ok_or_else(|| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
     }
     fn skip(&mut self) -> Result<()> {
-        let end = self
-            .ends
-            .next()
-            .ok_or_else(|| exhausted(self.offsets.path()))?;
-        self.pos = end;
-        self.next_row += 1;
-        Ok(())
+        self.next_span().map(drop)
     }
 }
 

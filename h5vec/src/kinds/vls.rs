@@ -393,7 +393,10 @@ pub struct VlsDecoder {
     ptrs: Dataset,
     ptr_rows: u64,
     placeholder: Option<String>,
-    buf: std::vec::IntoIter<Option<String>>,
+    ptr_buf: Vec<Pointer>,
+    heap_buf: Vec<u8>,
+    out: Vec<Option<String>>,
+    pos: usize,
     path: String,
 }
 
@@ -424,7 +427,10 @@ impl VlsDecoder {
             ptrs,
             ptr_rows,
             placeholder,
-            buf: Vec::new().into_iter(),
+            ptr_buf: Vec::new(),
+            heap_buf: Vec::new(),
+            out: Vec::new(),
+            pos: 0,
             path: path.to_owned(),
         })
     }
@@ -446,6 +452,20 @@ impl VlsDecoder {
 
     /// Reads elements `rows` as `Option<String>` (None where equal to the placeholder).
     pub fn read(&self, rows: Range<u64>) -> Result<Vec<Option<String>>> {
+        let mut out = Vec::new();
+        self.read_into(rows, &mut Vec::new(), &mut Vec::new(), &mut out)?;
+        Ok(out)
+    }
+
+    /// [`read`](Self::read) into `out`, with scratch buffers for the
+    /// pointers and the heap span (all reused from batch to batch).
+    fn read_into(
+        &self,
+        rows: Range<u64>,
+        ptrs: &mut Vec<Pointer>,
+        heap: &mut Vec<u8>,
+        out: &mut Vec<Option<String>>,
+    ) -> Result<()> {
         let n = range_len(&rows, &self.path)?;
         if rows.end > self.ptr_rows {
             return Err(Error::invalid(
@@ -453,7 +473,20 @@ impl VlsDecoder {
                 format!("rows {rows:?} past the end ({} pointers)", self.ptr_rows),
             ));
         }
-        let ptrs = read_pointers(&self.ptrs, rows.start, n, &self.path)?;
+        let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, &self.path)?;
+        // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
+        // exactly `Pointer` (repr(C)); HDF5 converts narrower unsigned members.
+        unsafe {
+            raw::read_rows_into::<Pointer>(
+                &self.ptrs,
+                mem.id(),
+                rows.start,
+                n,
+                &[],
+                ptrs,
+                &self.path,
+            )?
+        };
         // Read only the heap span these pointers use.
         let mut lo = u64::MAX;
         let mut hi = 0u64;
@@ -464,13 +497,14 @@ impl VlsDecoder {
                 hi = hi.max(r.end);
             }
         }
-        let heap = if lo < hi {
-            self.heap.read(lo, hi - lo)?
+        if lo < hi {
+            self.heap.read_into(lo, hi - lo, heap)?;
         } else {
-            Vec::new()
-        };
-        let text = crate::column::Utf8Slices::new(&heap);
-        let mut out = Vec::with_capacity(ptrs.len());
+            heap.clear();
+        }
+        let text = crate::column::Utf8Slices::new(heap);
+        out.clear();
+        out.reserve(ptrs.len());
         for (i, p) in ptrs.iter().enumerate() {
             // In range: checked above against the heap, and lo <= offset.
             let a = if p.length == 0 {
@@ -495,18 +529,30 @@ impl VlsDecoder {
                 out.push(Some(s.to_owned()));
             }
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// Reads rows into the buffer.
+    /// Reads rows into the buffer (reusing its memory).
     pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        self.buf = self.read(rows)?.into_iter();
-        Ok(())
+        let (mut p, mut h, mut o) = (
+            std::mem::take(&mut self.ptr_buf),
+            std::mem::take(&mut self.heap_buf),
+            std::mem::take(&mut self.out),
+        );
+        let r = self.read_into(rows, &mut p, &mut h, &mut o);
+        (self.ptr_buf, self.heap_buf, self.out) = (p, h, o);
+        self.pos = 0;
+        r
     }
 
     /// The next element, with missing values as `None`.
     pub fn next_opt(&mut self) -> Result<Option<String>> {
-        self.buf.next().ok_or_else(|| exhausted(&self.path))
+        let v = self
+            .out
+            .get_mut(self.pos)
+            .ok_or_else(|| exhausted(&self.path))?;
+        self.pos += 1;
+        Ok(v.take())
     }
 
     /// The next element; a missing value is an error for a non-optional `String`.
