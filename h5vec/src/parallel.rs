@@ -152,18 +152,24 @@ impl Pipeline {
     }
 
     /// Shuffle (if on) and zlib-compress one raw chunk.
-    fn compress(&self, raw: &[u8], c: &mut libdeflater::Compressor, tmp: &mut Vec<u8>) -> Vec<u8> {
+    fn compress(
+        &self,
+        raw: &[u8],
+        c: &mut libdeflater::Compressor,
+        tmp: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
         let src: &[u8] = if self.shuffle && self.elem > 1 {
             shuffle(raw, self.elem, tmp);
             tmp
         } else {
             raw
         };
-        let mut out = vec![0u8; c.zlib_compress_bound(src.len())];
+        out.clear();
+        out.resize(c.zlib_compress_bound(src.len()), 0);
         // The bound guarantees room, so this cannot fail.
-        let n = c.zlib_compress(src, &mut out).unwrap_or(0);
+        let n = c.zlib_compress(src, out).unwrap_or(0);
         out.truncate(n);
-        out
     }
 
     /// Decompress one chunk into `out` (exactly one chunk's bytes).
@@ -323,26 +329,64 @@ pub fn write_rows(
         // No filters: hand HDF5 each chunk as it is.
         return write_chunks(ds, k0, c, &chunks, path);
     };
-    let mut compressed: Vec<Vec<u8>> = vec![Vec::new(); chunks.len()];
+    // Output and scratch buffers come from a per-thread pool, so a long
+    // write faults its buffers in once, not once per batch.
     let ranges = split(chunks.len(), threads());
+    let mut compressed = take_buffers(chunks.len());
+    let mut scratch = take_buffers(ranges.len());
+    let work = move |mine: &mut [Vec<u8>], src: &[&[u8]], tmp: &mut Vec<u8>| {
+        let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
+        let mut comp = libdeflater::Compressor::new(lvl);
+        for (o, raw) in mine.iter_mut().zip(src) {
+            p.compress(raw, &mut comp, tmp, o);
+        }
+    };
     std::thread::scope(|s| {
         let mut rest: &mut [Vec<u8>] = &mut compressed;
-        for r in &ranges {
+        let last = ranges.len() - 1;
+        for (k, (r, tmp)) in ranges.iter().zip(scratch.iter_mut()).enumerate() {
             let (mine, tail) = rest.split_at_mut(r.len());
             rest = tail;
             let src = &chunks[r.clone()];
-            s.spawn(move || {
-                let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
-                let mut comp = libdeflater::Compressor::new(lvl);
-                let mut tmp = Vec::new();
-                for (o, raw) in mine.iter_mut().zip(src) {
-                    *o = p.compress(raw, &mut comp, &mut tmp);
-                }
-            });
+            if k == last {
+                // The calling thread takes the last share itself.
+                work(mine, src, tmp);
+            } else {
+                s.spawn(move || work(mine, src, tmp));
+            }
         }
     });
     let refs: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
-    write_chunks(ds, k0, c, &refs, path)
+    let r = write_chunks(ds, k0, c, &refs, path);
+    give_buffers(compressed);
+    give_buffers(scratch);
+    r
+}
+
+thread_local! {
+    /// Byte buffers for compressed chunks and shuffle scratch space.
+    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Most buffers kept in a thread's pool.
+const POOL_MAX: usize = 64;
+
+fn take_buffers(n: usize) -> Vec<Vec<u8>> {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        (0..n).map(|_| p.pop().unwrap_or_default()).collect()
+    })
+}
+
+fn give_buffers(bufs: Vec<Vec<u8>>) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        for b in bufs {
+            if p.len() < POOL_MAX {
+                p.push(b);
+            }
+        }
+    })
 }
 
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).
@@ -503,7 +547,7 @@ pub fn read_rows(
             rest = tail;
             s.spawn(move || {
                 let mut d = libdeflater::Decompressor::new();
-                let mut tmp = Vec::new();
+                let mut tmp = Vec::with_capacity(cb);
                 for (o, data, ok) in mine.iter_mut() {
                     if let Some(data) = data {
                         *ok = p.decompress(data, o, &mut d, &mut tmp);
