@@ -135,7 +135,7 @@ fn kill_during_saves_and_appends() {
     let trials: u64 = std::env::var("H5VEC_CRASH_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(24);
+        .unwrap_or(16);
     for trial in 0..trials {
         let mut child = Command::new(&exe)
             .args([

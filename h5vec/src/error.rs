@@ -34,13 +34,40 @@ pub enum ErrorKind {
 #[derive(Debug)]
 pub struct Error {
     path: String,
+    /// The HDF5 object involved (`/m/data/weeks/values`, `metadata/count`), if any.
+    location: Option<String>,
     kind: ErrorKind,
 }
 
+/// Splits `"$.a.b (/m/data/a/b/values)"` into the logical path and the HDF5
+/// location the codecs append in parentheses.
+fn split_location(full: String) -> (String, Option<String>) {
+    if full.starts_with('$') && full.ends_with(')') {
+        if let Some(i) = full.find(" (") {
+            let loc = full[i + 2..full.len() - 1].to_owned();
+            let mut path = full;
+            path.truncate(i);
+            return (path, Some(loc));
+        }
+    }
+    (full, None)
+}
+
 impl Error {
-    /// The logical path where the error happened, like `$.timestamp.weeks`.
+    /// The logical path where the error happened, like `$.timestamp.weeks`
+    /// (`$` is the whole vector, `[i]` an element).
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The HDF5 object involved, like `/m/data/timestamp/weeks/values`, if any.
+    pub fn location(&self) -> Option<&str> {
+        self.location.as_deref()
+    }
+
+    fn at_path(path: impl Into<String>, kind: ErrorKind) -> Self {
+        let (path, location) = split_location(path.into());
+        Error { path, location, kind }
     }
 
     /// What went wrong.
@@ -54,58 +81,47 @@ impl Error {
         expected: impl fmt::Display,
         found: impl fmt::Display,
     ) -> Self {
-        Error {
-            path: path.into(),
-            kind: ErrorKind::Mismatch {
+        Error::at_path(path, ErrorKind::Mismatch {
                 expected: expected.to_string(),
                 found: found.to_string(),
-            },
-        }
+            })
     }
 
     /// A value in the file that breaks a layout rule.
     pub fn invalid(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error {
-            path: path.into(),
-            kind: ErrorKind::Invalid(msg.to_string()),
-        }
+        Error::at_path(path, ErrorKind::Invalid(msg.to_string()))
     }
 
     /// A value that could not be encoded.
     pub fn encode(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error {
-            path: path.into(),
-            kind: ErrorKind::Encode(msg.to_string()),
-        }
+        Error::at_path(path, ErrorKind::Encode(msg.to_string()))
     }
 
     /// A bad vector or group name.
     pub fn bad_name(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error {
-            path: path.into(),
-            kind: ErrorKind::BadName(msg.to_string()),
-        }
+        Error::at_path(path, ErrorKind::BadName(msg.to_string()))
     }
 
     /// An HDF5 library error at `path`.
     pub fn hdf5(path: impl Into<String>, err: hdf5::Error) -> Self {
-        Error {
-            path: path.into(),
-            kind: ErrorKind::Hdf5(err),
-        }
+        Error::at_path(path, ErrorKind::Hdf5(err))
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if let Some(loc) = &self.location {
+            write!(f, " ({loc})")?;
+        }
         match &self.kind {
             ErrorKind::Mismatch { expected, found } => {
-                write!(f, "{}: expected {}, found {}", self.path, expected, found)
+                write!(f, ": expected {}, found {}", expected, found)
             }
-            ErrorKind::Invalid(m) => write!(f, "{}: invalid data: {}", self.path, m),
-            ErrorKind::Encode(m) => write!(f, "{}: cannot encode: {}", self.path, m),
-            ErrorKind::BadName(m) => write!(f, "{}: bad name: {}", self.path, m),
-            ErrorKind::Hdf5(e) => write!(f, "{}: HDF5 error: {}", self.path, e),
+            ErrorKind::Invalid(m) => write!(f, ": invalid data: {}", m),
+            ErrorKind::Encode(m) => write!(f, ": cannot encode: {}", m),
+            ErrorKind::BadName(m) => write!(f, ": bad name: {}", m),
+            ErrorKind::Hdf5(e) => write!(f, ": HDF5 error: {}", e),
         }
     }
 }
