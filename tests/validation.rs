@@ -308,12 +308,7 @@ fn missing_member_in_a_data_group() {
         .unlink("values")
         .unwrap();
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.position",
-        r#"members ["values"]"#,
-        "[]",
-    );
+    assert_mismatch(&e, "$.position", r#"members ["values"]"#, "[]");
 }
 
 #[test]
@@ -365,45 +360,25 @@ fn wrong_rank_or_shape() {
     let g = f.group("m/data/position").unwrap();
     replace(&g, "values", &[100, 4], &vec![0.0f64; 400]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.position",
-        "shape (N, 3)",
-        "[100, 4]",
-    );
+    assert_mismatch(&e, "$.position", "shape (N, 3)", "[100, 4]");
 
     let f = saved();
     let g = f.group("m/data/position").unwrap();
     replace(&g, "values", &[300], &vec![0.0f64; 300]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.position",
-        "shape (N, 3)",
-        "[300]",
-    );
+    assert_mismatch(&e, "$.position", "shape (N, 3)", "[300]");
 
     let f = saved();
     let g = f.group("m/data/temperature").unwrap();
     replace(&g, "values", &[100, 1], &vec![0.0f64; 100]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.temperature",
-        "shape (N)",
-        "[100, 1]",
-    );
+    assert_mismatch(&e, "$.temperature", "shape (N)", "[100, 1]");
 
     let f = saved();
     let g = f.group("m/data/temperature").unwrap();
     replace_scalar(&g, "values", 1.0f64);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.temperature",
-        "shape (N)",
-        "[]",
-    );
+    assert_mismatch(&e, "$.temperature", "shape (N)", "[]");
 }
 
 #[test]
@@ -412,46 +387,26 @@ fn wrong_dtype() {
     let g = f.group("m/data/temperature").unwrap();
     replace(&g, "values", &[100], &vec![0.0f32; 100]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.temperature",
-        "Float64",
-        "float32",
-    );
+    assert_mismatch(&e, "$.temperature", "Float64", "float32");
 
     let f = saved();
     let g = f.group("m/data/timestamp/weeks").unwrap();
     replace(&g, "values", &[100], &vec![0u32; 100]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.timestamp.weeks",
-        "Int32",
-        "uint32",
-    );
+    assert_mismatch(&e, "$.timestamp.weeks", "Int32", "uint32");
 
     let f = saved();
     let g = f.group("m/data/timestamp/weeks").unwrap();
     replace(&g, "values", &[100], &vec![0i64; 100]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.timestamp.weeks",
-        "Int32",
-        "int64",
-    );
+    assert_mismatch(&e, "$.timestamp.weeks", "Int32", "int64");
 
     let f = mem_file();
     h5vec::save_vector(&f, "s", &["a".to_string()]).unwrap();
     let g = f.group("s/data").unwrap();
     replace(&g, "values", &[1], &[7u8]);
     let e = load_err::<String>(&f, "s");
-    assert_mismatch(
-        &e,
-        "$",
-        "variable-length UTF-8 strings",
-        "uint8",
-    );
+    assert_mismatch(&e, "$", "variable-length UTF-8 strings", "uint8");
 
     let f = mem_file();
     h5vec::save_vector(&f, "b", &[true]).unwrap();
@@ -467,23 +422,13 @@ fn column_shorter_than_count() {
     let g = f.group("m/data/temperature").unwrap();
     replace(&g, "values", &[99], &vec![0.0f64; 99]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.temperature",
-        "at least 100 rows",
-        "99",
-    );
+    assert_mismatch(&e, "$.temperature", "at least 100 rows", "99");
 
     let f = saved();
     let g = f.group("m/data/position").unwrap();
     replace(&g, "values", &[0, 3], &[0.0f64; 0]);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.position",
-        "at least 100 rows",
-        "0",
-    );
+    assert_mismatch(&e, "$.position", "at least 100 rows", "0");
 }
 
 #[test]
@@ -509,12 +454,7 @@ fn count_larger_than_columns() {
     let meta = f.group("m/metadata").unwrap();
     replace_scalar(&meta, "count", 101i64);
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$.timestamp.weeks",
-        "at least 101 rows",
-        "100",
-    );
+    assert_mismatch(&e, "$.timestamp.weeks", "at least 101 rows", "100");
     let f = saved();
     replace_scalar(&f.group("m/metadata").unwrap(), "count", i64::MAX);
     let e = load_err::<Measurement>(&f, "m");
@@ -528,12 +468,7 @@ fn count_missing_negative_not_scalar_not_int64() {
     let f = saved();
     f.group("m/metadata").unwrap().unlink("count").unwrap();
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$",
-        "a scalar Int64 `count`",
-        "nothing",
-    );
+    assert_mismatch(&e, "$", "a scalar Int64 `count`", "nothing");
 
     let f = saved();
     replace_scalar(&f.group("m/metadata").unwrap(), "count", -1i64);
@@ -578,12 +513,7 @@ fn format_name_wrong() {
         "HDF5Vectorz".parse::<VarLenUnicode>().unwrap(),
     );
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$",
-        "\"HDF5Vectors\"",
-        "\"HDF5Vectorz\"",
-    );
+    assert_mismatch(&e, "$", "\"HDF5Vectors\"", "\"HDF5Vectorz\"");
 
     let f = saved();
     let meta = f.group("m/metadata").unwrap();
@@ -597,12 +527,7 @@ fn format_name_wrong() {
         .unlink("format_name")
         .unwrap();
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$",
-        "a format_name dataset",
-        "nothing",
-    );
+    assert_mismatch(&e, "$", "a format_name dataset", "nothing");
 }
 
 #[test]
@@ -618,12 +543,7 @@ fn format_version_2() {
         .unlink("format_version")
         .unwrap();
     let e = load_err::<Measurement>(&f, "m");
-    assert_mismatch(
-        &e,
-        "$",
-        "a scalar Int64 `format_version`",
-        "nothing",
-    );
+    assert_mismatch(&e, "$", "a scalar Int64 `format_version`", "nothing");
 }
 
 #[test]

@@ -67,7 +67,11 @@ impl Error {
 
     fn at_path(path: impl Into<String>, kind: ErrorKind) -> Self {
         let (path, location) = split_location(path.into());
-        Error { path, location, kind }
+        Error {
+            path,
+            location,
+            kind,
+        }
     }
 
     /// What went wrong.
@@ -81,10 +85,13 @@ impl Error {
         expected: impl fmt::Display,
         found: impl fmt::Display,
     ) -> Self {
-        Error::at_path(path, ErrorKind::Mismatch {
+        Error::at_path(
+            path,
+            ErrorKind::Mismatch {
                 expected: expected.to_string(),
                 found: found.to_string(),
-            })
+            },
+        )
     }
 
     /// A value in the file that breaks a layout rule.

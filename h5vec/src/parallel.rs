@@ -389,6 +389,21 @@ fn give_buffers(bufs: Vec<Vec<u8>>) {
     })
 }
 
+/// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
+/// or `None` if it is not allocated. The caller holds the HDF5 lock.
+pub(crate) unsafe fn stored_chunk(ds: hid_t, row: u64) -> Option<(c_uint, hsize_t)> {
+    let mut off = [0 as hsize_t; 32];
+    off[0] = row;
+    let mut mask: c_uint = 0;
+    let mut addr: haddr_t = 0;
+    let mut size: hsize_t = 0;
+    // SAFETY: `off` has room for any rank; the out-pointers are valid.
+    let r = unsafe {
+        h5d::H5Dget_chunk_info_by_coord(ds, off.as_ptr(), &mut mask, &mut addr, &mut size)
+    };
+    (r >= 0 && addr != hdf5_sys::h5::HADDR_UNDEF).then_some((mask, size))
+}
+
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).
 fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> Result<()> {
     sync(|| unsafe {
@@ -411,6 +426,28 @@ fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> 
     })
 }
 
+/// Reads the stored bytes of the chunk starting at row `row` into `buf`
+/// (no filter run); `Some(len)` if it was stored with every filter applied
+/// and fits. The caller holds the HDF5 lock.
+unsafe fn read_stored_chunk(ds: hid_t, row: u64, buf: &mut [u8]) -> Option<usize> {
+    let mut off = [0 as hsize_t; 32];
+    off[0] = row;
+    let mut filters: u32 = 0;
+    let mut len: usize = buf.len();
+    // SAFETY: `buf` has `len` bytes of room; the other pointers are valid.
+    let r = unsafe {
+        h5d::H5Dread_chunk(
+            ds,
+            H5P_DEFAULT,
+            off.as_ptr(),
+            &mut filters,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    (r >= 0 && filters == 0 && len <= buf.len()).then_some(len)
+}
+
 /// Reads whole unfiltered chunks straight into their place in `body`;
 /// returns which chunks could not be read that way.
 fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) -> Vec<bool> {
@@ -418,34 +455,9 @@ fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) ->
         body.chunks_mut(cb)
             .enumerate()
             .map(|(i, o)| {
-                let mut off = [0 as hsize_t; 32];
-                off[0] = (k0 + i as u64) * c;
-                let mut mask: c_uint = 0;
-                let mut addr: haddr_t = 0;
-                let mut size: hsize_t = 0;
-                if h5d::H5Dget_chunk_info_by_coord(
-                    ds.id(),
-                    off.as_ptr(),
-                    &mut mask,
-                    &mut addr,
-                    &mut size,
-                ) < 0
-                    || addr == hdf5_sys::h5::HADDR_UNDEF
-                    || size != o.len() as hsize_t
-                {
-                    return false;
-                }
-                let mut filters: u32 = 0;
-                let mut len: usize = o.len();
-                let r = h5d::H5Dread_chunk(
-                    ds.id(),
-                    H5P_DEFAULT,
-                    off.as_ptr(),
-                    &mut filters,
-                    o.as_mut_ptr().cast(),
-                    &mut len,
-                );
-                r >= 0 && filters == 0 && len == o.len()
+                let row = (k0 + i as u64) * c;
+                matches!(stored_chunk(ds.id(), row), Some((_, size)) if size == o.len() as hsize_t)
+                    && read_stored_chunk(ds.id(), row, o) == Some(o.len())
             })
             .collect()
     })
@@ -494,42 +506,18 @@ pub fn read_rows(
     let mut comp: Vec<Option<Vec<u8>>> = Vec::with_capacity(nk as usize);
     sync(|| unsafe {
         for i in 0..nk {
-            let mut off = [0 as hsize_t; 32];
-            off[0] = (k0 + i) * c;
-            let mut mask: c_uint = 0;
-            let mut addr: haddr_t = 0;
-            let mut size: hsize_t = 0;
-            if h5d::H5Dget_chunk_info_by_coord(
-                ds.id(),
-                off.as_ptr(),
-                &mut mask,
-                &mut addr,
-                &mut size,
-            ) < 0
-                || addr == hdf5_sys::h5::HADDR_UNDEF
-                || mask != 0
-                || size > (cb as u64).saturating_mul(2) + 1024
-            {
-                comp.push(None);
-                continue;
-            }
-            let mut data = vec![0u8; size as usize];
-            let mut filters: u32 = 0;
-            let mut len: usize = data.len();
-            let r = h5d::H5Dread_chunk(
-                ds.id(),
-                H5P_DEFAULT,
-                off.as_ptr(),
-                &mut filters,
-                data.as_mut_ptr().cast(),
-                &mut len,
-            );
-            if r < 0 || filters != 0 || len > data.len() {
-                comp.push(None);
-            } else {
-                data.truncate(len);
-                comp.push(Some(data));
-            }
+            let row = (k0 + i) * c;
+            let data = match stored_chunk(ds.id(), row) {
+                Some((0, size)) if size <= (cb as u64).saturating_mul(2) + 1024 => {
+                    let mut data = vec![0u8; size as usize];
+                    read_stored_chunk(ds.id(), row, &mut data).map(|len| {
+                        data.truncate(len);
+                        data
+                    })
+                }
+                _ => None,
+            };
+            comp.push(data);
         }
     });
     let (head_out, rest) = out.split_at_mut(head as usize * rb);

@@ -505,6 +505,29 @@ fn leaf_schema<A: DenseElem>() -> Schema {
     }
 }
 
+/// Checks the leaf's schema node and opens its dataset (at least `rows` rows):
+/// the dataset, its rows, and the element shape.
+fn open_leaf<A: DenseElem>(
+    parent: &Group,
+    name: &str,
+    node: &Stored,
+    path: &str,
+    rows: u64,
+) -> Result<(hdf5::Dataset, u64, Vec<u64>)> {
+    node.expect(&leaf_schema::<A>(), path)?;
+    let inner = shape_of_u64::<A>();
+    let (ds, n) = open_column(
+        parent,
+        name,
+        path,
+        &inner,
+        rows,
+        <RawOf<A> as Pod>::accepts,
+        <RawOf<A> as Pod>::ENCODED,
+    )?;
+    Ok((ds, n, inner))
+}
+
 impl<A: DenseElem> ItemCodec for LeafItem<A> {
     type Value = A;
     type Encoder = DenseEncoder<A>;
@@ -540,17 +563,7 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
         path: &str,
         rows: u64,
     ) -> Result<Self::Decoder> {
-        node.expect(&leaf_schema::<A>(), path)?;
-        let inner = shape_of_u64::<A>();
-        let (ds, n) = open_column(
-            parent,
-            name,
-            path,
-            &inner,
-            rows,
-            <RawOf<A> as Pod>::accepts,
-            <RawOf<A> as Pod>::ENCODED,
-        )?;
+        let (ds, n, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
         Ok(DenseDecoder::from_reader(PodReader::new(
             ds, inner, n, path,
         )?))
@@ -563,17 +576,7 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
         rows: u64,
         _ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        node.expect(&leaf_schema::<A>(), path)?;
-        let inner = shape_of_u64::<A>();
-        let (ds, _) = open_column(
-            parent,
-            name,
-            path,
-            &inner,
-            rows,
-            <RawOf<A> as Pod>::accepts,
-            <RawOf<A> as Pod>::ENCODED,
-        )?;
+        let (ds, _, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
         Ok(DenseEncoder::from_writer(PodWriter::resume(
             ds, inner, rows, path,
         )?))
