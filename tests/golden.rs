@@ -12,8 +12,6 @@ use h5vec::H5Vector;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-/// `shared/golden` beside the repository (CI clones the repo next to `shared/`).
-
 /// These tests run one at a time: run concurrently they crash now and then
 /// inside HDF5 2.x (`H5VL_reset_vol_wrapper`, a null VOL wrapper context),
 /// although every HDF5 call is under hdf5-metno's global lock. Still to be
@@ -24,6 +22,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// `shared/golden` beside the repository (CI clones the repo next to `shared/`).
 fn golden_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/golden");
     assert!(
