@@ -14,6 +14,7 @@
 //! placeholder attribute is `None`.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use hdf5::{Dataset, Group};
@@ -157,7 +158,7 @@ impl VlsField for Option<String> {
 }
 
 /// The compressed VLS layout for `String`.
-pub struct VlsStringCodec;
+pub type VlsStringCodec = VlsCodec<String>;
 
 /// The schema node of a VLS string column (`nullable` for `Option<String>`,
 /// whose missing values equal the placeholder attribute).
@@ -572,36 +573,6 @@ impl VlsDecoder {
     }
 }
 
-impl Codec for VlsStringCodec {
-    type Value = String;
-    type Encoder = VlsEncoder;
-    type Decoder = VlsDecoder;
-
-    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
-        vls_schema(false)
-    }
-
-    fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        VlsEncoder::create(group, path, ctx)
-    }
-
-    fn append(
-        group: &Group,
-        node: &Stored,
-        path: &str,
-        count: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self::Encoder> {
-        VlsEncoder::resume(Self::open(group, node, path, count)?, count, ctx)
-    }
-
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(&vls_schema(false), path)?;
-        expect_members(group, &["heap", "pointers"], node, path)?;
-        VlsDecoder::open_datasets(group, path, count)
-    }
-}
-
 impl Encoder<String> for VlsEncoder {
     fn push(&mut self, value: &String) -> Result<()> {
         VlsEncoder::push(self, value)
@@ -626,18 +597,40 @@ impl Decoder<String> for VlsDecoder {
     }
 }
 
-/// The compressed VLS layout for `Option<String>`: `None` is written as the
-/// `missing-value-placeholder` string ("NA", or "NA_", "NA__", ... if a real
-/// value of the first batch with a missing value uses it).
-pub struct OptVlsStringCodec;
+/// A value type a VLS column holds: `String`, or `Option<String>` whose
+/// `None` is written as the `missing-value-placeholder` string ("NA", or
+/// "NA_", "NA__", ... if a real value of the first batch with a missing
+/// value uses it).
+pub trait VlsValue: Sized + 'static {
+    /// Whether missing values are allowed.
+    const NULLABLE: bool;
+}
 
-impl Codec for OptVlsStringCodec {
-    type Value = Option<String>;
+impl VlsValue for String {
+    const NULLABLE: bool = false;
+}
+
+impl VlsValue for Option<String> {
+    const NULLABLE: bool = true;
+}
+
+/// The compressed VLS layout for `V` (`String` or `Option<String>`).
+pub struct VlsCodec<V>(PhantomData<V>);
+
+/// The compressed VLS layout for `Option<String>`.
+pub type OptVlsStringCodec = VlsCodec<Option<String>>;
+
+impl<V: VlsValue> Codec for VlsCodec<V>
+where
+    VlsEncoder: Encoder<V>,
+    VlsDecoder: Decoder<V>,
+{
+    type Value = V;
     type Encoder = VlsEncoder;
     type Decoder = VlsDecoder;
 
     fn schema(_ctx: &WriteCtx<'_>) -> Schema {
-        vls_schema(true)
+        vls_schema(V::NULLABLE)
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
@@ -655,7 +648,7 @@ impl Codec for OptVlsStringCodec {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(&vls_schema(true), path)?;
+        node.expect(&vls_schema(V::NULLABLE), path)?;
         expect_members(group, &["heap", "pointers"], node, path)?;
         VlsDecoder::open_datasets(group, path, count)
     }
