@@ -1139,7 +1139,6 @@ fn datasets_where_groups_belong() {
 }
 
 #[test]
-#[ignore = "known bug (codec.rs open_group/open_column/expect_members): a child of the root group is named `//x`"]
 fn paths_below_the_root_group_have_one_slash() {
     let f = mem_file();
     f.new_dataset::<f64>().shape(3).create("x").unwrap();

@@ -117,19 +117,29 @@ pub fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &st
     Ok(())
 }
 
+/// The HDF5 path of member `name` of `group` (`/x` below the root, not `//x`).
+pub fn member_path(group: &Group, name: &str) -> String {
+    let g = group.name();
+    if g.ends_with('/') {
+        format!("{g}{name}")
+    } else {
+        format!("{g}/{name}")
+    }
+}
+
 /// Opens the child group `name` of `group`, or says what is there instead.
 pub fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
     if !group.link_exists(name) {
         return Err(Error::mismatch(
             path,
-            format!("group `{}/{name}`", group.name()),
+            format!("group `{}`", member_path(group, name)),
             "nothing",
         ));
     }
     group.group(name).map_err(|_| {
         Error::mismatch(
             path,
-            format!("`{}/{name}` to be a group", group.name()),
+            format!("`{}` to be a group", member_path(group, name)),
             "a dataset",
         )
     })
@@ -146,7 +156,7 @@ pub fn open_column(
     type_ok: impl Fn(&TypeInfo) -> bool,
     type_desc: &str,
 ) -> Result<(Dataset, u64)> {
-    let full = format!("{}/{name}", group.name());
+    let full = member_path(group, name);
     if !group.link_exists(name) {
         return Err(Error::mismatch(
             path,
