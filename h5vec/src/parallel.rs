@@ -429,7 +429,7 @@ fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> 
 /// Reads the stored bytes of the chunk starting at row `row` into `buf`
 /// (no filter run); `Some(len)` if it was stored with every filter applied
 /// and fits. The caller holds the HDF5 lock.
-unsafe fn read_stored_chunk(ds: hid_t, row: u64, buf: &mut [u8]) -> Option<usize> {
+pub(crate) unsafe fn read_stored_chunk(ds: hid_t, row: u64, buf: &mut [u8]) -> Option<usize> {
     let mut off = [0 as hsize_t; 32];
     off[0] = row;
     let mut filters: u32 = 0;

@@ -1242,16 +1242,10 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
     sync(|| unsafe {
         let off = [base as hsize_t];
-        let mut mask: std::ffi::c_uint = 0;
-        let mut addr: hdf5_sys::h5::haddr_t = 0;
-        let mut size: hsize_t = 0;
-        if h5d::H5Dget_chunk_info_by_coord(ds.id(), off.as_ptr(), &mut mask, &mut addr, &mut size)
-            < 0
-            || addr == hdf5_sys::h5::HADDR_UNDEF
-            || size == 0
-        {
-            return Ok(());
-        }
+        let size = match crate::parallel::stored_chunk(ds.id(), base) {
+            Some((_, size)) if size > 0 => size,
+            _ => return Ok(()),
+        };
         // The stored size of one element (for variable-length types the
         // disk reference, not the memory pointer): an unfiltered chunk holds
         // exactly `chunk` of them.
@@ -1260,19 +1254,13 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         }
         let elem = (size / chunk) as usize;
         let mut buf = vec![0u8; size as usize];
-        let mut filters: u32 = 0;
-        let mut len: usize = buf.len();
-        check(
-            path,
-            h5d::H5Dread_chunk(
-                ds.id(),
-                H5P_DEFAULT,
-                off.as_ptr(),
-                &mut filters,
-                buf.as_mut_ptr().cast(),
-                &mut len,
-            ),
-        )?;
+        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some(buf.len()) {
+            return Err(Error::invalid(
+                path,
+                "cannot read the last partly filled chunk",
+            ));
+        }
+        let filters: u32 = 0;
         let from = ((rows - base) as usize).saturating_mul(elem).min(buf.len());
         buf[from..].iter_mut().for_each(|b| *b = 0);
         check(
