@@ -8,6 +8,7 @@ use std::ffi::{c_char, c_void, CString};
 
 use hdf5::{Dataset, Datatype, Group};
 use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5f::H5F_libver_t;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5s::{H5S_seloper_t, H5S_ALL};
@@ -784,6 +785,65 @@ pub fn rename(group: &Group, from: &str, to: &str, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Creates an anonymous group in the file of `parent`: linked nowhere, so
+/// nothing a reader can reach changes while it is written. It is deleted
+/// when its last handle closes unless [`link_object`] links it first.
+pub fn create_anon_group(parent: &Group, path: &str) -> Result<Group> {
+    parent.create_group_builder().create(None).at(path)
+}
+
+/// Links the object `obj` (typically anonymous) as `name` in `group`.
+pub fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) -> Result<()> {
+    let n = CString::new(name).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
+    sync(|| unsafe {
+        check(
+            path,
+            hdf5_sys::h5o::H5Olink(obj.id(), group.id(), n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
+        )
+    })?;
+    Ok(())
+}
+
+/// An open handle on an object: while it lives, HDF5 keeps the object's
+/// storage even if its last link is deleted (the storage is freed when the
+/// handle closes).
+pub struct HeldObject(hid_t);
+
+impl HeldObject {
+    /// Opens the object linked as `name` in `group`.
+    pub fn open(group: &Group, name: &str, path: &str) -> Result<Self> {
+        let n = CString::new(name).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
+        let id = sync(|| unsafe {
+            check(
+                path,
+                hdf5_sys::h5o::H5Oopen(group.id(), n.as_ptr(), H5P_DEFAULT),
+            )
+        })?;
+        Ok(HeldObject(id))
+    }
+
+    /// Links the held object as `name` in `group` again.
+    pub fn relink(&self, group: &Group, name: &str, path: &str) -> Result<()> {
+        let n = CString::new(name).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
+        sync(|| unsafe {
+            check(
+                path,
+                hdf5_sys::h5o::H5Olink(self.0, group.id(), n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+impl Drop for HeldObject {
+    fn drop(&mut self) {
+        // SAFETY: the id was opened by `open` and is closed once.
+        sync(|| unsafe {
+            hdf5_sys::h5o::H5Oclose(self.0);
+        });
+    }
+}
+
 /// Reads a scalar string attribute (fixed-length or variable-length).
 pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
     use hdf5_sys::h5a;
@@ -1102,6 +1162,28 @@ pub fn read_rows_own_type(
 unsafe extern "C" {
     // Public HDF5 API (H5Fpublic.h, since 1.10.2) not bound by hdf5-sys.
     fn H5Fincrement_filesize(file_id: hid_t, increment: hsize_t) -> hdf5_sys::h5::herr_t;
+    fn H5Fset_libver_bounds(
+        file_id: hid_t,
+        low: hdf5_sys::h5f::H5F_libver_t,
+        high: hdf5_sys::h5f::H5F_libver_t,
+    ) -> hdf5_sys::h5::herr_t;
+}
+
+/// The library version bounds `file` creates objects with, as `(low, high)`.
+fn libver_bounds(file: hid_t) -> Option<(H5F_libver_t, H5F_libver_t)> {
+    use hdf5_sys::{h5f, h5p};
+    // SAFETY: a valid file id; the property list is closed here.
+    sync(|| unsafe {
+        let fapl = h5f::H5Fget_access_plist(file);
+        if fapl < 0 {
+            return None;
+        }
+        let mut low = H5F_libver_t::H5F_LIBVER_EARLIEST;
+        let mut high = H5F_libver_t::H5F_LIBVER_EARLIEST;
+        let ok = h5p::H5Pget_libver_bounds(fapl, &mut low, &mut high) >= 0;
+        h5p::H5Pclose(fapl);
+        ok.then_some((low, high))
+    })
 }
 
 /// Moves the end of allocation HDF5 keeps for `file` (in memory) to the end
@@ -1114,14 +1196,38 @@ pub fn cover_whole_file(file: &hdf5::File) {
     sync(|| unsafe { H5Fincrement_filesize(id, 0) });
 }
 
+/// Flushes `file`, then moves its end of allocation one byte past the end of
+/// the file.
+///
+/// A flush first hands the unused tail of HDF5's allocation blocks back,
+/// which can bring the end of allocation below what the superblock on disk
+/// records (when the last flush itself allocated a block), then truncates
+/// the file to it, and only then writes the superblock with the lower
+/// value: a kill in between leaves a file shorter than its superblock says,
+/// which HDF5 refuses to open ("truncated file"). With the end of
+/// allocation past the end of the file after every flush, whatever the next
+/// flush hands back lies beyond what the superblock on disk records, so the
+/// file never gets shorter than that.
+pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
+    file.flush().at(path)?;
+    let id = file.id();
+    // SAFETY: a valid file id; failure leaves the end of allocation as it is.
+    sync(|| unsafe { H5Fincrement_filesize(id, 1) });
+    Ok(())
+}
+
 /// Keeps HDF5's metadata cache from writing dirty metadata on its own
 /// (evictions off, no automatic resizing) while it lives, so the file on
 /// disk changes only at explicit flushes: a writer killed between two
 /// flushes leaves the metadata of the last flush, never a half-updated
 /// object header or chunk index. Restores the previous configuration on drop.
+///
+/// While it lives, objects are also created in at least the HDF5 1.10
+/// format (see [`HoldMetadata::new`]).
 pub struct HoldMetadata {
     file: hid_t,
     saved: Option<Box<hdf5_sys::h5ac::H5AC_cache_config_t>>,
+    bounds: Option<(H5F_libver_t, H5F_libver_t)>,
     _keep: hdf5::File,
 }
 
@@ -1132,11 +1238,26 @@ impl HoldMetadata {
     /// first: a writer killed during a flush can leave metadata that points
     /// past the end of allocation its superblock recorded; new space is then
     /// allocated after everything it may point to, never over it.
+    ///
+    /// And it raises the low bound of the file's format versions to HDF5
+    /// 1.10 (the superblock keeps its version): chunked datasets created
+    /// meanwhile index their chunks with an extensible array, whose entries
+    /// never move, instead of a version 1 B-tree, whose nodes split in place
+    /// (a kill in the middle of the flush that writes a split leaves a chunk
+    /// index that loses committed chunks).
     pub fn new(file: hdf5::File) -> Self {
         use hdf5_sys::h5ac::*;
         use hdf5_sys::h5f;
         let id = file.id();
         cover_whole_file(&file);
+        let bounds = libver_bounds(id).filter(|&(low, high)| {
+            (low as i32) < (H5F_libver_t::H5F_LIBVER_V110 as i32)
+                && (high as i32) >= (H5F_libver_t::H5F_LIBVER_V110 as i32)
+                // SAFETY: a valid file id; on failure the bounds stay.
+                && sync(|| unsafe {
+                    H5Fset_libver_bounds(id, H5F_libver_t::H5F_LIBVER_V110, high)
+                }) >= 0
+        });
         let saved = sync(|| unsafe {
             let mut cfg: Box<H5AC_cache_config_t> = Box::default();
             cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
@@ -1157,6 +1278,7 @@ impl HoldMetadata {
         HoldMetadata {
             file: id,
             saved,
+            bounds,
             _keep: file,
         }
     }
@@ -1168,6 +1290,10 @@ impl Drop for HoldMetadata {
             sync(|| unsafe {
                 hdf5_sys::h5f::H5Fset_mdc_config(self.file, &**cfg);
             });
+        }
+        if let Some((low, high)) = self.bounds {
+            // SAFETY: the file is kept open by `_keep`.
+            sync(|| unsafe { H5Fset_libver_bounds(self.file, low, high) });
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::error::{Context, Error, Result};
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::Stored;
 use crate::vector::{
-    check_name, commit_temp, free_temp_name, open_vector, read_count, read_rows, write_count,
+    check_name, commit_vector, open_vector, read_count, read_rows, remove_leftovers, write_count,
     write_metadata,
 };
 
@@ -123,16 +123,18 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
 /// [`finish`](Self::finish)) the rows are committed: file flushed, then
 /// `metadata/count`. A crash loses at most the rows since the last commit.
 /// Committing rarely keeps HDF5's own (unjournaled) metadata flushes few. A
-/// vector being created is written under a hidden name and linked as `name`
-/// on [`finish`](Self::finish).
+/// vector being created is written as an anonymous group, which readers
+/// cannot see, and linked as `name` on [`finish`](Self::finish); dropping
+/// the writer without `finish` leaves no trace.
 pub struct VectorWriter<T: H5Vector> {
     enc: <T::Codec as Codec>::Encoder,
     parent: Group,
     group: Group,
     meta: Group,
     name: String,
-    /// Set while the vector lives under its temporary name.
-    temp: Option<(String, bool)>,
+    /// Set while the vector is a new, anonymous group: whether linking it
+    /// replaces an existing `name`.
+    link_as_new: Option<bool>,
     committed: u64,
     /// Rows pushed but not committed.
     pending: usize,
@@ -156,8 +158,8 @@ impl<T: H5Vector> VectorWriter<T> {
             ));
         }
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        let tmp = free_temp_name(parent, name);
-        let group = parent.create_group(&tmp).at("$")?;
+        // Anonymous until `finish` links it (dropped on error, it goes).
+        let group = crate::raw::create_anon_group(parent, "$")?;
         let ctx = WriteCtx {
             opts,
             len_hint: u64::MAX,
@@ -170,20 +172,14 @@ impl<T: H5Vector> VectorWriter<T> {
             write_count(&meta, 0)?;
             Ok((enc, meta))
         })();
-        let (enc, meta) = match made {
-            Ok(x) => x,
-            Err(e) => {
-                let _ = parent.unlink(&tmp);
-                return Err(e);
-            }
-        };
+        let (enc, meta) = made?;
         Ok(VectorWriter {
             enc,
             parent: parent.clone(),
             group,
             meta,
             name: name.to_owned(),
-            temp: Some((tmp, exists)),
+            link_as_new: Some(exists),
             committed: 0,
             pending: 0,
             buffered: 0,
@@ -209,7 +205,7 @@ impl<T: H5Vector> VectorWriter<T> {
             group,
             meta: v.meta,
             name: name.to_owned(),
-            temp: None,
+            link_as_new: None,
             committed: v.count,
             pending: 0,
             buffered: 0,
@@ -267,10 +263,10 @@ impl<T: H5Vector> VectorWriter<T> {
             self.buffered = 0;
         }
         let file = self.group.file().at("$")?;
-        file.flush().at("$")?;
+        crate::raw::flush_file(&file, "$")?;
         let n = self.committed + self.pending as u64;
         write_count(&self.meta, n)?;
-        file.flush().at("$")?;
+        crate::raw::flush_file(&file, "$")?;
         self.committed = n;
         self.pending = 0;
         Ok(())
@@ -280,8 +276,8 @@ impl<T: H5Vector> VectorWriter<T> {
     /// name. Returns the vector's length.
     pub fn finish(mut self) -> Result<u64> {
         self.flush()?;
-        if let Some((tmp, replace)) = self.temp.take() {
-            commit_temp(&self.parent, &tmp, &self.name, replace)?;
+        if let Some(replace) = self.link_as_new.take() {
+            commit_vector(&self.parent, &self.group, &self.name, replace)?;
         }
         Ok(self.committed)
     }
@@ -366,14 +362,15 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 }
 
 /// Trims what an interrupted append left behind: every dataset is cut back
-/// to what `count` covers, and a leftover temporary group of an interrupted
-/// save of `name` is removed. Loading never needs this; it reclaims space.
+/// to what `count` covers, and a leftover hidden group of a save of `name`
+/// interrupted under an earlier h5vec version (`.NAME.h5vec-partial`) is
+/// removed. Loading never needs this; it reclaims space.
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
-    free_temp_name(parent, name);
+    remove_leftovers(parent, name);
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
     // An empty batch still sets every extent to exactly what count covers.
     w.enc.flush()?;
-    w.group.file().at("$")?.flush().at("$")?;
+    crate::raw::flush_file(&w.group.file().at("$")?, "$")?;
     let g = open_group(parent, name, "$")?;
     expect_members(&g, &["data", "metadata"], &Stored::default(), "$")
 }

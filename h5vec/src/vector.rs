@@ -66,10 +66,10 @@ pub fn save_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Res
 /// Saves `values` as a new vector `name` in `parent`.
 ///
 /// The name must not exist yet, unless `opts.replace(true)` is set. The
-/// vector is written under a hidden temporary name and linked as `name`
-/// only once it is complete (data, metadata, then `count`, all flushed), so
-/// a crash or an error leaves either nothing or the whole vector; with
-/// `replace`, the old vector stays in place until the new one is complete.
+/// vector is written as an anonymous group (linked nowhere, so a crash or
+/// an error leaves nothing a reader can see), flushed, and only then linked
+/// as `name`; with `replace`, the old vector stays in place until the new
+/// one is linked. See SPEC.md, section 8.
 pub fn save_vector_with<T: H5Vector>(
     parent: &Group,
     name: &str,
@@ -89,27 +89,23 @@ pub fn save_vector_with<T: H5Vector>(
         ));
     }
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
-    let tmp = free_temp_name(parent, name);
-    let group = parent.create_group(&tmp).at("$")?;
-    let result = write_vector(&group, values, opts);
-    drop(group);
-    if let Err(e) = result {
-        // Best effort: the original error is what the caller needs to see.
-        let _ = parent.unlink(&tmp);
-        return Err(e);
-    }
-    commit_temp(parent, &tmp, name, exists)
+    // Dropped on error: an anonymous group goes with its last handle.
+    let group = raw::create_anon_group(parent, "$")?;
+    write_vector(&group, values, opts)?;
+    commit_vector(parent, &group, name, exists)
 }
 
-/// The hidden name a vector is written under before it is complete.
+/// The hidden name the saves of earlier h5vec versions wrote a vector
+/// under before it was complete; readers ignore it, [`repair`](crate::repair)
+/// removes it.
 pub(crate) fn temp_name(name: &str) -> String {
     format!(".{name}.h5vec-partial")
 }
 
-/// Removes what interrupted saves of `name` left behind (best effort: a
-/// group whose metadata a crash tore may refuse to go) and returns a free
-/// temporary name: `temp_name(name)`, or with `-1`, `-2`, ... appended.
-pub(crate) fn free_temp_name(parent: &Group, name: &str) -> String {
+/// Removes what interrupted saves of earlier h5vec versions left behind
+/// (`temp_name(name)`, or with `-1`, `-2`, ... appended; best effort: a
+/// group whose metadata a crash tore may refuse to go).
+pub(crate) fn remove_leftovers(parent: &Group, name: &str) {
     let base = temp_name(name);
     for k in 0u32.. {
         let cand = if k == 0 {
@@ -117,30 +113,48 @@ pub(crate) fn free_temp_name(parent: &Group, name: &str) -> String {
         } else {
             format!("{base}-{k}")
         };
-        if !parent.link_exists(&cand) || parent.unlink(&cand).is_ok() {
-            return cand;
+        if !parent.link_exists(&cand) {
+            break;
         }
+        let _ = parent.unlink(&cand);
     }
-    base
 }
 
-/// Links the completed temporary group `tmp` as `name` (replacing an old
-/// `name` if `replace`), flushing before and after.
-pub(crate) fn commit_temp(parent: &Group, tmp: &str, name: &str, replace: bool) -> Result<()> {
+/// Links the complete anonymous vector group `group` as `name` in `parent`
+/// (replacing the object linked as `name` if `replace`).
+///
+/// First a flush writes the whole vector while nothing a reader can reach
+/// points at it; then the link is made (for `replace`: the old link deleted
+/// and the new one made, in one step for the metadata cache) and flushed.
+/// That last flush writes only the parent's link storage, so it is the one
+/// moment a kill can tear anything, and it lasts a few small writes. The
+/// old vector is kept open across it, so its storage is not freed (and
+/// reused) while the file on disk may still link it.
+pub(crate) fn commit_vector(
+    parent: &Group,
+    group: &Group,
+    name: &str,
+    replace: bool,
+) -> Result<()> {
     let file = parent.file().at("$")?;
-    file.flush().at("$")?;
-    if replace {
-        let old = format!(".{name}.h5vec-old");
-        if parent.link_exists(&old) {
-            parent.unlink(&old).at("$")?;
-        }
-        raw::rename(parent, name, &old, "$")?;
-        raw::rename(parent, tmp, name, "$")?;
-        parent.unlink(&old).at("$")?;
+    raw::flush_file(&file, "$")?;
+    let old = if replace {
+        let old = raw::HeldObject::open(parent, name, "$")?;
+        parent.unlink(name).at("$")?;
+        Some(old)
     } else {
-        raw::rename(parent, tmp, name, "$")?;
+        None
+    };
+    if let Err(e) = raw::link_object(group, parent, name, "$") {
+        if let Some(old) = &old {
+            // Put the old vector back; the original error is what matters.
+            let _ = old.relink(parent, name, "$");
+        }
+        return Err(e);
     }
-    file.flush().at("$")
+    raw::flush_file(&file, "$")?;
+    drop(old);
+    Ok(())
 }
 
 fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) -> Result<()> {
@@ -160,8 +174,8 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
     }
     let meta = group.create_group("metadata").at("$")?;
     write_metadata(&meta, &schema, std::any::type_name::<T>())?;
-    // The group is still under its temporary name: `count` may go in now;
-    // one flush before the rename (in `commit_temp`) writes everything.
+    // The group is still anonymous: `count` may go in now; one flush
+    // before it is linked (in `commit_vector`) writes everything.
     write_count(&meta, values.len() as u64)
 }
 
