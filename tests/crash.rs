@@ -1,9 +1,16 @@
-//! A writer killed with SIGKILL at many points during saves and appends
-//! leaves a file whose vectors load, in a fresh process, with either the old
-//! or the new contents: never a mix, never an error.
+//! A writer killed with SIGKILL at many points during saves, replacing
+//! saves and appends leaves a file whose vectors load, in a fresh process,
+//! with either the old or the new contents: never a mix, never an error.
+//!
+//! `H5VEC_CRASH_TRIALS=N` sets the number of kills (default 24),
+//! `H5VEC_CRASH_DEFLATE=1` compresses every vector, `H5VEC_CRASH_PLAIN_FILE=1`
+//! creates the file with `File::create` instead of `h5vec::create_file`, and
+//! `H5VEC_CRASH_KEEP=DIR` keeps a copy of every file that failed to load
+//! there (by default they go to the system's temporary directory). SPEC.md,
+//! section 8, has the measured numbers and the commands.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,34 +48,56 @@ fn append_size(j: u64) -> u64 {
     3_000 + (j * 7_919) % 9_000
 }
 
-/// Whether the child also saves new vectors (`H5VEC_CRASH_SAVES=1`).
-///
-/// Off by default: a kill inside HDF5's own metadata flush (the last few
-/// milliseconds of each commit) can tear HDF5 metadata, which has no
-/// journal. With saves, which add links to the parent group, about 1 kill in
-/// 150 left the file needing its end of allocation moved (h5clear
-/// --increment) in our runs; with appends alone, 0 in 150. See SPEC.md,
-/// section 8.
+/// What the child first saves as `s<j>`.
+fn saved(j: u64) -> Vec<Rec> {
+    rows(0, append_size(j + 1))
+}
+
+/// What the child later saves over `s<j>` (`SaveOptions::replace`).
+fn replaced(j: u64) -> Vec<Rec> {
+    rows(1_000_000, 1_000_000 + append_size(j + 2) / 2)
+}
+
+fn env_is(name: &str) -> bool {
+    std::env::var(name).as_deref() == Ok("1")
+}
+
 fn opts() -> SaveOptions {
     let o = SaveOptions::default().chunk_length(4096);
-    if std::env::var("H5VEC_CRASH_DEFLATE").as_deref() == Ok("1") {
+    if env_is("H5VEC_CRASH_DEFLATE") {
         o.deflate(4)
     } else {
         o
     }
 }
 
-fn saves_too() -> bool {
-    std::env::var("H5VEC_CRASH_SAVES").as_deref() == Ok("1")
+/// The arguments that run one ignored test of this binary as a child.
+fn child(exe: &Path, test: &str, file: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.args([
+        "--ignored",
+        "--exact",
+        test,
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("H5VEC_CRASH_FILE", file);
+    c
 }
 
-/// The child: appends to `v` (and, with `saves_too`, saves new vectors
-/// `s<j>`) until killed.
+fn crash_file() -> PathBuf {
+    std::env::var_os("H5VEC_CRASH_FILE")
+        .expect("H5VEC_CRASH_FILE")
+        .into()
+}
+
+/// The child: appends to `v`, saves new vectors `s<j>` and replaces some,
+/// announcing each step on stdout, until killed (or for
+/// `H5VEC_CRASH_STEPS` steps).
 #[test]
 #[ignore = "run by kill_during_saves_and_appends as a child process"]
 fn crash_child() {
-    let path = std::env::var("H5VEC_CRASH_FILE").expect("H5VEC_CRASH_FILE");
-    let f = File::open_rw(&path).unwrap();
+    let f = File::open_rw(crash_file()).unwrap();
     let mut len = h5vec::vector_len(&f, "v").unwrap();
     let start_j = f
         .member_names()
@@ -83,100 +112,155 @@ fn crash_child() {
         .unwrap_or(u64::MAX);
     for j in start_j..start_j.saturating_add(steps) {
         let n = append_size(j);
-        println!("begin append {j}");
+        println!("append to v ({len} rows) begins");
         append_vector(&f, "v", &rows(len, len + n)).unwrap_or_else(|e| panic!("append {j}: {e}"));
-        println!("end append {j}");
         len += n;
-        let name = format!("s{j}");
-        if saves_too() && !f.link_exists(&name) {
-            println!("begin save {j}");
-            save_vector_with(&f, &name, &rows(0, append_size(j + 1)), &opts()).unwrap();
-            println!("end save {j}");
+        println!("save of s{j} begins");
+        save_vector_with(&f, &format!("s{j}"), &saved(j), &opts())
+            .unwrap_or_else(|e| panic!("save s{j}: {e}"));
+        if j % 3 == 2 {
+            let k = j - 1;
+            println!("replacing save of s{k} begins");
+            save_vector_with(&f, &format!("s{k}"), &replaced(k), &opts().replace(true))
+                .unwrap_or_else(|e| panic!("replace s{k}: {e}"));
         }
+        println!("step {j} done");
     }
 }
 
+/// Checks H5VEC_CRASH_FILE (run as a child, so that a file that makes HDF5
+/// crash or hang cannot take the test down): `v` loads with at least
+/// H5VEC_CRASH_MIN rows, all as written; every `s<j>` loads as first saved
+/// or as replaced. Prints the length of `v`.
 #[test]
-#[ignore = "diagnostics: creates H5VEC_CRASH_FILE"]
-fn make_base() {
-    let path = std::env::var("H5VEC_CRASH_FILE").expect("H5VEC_CRASH_FILE");
-    fresh_file(Path::new(&path));
-}
-
-#[test]
-#[ignore = "diagnostics: checks H5VEC_CRASH_FILE"]
-fn replay_check() {
-    let path = std::env::var("H5VEC_CRASH_FILE").expect("H5VEC_CRASH_FILE");
+#[ignore = "run by kill_during_saves_and_appends as a child process"]
+fn crash_check() {
     let min: u64 = std::env::var("H5VEC_CRASH_MIN").unwrap().parse().unwrap();
-    let len = check(Path::new(&path), min);
-    println!("len {len}");
-}
-
-fn check(path: &Path, min_len: u64) -> u64 {
-    let f = File::open(path).expect("file opens after a kill");
-    let v: Vec<Rec> = load_vector(&f, "v").expect("v loads after a kill");
+    let f = File::open(crash_file()).expect("the file opens");
+    let v: Vec<Rec> = load_vector(&f, "v").unwrap_or_else(|e| panic!("v loads: {e}"));
     let len = v.len() as u64;
-    assert!(len >= min_len, "v shrank from {min_len} to {len}");
+    assert!(len >= min, "v shrank from {min} to {len} rows");
     for (i, r) in v.iter().enumerate() {
         assert_eq!(*r, row(i as u64), "v[{i}]");
     }
-    for name in f.member_names().unwrap() {
-        if let Some(j) = name.strip_prefix('s') {
-            let j: u64 = j.parse().unwrap();
-            let s: Vec<Rec> =
-                load_vector(&f, &name).unwrap_or_else(|e| panic!("{name} loads: {e}"));
-            assert_eq!(s, rows(0, append_size(j + 1)), "{name}");
-        } else {
-            assert!(
-                name == "v" || name.ends_with(".h5vec-partial"),
-                "unexpected member {name}"
-            );
+    for name in f.member_names().expect("the file's members list") {
+        if name == "v" {
+            continue;
         }
+        let j: u64 = name
+            .strip_prefix('s')
+            .and_then(|j| j.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected member {name:?}"));
+        let s: Vec<Rec> = load_vector(&f, &name).unwrap_or_else(|e| panic!("{name} loads: {e}"));
+        assert!(
+            s == saved(j) || s == replaced(j),
+            "{name} is neither as saved nor as replaced"
+        );
     }
-    len
+    println!("len {len}");
 }
 
-fn fresh_file(path: &Path) -> u64 {
-    let _ = std::fs::remove_file(path);
-    let f = File::create(path).unwrap();
+/// Creates H5VEC_CRASH_FILE holding `v` with 1,000 rows.
+#[test]
+#[ignore = "run by kill_during_saves_and_appends as a child process"]
+fn crash_new_file() {
+    let path = crash_file();
+    let _ = std::fs::remove_file(&path);
+    let f = if env_is("H5VEC_CRASH_PLAIN_FILE") {
+        File::create(&path).unwrap()
+    } else {
+        h5vec::create_file(&path).unwrap()
+    };
     save_vector_with(&f, "v", &rows(0, 1_000), &opts()).unwrap();
-    drop(f);
-    check(path, 1_000)
+}
+
+/// Runs `test` of this binary as a child on `file`; its stdout, or why it failed.
+fn run(exe: &Path, test: &str, file: &Path, min: u64) -> Result<String, String> {
+    let mut c = child(exe, test, file)
+        .env("H5VEC_CRASH_MIN", min.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t.elapsed() > Duration::from_secs(120) {
+            c.kill().unwrap();
+            c.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    c.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    match status {
+        None => Err("hung (killed after 120 s)".into()),
+        Some(s) if s.success() => Ok(out),
+        Some(s) => {
+            let text = out + &err;
+            let why: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .skip_while(|l| !l.contains("panicked"))
+                .take(2)
+                .map(str::trim)
+                .collect::<Vec<_>>();
+            Err(format!("{s}: {}", why.join(" ")))
+        }
+    }
+}
+
+/// A fresh file holding `v` with 1,000 rows; its length.
+fn new_file(exe: &Path, path: &Path) -> u64 {
+    run(exe, "crash_new_file", path, 0).expect("a new file");
+    1_000
+}
+
+/// Loads `path` in a fresh process: the length of `v`, or why it failed.
+fn check(exe: &Path, path: &Path, min: u64) -> Result<u64, String> {
+    let out = run(exe, "crash_check", path, min)?;
+    out.lines()
+        .find_map(|l| l.split("len ").nth(1))
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| format!("no length in {out:?}"))
 }
 
 #[test]
 fn kill_during_saves_and_appends() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("crash.h5");
+    let keep = std::env::var_os("H5VEC_CRASH_KEEP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("h5vec-crash-{}", std::process::id()))
+        });
     let exe = std::env::current_exe().unwrap();
-    let mut len = fresh_file(&path);
+    let mut len = new_file(&exe, &path);
     let mut kills = 0;
-    let mut writer_failures = Vec::new();
     let mut failures = Vec::new();
+    let mut writer_failures = Vec::new();
+    let mut interrupted = std::collections::BTreeMap::<String, u32>::new();
     let trials: u64 = std::env::var("H5VEC_CRASH_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(16);
+        .unwrap_or(24);
     for trial in 0..trials {
-        if len > 300_000 {
+        if len > 100_000 {
             // Keep every check fast: start over with a small file.
-            len = fresh_file(&path);
+            len = new_file(&exe, &path);
         }
-        let mut child = Command::new(&exe)
-            .args([
-                "--ignored",
-                "--exact",
-                "crash_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("H5VEC_CRASH_FILE", &path)
+        let mut writer = child(&exe, "crash_child", &path)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         // Wait until the child has the file open, then let it write a while.
-        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut out = BufReader::new(writer.stdout.take().unwrap());
         let mut line = String::new();
         let t = Instant::now();
         while !line.contains("ready") && t.elapsed() < Duration::from_secs(60) {
@@ -188,70 +272,94 @@ fn kill_during_saves_and_appends() {
         if line.contains("ready") {
             std::thread::sleep(Duration::from_millis(5 + (trial * 37) % 180));
         }
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL
+        if writer.try_wait().unwrap().is_none() {
+            writer.kill().unwrap(); // SIGKILL
             kills += 1;
-            child.wait().unwrap();
+            writer.wait().unwrap();
             let mut rest = String::new();
-            let _ = std::io::Read::read_to_string(&mut out, &mut rest);
-            let last = rest
+            out.read_to_string(&mut rest).unwrap();
+            // What the kill interrupted: the last step announced.
+            let step = rest
                 .lines()
                 .rev()
-                .find(|l| l.starts_with("begin") || l.starts_with("end"))
-                .unwrap_or("(none)")
-                .to_owned();
-            // The promise: after any kill, every vector loads, old or new.
-            match std::env::var("H5VEC_CRASH_KEEP") {
-                Ok(keep) => {
-                    let r = std::panic::catch_unwind(|| check(&path, len));
-                    match r {
-                        Ok(l) => len = l,
-                        Err(e) => {
-                            let msg = e
-                                .downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_default();
-                            let dst = format!("{keep}/trial-{trial}.h5");
-                            std::fs::copy(&path, &dst).unwrap();
-                            eprintln!("FAIL trial {trial} after `{last}`: {msg} (kept {dst})");
-                            failures.push((trial, last.clone(), msg));
-                            len = fresh_file(&path);
-                        }
+                .find(|l| l.contains("begins") || l.contains("done"))
+                .map(|l| {
+                    let l = l.trim_end_matches(" begins");
+                    // "append to v (N rows)" -> "append to v"
+                    l.split(" (").next().unwrap_or(l).to_owned()
+                })
+                .map(|l| {
+                    if l.ends_with("done") {
+                        "between steps".into()
+                    } else {
+                        l
                     }
+                })
+                .unwrap_or_else(|| "start-up".into());
+            let kind = step
+                .split(" of ")
+                .next()
+                .unwrap_or(&step)
+                .trim_end_matches(" to v")
+                .to_owned();
+            *interrupted.entry(kind).or_default() += 1;
+            // The promise: after any kill, every vector loads, old or new.
+            match check(&exe, &path, len) {
+                Ok(l) => len = l,
+                Err(why) => {
+                    std::fs::create_dir_all(&keep).unwrap();
+                    let kept = keep.join(format!("trial-{trial}.h5"));
+                    std::fs::copy(&path, &kept).unwrap();
+                    let tail: Vec<&str> = rest.lines().rev().take(3).collect();
+                    eprintln!(
+                        "kill {kills} (during {step}; child's last lines {tail:?}): {why}; file kept as {}",
+                        kept.display()
+                    );
+                    failures.push(format!("{step}: {why}"));
+                    len = new_file(&exe, &path);
                 }
-                Err(_) => len = check(&path, len),
             }
         } else {
-            // The writer could not go on with the crashed file: HDF5 has no
-            // journal, and a kill inside its own flush can tear its
-            // metadata. Readers were unaffected (checked after every kill);
-            // record it and go on with a fresh file.
-            let out = child.wait_with_output().unwrap();
-            let err = String::from_utf8_lossy(&out.stderr).to_string();
-            eprintln!(
-                "writer could not continue after kill {kills}: {}",
-                err.trim()
-            );
-            writer_failures.push(err);
-            len = fresh_file(&path);
+            // The writer stopped on its own: it could not go on with the
+            // file the last kill left. Record it, go on with a fresh file.
+            let status = writer.wait().unwrap();
+            let mut err = String::new();
+            writer
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            let why = err
+                .lines()
+                .skip_while(|l| !l.contains("panicked"))
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            eprintln!("writer failed after kill {kills} ({status}): {why}");
+            writer_failures.push(why);
+            len = new_file(&exe, &path);
         }
     }
-    eprintln!("{kills} kills, {} writer failures", writer_failures.len());
-    eprintln!("{} load failures: {failures:?}", failures.len());
-    assert!(failures.is_empty());
+    eprintln!(
+        "{kills} kills (interrupted: {interrupted:?}), {} failed loads, {} writers that could not go on",
+        failures.len(),
+        writer_failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {kills} kills left a file that does not load: {failures:#?}",
+        failures.len()
+    );
+    assert!(
+        writer_failures.is_empty(),
+        "writers could not go on after a kill: {writer_failures:#?}"
+    );
     assert!(
         kills * 4 >= trials * 3,
         "only {kills} of {trials} trials killed a running writer"
     );
     assert!(len > 1_000, "no append ever completed");
-    // A later append works on the crashed file and trims stale tails.
-    if let Ok(f) = File::open_rw(&path) {
-        if append_vector(&f, "v", &rows(len, len + 10)).is_ok() {
-            drop(f);
-            check(&path, len + 10);
-        }
-    }
     second_writer_gets_a_clear_error();
 }
 
@@ -265,17 +373,7 @@ fn second_writer_gets_a_clear_error() {
     save_vector(&f, "v", &rows(0, 3)).unwrap();
     let exe = std::env::current_exe().unwrap();
     // Another process cannot open the file for writing while we hold it.
-    let out = Command::new(&exe)
-        .args([
-            "--ignored",
-            "--exact",
-            "crash_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("H5VEC_CRASH_FILE", &path)
-        .output()
-        .unwrap();
+    let out = child(&exe, "crash_child", &path).output().unwrap();
     assert!(!out.status.success());
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);

@@ -35,6 +35,7 @@ mod bincode_codec;
 pub mod codec;
 pub mod column;
 mod error;
+mod file;
 pub mod h5col;
 pub mod kinds;
 mod options;
@@ -47,6 +48,7 @@ pub mod vls;
 
 pub use codec::{Codec, Decoder, Encoder, H5Vector};
 pub use error::{Error, ErrorKind, Result};
+pub use file::{create_file, create_group, COMPACT_LINKS, PREALLOCATED_LINKS};
 pub use options::{Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx};
 pub use schema::Schema;
 pub use stream::{

@@ -21,7 +21,7 @@ pub(crate) use hdf5::sync::sync;
 
 /// Turns a negative `herr_t` or `hid_t` from a raw HDF5 call into an error
 /// naming `path` (with HDF5's own error stack as the source).
-trait Checked: Copy {
+pub(crate) trait Checked: Copy {
     fn checked(self) -> hdf5::Result<Self>;
 }
 impl Checked for i32 {
@@ -34,7 +34,7 @@ impl Checked for i64 {
         hdf5::h5check(self)
     }
 }
-fn check<T: Checked>(path: &str, v: T) -> Result<T> {
+pub(crate) fn check<T: Checked>(path: &str, v: T) -> Result<T> {
     v.checked().at(path)
 }
 
@@ -1357,7 +1357,13 @@ pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
 /// For variable-length types, zero bytes are empty (null) references.
 /// Does nothing when `rows` is at a chunk boundary, the chunk is not
 /// allocated, or the dataset has filters.
+///
+/// First, a dataset longer than `rows` (the rows of an interrupted append)
+/// is cut back to `rows`: HDF5 drops the chunks past it without reading
+/// them, where overwriting them would make HDF5 read (and fail on) the
+/// references they hold.
 pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+    trim_rows(ds, rows, path)?;
     let Some(chunk) = ds.chunk().and_then(|c| c.first().copied()) else {
         return Ok(());
     };
@@ -1413,6 +1419,29 @@ mod hold_tests {
         cfg.version = hdf5_sys::h5ac::H5AC__CURR_CACHE_CONFIG_VERSION;
         sync(|| unsafe { hdf5_sys::h5f::H5Fget_mdc_config(f.id(), &mut *cfg) });
         cfg.evictions_enabled as i32
+    }
+
+    #[test]
+    fn datasets_written_by_h5vec_index_chunks_with_an_extensible_array() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ea.h5");
+        let f = hdf5::File::create(&path).unwrap();
+        let low = || libver_bounds(f.id()).unwrap().0 as i32;
+        let before = low();
+        crate::save_vector(&f, "v", &[1u32, 2, 3]).unwrap();
+        crate::append_vector(&f, "v", &[4u32]).unwrap();
+        // The bounds are back to what the file had.
+        assert_eq!(low(), before);
+        assert!(before < H5F_libver_t::H5F_LIBVER_V110 as i32);
+        let ds = f.dataset("v/data/values").unwrap();
+        let mut idx: h5d::H5D_chunk_index_t = 0;
+        // SAFETY: a valid dataset id and an output value.
+        sync(|| unsafe { h5d::H5Dget_chunk_index_type(ds.id(), &mut idx) });
+        // H5D_CHUNK_IDX_EARRAY, not H5D_CHUNK_IDX_BTREE (0).
+        assert_eq!(idx, 4);
+        drop((ds, f));
+        // The superblock keeps version 2.
+        assert_eq!(std::fs::read(&path).unwrap()[8], 2);
     }
 
     #[test]

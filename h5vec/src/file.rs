@@ -1,0 +1,187 @@
+//! Files and groups with the properties h5vec's crash protocol relies on.
+
+use std::ffi::CString;
+use std::path::Path;
+
+use hdf5::file::{FileAccess, FileCreate, FileSpaceStrategy, LibraryVersion};
+use hdf5::plist::group_create::GroupCreate;
+use hdf5::Group;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::{h5f, h5g, h5p};
+
+use crate::error::{Context, Error, Result};
+use crate::raw::{check, sync};
+
+/// Links the object header of a group made by [`create_file`] (its root
+/// group) or [`create_group`] has room for from the start.
+pub const PREALLOCATED_LINKS: u32 = 64;
+
+/// Links such a group keeps in its object header (compact storage), beyond
+/// [`PREALLOCATED_LINKS`] in header continuation blocks, before it switches
+/// to a link index (dense storage).
+pub const COMPACT_LINKS: u32 = 1024;
+
+/// Sets the link storage of a group creation (or file creation, for the
+/// root group) property list: compact up to [`COMPACT_LINKS`], a header
+/// with room for [`PREALLOCATED_LINKS`] links of 16-byte names.
+///
+/// # Safety
+/// `plist` must be a valid group or file creation property list.
+unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        check(
+            at,
+            h5p::H5Pset_link_phase_change(plist, COMPACT_LINKS, COMPACT_LINKS * 3 / 4),
+        )?;
+        check(at, h5p::H5Pset_est_link_info(plist, PREALLOCATED_LINKS, 16))?;
+    }
+    Ok(())
+}
+
+/// Creates (or truncates) the HDF5 file `path` with the properties that make
+/// saves and appends crash-safe (SPEC.md, section 8):
+///
+/// - file space is managed by aggregators only: space HDF5 frees (the old
+///   copy of a compressed chunk an append rewrites, a replaced vector) is
+///   never handed out again. With HDF5's default strategy, freed space is
+///   reused at once, while the file on disk may still point at it until the
+///   next flush: a kill in between can leave the committed rows of a
+///   compressed vector overwritten by another chunk. Files created this way
+///   do not shrink when vectors are replaced (`h5repack` reclaims the space);
+/// - the root group keeps its links in its object header (see
+///   [`create_group`]), so linking a saved vector into it is a single write;
+/// - the superblock is version 2 (objects in the HDF5 1.8 format or later):
+///   version 3 superblocks carry a "file is open for writing" flag that a
+///   killed writer leaves set, and HDF5 then refuses to open the file
+///   (read-only too) until `h5clear -s` clears it.
+///
+/// Any HDF5 1.10 or later reader (h5py, HDF5.jl, C) reads these files.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("safe.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u32, 2, 3])?;
+/// # Ok(()) }
+/// ```
+pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
+    let path = path.as_ref();
+    let at = format!("file `{}`", path.display());
+    let name = path
+        .to_str()
+        .and_then(|p| CString::new(p).ok())
+        .ok_or_else(|| Error::bad_name(&at, "the path is not UTF-8 without NUL"))?;
+    let fapl: FileAccess = FileAccess::build()
+        .libver_bounds(LibraryVersion::V18, LibraryVersion::latest())
+        .finish()
+        .at(&at)?;
+    // hdf5-metno's name for H5F_FSPACE_STRATEGY_AGGR (aggregators only).
+    let fcpl: FileCreate = FileCreate::build()
+        .file_space_strategy(FileSpaceStrategy::PageAggregation)
+        .finish()
+        .at(&at)?;
+    sync(|| {
+        // SAFETY: valid property lists and a NUL-terminated name; the new
+        // file id is owned by the returned `File`.
+        unsafe {
+            set_link_storage(fcpl.id(), &at)?;
+            let id = check(
+                &at,
+                h5f::H5Fcreate(name.as_ptr(), h5f::H5F_ACC_TRUNC, fcpl.id(), fapl.id()),
+            )?;
+            hdf5::from_id::<hdf5::File>(id).at(&at)
+        }
+    })
+}
+
+/// Creates the group `name` in `parent` for vectors to be saved into.
+///
+/// HDF5's default group keeps up to 8 links in its object header, which
+/// starts with room for 4 and grows by continuation blocks, and from 9
+/// links on keeps them in a link index (a B-tree and a heap). Linking a
+/// saved vector into it then writes several blocks, and a kill between
+/// those writes leaves the group unreadable. This group keeps up to
+/// [`COMPACT_LINKS`] links in its object header, created with room for
+/// [`PREALLOCATED_LINKS`]: until then, linking a vector (or replacing one)
+/// rewrites that one block.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("runs.h5"))?;
+/// let run = h5vec::create_group(&file, "run1")?;
+/// h5vec::save_vector(&run, "xs", &[1u32, 2, 3])?;
+/// # Ok(()) }
+/// ```
+pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
+    let at = format!("group `{}`", name.escape_debug());
+    let cname =
+        CString::new(name).map_err(|_| Error::bad_name(&at, "the name contains a NUL byte"))?;
+    let gcpl = GroupCreate::try_new().at(&at)?;
+    sync(|| {
+        // SAFETY: a valid property list, location and NUL-terminated name;
+        // the new group id is owned by the returned `Group`.
+        unsafe {
+            set_link_storage(gcpl.id(), &at)?;
+            let id = check(
+                &at,
+                h5g::H5Gcreate2(
+                    parent.id(),
+                    cname.as_ptr(),
+                    H5P_DEFAULT,
+                    gcpl.id(),
+                    H5P_DEFAULT,
+                ),
+            )?;
+            hdf5::from_id::<Group>(id).at(&at)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdf5_sys::h5g::{H5G_info_t, H5G_storage_type_t};
+
+    fn storage(g: &Group) -> H5G_storage_type_t {
+        let mut info: H5G_info_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid group id and an output struct.
+        sync(|| unsafe { h5g::H5Gget_info(g.id(), &mut info) });
+        info.storage_type
+    }
+
+    #[test]
+    fn files_and_groups_keep_links_compact_and_never_reuse_space() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.h5");
+        let f = create_file(&path).unwrap();
+        let g = create_group(&f, "g").unwrap();
+        for i in 0..40 {
+            crate::save_vector(&f, &format!("v{i}"), &[i as u32]).unwrap();
+            crate::save_vector(&g, &format!("v{i}"), &[i as u32]).unwrap();
+        }
+        assert_eq!(storage(&f), H5G_storage_type_t::H5G_STORAGE_TYPE_COMPACT);
+        assert_eq!(storage(&g), H5G_storage_type_t::H5G_STORAGE_TYPE_COMPACT);
+        // A default group switches to a link index at 9 links.
+        let d = f.create_group("d").unwrap();
+        for i in 0..9 {
+            crate::save_vector(&d, &format!("v{i}"), &[i as u32]).unwrap();
+        }
+        assert_eq!(storage(&d), H5G_storage_type_t::H5G_STORAGE_TYPE_DENSE);
+        assert_eq!(
+            f.create_plist().unwrap().file_space_strategy(),
+            FileSpaceStrategy::PageAggregation
+        );
+        drop((f, g, d));
+        // Superblock version 2: no "open for writing" flag a killed writer
+        // could leave set.
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89HDF\r\n\x1a\n");
+        assert_eq!(bytes[8], 2);
+        let f = hdf5::File::open(&path).unwrap();
+        let back: Vec<u32> = crate::load_vector(&f.group("g").unwrap(), "v39").unwrap();
+        assert_eq!(back, [39]);
+    }
+}
