@@ -47,7 +47,9 @@ pub mod vls;
 
 pub use codec::{Codec, Decoder, Encoder, H5Vector};
 pub use error::{Error, ErrorKind, Result};
-pub use options::{Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx};
+pub use options::{
+    BloscCompressor, BloscShuffle, Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx,
+};
 pub use schema::Schema;
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,

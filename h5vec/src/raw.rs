@@ -372,13 +372,34 @@ pub fn create_column(
     extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
     let mut chunk = vec![spec.chunk_rows.max(1)];
     chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
-    let mut b = group
+    if spec.compression.is_blosc() {
+        blosc_threads();
+    }
+    group
         .new_dataset_builder()
         .empty_as(spec.dtype)
         .shape(extents)
-        .chunk(chunk);
-    b = spec.compression.apply(b);
-    b.create(name).at(path)
+        .chunk(chunk)
+        .set_filters(&spec.compression.filters())
+        .create(name)
+        .at(path)
+}
+
+/// Lets Blosc use every core, once per process, when h5vec first creates
+/// or reads a Blosc dataset: Blosc's thread count is global and starts at
+/// 1, so it is raised to the available parallelism only while it is still
+/// 1 (a count the program set before is kept; the environment variable
+/// `BLOSC_NTHREADS`, which Blosc reads at every call, wins over both).
+/// Must not be called from inside [`sync`] (it takes the HDF5 lock after
+/// a `Once`).
+pub fn blosc_threads() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if hdf5::filters::blosc_get_nthreads() == 1 {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            hdf5::filters::blosc_set_nthreads(u8::try_from(n).unwrap_or(u8::MAX));
+        }
+    });
 }
 
 /// The current shape of a dataset.
@@ -969,23 +990,19 @@ pub fn create_column_with_fill(
     maxdims.extend(spec.inner.iter().map(|&d| d as hsize_t));
     let mut chunk = vec![spec.chunk_rows.max(1) as hsize_t];
     chunk.extend(spec.inner.iter().map(|&d| d.max(1) as hsize_t));
+    if spec.compression.is_blosc() {
+        blosc_threads();
+    }
     sync(|| unsafe {
         if h5t::H5Tget_size(fill_type) != fill.len() {
             return Err(Error::invalid(path, "fill value does not match its type"));
         }
-        let dcpl = check(path, h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
-        let dcpl = hdf5::from_id::<hdf5::plist::PropertyList>(dcpl).at(path)?;
+        let dcpl = hdf5::plist::DatasetCreate::build()
+            .set_filters(&spec.compression.filters())
+            .finish()
+            .at(path)?;
         let rank = dims.len() as i32;
         check(path, h5p::H5Pset_chunk(dcpl.id(), rank, chunk.as_ptr()))?;
-        if let crate::options::Compression::Deflate { level, shuffle } = *spec.compression {
-            if shuffle {
-                check(path, h5p::H5Pset_shuffle(dcpl.id()))?;
-            }
-            check(
-                path,
-                h5p::H5Pset_deflate(dcpl.id(), u32::from(level.min(9))),
-            )?;
-        }
         check(
             path,
             h5p::H5Pset_fill_value(dcpl.id(), fill_type, fill.as_ptr().cast()),
@@ -1185,19 +1202,26 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
 }
 
-/// The first filter of `ds`'s pipeline that this HDF5 build cannot run, as
-/// `(id, name)`.
-pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
+/// The first filter of `ds`'s pipeline that this build cannot run,
+/// described for an error message (``filter `name` (id N)`` and a hint). A
+/// Blosc filter (32001) whose compressor, its 7th parameter, this build of
+/// Blosc lacks (Snappy) counts as unavailable too. Reading a dataset with
+/// a Blosc filter this build can run sets up Blosc's threads
+/// ([`blosc_threads`]).
+pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
     use hdf5_sys::{h5p, h5z};
-    sync(|| unsafe {
+    const BLOSC: i32 = 32001;
+    let (out, blosc) = sync(|| unsafe {
         let dcpl = h5d::H5Dget_create_plist(ds.id());
         if dcpl < 0 {
-            return None;
+            return (None, false);
         }
         let mut out = None;
+        let mut blosc = false;
         for i in 0..h5p::H5Pget_nfilters(dcpl).max(0) as std::ffi::c_uint {
             let mut flags: std::ffi::c_uint = 0;
-            let mut nelm: usize = 0;
+            let mut cd = [0 as std::ffi::c_uint; 16];
+            let mut nelm: usize = cd.len();
             let mut cfg: std::ffi::c_uint = 0;
             let mut name = [0 as c_char; 64];
             let id = h5p::H5Pget_filter2(
@@ -1205,22 +1229,63 @@ pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
                 i,
                 &mut flags,
                 &mut nelm,
-                std::ptr::null_mut(),
+                cd.as_mut_ptr(),
                 name.len(),
                 name.as_mut_ptr(),
                 &mut cfg,
             );
-            if id >= 0 && h5z::H5Zfilter_avail(id) <= 0 {
-                let n = std::ffi::CStr::from_ptr(name.as_ptr())
+            if id < 0 {
+                continue;
+            }
+            let name = || {
+                std::ffi::CStr::from_ptr(name.as_ptr())
                     .to_string_lossy()
-                    .into_owned();
-                out = Some((id, n));
+                    .into_owned()
+            };
+            if h5z::H5Zfilter_avail(id) <= 0 {
+                out = Some(format!("filter `{}` (id {id}){}", name(), filter_hint(id)));
                 break;
+            }
+            if id == BLOSC {
+                // At most cd.len() values were copied; nelm is the full count.
+                let code = (nelm >= 7 && nelm <= cd.len()).then(|| cd[6]);
+                match code {
+                    Some(c) if crate::options::BloscCompressor::from_code(c).is_none() => {
+                        let cname = match c {
+                            3 => "snappy".to_owned(),
+                            c => format!("code {c}"),
+                        };
+                        out = Some(format!(
+                            "filter `{}` (id {id}) with compressor {cname} (this build of Blosc has {})",
+                            name(),
+                            crate::options::BloscCompressor::ALL.map(|c| c.name()).join(", ")
+                        ));
+                        break;
+                    }
+                    _ => blosc = true,
+                }
             }
         }
         hdf5_sys::h5p::H5Pclose(dcpl);
-        out
-    })
+        (out, blosc)
+    });
+    if blosc && out.is_none() {
+        blosc_threads();
+    }
+    out
+}
+
+/// Where a filter h5vec cannot run comes from, for error messages.
+fn filter_hint(id: i32) -> &'static str {
+    match id {
+        32004 => " (LZ4; in Python: `import hdf5plugin`)",
+        32008 => " (bitshuffle; in Python: `import hdf5plugin`)",
+        32013 => " (ZFP; in Python: `import hdf5plugin`)",
+        32015 => " (Zstandard; in Python: `import hdf5plugin`; h5vec writes Zstandard inside Blosc, 32001)",
+        32026 => " (Blosc2; in Python: `import hdf5plugin`; h5vec reads and writes Blosc 1, 32001)",
+        307 => " (bzip2; in Python: `import hdf5plugin`)",
+        _ => "",
+    }
 }
 
 /// Zeroes, in the stored chunk that holds row `rows` of a 1-D chunked
