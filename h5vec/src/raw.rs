@@ -988,8 +988,8 @@ pub fn create_column_with_fill(
     dims.extend(spec.inner.iter().map(|&d| d as hsize_t));
     let mut maxdims = vec![h5s::H5S_UNLIMITED];
     maxdims.extend(spec.inner.iter().map(|&d| d as hsize_t));
-    let mut chunk = vec![spec.chunk_rows.max(1) as hsize_t];
-    chunk.extend(spec.inner.iter().map(|&d| d.max(1) as hsize_t));
+    let mut chunk = vec![spec.chunk_rows.max(1)];
+    chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
     if spec.compression.is_blosc() {
         blosc_threads();
     }
@@ -998,11 +998,11 @@ pub fn create_column_with_fill(
             return Err(Error::invalid(path, "fill value does not match its type"));
         }
         let dcpl = hdf5::plist::DatasetCreate::build()
+            .chunk(chunk)
             .set_filters(&spec.compression.filters())
             .finish()
             .at(path)?;
         let rank = dims.len() as i32;
-        check(path, h5p::H5Pset_chunk(dcpl.id(), rank, chunk.as_ptr()))?;
         check(
             path,
             h5p::H5Pset_fill_value(dcpl.id(), fill_type, fill.as_ptr().cast()),
