@@ -190,7 +190,14 @@ fn filter_params(f: &File, path: &str, id: i32) -> (u32, Vec<u32>) {
 
 /// What Blosc's `set_local` stores: filter version 2, Blosc format 2,
 /// element size, chunk bytes, level, shuffle, compressor.
-fn blosc_cd(f: &File, path: &str, elem: u32, level: u32, s: BloscShuffle, c: BloscCompressor) -> Vec<u32> {
+fn blosc_cd(
+    f: &File,
+    path: &str,
+    elem: u32,
+    level: u32,
+    s: BloscShuffle,
+    c: BloscCompressor,
+) -> Vec<u32> {
     let chunk: usize = f.dataset(path).unwrap().chunk().unwrap().iter().product();
     vec![2, 2, elem, chunk as u32 * elem, level, s.code(), c.code()]
 }
@@ -216,10 +223,19 @@ fn hdf5_shuffle(s: BloscShuffle) -> HBloscShuffle {
 
 #[test]
 fn blosc_codes_and_names() {
-    let names: Vec<_> = BloscCompressor::ALL.iter().map(|c| (c.name(), c.code())).collect();
+    let names: Vec<_> = BloscCompressor::ALL
+        .iter()
+        .map(|c| (c.name(), c.code()))
+        .collect();
     assert_eq!(
         names,
-        [("blosclz", 0), ("lz4", 1), ("lz4hc", 2), ("zlib", 4), ("zstd", 5)]
+        [
+            ("blosclz", 0),
+            ("lz4", 1),
+            ("lz4hc", 2),
+            ("zlib", 4),
+            ("zstd", 5)
+        ]
     );
     for c in BloscCompressor::ALL {
         assert_eq!(BloscCompressor::from_name(c.name()), Some(c));
@@ -278,7 +294,12 @@ fn blosc_round_trips_every_compressor_and_shuffle() {
             }
             // The stored parameters, element size per dataset (a dense
             // array's element, not its row).
-            for (ds, elem) in [("x/values", 8), ("n/values", 4), ("pos/values", 4), ("tags/VALUES/CHARS", 1)] {
+            for (ds, elem) in [
+                ("x/values", 8),
+                ("n/values", 4),
+                ("pos/values", 4),
+                ("tags/VALUES/CHARS", 1),
+            ] {
                 let path = format!("{name}/data/{ds}");
                 let (flags, cd) = filter_params(&f, &path, 32001);
                 assert_eq!(flags, 1, "{path}: optional, as h5py sets it");
@@ -311,26 +332,44 @@ fn blosc_level_zero_and_incompressible_chunks_round_trip() {
         })
         .collect();
     for (name, c) in [
-        ("level0", Compression::blosc(BloscCompressor::Lz4, 0, BloscShuffle::Byte)),
+        (
+            "level0",
+            Compression::blosc(BloscCompressor::Lz4, 0, BloscShuffle::Byte),
+        ),
         ("noise", Compression::zstd(9)),
-        ("clamped", Compression::Blosc {
-            compressor: BloscCompressor::Zlib,
-            level: 200,
-            shuffle: BloscShuffle::Bit,
-        }),
+        (
+            "clamped",
+            Compression::Blosc {
+                compressor: BloscCompressor::Zlib,
+                level: 200,
+                shuffle: BloscShuffle::Bit,
+            },
+        ),
     ] {
         let opts = SaveOptions::default().chunk_length(1000).compression(c);
         save_vector_with(&f, name, &noise, &opts).unwrap();
         assert_eq!(load_vector::<u64>(&f, name).unwrap(), noise, "{name}");
         assert_eq!(
-            f.dataset(&format!("{name}/data/values")).unwrap().read_raw::<u64>().unwrap(),
+            f.dataset(&format!("{name}/data/values"))
+                .unwrap()
+                .read_raw::<u64>()
+                .unwrap(),
             noise
         );
     }
-    assert_eq!(filter_params(&f, "level0/data/values", 32001).1, vec![2, 2, 8, 8000, 0, 1, 1]);
-    assert_eq!(filter_params(&f, "noise/data/values", 32001).1, vec![2, 2, 8, 8000, 9, 1, 5]);
+    assert_eq!(
+        filter_params(&f, "level0/data/values", 32001).1,
+        vec![2, 2, 8, 8000, 0, 1, 1]
+    );
+    assert_eq!(
+        filter_params(&f, "noise/data/values", 32001).1,
+        vec![2, 2, 8, 8000, 9, 1, 5]
+    );
     // Levels above 9 are clamped when the filter is set.
-    assert_eq!(filter_params(&f, "clamped/data/values", 32001).1, vec![2, 2, 8, 8000, 9, 2, 4]);
+    assert_eq!(
+        filter_params(&f, "clamped/data/values", 32001).1,
+        vec![2, 2, 8, 8000, 9, 2, 4]
+    );
 }
 
 #[derive(H5Vector, Debug, Clone, PartialEq)]
@@ -371,10 +410,19 @@ fn per_field_blosc_attributes() {
     save_vector_with(&f, "t", &v, &SaveOptions::default().deflate(1)).unwrap();
     assert_eq!(load_vector::<BloscFields>(&f, "t").unwrap(), v);
     let blosc = |c, l, s| vec![Filter::Blosc(c, l, s)];
-    assert_eq!(filters(&f, "t/data/a/values"), blosc(Blosc::ZStd, 7, HBloscShuffle::Byte));
-    assert_eq!(filters(&f, "t/data/b/values"), blosc(Blosc::LZ4, 3, HBloscShuffle::Bit));
+    assert_eq!(
+        filters(&f, "t/data/a/values"),
+        blosc(Blosc::ZStd, 7, HBloscShuffle::Byte)
+    );
+    assert_eq!(
+        filters(&f, "t/data/b/values"),
+        blosc(Blosc::LZ4, 3, HBloscShuffle::Bit)
+    );
     // Defaults inside `blosc(...)`: level 5, byte shuffle.
-    assert_eq!(filters(&f, "t/data/c/values"), blosc(Blosc::BloscLZ, 5, HBloscShuffle::Byte));
+    assert_eq!(
+        filters(&f, "t/data/c/values"),
+        blosc(Blosc::BloscLZ, 5, HBloscShuffle::Byte)
+    );
     assert_eq!(chunk0(&f, "t/data/c/values"), 64);
     for ds in ["OFFSETS", "VALUES/OFFSETS", "VALUES/CHARS"] {
         assert_eq!(
@@ -508,9 +556,17 @@ fn columns_with_fill_values_take_every_compression() {
     let dt = raw::copy_type(<f64 as Pod>::file_type(), "g").unwrap();
     let fill = (-1.5f64).to_ne_bytes();
     for (name, c, want) in [
-        ("zstd", Compression::zstd(6), vec![Filter::Blosc(Blosc::ZStd, 6, HBloscShuffle::Byte)]),
+        (
+            "zstd",
+            Compression::zstd(6),
+            vec![Filter::Blosc(Blosc::ZStd, 6, HBloscShuffle::Byte)],
+        ),
         ("lzf", Compression::Lzf, vec![Filter::LZF]),
-        ("deflate", Compression::deflate(3), vec![Filter::Shuffle, Filter::Deflate(3)]),
+        (
+            "deflate",
+            Compression::deflate(3),
+            vec![Filter::Shuffle, Filter::Deflate(3)],
+        ),
         ("none", Compression::None, vec![]),
     ] {
         let spec = raw::ColumnSpec {
@@ -519,7 +575,9 @@ fn columns_with_fill_values_take_every_compression() {
             chunk_rows: 16,
             compression: &c,
         };
-        let ds = raw::create_column_with_fill(&g, name, &spec, <f64 as Pod>::mem_type(), &fill, name).unwrap();
+        let ds =
+            raw::create_column_with_fill(&g, name, &spec, <f64 as Pod>::mem_type(), &fill, name)
+                .unwrap();
         assert_eq!(ds.filters(), want, "{name}");
         ds.resize(40).unwrap();
         ds.write_slice(&[1.0f64, 2.0], 3..5).unwrap();
@@ -528,5 +586,8 @@ fn columns_with_fill_values_take_every_compression() {
         expect[4] = 2.0;
         assert_eq!(ds.read_raw::<f64>().unwrap(), expect, "{name}");
     }
-    assert_eq!(filter_params(&f, "g/zstd", 32001), (1, vec![2, 2, 8, 128, 6, 1, 5]));
+    assert_eq!(
+        filter_params(&f, "g/zstd", 32001),
+        (1, vec![2, 2, 8, 128, 6, 1, 5])
+    );
 }

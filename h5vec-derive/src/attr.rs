@@ -92,8 +92,7 @@ const BLOSC_COMPRESSORS: [(&str, &str); 5] = [
 /// Blosc shuffles: attribute name, `h5vec::BloscShuffle` variant.
 const BLOSC_SHUFFLES: [(&str, &str); 3] = [("none", "None"), ("byte", "Byte"), ("bit", "Bit")];
 
-const BLOSC_SYNTAX: &str =
-    "`blosc(compressor = \"zstd\", level = 5, shuffle = \"byte\")`";
+const BLOSC_SYNTAX: &str = "`blosc(compressor = \"zstd\", level = 5, shuffle = \"byte\")`";
 
 const ONE_COMPRESSION: &str = "give at most one of `deflate = ..`, `lzf`, `zstd = ..`, `blosc(..)` and `no_compression` for a field";
 
@@ -121,9 +120,15 @@ fn parse_choice(
             ..
         }) => {
             let v = lit.value();
-            let found = table.iter().find(|(n, _)| *n == v).map(|(_, variant)| *variant);
+            let found = table
+                .iter()
+                .find(|(n, _)| *n == v)
+                .map(|(_, variant)| *variant);
             if found.is_none() {
-                cx.error(lit.span(), format!("unknown Blosc {key} {v:?}; expected one of {choices}"));
+                cx.error(
+                    lit.span(),
+                    format!("unknown Blosc {key} {v:?}; expected one of {choices}"),
+                );
             }
             found
         }
@@ -159,7 +164,10 @@ fn parse_level(cx: &mut Ctxt, value: syn::Expr, what: &str) -> Option<u8> {
 fn parse_blosc(cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<Comp>> {
     let span = meta.path.span();
     if !meta.input.peek(syn::token::Paren) {
-        cx.error(span, format!("`blosc` takes its settings in parentheses: {BLOSC_SYNTAX}"));
+        cx.error(
+            span,
+            format!("`blosc` takes its settings in parentheses: {BLOSC_SYNTAX}"),
+        );
         if meta.input.peek(syn::Token![=]) {
             let _: syn::Expr = meta.value()?.parse()?;
         }
@@ -216,14 +224,20 @@ fn parse_blosc(cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Res
         return Ok(None);
     };
     // Defaults: Blosc level 5 and byte shuffle (as hdf5plugin.Blosc's).
-    Ok(match (compressor, level.unwrap_or(Some(5)), shuffle.unwrap_or(Some("Byte"))) {
-        (Some(compressor), Some(level), Some(shuffle)) => Some(Comp::Blosc {
+    Ok(
+        match (
             compressor,
-            level,
-            shuffle,
-        }),
-        _ => None,
-    })
+            level.unwrap_or(Some(5)),
+            shuffle.unwrap_or(Some("Byte")),
+        ) {
+            (Some(compressor), Some(level), Some(shuffle)) => Some(Comp::Blosc {
+                compressor,
+                level,
+                shuffle,
+            }),
+            _ => None,
+        },
+    )
 }
 
 impl FieldAttrs {

@@ -151,7 +151,11 @@ impl Compression {
     }
 
     /// Blosc with `compressor` at `level` (clamped to 9) after `shuffle`.
-    pub const fn blosc(compressor: BloscCompressor, level: u8, shuffle: BloscShuffle) -> Compression {
+    pub const fn blosc(
+        compressor: BloscCompressor,
+        level: u8,
+        shuffle: BloscShuffle,
+    ) -> Compression {
         Compression::Blosc {
             compressor,
             level: if level > 9 { 9 } else { level },
@@ -191,7 +195,11 @@ impl Compression {
                 compressor,
                 level,
                 shuffle,
-            } => vec![Filter::blosc(compressor.hdf5(), level.min(9), shuffle.hdf5())],
+            } => vec![Filter::blosc(
+                compressor.hdf5(),
+                level.min(9),
+                shuffle.hdf5(),
+            )],
         }
     }
 
