@@ -34,6 +34,7 @@
 mod bincode_codec;
 pub mod codec;
 pub mod column;
+mod deferred;
 mod error;
 pub mod h5col;
 pub mod kinds;

@@ -59,6 +59,43 @@ fn threads() -> usize {
         .unwrap_or(1)
 }
 
+/// h5vec's own worker threads (one per core), which compress and
+/// decompress chunks; `None` if the OS refused threads (then everything runs
+/// on the calling thread). A private pool, not rayon's global one: h5vec
+/// waits for its chunks, and a caller that is itself a task of the global
+/// pool must not wait for work queued behind it.
+pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .thread_name(|i| format!("h5vec-deflate-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` on every item, spread over the pool's threads.
+fn for_each_parallel<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync) {
+    use rayon::prelude::*;
+    match pool() {
+        Some(p) => p.install(|| items.par_iter_mut().for_each(&f)),
+        None => items.iter_mut().for_each(f),
+    }
+}
+
+thread_local! {
+    /// This thread's compressor and the level it was made for.
+    static COMPRESSOR: std::cell::RefCell<Option<(u32, libdeflater::Compressor)>> =
+        const { std::cell::RefCell::new(None) };
+    /// This thread's decompressor.
+    static DECOMPRESSOR: std::cell::RefCell<Option<libdeflater::Decompressor>> =
+        const { std::cell::RefCell::new(None) };
+    /// Shuffle scratch space.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Pipeline {
     /// Detects a pipeline h5vec can run for `ds` accessed through memory
     /// type `mem_type` (which must equal the file type byte for byte).
@@ -151,47 +188,58 @@ impl Pipeline {
         self.chunk_rows as usize * self.row_bytes
     }
 
-    /// Shuffle (if on) and zlib-compress one raw chunk.
-    fn compress(
-        &self,
-        raw: &[u8],
-        c: &mut libdeflater::Compressor,
-        tmp: &mut Vec<u8>,
-        out: &mut Vec<u8>,
-    ) {
-        let src: &[u8] = if self.shuffle && self.elem > 1 {
-            shuffle(raw, self.elem, tmp);
-            tmp
-        } else {
-            raw
-        };
-        out.clear();
-        out.resize(c.zlib_compress_bound(src.len()), 0);
-        // The bound guarantees room, so this cannot fail.
-        let n = c.zlib_compress(src, out).unwrap_or(0);
-        out.truncate(n);
+    /// Shuffle (if on) and zlib-compress one raw chunk into `out`, with
+    /// this thread's compressor and scratch space. `level` must be set.
+    pub(crate) fn compress(&self, raw: &[u8], out: &mut Vec<u8>) {
+        let level = self.level.unwrap_or(0);
+        COMPRESSOR.with(|c| {
+            let mut c = c.borrow_mut();
+            let c = match &mut *c {
+                Some((l, c)) if *l == level => c,
+                slot => {
+                    let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
+                    &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
+                }
+            };
+            SCRATCH.with(|tmp| {
+                let mut tmp = tmp.borrow_mut();
+                let src: &[u8] = if self.shuffle && self.elem > 1 {
+                    shuffle(raw, self.elem, &mut tmp);
+                    &tmp
+                } else {
+                    raw
+                };
+                out.clear();
+                out.resize(c.zlib_compress_bound(src.len()), 0);
+                // The bound guarantees room, so this cannot fail.
+                let n = c.zlib_compress(src, out).unwrap_or(0);
+                out.truncate(n);
+            })
+        })
     }
 
-    /// Decompress one chunk into `out` (exactly one chunk's bytes).
-    fn decompress(
-        &self,
-        comp: &[u8],
-        out: &mut [u8],
-        d: &mut libdeflater::Decompressor,
-        tmp: &mut Vec<u8>,
-    ) -> bool {
-        if self.shuffle && self.elem > 1 {
-            tmp.resize(out.len(), 0);
-            match d.zlib_decompress(comp, tmp) {
-                Ok(n) if n == out.len() => {
-                    unshuffle(tmp, self.elem, out);
-                    true
-                }
-                _ => false,
+    /// Decompress one chunk into `out` (exactly one chunk's bytes), with
+    /// this thread's decompressor and scratch space.
+    fn decompress(&self, comp: &[u8], out: &mut [u8]) -> bool {
+        DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            let d = d.get_or_insert_with(libdeflater::Decompressor::new);
+            if self.shuffle && self.elem > 1 {
+                SCRATCH.with(|tmp| {
+                    let mut tmp = tmp.borrow_mut();
+                    tmp.resize(out.len(), 0);
+                    match d.zlib_decompress(comp, &mut tmp) {
+                        Ok(n) if n == out.len() => {
+                            unshuffle(&tmp, self.elem, out);
+                            true
+                        }
+                        _ => false,
+                    }
+                })
+            } else {
+                matches!(d.zlib_decompress(comp, out), Ok(n) if n == out.len())
             }
-        } else {
-            matches!(d.zlib_decompress(comp, out), Ok(n) if n == out.len())
-        }
+        })
     }
 }
 
@@ -269,14 +317,6 @@ fn full_chunks(p: &Pipeline, start: u64, end: u64) -> (u64, u64) {
     (first, last.saturating_sub(first))
 }
 
-/// Splits `0..n` into `parts` nearly equal ranges.
-fn split(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let parts = parts.clamp(1, n.max(1));
-    (0..parts)
-        .map(|k| (k * n / parts)..((k + 1) * n / parts))
-        .collect()
-}
-
 /// The normal (HDF5 pipeline) path for rows a direct write cannot take:
 /// `(first_row, rows, bytes)`.
 pub type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + 'a;
@@ -325,68 +365,43 @@ pub fn write_rows(
         }
     }
     let k0 = first / c;
-    let Some(level) = p.level else {
+    if p.level.is_none() {
         // No filters: hand HDF5 each chunk as it is.
         return write_chunks(ds, k0, c, &chunks, path);
-    };
-    // Output and scratch buffers come from a per-thread pool, so a long
-    // write faults its buffers in once, not once per batch.
-    let ranges = split(chunks.len(), threads());
-    let mut compressed = take_buffers(chunks.len());
-    let mut scratch = take_buffers(ranges.len());
-    let work = move |mine: &mut [Vec<u8>], src: &[&[u8]], tmp: &mut Vec<u8>| {
-        let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
-        let mut comp = libdeflater::Compressor::new(lvl);
-        for (o, raw) in mine.iter_mut().zip(src) {
-            p.compress(raw, &mut comp, tmp, o);
-        }
-    };
-    std::thread::scope(|s| {
-        let mut rest: &mut [Vec<u8>] = &mut compressed;
-        let last = ranges.len() - 1;
-        for (k, (r, tmp)) in ranges.iter().zip(scratch.iter_mut()).enumerate() {
-            let (mine, tail) = rest.split_at_mut(r.len());
-            rest = tail;
-            let src = &chunks[r.clone()];
-            if k == last {
-                // The calling thread takes the last share itself.
-                work(mine, src, tmp);
-            } else {
-                s.spawn(move || work(mine, src, tmp));
-            }
-        }
-    });
+    }
+    // Output buffers come from a pool, so a long write faults its buffers
+    // in once, not once per batch.
+    let mut work: Vec<(&[u8], Vec<u8>)> = chunks
+        .iter()
+        .copied()
+        .zip(take_buffers(chunks.len()))
+        .collect();
+    for_each_parallel(&mut work, |(raw, o)| p.compress(raw, o));
+    let compressed: Vec<Vec<u8>> = work.into_iter().map(|(_, o)| o).collect();
     let refs: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
     let r = write_chunks(ds, k0, c, &refs, path);
     give_buffers(compressed);
-    give_buffers(scratch);
     r
 }
 
-thread_local! {
-    /// Byte buffers for compressed chunks and shuffle scratch space.
-    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Byte buffers for compressed chunks, kept between batches.
+static BUFFERS: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
-/// Most buffers kept in a thread's pool.
+/// Most buffers kept in the pool.
 const POOL_MAX: usize = 64;
 
-fn take_buffers(n: usize) -> Vec<Vec<u8>> {
-    POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        (0..n).map(|_| p.pop().unwrap_or_default()).collect()
-    })
+pub(crate) fn take_buffers(n: usize) -> Vec<Vec<u8>> {
+    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    (0..n).map(|_| p.pop().unwrap_or_default()).collect()
 }
 
-fn give_buffers(bufs: Vec<Vec<u8>>) {
-    POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        for b in bufs {
-            if p.len() < POOL_MAX {
-                p.push(b);
-            }
+pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
+    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    for b in bufs {
+        if p.len() < POOL_MAX {
+            p.push(b);
         }
-    })
+    }
 }
 
 /// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
@@ -405,7 +420,13 @@ pub(crate) unsafe fn stored_chunk(ds: hid_t, row: u64) -> Option<(c_uint, hsize_
 }
 
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).
-fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> Result<()> {
+pub(crate) fn write_chunks(
+    ds: &Dataset,
+    k0: u64,
+    c: u64,
+    chunks: &[&[u8]],
+    path: &str,
+) -> Result<()> {
     sync(|| unsafe {
         for (i, data) in chunks.iter().enumerate() {
             let mut off = [0 as hsize_t; 32];
@@ -527,21 +548,9 @@ pub fn read_rows(
         .zip(comp)
         .map(|(o, d)| (o, d, false))
         .collect();
-    let ranges = split(slots.len(), threads());
-    std::thread::scope(|s| {
-        let mut rest: &mut [Slot<'_>] = &mut slots;
-        for r in &ranges {
-            let (mine, tail) = rest.split_at_mut(r.len());
-            rest = tail;
-            s.spawn(move || {
-                let mut d = libdeflater::Decompressor::new();
-                let mut tmp = Vec::with_capacity(cb);
-                for (o, data, ok) in mine.iter_mut() {
-                    if let Some(data) = data {
-                        *ok = p.decompress(data, o, &mut d, &mut tmp);
-                    }
-                }
-            });
+    for_each_parallel(&mut slots, |(o, data, ok)| {
+        if let Some(data) = data {
+            *ok = p.decompress(data, o);
         }
     });
     // Chunks that could not be taken directly go through HDF5.
@@ -591,6 +600,5 @@ mod tests {
         assert_eq!(full_chunks(&p, 5, 35), (1, 2));
         assert_eq!(full_chunks(&p, 5, 9), (1, 0));
         assert_eq!(full_chunks(&p, 10, 20), (1, 1));
-        assert_eq!(split(5, 2), vec![0..2, 2..5]);
     }
 }

@@ -412,6 +412,37 @@ fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &s
     Ok(())
 }
 
+/// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
+pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    if ds.shape().first().map(|&d| d as u64) != Some(rows) {
+        sync(|| unsafe {
+            let mut dims = vec![rows as hsize_t];
+            dims.extend(inner.iter().map(|&d| d as hsize_t));
+            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
+        })?;
+    }
+    Ok(())
+}
+
+/// The number HDF5 gives the open file holding object `id` (the same for
+/// every handle of that file), or 0 if it has none.
+pub fn file_number(id: hid_t) -> u64 {
+    sync(|| unsafe {
+        let f = hdf5_sys::h5i::H5Iget_file_id(id);
+        if f < 0 {
+            return 0;
+        }
+        let mut n: std::ffi::c_ulong = 0;
+        let r = hdf5_sys::h5f::H5Fget_fileno(f, &mut n);
+        hdf5_sys::h5f::H5Fclose(f);
+        if r < 0 {
+            0
+        } else {
+            n as u64
+        }
+    })
+}
+
 /// Writes `rows` whole rows starting at row `start`, growing the dataset to
 /// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
 /// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
@@ -435,13 +466,7 @@ pub unsafe fn write_rows_raw(
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
         .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
-    if ds.shape().first().map(|&d| d as u64) != Some(end) {
-        sync(|| unsafe {
-            let mut dims = vec![end as hsize_t];
-            dims.extend(inner.iter().map(|&d| d as hsize_t));
-            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
-        })?;
-    }
+    set_rows(ds, end, inner, path)?;
     if elems == 0 {
         return Ok(());
     }
