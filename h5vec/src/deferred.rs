@@ -22,6 +22,7 @@
 //! rewrites that chunk whole.
 
 use std::any::Any;
+use std::ffi::c_uint;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use hdf5::Dataset;
@@ -70,6 +71,8 @@ struct State {
     remaining: usize,
     /// Compressed whole chunks, by index (empty until compressed).
     out: Vec<Vec<u8>>,
+    /// Their filter masks.
+    masks: Vec<c_uint>,
     /// Whether the whole chunks have been written (or failed to be).
     written: bool,
     /// A write that failed, reported to every later finisher.
@@ -133,6 +136,7 @@ impl WriteJob {
                 } else {
                     Vec::new()
                 },
+                masks: vec![0; if compress { whole } else { 0 }],
                 written: whole == 0,
                 failed: None,
                 tail: if tail_rows > 0 {
@@ -150,13 +154,15 @@ impl WriteJob {
                 let (job, input) = (job.clone(), input.clone());
                 let task = move || {
                     let mut out = std::mem::take(&mut lock(&job.state).out[i]);
-                    job.p
+                    let mask = job
+                        .p
                         .compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out);
                     // Let go of the buffer before saying "done", so the
                     // writer can take it back as soon as the count is 0.
                     drop(input);
                     let mut st = lock(&job.state);
                     st.out[i] = out;
+                    st.masks[i] = mask;
                     st.remaining -= 1;
                     if st.remaining == 0 {
                         job.done.notify_all();
@@ -192,14 +198,21 @@ impl WriteJob {
             st.written = true;
             let r = if self.p.level.is_some() {
                 let out = std::mem::take(&mut st.out);
-                let refs: Vec<&[u8]> = out.iter().map(Vec::as_slice).collect();
+                let refs: Vec<(&[u8], c_uint)> = out
+                    .iter()
+                    .map(Vec::as_slice)
+                    .zip(st.masks.iter().copied())
+                    .collect();
                 let r = write_chunks(&self.ds, self.k0, c, &refs, &self.path);
                 give_buffers(out);
                 r
             } else {
                 let input = st.input.clone();
                 let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
-                let refs: Vec<&[u8]> = bytes[..self.whole * cb].chunks(cb).collect();
+                let refs: Vec<(&[u8], c_uint)> = bytes[..self.whole * cb]
+                    .chunks(cb)
+                    .map(|b| (b, 0))
+                    .collect();
                 write_chunks(&self.ds, self.k0, c, &refs, &self.path)
             };
             if let Err(e) = r {
@@ -217,10 +230,10 @@ impl WriteJob {
             raw.resize(cb, 0);
             let mut comp = Vec::new();
             let data = if self.p.level.is_some() {
-                self.p.compress(&raw, &mut comp);
-                &comp
+                let mask = self.p.compress(&raw, &mut comp);
+                (&comp[..], mask)
             } else {
-                &raw
+                (&raw[..], 0)
             };
             let k = self.k0 + self.whole as u64;
             if let Err(e) = write_chunks(&self.ds, k, c, &[data], &self.path) {

@@ -1279,7 +1279,7 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         }
         let elem = (size / chunk) as usize;
         let mut buf = vec![0u8; size as usize];
-        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some(buf.len()) {
+        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some((buf.len(), 0)) {
             return Err(Error::invalid(
                 path,
                 "cannot read the last partly filled chunk",
