@@ -154,15 +154,23 @@ impl WriteJob {
                 let (job, input) = (job.clone(), input.clone());
                 let task = move || {
                     let mut out = std::mem::take(&mut lock(&job.state).out[i]);
-                    let mask = job
-                        .p
-                        .compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out);
+                    // A panic here must still count the task as done, or
+                    // the writer would wait forever.
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        job.p
+                            .compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out)
+                    }));
                     // Let go of the buffer before saying "done", so the
                     // writer can take it back as soon as the count is 0.
                     drop(input);
                     let mut st = lock(&job.state);
-                    st.out[i] = out;
-                    st.masks[i] = mask;
+                    match r {
+                        Ok(mask) => {
+                            st.out[i] = out;
+                            st.masks[i] = mask;
+                        }
+                        Err(_) => st.failed = Some("compressing a chunk failed".into()),
+                    }
                     st.remaining -= 1;
                     if st.remaining == 0 {
                         job.done.notify_all();
