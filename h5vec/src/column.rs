@@ -18,9 +18,8 @@ use crate::raw::{self, ColumnSpec, Pod};
 /// deflate with or without shuffle; see [`crate::parallel`]) are written
 /// asynchronously: a flush hands whole chunks to a job that compresses them
 /// on the worker threads while the caller encodes the next batch, and keeps
-/// the rows of a partial last chunk in `buf` for the next batch (see
-/// [`crate::deferred`]). A commit writes everything with
-/// [`complete_file`](crate::column::complete_file).
+/// the rows of a partial last chunk in `buf` for the next batch. A commit
+/// writes everything with [`complete_file`].
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
     /// Memory type override (the dataset's own type, for `Pod::AS_STORED`).
