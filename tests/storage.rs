@@ -167,7 +167,11 @@ fn incompressible_chunks_skip_deflate() {
             .compression(h5vec::Compression::Deflate { level: 4, shuffle });
         save_vector_with(&f, &name, &xs, &opts).unwrap();
         let ds = f.dataset(&format!("{name}/data/values")).unwrap();
-        assert_eq!(chunk_masks(&ds), vec![skipped, skipped, 0, 0], "shuffle {shuffle}");
+        assert_eq!(
+            chunk_masks(&ds),
+            vec![skipped, skipped, 0, 0],
+            "shuffle {shuffle}"
+        );
         // Stored bytes: the raw chunk size for skipped chunks.
         assert_eq!(ds.chunk_info(0).unwrap().size, 16384 * 8);
         assert!(ds.chunk_info(2).unwrap().size < 16384 * 8 / 4);
