@@ -675,9 +675,8 @@ unsafe fn read_hyperslab(
 /// Reads rows of a 1-byte dataset as raw bytes in the file's own type
 /// (no conversion), e.g. booleans stored as bitfield, enum or integer.
 pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
-    let t = sync(|| unsafe { check(path, h5d::H5Dget_type(ds.id())) })?;
-    let dt = sync(|| unsafe { hdf5::from_id::<Datatype>(t) }).at(path)?;
-    if unsafe { h5t::H5Tget_size(dt.id()) } != 1 {
+    let dt = dataset_type(ds, path)?;
+    if sync(|| unsafe { h5t::H5Tget_size(dt.id()) }) != 1 {
         return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
     }
     // SAFETY: a 1-byte file type read as itself yields plain bytes.
@@ -1080,13 +1079,16 @@ pub fn read_rows_own_type(
     path: &str,
 ) -> Result<(Vec<u8>, usize)> {
     let dt = dataset_type(ds, path)?;
-    let (size, variable) = unsafe {
+    // Under the lock like every HDF5 call: HDF5 keeps one global stack of API
+    // contexts, and a call made outside the lock while another thread is
+    // inside HDF5 corrupts it (these three once crashed concurrent h5col loads).
+    let (size, variable) = sync(|| unsafe {
         (
             h5t::H5Tget_size(dt.id()),
             h5t::H5Tis_variable_str(dt.id()) > 0
                 || h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_VLEN,
         )
-    };
+    });
     if variable || size == 0 {
         return Err(Error::mismatch(
             path,
