@@ -81,6 +81,12 @@ fn concurrent_loads_and_saves_from_threads() {
         // HDF5Vectors vector.
         save_vector(&f, "vector", &mine).unwrap();
         assert_eq!(load_vector::<Row>(&f, "vector").unwrap(), mine);
+        // Deflated, in parts: chunks compressed on the shared worker pool
+        // while every thread commits its own file.
+        let opts = h5vec::SaveOptions::default().chunk_length(4).deflate(3);
+        h5vec::save_vector_with(&f, "deflated", &mine[..5], &opts).unwrap();
+        h5vec::append_vector_with(&f, "deflated", &mine[5..], &opts).unwrap();
+        assert_eq!(load_vector::<Row>(&f, "deflated").unwrap(), mine);
         // VLS array.
         let strings: Vec<Option<String>> = mine.iter().map(|m| m.note.clone()).collect();
         save_strings(&f, "vls", &strings).unwrap();
