@@ -343,6 +343,26 @@ fn write_all(out: &Path) -> BoxResult<()> {
     let packed: Vec<Packed> = (0..500).map(packed).collect();
     h5vec::save_vector(&f, "packed", &packed)?;
 
+    // Random 64-bit values (chunks 0 and 1: stored with deflate skipped)
+    // then counters (deflated), saved in parts whose ends fall inside chunks.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mixed: Vec<u64> = (0..70_000u64)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i < 32_768 {
+                x
+            } else {
+                i
+            }
+        })
+        .collect();
+    let opts = SaveOptions::default().chunk_length(16_384).deflate(4);
+    h5vec::save_vector_with(&f, "mixed", &mixed[..20_000], &opts)?;
+    h5vec::append_vector_with(&f, "mixed", &mixed[20_000..50_001], &opts)?;
+    h5vec::append_vector_with(&f, "mixed", &mixed[50_001..], &opts)?;
+
     let f = File::create(out.join("scalars.h5"))?;
     let ns = 0..N_SCALARS;
     macro_rules! ints {

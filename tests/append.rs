@@ -267,3 +267,98 @@ fn stale_tails_are_ignored_then_trimmed() {
     );
     assert_eq!(load_vector::<All>(&f, "v").unwrap(), want[..41]);
 }
+
+/// Options whose datasets take each write path: HDF5's own (contiguous
+/// chunks of one row are still chunked; small chunks), direct unfiltered
+/// chunks, and deferred deflate with and without shuffle.
+fn write_paths() -> Vec<(&'static str, SaveOptions)> {
+    vec![
+        ("default", SaveOptions::default()),
+        ("chunk 7", SaveOptions::default().chunk_length(7)),
+        (
+            "chunk 7 deflate 3",
+            SaveOptions::default().chunk_length(7).deflate(3),
+        ),
+        (
+            "chunk 5 deflate 1 no shuffle",
+            SaveOptions::default()
+                .chunk_length(5)
+                .compression(h5vec::Compression::Deflate {
+                    level: 1,
+                    shuffle: false,
+                }),
+        ),
+    ]
+}
+
+/// Saves, appends of sizes that end inside chunks, and a streaming writer
+/// whose batches commit mid-chunk all equal one save; every dataset also
+/// reads back through HDF5's own filter pipeline (the chunks h5vec wrote
+/// itself are whole and valid).
+#[test]
+fn appends_on_every_write_path_equal_one_save() {
+    for (what, opts) in write_paths() {
+        let (_d, f) = tmp();
+        let rows: Vec<All> = (0..123).map(all).collect();
+        save_vector_with(&f, "one", &rows, &opts).unwrap();
+        save_vector_with(&f, "parts", &rows[..3], &opts).unwrap();
+        h5vec::append_vector_with(&f, "parts", &rows[3..4], &opts).unwrap();
+        h5vec::append_vector_with(&f, "parts", &rows[4..50], &opts).unwrap();
+        let mut w = VectorWriter::<All>::open_append(&f, "parts", &opts).unwrap();
+        for (i, r) in rows[50..].iter().enumerate() {
+            w.push(r).unwrap();
+            if i % 17 == 16 {
+                w.flush().unwrap();
+                assert_eq!(w.len(), 50 + i as u64 + 1, "{what}");
+                let got: Vec<All> = load_vector(&f, "parts").unwrap();
+                assert_eq!(got, rows[..51 + i], "{what}: committed rows");
+            }
+        }
+        assert_eq!(w.finish().unwrap(), 123, "{what}");
+        for name in ["one", "parts"] {
+            let got: Vec<All> = load_vector(&f, name).unwrap();
+            assert_eq!(got, rows, "{what}: {name}");
+            let t: Vec<f64> = f
+                .dataset(&format!("{name}/data/temperature/values"))
+                .unwrap()
+                .read_raw()
+                .unwrap();
+            let want: Vec<f64> = rows.iter().map(|r| r.temperature).collect();
+            assert_eq!(t, want, "{what}: {name} through HDF5's pipeline");
+            let v: Vec<f32> = f
+                .dataset(&format!("{name}/data/maybe_list/VALUES"))
+                .unwrap()
+                .read_raw()
+                .unwrap();
+            let want: Vec<f32> = rows
+                .iter()
+                .flat_map(|r| r.maybe_list.clone().unwrap_or_default())
+                .collect();
+            assert_eq!(v, want, "{what}: {name} list values through HDF5");
+        }
+    }
+}
+
+/// A crash between an append's data and its `count` leaves stale rows in
+/// the chunk that `count` ends in; the next append rewrites that chunk.
+#[test]
+fn stale_tails_in_compressed_chunks_are_rewritten() {
+    let (_d, f) = tmp();
+    let opts = SaveOptions::default().chunk_length(4).deflate(5);
+    let rows: Vec<All> = (0..41).map(all).collect();
+    save_vector_with(&f, "v", &rows[..38], &opts).unwrap();
+    h5vec::append_vector_with(&f, "v", &rows[30..36], &opts).unwrap();
+    f.dataset("v/metadata/count")
+        .unwrap()
+        .write_scalar(&38i64)
+        .unwrap();
+    assert_eq!(load_vector::<All>(&f, "v").unwrap(), rows[..38]);
+    h5vec::append_vector_with(&f, "v", &rows[38..], &opts).unwrap();
+    assert_eq!(load_vector::<All>(&f, "v").unwrap(), rows);
+    let t: Vec<f64> = f
+        .dataset("v/data/temperature/values")
+        .unwrap()
+        .read_raw()
+        .unwrap();
+    assert_eq!(t, rows.iter().map(|r| r.temperature).collect::<Vec<_>>());
+}

@@ -591,3 +591,54 @@ fn columns_with_fill_values_take_every_compression() {
         (1, vec![2, 2, 8, 128, 6, 1, 5])
     );
 }
+
+/// The filter mask of every stored chunk of a 1-D dataset, in order.
+fn chunk_masks(ds: &h5vec::hdf5::Dataset) -> Vec<u32> {
+    let n = ds.num_chunks().unwrap_or(0);
+    (0..n)
+        .map(|i| ds.chunk_info(i).expect("chunk info").filter_mask)
+        .collect()
+}
+
+#[test]
+fn incompressible_chunks_skip_deflate() {
+    // Random 64-bit values (hash-like ids) cannot be deflated: h5vec
+    // stores such chunks shuffled only, with the deflate bit of their
+    // filter mask set; compressible chunks of the same dataset are
+    // deflated. HDF5 reads both kinds through its own pipeline.
+    let dir = tempfile::tempdir().unwrap();
+    let f = File::create(dir.path().join("r.h5")).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut xs: Vec<u64> = (0..4 * 16384)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect();
+    // Chunks 2 and 3: small counters.
+    for (i, v) in xs[2 * 16384..].iter_mut().enumerate() {
+        *v = i as u64;
+    }
+    for (shuffle, skipped) in [(true, 0b10), (false, 0b01)] {
+        let name = format!("s{shuffle}");
+        let opts = SaveOptions::default()
+            .chunk_length(16384)
+            .compression(h5vec::Compression::Deflate { level: 4, shuffle });
+        save_vector_with(&f, &name, &xs, &opts).unwrap();
+        let ds = f.dataset(&format!("{name}/data/values")).unwrap();
+        assert_eq!(
+            chunk_masks(&ds),
+            vec![skipped, skipped, 0, 0],
+            "shuffle {shuffle}"
+        );
+        // Stored bytes: the raw chunk size for skipped chunks.
+        assert_eq!(ds.chunk_info(0).unwrap().size, 16384 * 8);
+        assert!(ds.chunk_info(2).unwrap().size < 16384 * 8 / 4);
+        assert_eq!(ds.read_raw::<u64>().unwrap(), xs, "through HDF5");
+        assert_eq!(load_vector::<u64>(&f, &name).unwrap(), xs);
+        let part: Vec<u64> = h5vec::load_range(&f, &name, 100..40000).unwrap();
+        assert_eq!(part, xs[100..40000]);
+    }
+}

@@ -34,9 +34,13 @@
 mod bincode_codec;
 pub mod codec;
 pub mod column;
+mod deferred;
 mod error;
 pub mod h5col;
 pub mod kinds;
+#[cfg(all(feature = "lock-audit", target_os = "linux"))]
+#[doc(hidden)]
+pub mod lock_audit;
 mod options;
 pub mod parallel;
 pub mod raw;

@@ -283,8 +283,11 @@ pub struct SaveOptions {
 
 /// Rows per read batch of whole-vector loads.
 pub(crate) const READ_BATCH_ROWS: u64 = 4 * AUTO_ROWS as u64;
-/// Chunks per write batch when compressing (so all cores get work).
-const COMPRESSED_BATCH_CHUNKS: usize = 8;
+/// Chunks per write batch when compressing. The worker threads compress a
+/// batch while the next one is encoded, so batches need not be large to
+/// keep every core busy; small ones start the workers sooner and keep two
+/// batches of buffers small.
+const COMPRESSED_BATCH_CHUNKS: usize = 2;
 /// Most rows in an automatic chunk (and in one write batch).
 pub(crate) const AUTO_ROWS: usize = 1 << 16;
 /// Largest automatic chunk of a row dataset, in bytes.

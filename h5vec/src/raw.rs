@@ -433,6 +433,37 @@ fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &s
     Ok(())
 }
 
+/// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
+pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    if ds.shape().first().map(|&d| d as u64) != Some(rows) {
+        sync(|| unsafe {
+            let mut dims = vec![rows as hsize_t];
+            dims.extend(inner.iter().map(|&d| d as hsize_t));
+            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
+        })?;
+    }
+    Ok(())
+}
+
+/// The number HDF5 gives the open file holding object `id` (the same for
+/// every handle of that file), or 0 if it has none.
+pub fn file_number(id: hid_t) -> u64 {
+    sync(|| unsafe {
+        let f = hdf5_sys::h5i::H5Iget_file_id(id);
+        if f < 0 {
+            return 0;
+        }
+        let mut n: std::ffi::c_ulong = 0;
+        let r = hdf5_sys::h5f::H5Fget_fileno(f, &mut n);
+        hdf5_sys::h5f::H5Fclose(f);
+        if r < 0 {
+            0
+        } else {
+            n as u64
+        }
+    })
+}
+
 /// Writes `rows` whole rows starting at row `start`, growing the dataset to
 /// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
 /// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
@@ -456,13 +487,7 @@ pub unsafe fn write_rows_raw(
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
         .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
-    if ds.shape().first().map(|&d| d as u64) != Some(end) {
-        sync(|| unsafe {
-            let mut dims = vec![end as hsize_t];
-            dims.extend(inner.iter().map(|&d| d as hsize_t));
-            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
-        })?;
-    }
+    set_rows(ds, end, inner, path)?;
     if elems == 0 {
         return Ok(());
     }
@@ -671,9 +696,8 @@ unsafe fn read_hyperslab(
 /// Reads rows of a 1-byte dataset as raw bytes in the file's own type
 /// (no conversion), e.g. booleans stored as bitfield, enum or integer.
 pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
-    let t = sync(|| unsafe { check(path, h5d::H5Dget_type(ds.id())) })?;
-    let dt = sync(|| unsafe { hdf5::from_id::<Datatype>(t) }).at(path)?;
-    if unsafe { h5t::H5Tget_size(dt.id()) } != 1 {
+    let dt = dataset_type(ds, path)?;
+    if sync(|| unsafe { h5t::H5Tget_size(dt.id()) }) != 1 {
         return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
     }
     // SAFETY: a 1-byte file type read as itself yields plain bytes.
@@ -1072,13 +1096,16 @@ pub fn read_rows_own_type(
     path: &str,
 ) -> Result<(Vec<u8>, usize)> {
     let dt = dataset_type(ds, path)?;
-    let (size, variable) = unsafe {
+    // Under the lock like every HDF5 call: HDF5 keeps one global stack of API
+    // contexts, and a call made outside the lock while another thread is
+    // inside HDF5 corrupts it (these three once crashed concurrent h5col loads).
+    let (size, variable) = sync(|| unsafe {
         (
             h5t::H5Tget_size(dt.id()),
             h5t::H5Tis_variable_str(dt.id()) > 0
                 || h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_VLEN,
         )
-    };
+    });
     if variable || size == 0 {
         return Err(Error::mismatch(
             path,
@@ -1319,7 +1346,7 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         }
         let elem = (size / chunk) as usize;
         let mut buf = vec![0u8; size as usize];
-        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some(buf.len()) {
+        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some((buf.len(), 0)) {
             return Err(Error::invalid(
                 path,
                 "cannot read the last partly filled chunk",

@@ -128,6 +128,7 @@ pub(crate) fn free_temp_name(parent: &Group, name: &str) -> String {
 /// `name` if `replace`), flushing before and after.
 pub(crate) fn commit_temp(parent: &Group, tmp: &str, name: &str, replace: bool) -> Result<()> {
     let file = parent.file().at("$")?;
+    crate::column::complete_file(parent)?;
     file.flush().at("$")?;
     if replace {
         let old = format!(".{name}.h5vec-old");
@@ -158,6 +159,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
         }
         enc.flush()?;
     }
+    crate::column::complete_file(group)?;
     let meta = group.create_group("metadata").at("$")?;
     write_metadata(&meta, &schema, std::any::type_name::<T>())?;
     // The group is still under its temporary name: `count` may go in now;

@@ -43,6 +43,31 @@ def test_parallel_deflate_chunks_are_standard(rust_files):
     np.testing.assert_array_equal(ds[12345:12399], expected()[12345:12399])
 
 
+def mixed_expected():
+    """The `mixed` vector of examples/xlang.rs: xorshift64 values, then counters."""
+    out = np.arange(70_000, dtype=np.uint64)
+    x = 0x9E3779B97F4A7C15
+    m = (1 << 64) - 1
+    for i in range(32_768):
+        x ^= (x << 13) & m
+        x ^= x >> 7
+        x ^= (x << 17) & m
+        out[i] = x
+    return out
+
+
+def test_incompressible_chunks_skip_deflate_in_their_filter_mask(rust_files):
+    ds = rust_files("storage.h5")["mixed/data/values"]
+    assert ds.compression == "gzip" and ds.shuffle and ds.chunks == (16_384,)
+    assert ds.dtype == np.dtype("<u8") and ds.shape == (70_000,)
+    np.testing.assert_array_equal(ds[:], mixed_expected())
+    info = [ds.id.get_chunk_info(i) for i in range(ds.id.get_num_chunks())]
+    # Shuffle is filter 0, deflate filter 1: bit 1 set = deflate skipped.
+    assert [c.filter_mask for c in info] == [0b10, 0b10, 0, 0, 0]
+    assert [c.size for c in info[:2]] == [16_384 * 8] * 2
+    assert all(c.size < 16_384 * 8 // 4 for c in info[2:])
+
+
 # ---------------------------------------------------------------------------
 # Blosc, written by h5vec, read by h5py + hdf5plugin
 
