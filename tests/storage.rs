@@ -370,6 +370,27 @@ fn blosc_level_zero_and_incompressible_chunks_round_trip() {
         filter_params(&f, "clamped/data/values", 32001).1,
         vec![2, 2, 8, 8000, 9, 2, 4]
     );
+    // Every chunk is stored raw, Blosc skipped (bit 0 of its filter mask).
+    for name in ["level0", "noise", "clamped"] {
+        let ds = f.dataset(&format!("{name}/data/values")).unwrap();
+        assert_eq!(chunk_masks(&ds), vec![1; 20], "{name}");
+        assert_eq!(ds.chunk_info(0).unwrap().size, 8000, "{name}");
+    }
+    // Compressible chunks of the same dataset are Blosc frames.
+    let mut mixed = noise.clone();
+    mixed[..10_000].iter_mut().for_each(|v| *v %= 16);
+    save_vector_with(
+        &f,
+        "mixed",
+        &mixed,
+        &SaveOptions::default().chunk_length(1000).zstd(3),
+    )
+    .unwrap();
+    let ds = f.dataset("mixed/data/values").unwrap();
+    let masks = chunk_masks(&ds);
+    assert_eq!(masks, [vec![0; 10], vec![1; 10]].concat());
+    assert!(ds.chunk_info(0).unwrap().size < 8000 / 2);
+    assert_eq!(load_vector::<u64>(&f, "mixed").unwrap(), mixed);
 }
 
 #[derive(H5Vector, Debug, Clone, PartialEq)]
