@@ -14,7 +14,13 @@ import pytest
 import expected as X
 import hdf5vectors as hv
 
-hdf5plugin = pytest.importorskip("hdf5plugin")
+
+
+@pytest.fixture
+def hdf5plugin():
+    """Python's hdf5plugin (in requirements.txt); importing it registers
+    Blosc and the other plugin filters with h5py's HDF5."""
+    return pytest.importorskip("hdf5plugin")
 
 N = 200_000
 
@@ -85,7 +91,7 @@ def blosc_cd(ds, level, shuffle, compressor):
     return (2, 2, elem, int(np.prod(ds.chunks)) * elem, level, shuffle, compressor)
 
 
-def test_blosc_zstd_is_readable_by_h5py_with_hdf5plugin(rust_files):
+def test_blosc_zstd_is_readable_by_h5py_with_hdf5plugin(rust_files, hdf5plugin):
     ds = rust_files("storage.h5")["zstd/data/values"]
     assert pipeline(ds) == [(32001, 1, (2, 2, 8, 4096 * 8, 5, 1, 5), b"blosc")]
     assert ds.dtype == np.dtype("<f8")
@@ -95,7 +101,7 @@ def test_blosc_zstd_is_readable_by_h5py_with_hdf5plugin(rust_files):
     assert ds.id.get_storage_size() < N * 8  # compressed (sines shrink little)
 
 
-def test_blosc_lz4_bitshuffle_record(rust_files):
+def test_blosc_lz4_bitshuffle_record(rust_files, hdf5plugin):
     g = rust_files("storage.h5")["blosc_measurements/data"]
     ms = [X.measurement(i) for i in range(1000)]
     cols = {
@@ -113,7 +119,7 @@ def test_blosc_lz4_bitshuffle_record(rust_files):
     assert int(rust_files("storage.h5")["blosc_measurements/metadata/count"][()]) == 1000
 
 
-def test_blosc_per_field_attributes(rust_files):
+def test_blosc_per_field_attributes(rust_files, hdf5plugin):
     g = rust_files("storage.h5")["packed/data"]
     n = 500
     ids = g["id/values"]
@@ -146,17 +152,19 @@ def test_blosc_needs_hdf5plugin_in_h5py(rust_dir, tmp_path):
 # ---------------------------------------------------------------------------
 # Blosc, written by h5py + hdf5plugin, read by h5vec
 
+# (cname, shuffle, clevel); shuffle as hdf5plugin.Blosc.NOSHUFFLE (0),
+# SHUFFLE (1), BITSHUFFLE (2).
 BLOSC_SETTINGS = [
-    ("blosclz", hdf5plugin.Blosc.NOSHUFFLE, 5),
-    ("lz4", hdf5plugin.Blosc.SHUFFLE, 1),
-    ("lz4hc", hdf5plugin.Blosc.BITSHUFFLE, 9),
-    ("zlib", hdf5plugin.Blosc.SHUFFLE, 4),
-    ("zstd", hdf5plugin.Blosc.BITSHUFFLE, 7),
+    ("blosclz", 0, 5),
+    ("lz4", 1, 1),
+    ("lz4hc", 2, 9),
+    ("zlib", 1, 4),
+    ("zstd", 2, 7),
 ]
 
 
 @pytest.mark.parametrize("cname,shuffle,clevel", BLOSC_SETTINGS)
-def test_h5vec_reads_blosc_written_by_hdf5plugin(tmp_path, xlang_read, cname, shuffle, clevel):
+def test_h5vec_reads_blosc_written_by_hdf5plugin(tmp_path, xlang_read, hdf5plugin, cname, shuffle, clevel):
     import h5py
 
     from test_python_to_rust import jl_measurement, measurement_columns, measurement_schema
@@ -184,21 +192,21 @@ def test_h5vec_reads_blosc_written_by_hdf5plugin(tmp_path, xlang_read, cname, sh
 
 
 UNAVAILABLE = [
-    ("zstd", lambda: hdf5plugin.Zstd(clevel=3), 32015, "Zstandard"),
-    ("lz4", lambda: hdf5plugin.LZ4(), 32004, "LZ4"),
-    ("bzip2", lambda: hdf5plugin.BZip2(), 307, "bzip2"),
+    ("zstd", lambda p: p.Zstd(clevel=3), 32015, "Zstandard"),
+    ("lz4", lambda p: p.LZ4(), 32004, "LZ4"),
+    ("bzip2", lambda p: p.BZip2(), 307, "bzip2"),
 ]
 
 
 @pytest.mark.parametrize("label,make,fid,hint", UNAVAILABLE, ids=[u[0] for u in UNAVAILABLE])
-def test_unavailable_filter_is_a_clear_error(tmp_path, xlang_read, label, make, fid, hint):
+def test_unavailable_filter_is_a_clear_error(tmp_path, xlang_read, hdf5plugin, label, make, fid, hint):
     import h5py
 
     path = tmp_path / f"{label}.h5"
     values = np.arange(1000, dtype=np.float64)
     with h5py.File(path, "w") as f:
         def fill(data):
-            data.create_dataset("values", data=values, chunks=(100,), maxshape=(None,), **make())
+            data.create_dataset("values", data=values, chunks=(100,), maxshape=(None,), **make(hdf5plugin))
         hv.write_vector(f, "v", hv.scalar("Float64", "Float64"), len(values), fill)
         assert pipeline(f["v/data/values"])[0][0] == fid
     r = xlang_read(path, "v", "f64")
@@ -209,7 +217,7 @@ def test_unavailable_filter_is_a_clear_error(tmp_path, xlang_read, label, make, 
     assert "panicked" not in r.stderr
 
 
-def test_blosc_compressor_missing_from_h5vec_is_a_clear_error(tmp_path, xlang_read):
+def test_blosc_compressor_missing_from_h5vec_is_a_clear_error(tmp_path, xlang_read, hdf5plugin):
     """hdf5plugin's Blosc has Snappy; h5vec's build of Blosc does not."""
     import h5py
 
