@@ -181,7 +181,7 @@ pub fn open_column(
     if let Some(found) = raw::unavailable_filter(&ds) {
         return Err(Error::mismatch(
             &p,
-            "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, szip, n-bit, scale-offset)",
+            "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, n-bit, scale-offset)",
             format!("{found}, which is not available"),
         ));
     }
