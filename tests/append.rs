@@ -362,3 +362,73 @@ fn stale_tails_in_compressed_chunks_are_rewritten() {
         .unwrap();
     assert_eq!(t, rows.iter().map(|r| r.temperature).collect::<Vec<_>>());
 }
+
+/// Random sequences of saves, appends, streaming writes with commits at
+/// random points, and reopening of the file, on every write path: the
+/// vector always loads as the concatenation of what was committed.
+#[test]
+fn random_write_sequences_on_every_path() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n.max(1)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for case in 0..24 {
+        let chunk = [1usize, 2, 3, 5, 8, 64][rnd(6) as usize];
+        let opts = match rnd(4) {
+            0 => SaveOptions::default().chunk_length(chunk),
+            1 => SaveOptions::default().chunk_length(chunk).deflate(1),
+            2 => SaveOptions::default().chunk_length(chunk).compression(
+                h5vec::Compression::Deflate {
+                    level: 6,
+                    shuffle: false,
+                },
+            ),
+            _ => SaveOptions::default()
+                .chunk_length(chunk)
+                .compression(h5vec::Compression::Lzf),
+        };
+        let path = dir.path().join(format!("r{case}.h5"));
+        let mut want: Vec<All> = (0..rnd(20) as u32).map(all).collect();
+        save_vector_with(&File::create(&path).unwrap(), "v", &want, &opts).unwrap();
+        let mut f = File::open_rw(&path).unwrap();
+        for _ in 0..6 {
+            let start = want.len() as u32;
+            match rnd(3) {
+                0 => {
+                    let add: Vec<All> = (start..start + rnd(30) as u32).map(all).collect();
+                    h5vec::append_vector_with(&f, "v", &add, &opts).unwrap();
+                    want.extend(add);
+                }
+                1 => {
+                    let mut w = VectorWriter::<All>::open_append(&f, "v", &opts).unwrap();
+                    for i in start..start + rnd(200) as u32 {
+                        w.push(&all(i)).unwrap();
+                        want.push(all(i));
+                        if rnd(40) == 0 {
+                            w.flush().unwrap();
+                        }
+                    }
+                    w.finish().unwrap();
+                }
+                _ => {
+                    drop(f);
+                    f = File::open_rw(&path).unwrap();
+                }
+            }
+            let got: Vec<All> = load_vector(&f, "v").unwrap();
+            assert_eq!(got.len(), want.len(), "case {case}");
+            assert_eq!(got, want, "case {case} ({opts:?})");
+        }
+        let t: Vec<f64> = f
+            .dataset("v/data/temperature/values")
+            .unwrap()
+            .read_raw()
+            .unwrap();
+        let expect: Vec<f64> = want.iter().map(|r| r.temperature).collect();
+        assert_eq!(t, expect, "case {case}: through HDF5's pipeline");
+    }
+}
