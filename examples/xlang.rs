@@ -216,6 +216,26 @@ fn measurement(i: usize) -> Measurement {
     }
 }
 
+/// Per-field Blosc settings.
+#[derive(H5Vector, Serialize, Debug, Clone, PartialEq)]
+struct Packed {
+    #[h5vec(zstd = 9)]
+    id: i64,
+    #[h5vec(blosc(compressor = "zlib", level = 6, shuffle = "none"))]
+    label: String,
+    #[h5vec(blosc(compressor = "lz4hc", shuffle = "bit"))]
+    samples: [i16; 4],
+}
+
+fn packed(n: usize) -> Packed {
+    let i = n as i16;
+    Packed {
+        id: n as i64 * 1_000_003 - 7,
+        label: text_value(n),
+        samples: [i, -i, i.wrapping_mul(i), 1],
+    }
+}
+
 fn all_scalars(n: usize) -> AllScalars {
     AllScalars {
         int8: int_value!(i8, n),
@@ -308,6 +328,40 @@ fn write_all(out: &Path) -> BoxResult<()> {
     h5vec::save_vector_with(&f, "lzf", &xs, &lzf)?;
     let deflate = SaveOptions::default().chunk_length(4096).deflate(4);
     h5vec::save_vector_with(&f, "deflate", &xs, &deflate)?;
+    // Blosc (filter 32001), which h5py reads after `import hdf5plugin`:
+    // Blosc's Zstandard with byte shuffle on the same column, LZ4 with bit
+    // shuffle on every dataset of a record, and per-field attributes.
+    let zstd = SaveOptions::default().chunk_length(4096).zstd(5);
+    h5vec::save_vector_with(&f, "zstd", &xs, &zstd)?;
+    let ms: Vec<Measurement> = (0..1000).map(measurement).collect();
+    let lz4 = SaveOptions::default().compression(h5vec::Compression::blosc(
+        h5vec::BloscCompressor::Lz4,
+        9,
+        h5vec::BloscShuffle::Bit,
+    ));
+    h5vec::save_vector_with(&f, "blosc_measurements", &ms, &lz4)?;
+    let packed: Vec<Packed> = (0..500).map(packed).collect();
+    h5vec::save_vector(&f, "packed", &packed)?;
+
+    // Random 64-bit values (chunks 0 and 1: stored with deflate skipped)
+    // then counters (deflated), saved in parts whose ends fall inside chunks.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mixed: Vec<u64> = (0..70_000u64)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i < 32_768 {
+                x
+            } else {
+                i
+            }
+        })
+        .collect();
+    let opts = SaveOptions::default().chunk_length(16_384).deflate(4);
+    h5vec::save_vector_with(&f, "mixed", &mixed[..20_000], &opts)?;
+    h5vec::append_vector_with(&f, "mixed", &mixed[20_000..50_001], &opts)?;
+    h5vec::append_vector_with(&f, "mixed", &mixed[50_001..], &opts)?;
 
     let f = File::create(out.join("scalars.h5"))?;
     let ns = 0..N_SCALARS;

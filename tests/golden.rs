@@ -12,16 +12,6 @@ use h5vec::H5Vector;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-/// These tests run one at a time: run concurrently they crash now and then
-/// inside HDF5 2.x (`H5VL_reset_vol_wrapper`, a null VOL wrapper context),
-/// although every HDF5 call is under hdf5-metno's global lock. Still to be
-/// found; see tests/h5col.rs and the closing note of the session.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// `shared/golden` beside the repository (CI clones the repo next to `shared/`).
 fn golden_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/golden");
@@ -121,7 +111,6 @@ where
 
 #[test]
 fn every_golden_file_is_checked() {
-    let _serial = serial();
     assert_eq!(
         h5_files("h5col"),
         [
@@ -139,7 +128,6 @@ fn every_golden_file_is_checked() {
 
 #[test]
 fn h5col_a_float32_list() {
-    let _serial = serial();
     let rows = check_table::<A>("a_float32_list");
     // Exact bits: -0.0 stays negative, the subnormal and FLT_MAX survive.
     let r5 = &rows[5].depths;
@@ -156,7 +144,6 @@ fn h5col_a_float32_list() {
 
 #[test]
 fn h5col_b_nullable_strings() {
-    let _serial = serial();
     let rows = check_table::<B>("b_nullable_strings");
     assert_eq!(rows[1].tags, None);
     assert_eq!(rows[2].tags, Some(vec![]));
@@ -170,7 +157,6 @@ fn h5col_b_nullable_strings() {
 
 #[test]
 fn h5col_c_nested_int32() {
-    let _serial = serial();
     let rows = check_table::<C>("c_nested_int32");
     assert_eq!(
         rows[0].sparse,
@@ -186,7 +172,6 @@ fn h5col_c_nested_int32() {
 
 #[test]
 fn h5col_d_mixed_table() {
-    let _serial = serial();
     let rows = check_table::<D>("d_mixed_table");
     assert_eq!(rows[4].id, None);
     assert_eq!(rows[5].id, Some(i64::MAX));
@@ -199,7 +184,6 @@ fn h5col_d_mixed_table() {
 
 #[test]
 fn h5col_e_chunked_gzip() {
-    let _serial = serial();
     let rows = check_table::<E>("e_chunked_gzip");
     assert_eq!(rows.len(), 200);
     assert_eq!(rows[0].event_id, 1000);
@@ -208,7 +192,6 @@ fn h5col_e_chunked_gzip() {
 
 #[test]
 fn h5col_f_truncated_tail() {
-    let _serial = serial();
     let rows = check_table::<F>("f_truncated_tail");
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[3].n, 30);
@@ -221,7 +204,6 @@ fn h5col_f_truncated_tail() {
 
 #[test]
 fn vls_golden_files() {
-    let _serial = serial();
     let stems = h5_files("vls");
     assert_eq!(
         stems,
@@ -251,7 +233,6 @@ fn vls_golden_files() {
 
 #[test]
 fn vls_specific_values() {
-    let _serial = serial();
     let dir = golden_dir().join("vls");
     let load = |stem: &str| {
         let f = File::open(dir.join(format!("{stem}.h5"))).unwrap();
@@ -329,7 +310,6 @@ fn assert_has(msg: &str, parts: &[&str]) {
 
 #[test]
 fn corrupt_nrows_beyond_an_extent() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     set_nrows(&f.group("table").unwrap(), 7);
     assert_has(&table_err::<D>(&f), &["/table/id", "at least 7 rows"]);
@@ -344,7 +324,6 @@ fn corrupt_nrows_beyond_an_extent() {
 
 #[test]
 fn corrupt_list_extent_below_nrows() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     f.dataset("table/tags/MASK").unwrap().resize(5).unwrap();
     assert_has(
@@ -364,7 +343,6 @@ fn corrupt_list_extent_below_nrows() {
 
 #[test]
 fn corrupt_version_and_class() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     let g = f.group("table").unwrap();
     h5vec::raw::write_attr_ascii(&g, "VERSION", "2.0", "test").unwrap();
@@ -386,7 +364,6 @@ fn corrupt_version_and_class() {
 
 #[test]
 fn corrupt_nrows_type() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     let g = f.group("table").unwrap();
     g.delete_attr("NROWS").unwrap();
@@ -418,7 +395,6 @@ fn corrupt_nrows_type() {
 
 #[test]
 fn corrupt_missing_column_and_wrong_dtype() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     f.unlink("table/flag").unwrap();
     assert_has(&table_err::<D>(&f), &["/table/flag", "nothing"]);
@@ -450,7 +426,6 @@ fn corrupt_missing_column_and_wrong_dtype() {
 
 #[test]
 fn corrupt_mask_of_wrong_type() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     f.unlink("table/tags/MASK").unwrap();
     f.new_dataset::<u8>()
@@ -485,7 +460,6 @@ fn corrupt_mask_of_wrong_type() {
 
 #[test]
 fn corrupt_offsets() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "a_float32_list");
     let o = f.dataset("table/depths/OFFSETS").unwrap();
     let mut v = o.read_raw::<u64>().unwrap();
@@ -523,7 +497,6 @@ fn corrupt_offsets() {
 
 #[test]
 fn corrupt_fixed_string_utf8() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     let ds = f.dataset("table/name").unwrap();
     let dt = h5vec::raw::dataset_type(&ds, "t").unwrap();
@@ -556,7 +529,6 @@ fn vls_err(f: &File) -> String {
 
 #[test]
 fn corrupt_vls_pointers() {
-    let _serial = serial();
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");
     set_pointer(&f, 3, 396, 0);
     assert_has(
@@ -580,7 +552,6 @@ fn corrupt_vls_pointers() {
 
 #[test]
 fn corrupt_vls_structure() {
-    let _serial = serial();
     // Wrong type attribute.
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");
     let g = f.group("atomic_vector").unwrap();

@@ -63,17 +63,6 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-/// These tests run one at a time. Run concurrently (each on its own files,
-/// every HDF5 call under hdf5-metno's global lock), they crash now and then
-/// inside HDF5 2.x (`H5VL_reset_vol_wrapper`, a null VOL wrapper context),
-/// which still needs finding; see the closing note of the session that
-/// added this.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn tmp() -> (tempfile::TempDir, File) {
     let dir = tempfile::tempdir().unwrap();
     let f = File::create(dir.path().join("t.h5")).unwrap();
@@ -82,7 +71,6 @@ fn tmp() -> (tempfile::TempDir, File) {
 
 #[test]
 fn table_roundtrip_and_append() {
-    let _serial = serial();
     let (_d, f) = tmp();
     let r = rows();
     save_table(&f, "table", &r).unwrap();
@@ -115,7 +103,6 @@ fn table_roundtrip_and_append() {
 
 #[test]
 fn empty_table() {
-    let _serial = serial();
     let (_d, f) = tmp();
     save_table::<Row>(&f, "t", &[]).unwrap();
     assert!(load_table::<Row>(&f, "t").unwrap().is_empty());
@@ -143,7 +130,6 @@ fn empty_table() {
 
 #[test]
 fn write_errors_name_the_column_and_leave_no_trace() {
-    let _serial = serial();
     let (_d, f) = tmp();
     let mut r = rows();
     r[1].small = Some(-2147483647);
@@ -196,7 +182,6 @@ fn golden(sub: &str, stem: &str) -> (tempfile::TempDir, File) {
 
 #[test]
 fn append_to_h5col_truncated_table_overwrites_the_stale_tail() {
-    let _serial = serial();
     let (_d, f) = golden("h5col", "f_truncated_tail");
     let before = load_table::<Truncated>(&f, "table").unwrap();
     assert_eq!(before.len(), 4);
@@ -241,7 +226,6 @@ struct Mixed {
 
 #[test]
 fn append_to_h5col_mixed_table() {
-    let _serial = serial();
     let (_d, f) = golden("h5col", "d_mixed_table");
     let mut want = load_table::<Mixed>(&f, "table").unwrap();
     let new = vec![Mixed {
@@ -273,7 +257,6 @@ fn append_to_h5col_mixed_table() {
 
 #[test]
 fn vls_roundtrip() {
-    let _serial = serial();
     let (_d, f) = tmp();
     let v: Vec<Option<String>> = vec![
         Some("NA".into()),
@@ -325,7 +308,6 @@ fn vls_roundtrip() {
 
 #[test]
 fn vls_write_errors() {
-    let _serial = serial();
     let (_d, f) = tmp();
     let e = save_strings(&f, "x", &[Some("ok".into()), Some("a\0b".into())])
         .unwrap_err()

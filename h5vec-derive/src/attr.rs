@@ -59,12 +59,186 @@ pub struct FieldAttrs {
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Storage {
     pub chunk_length: Option<usize>,
-    /// `Some(None)`: no compression; `Some(Some(l))`: deflate at `l`.
-    pub deflate: Option<Option<u8>>,
-    pub lzf: bool,
+    pub compression: Option<Comp>,
 }
 
-const FIELD_ATTRS: &str = "`rename = \"...\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `no_compression`";
+/// A field's compression, as `h5vec::Compression` will get it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Comp {
+    /// `no_compression`.
+    None,
+    /// `deflate = L`: shuffle + deflate.
+    Deflate(u8),
+    /// `lzf`.
+    Lzf,
+    /// `zstd = L` or `blosc(...)`: variant names of `h5vec::BloscCompressor`
+    /// and `h5vec::BloscShuffle`.
+    Blosc {
+        compressor: &'static str,
+        level: u8,
+        shuffle: &'static str,
+    },
+}
+
+/// Blosc compressors: attribute name, `h5vec::BloscCompressor` variant.
+const BLOSC_COMPRESSORS: [(&str, &str); 5] = [
+    ("blosclz", "BloscLz"),
+    ("lz4", "Lz4"),
+    ("lz4hc", "Lz4hc"),
+    ("zlib", "Zlib"),
+    ("zstd", "Zstd"),
+];
+
+/// Blosc shuffles: attribute name, `h5vec::BloscShuffle` variant.
+const BLOSC_SHUFFLES: [(&str, &str); 3] = [("none", "None"), ("byte", "Byte"), ("bit", "Bit")];
+
+const BLOSC_SYNTAX: &str = "`blosc(compressor = \"zstd\", level = 5, shuffle = \"byte\")`";
+
+const ONE_COMPRESSION: &str = "give at most one of `deflate = ..`, `lzf`, `zstd = ..`, `blosc(..)` and `no_compression` for a field";
+
+const FIELD_ATTRS: &str = "`rename = \"...\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `zstd = 0..=9`, `blosc(compressor = \"...\", level = 0..=9, shuffle = \"...\")`, `no_compression`";
+
+fn quoted_names(table: &[(&str, &str)]) -> String {
+    table
+        .iter()
+        .map(|(n, _)| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A string literal naming one entry of `table` (its variant), or an error.
+fn parse_choice(
+    cx: &mut Ctxt,
+    value: syn::Expr,
+    key: &str,
+    table: &[(&str, &'static str)],
+) -> Option<&'static str> {
+    let choices = quoted_names(table);
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => {
+            let v = lit.value();
+            let found = table
+                .iter()
+                .find(|(n, _)| *n == v)
+                .map(|(_, variant)| *variant);
+            if found.is_none() {
+                cx.error(
+                    lit.span(),
+                    format!("unknown Blosc {key} {v:?}; expected one of {choices}"),
+                );
+            }
+            found
+        }
+        other => {
+            cx.syn_error(syn::Error::new_spanned(
+                other,
+                format!("`{key}` takes a string: one of {choices}"),
+            ));
+            None
+        }
+    }
+}
+
+/// A Blosc level 0..=9 from an integer literal, or an error naming `what`.
+fn parse_level(cx: &mut Ctxt, value: syn::Expr, what: &str) -> Option<u8> {
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(lit),
+        ..
+    }) = &value
+    {
+        if let Ok(l @ 0..=9) = lit.base10_parse::<u8>() {
+            return Some(l);
+        }
+    }
+    cx.syn_error(syn::Error::new_spanned(
+        value,
+        format!("{what} takes a Blosc level from 0 to 9"),
+    ));
+    None
+}
+
+/// The inside of `blosc(...)`; `None` after an error (reported to `cx`).
+fn parse_blosc(cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<Comp>> {
+    let span = meta.path.span();
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error(
+            span,
+            format!("`blosc` takes its settings in parentheses: {BLOSC_SYNTAX}"),
+        );
+        if meta.input.peek(syn::Token![=]) {
+            let _: syn::Expr = meta.value()?.parse()?;
+        }
+        return Ok(None);
+    }
+    let mut compressor: Option<Option<&'static str>> = None;
+    let mut level: Option<Option<u8>> = None;
+    let mut shuffle: Option<Option<&'static str>> = None;
+    meta.parse_nested_meta(|inner| {
+        let key_span = inner.path.span();
+        let key = inner.path.to_token_stream().to_string().replace(' ', "");
+        if !inner.input.peek(syn::Token![=]) {
+            cx.error(key_span, format!("`{key}` in `blosc(...)` needs a value: {BLOSC_SYNTAX}"));
+            return Ok(());
+        }
+        let value: syn::Expr = inner.value()?.parse()?;
+        let slot_given = match key.as_str() {
+            "compressor" => {
+                let given = compressor.is_some();
+                compressor = Some(parse_choice(cx, value, "compressor", &BLOSC_COMPRESSORS));
+                given
+            }
+            "level" => {
+                let given = level.is_some();
+                level = Some(parse_level(cx, value, "`level`"));
+                given
+            }
+            "shuffle" => {
+                let given = shuffle.is_some();
+                shuffle = Some(parse_choice(cx, value, "shuffle", &BLOSC_SHUFFLES));
+                given
+            }
+            _ => {
+                cx.error(
+                    key_span,
+                    format!("unknown `blosc` setting `{key}`; expected `compressor = \"...\"`, `level = 0..=9`, `shuffle = \"...\"`"),
+                );
+                false
+            }
+        };
+        if slot_given {
+            cx.error(key_span, format!("`{key}` is given twice in `blosc(...)`; keep one"));
+        }
+        Ok(())
+    })?;
+    let Some(compressor) = compressor else {
+        cx.error(
+            span,
+            format!(
+                "`blosc(...)` needs `compressor = \"...\"`, one of {}: {BLOSC_SYNTAX}",
+                quoted_names(&BLOSC_COMPRESSORS)
+            ),
+        );
+        return Ok(None);
+    };
+    // Defaults: Blosc level 5 and byte shuffle (as hdf5plugin.Blosc's).
+    Ok(
+        match (
+            compressor,
+            level.unwrap_or(Some(5)),
+            shuffle.unwrap_or(Some("Byte")),
+        ) {
+            (Some(compressor), Some(level), Some(shuffle)) => Some(Comp::Blosc {
+                compressor,
+                level,
+                shuffle,
+            }),
+            _ => None,
+        },
+    )
+}
 
 impl FieldAttrs {
     pub fn parse(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
@@ -139,24 +313,44 @@ impl FieldAttrs {
                         Ok(n) if n > 0 => out.storage.chunk_length = Some(n),
                         _ => cx.error(lit.span(), "`chunk_length` is a number of rows, at least 1"),
                     }
-                } else if meta.path.is_ident("deflate")
-                    || meta.path.is_ident("lzf")
-                    || meta.path.is_ident("no_compression")
+                } else if ["deflate", "lzf", "zstd", "blosc", "no_compression"]
+                    .iter()
+                    .any(|k| meta.path.is_ident(k))
                 {
                     if compression_given {
-                        cx.error(span, "give at most one of `deflate = ..`, `lzf` and `no_compression` for a field");
+                        cx.error(span, ONE_COMPRESSION);
                     }
                     compression_given = true;
-                    if meta.path.is_ident("deflate") {
+                    let c = if meta.path.is_ident("deflate") {
                         let lit: syn::LitInt = meta.value()?.parse()?;
                         match lit.base10_parse::<u8>() {
-                            Ok(l) if l <= 9 => out.storage.deflate = Some(Some(l)),
-                            _ => cx.error(lit.span(), "`deflate` takes a zlib level from 0 to 9"),
+                            Ok(l) if l <= 9 => Some(Comp::Deflate(l)),
+                            _ => {
+                                cx.error(lit.span(), "`deflate` takes a zlib level from 0 to 9");
+                                None
+                            }
                         }
+                    } else if meta.path.is_ident("zstd") {
+                        if meta.input.peek(syn::Token![=]) {
+                            let value: syn::Expr = meta.value()?.parse()?;
+                            parse_level(cx, value, "`zstd` (Blosc's Zstandard)").map(|level| Comp::Blosc {
+                                compressor: "Zstd",
+                                level,
+                                shuffle: "Byte",
+                            })
+                        } else {
+                            cx.error(span, "`zstd` needs a Blosc level: `#[h5vec(zstd = 5)]`");
+                            None
+                        }
+                    } else if meta.path.is_ident("blosc") {
+                        parse_blosc(cx, &meta)?
                     } else if meta.path.is_ident("lzf") {
-                        out.storage.lzf = true;
+                        Some(Comp::Lzf)
                     } else {
-                        out.storage.deflate = Some(None);
+                        Some(Comp::None)
+                    };
+                    if out.storage.compression.is_none() {
+                        out.storage.compression = c;
                     }
                 } else {
                     let name = meta.path.to_token_stream().to_string().replace(' ', "");

@@ -264,13 +264,28 @@ fn expand_struct(input: &Input<'_>, fields: &[ast::Field], style: Style) -> Toke
                 Some(n) => quote!(::h5vec::__private::std::option::Option::Some(#n)),
                 None => quote!(::h5vec::__private::std::option::Option::None),
             };
-            let deflate = match f.storage.deflate {
-                Some(Some(l)) => quote!(::h5vec::__private::std::option::Option::Some(::h5vec::__private::std::option::Option::Some(#l))),
-                Some(None) => quote!(::h5vec::__private::std::option::Option::Some(::h5vec::__private::std::option::Option::None)),
+            let c = quote!(::h5vec::Compression);
+            let compression = match f.storage.compression {
                 None => quote!(::h5vec::__private::std::option::Option::None),
+                Some(comp) => {
+                    let comp = match comp {
+                        attr::Comp::None => quote!(#c::None),
+                        attr::Comp::Lzf => quote!(#c::Lzf),
+                        attr::Comp::Deflate(l) => quote!(#c::deflate(#l)),
+                        attr::Comp::Blosc {
+                            compressor,
+                            level,
+                            shuffle,
+                        } => {
+                            let compressor = syn::Ident::new(compressor, proc_macro2::Span::call_site());
+                            let shuffle = syn::Ident::new(shuffle, proc_macro2::Span::call_site());
+                            quote!(#c::blosc(::h5vec::BloscCompressor::#compressor, #level, ::h5vec::BloscShuffle::#shuffle))
+                        }
+                    };
+                    quote!(::h5vec::__private::std::option::Option::Some(#comp))
+                }
             };
-            let lzf = f.storage.lzf;
-            quote!(::h5vec::FieldStorage { chunk_length: #chunk, deflate: #deflate, lzf: #lzf })
+            quote!(::h5vec::FieldStorage { chunk_length: #chunk, compression: #compression })
         });
         quote!(const FIELD_STORAGE: &'static [::h5vec::FieldStorage] = &[#(#items),*];)
     } else {

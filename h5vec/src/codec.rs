@@ -178,18 +178,11 @@ pub fn open_column(
             format!("{shape:?}"),
         ));
     }
-    if let Some((id, name)) = raw::unavailable_filter(&ds) {
-        let known = match id {
-            32001 => " (Blosc; in Python: `import hdf5plugin`)",
-            32015 => " (Zstandard; in Python: `import hdf5plugin`)",
-            32004 => " (LZ4; in Python: `import hdf5plugin`)",
-            307 => " (bzip2; in Python: `import hdf5plugin`)",
-            _ => "",
-        };
+    if let Some(found) = raw::unavailable_filter(&ds) {
         return Err(Error::mismatch(
             &p,
-            "only filters this HDF5 build can decode (deflate, shuffle, LZF, Fletcher32, szip, n-bit, scale-offset)",
-            format!("filter `{name}` (id {id}){known}, which is not available"),
+            "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, n-bit, scale-offset)",
+            format!("{found}, which is not available"),
         ));
     }
     let info = raw::type_info(&ds, &p)?;

@@ -4,24 +4,47 @@
 
 use hdf5::{Dataset, Datatype, Group};
 
+use std::sync::Arc;
+
+use crate::deferred::WriteJob;
 use crate::error::Result;
 use crate::options::{Compression, WriteCtx};
+use crate::parallel::Pipeline;
 use crate::raw::{self, ColumnSpec, Pod};
 
 /// Appends batches of `T` rows to one extendible dataset.
+///
+/// Datasets whose chunks h5vec writes itself (chunked, no filter or
+/// deflate with or without shuffle; see [`crate::parallel`]) are written
+/// asynchronously: a flush hands whole chunks to a job that compresses them
+/// on the worker threads while the caller encodes the next batch, and keeps
+/// the rows of a partial last chunk in `buf` for the next batch. A commit
+/// writes everything with [`complete_file`].
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
     /// Memory type override (the dataset's own type, for `Pod::AS_STORED`).
     mem: Option<Datatype>,
     inner: Vec<u64>,
-    /// Values buffered since the last flush (row-major, `inner` per row).
+    /// Values buffered since the last flush (row-major, `inner` per row);
+    /// row 0 of the buffer is row `written` of the dataset.
     pub buf: Vec<T>,
-    /// Rows already in the dataset (where the next flush starts).
+    /// The dataset row that `buf[0]` starts: rows before it are written
+    /// (or queued), and `written + rows in buf` is the next row.
     pub written: u64,
     /// Rows buffered when a row holds no values at all (e.g. `[T; 0]`):
     /// `buf` cannot count them.
     pub empty_rows: u64,
     path: String,
+    /// How whole chunks are written directly, if they can be.
+    pipe: Option<Pipeline>,
+    /// The open file's number, for commits.
+    fileno: u64,
+    /// Rows at the front of `buf` already handed to the last job as its
+    /// partial chunk (or already in the file): a flush with no more rows
+    /// than these has nothing new to write.
+    carried: u64,
+    /// The last flushed batch, until its chunks are written.
+    pending: Option<Arc<WriteJob>>,
 }
 
 impl<T: Pod> PodWriter<T> {
@@ -73,7 +96,21 @@ impl<T: Pod> PodWriter<T> {
         } else {
             None
         };
-        Ok(PodWriter {
+        let mem_id = mem.as_ref().map_or_else(T::mem_type, |m| m.id());
+        let row_bytes = inner
+            .iter()
+            .try_fold(std::mem::size_of::<T>(), |a, &d| {
+                a.checked_mul(usize::try_from(d).ok()?)
+            })
+            .unwrap_or(0);
+        let pipe = Pipeline::detect(&ds, mem_id)
+            .filter(|p| row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0);
+        let mut w = PodWriter {
+            fileno: if pipe.is_some() {
+                raw::file_number(ds.id())
+            } else {
+                0
+            },
             ds,
             mem,
             inner,
@@ -81,7 +118,34 @@ impl<T: Pod> PodWriter<T> {
             written,
             empty_rows: 0,
             path: path.to_owned(),
-        })
+            pipe,
+            carried: 0,
+            pending: None,
+        };
+        if let Some(p) = pipe {
+            // Batches start on a chunk boundary: the rows of a partly
+            // filled last chunk are read back and rewritten with the next
+            // batch as one whole chunk.
+            let start = written - written % p.chunk_rows;
+            if start < written {
+                // SAFETY: `mem_id` describes `T` (Pod contract), or is the
+                // dataset's own 1-byte type for AS_STORED bytes.
+                unsafe {
+                    raw::read_rows_into::<T>(
+                        &w.ds,
+                        mem_id,
+                        start,
+                        written - start,
+                        &w.inner,
+                        &mut w.buf,
+                        path,
+                    )?
+                };
+                w.written = start;
+                w.carried = written - start;
+            }
+        }
+        Ok(w)
     }
 
     /// The dataset written to.
@@ -97,10 +161,55 @@ impl<T: Pod> PodWriter<T> {
             .unwrap_or(self.empty_rows)
     }
 
-    /// Writes the buffer (one HDF5 call), setting the extent to exactly the
-    /// rows written so far (which also drops a stale tail after a crash).
+    /// Writes the buffer (one HDF5 call, or one job of whole chunks),
+    /// setting the extent to exactly the rows written so far (which also
+    /// drops a stale tail after a crash).
     pub fn flush(&mut self) -> Result<()> {
         let rows = self.buffered_rows();
+        let Some(p) = self.pipe else {
+            return self.flush_now(rows);
+        };
+        let end = self
+            .written
+            .checked_add(rows)
+            .ok_or_else(|| crate::Error::invalid(&self.path, "row count overflows"))?;
+        if rows <= self.carried {
+            // Nothing new; the extent is still set exactly (`repair`).
+            return raw::set_rows(&self.ds, end, &self.inner, &self.path);
+        }
+        let mut next = Vec::new();
+        if let Some(job) = self.pending.take() {
+            let (r, spare) = job.reclaim::<T>();
+            r?;
+            next = spare;
+        }
+        raw::set_rows(&self.ds, end, &self.inner, &self.path)?;
+        let c = p.chunk_rows;
+        let whole = rows / c;
+        let tail = rows % c;
+        let per = self.inner.iter().product::<u64>() as usize;
+        // The partial last chunk's rows start the next batch.
+        next.clear();
+        next.extend_from_slice(&self.buf[(whole * c) as usize * per..]);
+        let batch = std::mem::replace(&mut self.buf, next);
+        self.pending = Some(WriteJob::submit(
+            &self.ds,
+            self.fileno,
+            p,
+            self.written / c,
+            whole as usize,
+            tail,
+            batch,
+            &self.path,
+        ));
+        self.written += whole * c;
+        self.carried = tail;
+        Ok(())
+    }
+
+    /// Writes `rows` buffered rows straight away (datasets without a
+    /// direct chunk path).
+    fn flush_now(&mut self, rows: u64) -> Result<()> {
         let mem = match &self.mem {
             None => T::mem_type(),
             // AS_STORED types are single bytes and the dataset's own type is
@@ -125,6 +234,24 @@ impl<T: Pod> PodWriter<T> {
         self.empty_rows = 0;
         Ok(())
     }
+}
+
+impl<T: Pod> Drop for PodWriter<T> {
+    /// A writer dropped before a commit still writes its last batch (a drop
+    /// cannot report an error; a commit reports it first).
+    fn drop(&mut self) {
+        if let Some(job) = self.pending.take() {
+            let _ = job.finish(true);
+            crate::deferred::forget(&job);
+        }
+    }
+}
+
+/// Writes every batch still queued for the file holding `obj` (partial
+/// chunks included). Every commit calls it before flushing the file and
+/// writing `count`.
+pub fn complete_file(obj: &hdf5::Location) -> Result<()> {
+    crate::deferred::complete_file(raw::file_number(obj.id()))
 }
 
 /// Reads batches of `T` rows from one dataset.

@@ -393,6 +393,7 @@ where
     T::Fields::table_flush(w, Phase::Values)?;
     T::Fields::table_flush(w, Phase::Masks)?;
     T::Fields::table_flush(w, Phase::Offsets)?;
+    crate::column::complete_file(table)?;
     table.file().at(&path)?.flush().at(&path)?;
     let n = nrows
         .checked_add(rows.len() as u64)

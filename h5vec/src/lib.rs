@@ -34,10 +34,14 @@
 mod bincode_codec;
 pub mod codec;
 pub mod column;
+mod deferred;
 mod error;
 mod file;
 pub mod h5col;
 pub mod kinds;
+#[cfg(all(feature = "lock-audit", target_os = "linux"))]
+#[doc(hidden)]
+pub mod lock_audit;
 mod options;
 pub mod parallel;
 pub mod raw;
@@ -49,7 +53,9 @@ pub mod vls;
 pub use codec::{Codec, Decoder, Encoder, H5Vector};
 pub use error::{Error, ErrorKind, Result};
 pub use file::{create_file, create_group, COMPACT_LINKS, PREALLOCATED_LINKS};
-pub use options::{Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx};
+pub use options::{
+    BloscCompressor, BloscShuffle, Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx,
+};
 pub use schema::Schema;
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,

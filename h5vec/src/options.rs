@@ -2,8 +2,9 @@
 
 /// Compression applied to every value dataset of a vector.
 ///
-/// Every choice here is readable by stock h5py (deflate is built into HDF5).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Every choice here is readable by h5py: deflate is built into HDF5, LZF
+/// into h5py, and Blosc (HDF5 filter 32001) after `import hdf5plugin`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Compression {
     /// The LZF filter (fast, light; built into h5py, registered by h5vec).
@@ -19,21 +20,192 @@ pub enum Compression {
         /// Apply the byte shuffle filter first.
         shuffle: bool,
     },
+    /// The Blosc filter (HDF5 filter 32001, the one of PyTables and Python's
+    /// `hdf5plugin.Blosc`): Blosc's own shuffle, then `compressor` at
+    /// `level`, in blocks that Blosc spreads over threads. h5py reads it
+    /// after `import hdf5plugin`.
+    Blosc {
+        /// The codec inside Blosc.
+        compressor: BloscCompressor,
+        /// Blosc level, 0..=9 (0 stores the chunk uncompressed; larger
+        /// values are clamped to 9). Blosc maps it to the codec's own scale.
+        level: u8,
+        /// Blosc's shuffle before compressing.
+        shuffle: BloscShuffle,
+    },
+}
+
+/// The codec inside the Blosc filter: each is stored as Blosc's code in the
+/// filter's parameters, and every one is decoded by `hdf5plugin`'s Blosc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BloscCompressor {
+    /// BloscLZ (Blosc's own, code 0): fastest, lightest.
+    BloscLz,
+    /// LZ4 (code 1): fast.
+    Lz4,
+    /// LZ4 high compression (code 2): slower to write, as fast to read.
+    Lz4hc,
+    /// zlib (code 4).
+    Zlib,
+    /// Zstandard (code 5): the best ratio.
+    Zstd,
+}
+
+impl BloscCompressor {
+    /// Every compressor of this build.
+    pub const ALL: [BloscCompressor; 5] = [
+        BloscCompressor::BloscLz,
+        BloscCompressor::Lz4,
+        BloscCompressor::Lz4hc,
+        BloscCompressor::Zlib,
+        BloscCompressor::Zstd,
+    ];
+
+    /// Blosc's name of the compressor, as `hdf5plugin.Blosc(cname=...)`
+    /// takes it: `"blosclz"`, `"lz4"`, `"lz4hc"`, `"zlib"`, `"zstd"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BloscCompressor::BloscLz => "blosclz",
+            BloscCompressor::Lz4 => "lz4",
+            BloscCompressor::Lz4hc => "lz4hc",
+            BloscCompressor::Zlib => "zlib",
+            BloscCompressor::Zstd => "zstd",
+        }
+    }
+
+    /// The compressor named `name` (see [`name`](Self::name)).
+    pub fn from_name(name: &str) -> Option<BloscCompressor> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Blosc's code of the compressor, the 7th filter parameter.
+    pub const fn code(self) -> u32 {
+        match self {
+            BloscCompressor::BloscLz => 0,
+            BloscCompressor::Lz4 => 1,
+            BloscCompressor::Lz4hc => 2,
+            BloscCompressor::Zlib => 4,
+            BloscCompressor::Zstd => 5,
+        }
+    }
+
+    /// The compressor of Blosc code `code`, if this build has it.
+    pub fn from_code(code: u32) -> Option<BloscCompressor> {
+        Self::ALL.into_iter().find(|c| c.code() == code)
+    }
+
+    fn hdf5(self) -> hdf5::filters::Blosc {
+        use hdf5::filters::Blosc;
+        match self {
+            BloscCompressor::BloscLz => Blosc::BloscLZ,
+            BloscCompressor::Lz4 => Blosc::LZ4,
+            BloscCompressor::Lz4hc => Blosc::LZ4HC,
+            BloscCompressor::Zlib => Blosc::ZLib,
+            BloscCompressor::Zstd => Blosc::ZStd,
+        }
+    }
+}
+
+/// Blosc's shuffle, run inside the Blosc filter before the compressor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BloscShuffle {
+    /// No shuffle (code 0).
+    None,
+    /// Byte shuffle (code 1): byte `k` of every element together; helps
+    /// numbers whose high bytes repeat.
+    Byte,
+    /// Bit shuffle (code 2): bit `k` of every element together; helps
+    /// small integers and booleans most.
+    Bit,
+}
+
+impl BloscShuffle {
+    /// Blosc's code of the shuffle, the 6th filter parameter.
+    pub const fn code(self) -> u32 {
+        match self {
+            BloscShuffle::None => 0,
+            BloscShuffle::Byte => 1,
+            BloscShuffle::Bit => 2,
+        }
+    }
+
+    fn hdf5(self) -> hdf5::filters::BloscShuffle {
+        use hdf5::filters::BloscShuffle as S;
+        match self {
+            BloscShuffle::None => S::None,
+            BloscShuffle::Byte => S::Byte,
+            BloscShuffle::Bit => S::Bit,
+        }
+    }
 }
 
 impl Compression {
-    pub(crate) fn apply(
-        &self,
-        b: hdf5::DatasetBuilderEmptyShape,
-    ) -> hdf5::DatasetBuilderEmptyShape {
-        match *self {
-            Compression::None => b,
-            Compression::Lzf => b.lzf(),
-            Compression::Deflate { level, shuffle } => {
-                let b = if shuffle { b.shuffle() } else { b };
-                b.deflate(level.min(9))
-            }
+    /// Shuffle + deflate at `level` (clamped to 9), as
+    /// [`SaveOptions::deflate`] sets it.
+    pub const fn deflate(level: u8) -> Compression {
+        Compression::Deflate {
+            level: if level > 9 { 9 } else { level },
+            shuffle: true,
         }
+    }
+
+    /// Blosc with `compressor` at `level` (clamped to 9) after `shuffle`.
+    pub const fn blosc(
+        compressor: BloscCompressor,
+        level: u8,
+        shuffle: BloscShuffle,
+    ) -> Compression {
+        Compression::Blosc {
+            compressor,
+            level: if level > 9 { 9 } else { level },
+            shuffle,
+        }
+    }
+
+    /// Blosc's Zstandard at Blosc `level` 0..=9 (clamped), after Blosc's byte
+    /// shuffle: HDF5 filter 32001 (Blosc), not the standalone Zstandard
+    /// filter 32015. h5py reads it after `import hdf5plugin`.
+    pub const fn zstd(level: u8) -> Compression {
+        Compression::blosc(BloscCompressor::Zstd, level, BloscShuffle::Byte)
+    }
+
+    /// Blosc's LZ4 at Blosc `level` 0..=9 (clamped), after Blosc's byte
+    /// shuffle: HDF5 filter 32001 (Blosc), not the standalone LZ4 filter
+    /// 32004. h5py reads it after `import hdf5plugin`.
+    pub const fn lz4(level: u8) -> Compression {
+        Compression::blosc(BloscCompressor::Lz4, level, BloscShuffle::Byte)
+    }
+
+    /// The HDF5 filter pipeline of this setting, in order.
+    pub(crate) fn filters(&self) -> Vec<hdf5::filters::Filter> {
+        use hdf5::filters::Filter;
+        match *self {
+            Compression::None => vec![],
+            Compression::Lzf => vec![Filter::lzf()],
+            Compression::Deflate { level, shuffle } => {
+                let d = Filter::deflate(level.min(9));
+                if shuffle {
+                    vec![Filter::shuffle(), d]
+                } else {
+                    vec![d]
+                }
+            }
+            Compression::Blosc {
+                compressor,
+                level,
+                shuffle,
+            } => vec![Filter::blosc(
+                compressor.hdf5(),
+                level.min(9),
+                shuffle.hdf5(),
+            )],
+        }
+    }
+
+    /// Whether this uses the Blosc filter.
+    pub(crate) fn is_blosc(&self) -> bool {
+        matches!(self, Compression::Blosc { .. })
     }
 }
 
@@ -67,26 +239,24 @@ impl DatasetRole {
 }
 
 /// Storage settings one field of a derived struct asks for with
-/// `#[h5vec(chunk_length = N)]`, `#[h5vec(deflate = L)]`, `#[h5vec(lzf)]` or
+/// `#[h5vec(chunk_length = N)]` and one of `#[h5vec(deflate = L)]`,
+/// `#[h5vec(lzf)]`, `#[h5vec(zstd = L)]`, `#[h5vec(blosc(...))]` or
 /// `#[h5vec(no_compression)]`. They apply to every dataset of the field
 /// (and of its nested fields).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldStorage {
     /// Chunk length of the field's datasets.
     pub chunk_length: Option<usize>,
-    /// Compression: `Some(None)` is "no compression", `Some(Some(level))`
-    /// is deflate at `level`, `None` keeps the vector's setting.
-    pub deflate: Option<Option<u8>>,
-    /// Use LZF for the field's datasets.
-    pub lzf: bool,
+    /// Compression of the field's datasets (every role); `None` keeps the
+    /// vector's settings.
+    pub compression: Option<Compression>,
 }
 
 impl FieldStorage {
     /// No override.
     pub const DEFAULT: FieldStorage = FieldStorage {
         chunk_length: None,
-        deflate: None,
-        lzf: false,
+        compression: None,
     };
 
     /// Whether this changes nothing.
@@ -113,8 +283,11 @@ pub struct SaveOptions {
 
 /// Rows per read batch of whole-vector loads.
 pub(crate) const READ_BATCH_ROWS: u64 = 4 * AUTO_ROWS as u64;
-/// Chunks per write batch when compressing (so all cores get work).
-const COMPRESSED_BATCH_CHUNKS: usize = 8;
+/// Chunks per write batch when compressing. The worker threads compress a
+/// batch while the next one is encoded, so batches need not be large to
+/// keep every core busy; small ones start the workers sooner and keep two
+/// batches of buffers small.
+const COMPRESSED_BATCH_CHUNKS: usize = 2;
 /// Most rows in an automatic chunk (and in one write batch).
 pub(crate) const AUTO_ROWS: usize = 1 << 16;
 /// Largest automatic chunk of a row dataset, in bytes.
@@ -145,6 +318,14 @@ impl SaveOptions {
             level: level.min(9),
             shuffle: true,
         };
+        self
+    }
+
+    /// Compress every value dataset with Blosc's Zstandard at Blosc `level`
+    /// 0..=9 after Blosc's byte shuffle ([`Compression::zstd`]): HDF5 filter
+    /// 32001, which h5py reads after `import hdf5plugin`.
+    pub fn zstd(mut self, level: u8) -> Self {
+        self.compression = Compression::zstd(level);
         self
     }
 
@@ -180,20 +361,8 @@ impl SaveOptions {
         if let Some(c) = f.chunk_length {
             o.chunk_length = Some(c.max(1));
         }
-        let c = if f.lzf {
-            Some(Compression::Lzf)
-        } else {
-            match f.deflate {
-                Some(Some(level)) => Some(Compression::Deflate {
-                    level: level.min(9),
-                    shuffle: true,
-                }),
-                Some(None) => Some(Compression::None),
-                None => None,
-            }
-        };
-        if let Some(c) = c {
-            o.compression = c;
+        if let Some(c) = &f.compression {
+            o.compression = c.clone();
             o.by_role = Default::default();
         }
         o

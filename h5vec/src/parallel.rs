@@ -59,6 +59,43 @@ fn threads() -> usize {
         .unwrap_or(1)
 }
 
+/// h5vec's own worker threads (one per core), which compress and
+/// decompress chunks; `None` if the OS refused threads (then everything runs
+/// on the calling thread). A private pool, not rayon's global one: h5vec
+/// waits for its chunks, and a caller that is itself a task of the global
+/// pool must not wait for work queued behind it.
+pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .thread_name(|i| format!("h5vec-deflate-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` on every item, spread over the pool's threads.
+fn for_each_parallel<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync) {
+    use rayon::prelude::*;
+    match pool() {
+        Some(p) => p.install(|| items.par_iter_mut().for_each(&f)),
+        None => items.iter_mut().for_each(f),
+    }
+}
+
+thread_local! {
+    /// This thread's compressor and the level it was made for.
+    static COMPRESSOR: std::cell::RefCell<Option<(u32, libdeflater::Compressor)>> =
+        const { std::cell::RefCell::new(None) };
+    /// This thread's decompressor.
+    static DECOMPRESSOR: std::cell::RefCell<Option<libdeflater::Decompressor>> =
+        const { std::cell::RefCell::new(None) };
+    /// Shuffle scratch space.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Pipeline {
     /// Detects a pipeline h5vec can run for `ds` accessed through memory
     /// type `mem_type` (which must equal the file type byte for byte).
@@ -151,47 +188,115 @@ impl Pipeline {
         self.chunk_rows as usize * self.row_bytes
     }
 
-    /// Shuffle (if on) and zlib-compress one raw chunk.
-    fn compress(
-        &self,
-        raw: &[u8],
-        c: &mut libdeflater::Compressor,
-        tmp: &mut Vec<u8>,
-        out: &mut Vec<u8>,
-    ) {
-        let src: &[u8] = if self.shuffle && self.elem > 1 {
-            shuffle(raw, self.elem, tmp);
-            tmp
+    /// The filter mask of a chunk stored with its deflate filter skipped
+    /// (bit `i` set: filter `i` of the pipeline was not applied).
+    pub(crate) fn deflate_skipped(&self) -> c_uint {
+        if self.shuffle {
+            0b10
         } else {
-            raw
-        };
-        out.clear();
-        out.resize(c.zlib_compress_bound(src.len()), 0);
-        // The bound guarantees room, so this cannot fail.
-        let n = c.zlib_compress(src, out).unwrap_or(0);
-        out.truncate(n);
+            0b01
+        }
     }
 
-    /// Decompress one chunk into `out` (exactly one chunk's bytes).
-    fn decompress(
-        &self,
-        comp: &[u8],
-        out: &mut [u8],
-        d: &mut libdeflater::Decompressor,
-        tmp: &mut Vec<u8>,
-    ) -> bool {
-        if self.shuffle && self.elem > 1 {
-            tmp.resize(out.len(), 0);
-            match d.zlib_decompress(comp, tmp) {
-                Ok(n) if n == out.len() => {
-                    unshuffle(tmp, self.elem, out);
-                    true
+    /// Shuffle (if on) and zlib-compress one raw chunk into `out`, with
+    /// this thread's compressor and scratch space; returns the chunk's
+    /// filter mask. A chunk that deflate cannot shrink (see
+    /// [`looks_incompressible`]) is stored shuffled only, with the deflate
+    /// bit of its filter mask set, as HDF5 does when an optional filter
+    /// fails: readers skip inflating it. `level` must be set.
+    pub(crate) fn compress(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
+        let level = self.level.unwrap_or(0);
+        COMPRESSOR.with(|c| {
+            let mut c = c.borrow_mut();
+            let c = match &mut *c {
+                Some((l, c)) if *l == level => c,
+                slot => {
+                    let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
+                    &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
                 }
-                _ => false,
+            };
+            SCRATCH.with(|tmp| {
+                let mut tmp = tmp.borrow_mut();
+                let src: &[u8] = if self.shuffle && self.elem > 1 {
+                    shuffle(raw, self.elem, &mut tmp);
+                    &tmp
+                } else {
+                    raw
+                };
+                out.clear();
+                if level > 0 && looks_incompressible(c, src) {
+                    out.extend_from_slice(src);
+                    return self.deflate_skipped();
+                }
+                out.resize(c.zlib_compress_bound(src.len()), 0);
+                // The bound guarantees room, so this cannot fail.
+                let n = c.zlib_compress(src, out).unwrap_or(0);
+                out.truncate(n);
+                0
+            })
+        })
+    }
+
+    /// Decompress one chunk stored with filter mask `mask` into `out`
+    /// (exactly one chunk's bytes), with this thread's decompressor and
+    /// scratch space. False if it cannot (the caller asks HDF5 instead).
+    fn decompress(&self, comp: &[u8], mask: c_uint, out: &mut [u8]) -> bool {
+        if mask == self.deflate_skipped() && comp.len() == out.len() {
+            if self.shuffle && self.elem > 1 {
+                unshuffle(comp, self.elem, out);
+            } else {
+                out.copy_from_slice(comp);
             }
-        } else {
-            matches!(d.zlib_decompress(comp, out), Ok(n) if n == out.len())
+            return true;
         }
+        if mask != 0 {
+            return false;
+        }
+        DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            let d = d.get_or_insert_with(libdeflater::Decompressor::new);
+            if self.shuffle && self.elem > 1 {
+                SCRATCH.with(|tmp| {
+                    let mut tmp = tmp.borrow_mut();
+                    tmp.resize(out.len(), 0);
+                    match d.zlib_decompress(comp, &mut tmp) {
+                        Ok(n) if n == out.len() => {
+                            unshuffle(&tmp, self.elem, out);
+                            true
+                        }
+                        _ => false,
+                    }
+                })
+            } else {
+                matches!(d.zlib_decompress(comp, out), Ok(n) if n == out.len())
+            }
+        })
+    }
+}
+
+/// Bytes of the sample [`looks_incompressible`] compresses: 8 pieces of 2 KiB.
+const PROBE_PIECE: usize = 2048;
+const PROBE_PIECES: usize = 8;
+
+/// Whether deflate would leave `src` (at least 64 KiB) practically as
+/// large as it is: a sample of 8 pieces spread over it (one per byte plane
+/// of a shuffled 8-byte column) shrinks by less than 1%. Random bits (hash
+/// or random ids, noise) cost the compressor the most time per byte and
+/// gain nothing; the sample costs about 3% of compressing the chunk.
+fn looks_incompressible(c: &mut libdeflater::Compressor, src: &[u8]) -> bool {
+    let sample_len = PROBE_PIECE * PROBE_PIECES;
+    if src.len() < 64 * 1024 {
+        return false;
+    }
+    let mut sample = Vec::with_capacity(sample_len);
+    for k in 0..PROBE_PIECES {
+        let at = k * (src.len() - PROBE_PIECE) / (PROBE_PIECES - 1);
+        sample.extend_from_slice(&src[at..at + PROBE_PIECE]);
+    }
+    let mut out = vec![0u8; c.zlib_compress_bound(sample_len)];
+    match c.zlib_compress(&sample, &mut out) {
+        Ok(n) => n * 100 >= sample_len * 99,
+        Err(_) => true,
     }
 }
 
@@ -219,13 +324,23 @@ pub fn shuffle(raw: &[u8], elem: usize, out: &mut Vec<u8>) {
     out[rest..].copy_from_slice(&raw[rest..]);
 }
 
-/// [`shuffle`] for a fixed element size: one pass over the input.
+/// [`shuffle`] for a fixed element size: blocks of 8 elements, each byte
+/// plane of a block gathered into 8 bytes and stored at once.
 fn shuffle_n<const N: usize>(raw: &[u8], n: usize, out: &mut [u8]) {
-    let (planes, _) = out.split_at_mut(n * N);
-    let mut planes: Vec<&mut [u8]> = planes.chunks_exact_mut(n).collect();
-    for (i, e) in raw.chunks_exact(N).enumerate() {
-        for (j, p) in planes.iter_mut().enumerate() {
-            p[i] = e[j];
+    let blocks = n / 8;
+    for (b, src) in raw[..blocks * 8 * N].chunks_exact(8 * N).enumerate() {
+        for j in 0..N {
+            let mut w = [0u8; 8];
+            for (k, x) in w.iter_mut().enumerate() {
+                *x = src[k * N + j];
+            }
+            let at = j * n + b * 8;
+            out[at..at + 8].copy_from_slice(&w);
+        }
+    }
+    for i in blocks * 8..n {
+        for j in 0..N {
+            out[j * n + i] = raw[i * N + j];
         }
     }
 }
@@ -251,12 +366,23 @@ pub fn unshuffle(sh: &[u8], elem: usize, out: &mut [u8]) {
     out[rest..].copy_from_slice(&sh[rest..]);
 }
 
-/// [`unshuffle`] for a fixed element size: one pass over the output.
+/// [`unshuffle`] for a fixed element size: blocks of 8 elements, 8 bytes
+/// of each byte plane loaded at once and scattered.
 fn unshuffle_n<const N: usize>(sh: &[u8], n: usize, out: &mut [u8]) {
-    let planes: Vec<&[u8]> = sh[..n * N].chunks_exact(n).collect();
-    for (i, e) in out.chunks_exact_mut(N).enumerate() {
-        for (j, p) in planes.iter().enumerate() {
-            e[j] = p[i];
+    let blocks = n / 8;
+    for (b, dst) in out[..blocks * 8 * N].chunks_exact_mut(8 * N).enumerate() {
+        for j in 0..N {
+            let at = j * n + b * 8;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&sh[at..at + 8]);
+            for (k, x) in w.iter().enumerate() {
+                dst[k * N + j] = *x;
+            }
+        }
+    }
+    for i in blocks * 8..n {
+        for j in 0..N {
+            out[i * N + j] = sh[j * n + i];
         }
     }
 }
@@ -269,21 +395,13 @@ fn full_chunks(p: &Pipeline, start: u64, end: u64) -> (u64, u64) {
     (first, last.saturating_sub(first))
 }
 
-/// Splits `0..n` into `parts` nearly equal ranges.
-fn split(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let parts = parts.clamp(1, n.max(1));
-    (0..parts)
-        .map(|k| (k * n / parts)..((k + 1) * n / parts))
-        .collect()
-}
-
 /// The normal (HDF5 pipeline) path for rows a direct write cannot take:
 /// `(first_row, rows, bytes)`.
 pub type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + 'a;
 /// The normal path for rows a direct read cannot take: `(first_row, rows, out)`.
 pub type ReadFallback<'a> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 'a;
 /// One chunk to decompress: its output, its compressed bytes, and whether it worked.
-type Slot<'a> = (&'a mut [u8], Option<Vec<u8>>, bool);
+type Slot<'a> = (&'a mut [u8], Option<(Vec<u8>, c_uint)>, bool);
 
 /// Writes rows `start..start + rows` from `buf` (row-major bytes): whole
 /// chunks compressed in parallel and written directly; the partial chunks
@@ -325,68 +443,43 @@ pub fn write_rows(
         }
     }
     let k0 = first / c;
-    let Some(level) = p.level else {
+    if p.level.is_none() {
         // No filters: hand HDF5 each chunk as it is.
-        return write_chunks(ds, k0, c, &chunks, path);
-    };
-    // Output and scratch buffers come from a per-thread pool, so a long
-    // write faults its buffers in once, not once per batch.
-    let ranges = split(chunks.len(), threads());
-    let mut compressed = take_buffers(chunks.len());
-    let mut scratch = take_buffers(ranges.len());
-    let work = move |mine: &mut [Vec<u8>], src: &[&[u8]], tmp: &mut Vec<u8>| {
-        let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
-        let mut comp = libdeflater::Compressor::new(lvl);
-        for (o, raw) in mine.iter_mut().zip(src) {
-            p.compress(raw, &mut comp, tmp, o);
-        }
-    };
-    std::thread::scope(|s| {
-        let mut rest: &mut [Vec<u8>] = &mut compressed;
-        let last = ranges.len() - 1;
-        for (k, (r, tmp)) in ranges.iter().zip(scratch.iter_mut()).enumerate() {
-            let (mine, tail) = rest.split_at_mut(r.len());
-            rest = tail;
-            let src = &chunks[r.clone()];
-            if k == last {
-                // The calling thread takes the last share itself.
-                work(mine, src, tmp);
-            } else {
-                s.spawn(move || work(mine, src, tmp));
-            }
-        }
-    });
-    let refs: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
+        let refs: Vec<(&[u8], c_uint)> = chunks.iter().map(|&b| (b, 0)).collect();
+        return write_chunks(ds, k0, c, &refs, path);
+    }
+    // Output buffers come from a pool, so a long write faults its buffers
+    // in once, not once per batch.
+    let mut work: Vec<(&[u8], Vec<u8>, c_uint)> = chunks
+        .iter()
+        .zip(take_buffers(chunks.len()))
+        .map(|(&raw, o)| (raw, o, 0))
+        .collect();
+    for_each_parallel(&mut work, |(raw, o, mask)| *mask = p.compress(raw, o));
+    let refs: Vec<(&[u8], c_uint)> = work.iter().map(|(_, o, m)| (&o[..], *m)).collect();
     let r = write_chunks(ds, k0, c, &refs, path);
-    give_buffers(compressed);
-    give_buffers(scratch);
+    give_buffers(work.into_iter().map(|(_, o, _)| o).collect());
     r
 }
 
-thread_local! {
-    /// Byte buffers for compressed chunks and shuffle scratch space.
-    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Byte buffers for compressed chunks, kept between batches.
+static BUFFERS: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
-/// Most buffers kept in a thread's pool.
+/// Most buffers kept in the pool.
 const POOL_MAX: usize = 64;
 
-fn take_buffers(n: usize) -> Vec<Vec<u8>> {
-    POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        (0..n).map(|_| p.pop().unwrap_or_default()).collect()
-    })
+pub(crate) fn take_buffers(n: usize) -> Vec<Vec<u8>> {
+    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    (0..n).map(|_| p.pop().unwrap_or_default()).collect()
 }
 
-fn give_buffers(bufs: Vec<Vec<u8>>) {
-    POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        for b in bufs {
-            if p.len() < POOL_MAX {
-                p.push(b);
-            }
+pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
+    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    for b in bufs {
+        if p.len() < POOL_MAX {
+            p.push(b);
         }
-    })
+    }
 }
 
 /// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
@@ -404,16 +497,23 @@ pub(crate) unsafe fn stored_chunk(ds: hid_t, row: u64) -> Option<(c_uint, hsize_
     (r >= 0 && addr != hdf5_sys::h5::HADDR_UNDEF).then_some((mask, size))
 }
 
-/// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows).
-fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> Result<()> {
+/// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows),
+/// each with its filter mask.
+pub(crate) fn write_chunks(
+    ds: &Dataset,
+    k0: u64,
+    c: u64,
+    chunks: &[(&[u8], c_uint)],
+    path: &str,
+) -> Result<()> {
     sync(|| unsafe {
-        for (i, data) in chunks.iter().enumerate() {
+        for (i, (data, mask)) in chunks.iter().enumerate() {
             let mut off = [0 as hsize_t; 32];
             off[0] = (k0 + i as u64) * c;
             let r = h5d::H5Dwrite_chunk(
                 ds.id(),
                 H5P_DEFAULT,
-                0,
+                *mask,
                 off.as_ptr(),
                 data.len(),
                 data.as_ptr().cast(),
@@ -427,9 +527,13 @@ fn write_chunks(ds: &Dataset, k0: u64, c: u64, chunks: &[&[u8]], path: &str) -> 
 }
 
 /// Reads the stored bytes of the chunk starting at row `row` into `buf`
-/// (no filter run); `Some(len)` if it was stored with every filter applied
-/// and fits. The caller holds the HDF5 lock.
-pub(crate) unsafe fn read_stored_chunk(ds: hid_t, row: u64, buf: &mut [u8]) -> Option<usize> {
+/// (no filter run); `Some((len, filter mask))` if it fits. The caller
+/// holds the HDF5 lock.
+pub(crate) unsafe fn read_stored_chunk(
+    ds: hid_t,
+    row: u64,
+    buf: &mut [u8],
+) -> Option<(usize, c_uint)> {
     let mut off = [0 as hsize_t; 32];
     off[0] = row;
     let mut filters: u32 = 0;
@@ -445,7 +549,7 @@ pub(crate) unsafe fn read_stored_chunk(ds: hid_t, row: u64, buf: &mut [u8]) -> O
             &mut len,
         )
     };
-    (r >= 0 && filters == 0 && len <= buf.len()).then_some(len)
+    (r >= 0 && len <= buf.len()).then_some((len, filters))
 }
 
 /// Reads whole unfiltered chunks straight into their place in `body`;
@@ -457,7 +561,7 @@ fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) ->
             .map(|(i, o)| {
                 let row = (k0 + i as u64) * c;
                 matches!(stored_chunk(ds.id(), row), Some((_, size)) if size == o.len() as hsize_t)
-                    && read_stored_chunk(ds.id(), row, o) == Some(o.len())
+                    && read_stored_chunk(ds.id(), row, o) == Some((o.len(), 0))
             })
             .collect()
     })
@@ -503,16 +607,19 @@ pub fn read_rows(
         return Ok(());
     }
     // Fetch the compressed chunks (I/O under the HDF5 lock).
-    let mut comp: Vec<Option<Vec<u8>>> = Vec::with_capacity(nk as usize);
+    let mut comp: Vec<Option<(Vec<u8>, c_uint)>> = Vec::with_capacity(nk as usize);
     sync(|| unsafe {
         for i in 0..nk {
             let row = (k0 + i) * c;
             let data = match stored_chunk(ds.id(), row) {
-                Some((0, size)) if size <= (cb as u64).saturating_mul(2) + 1024 => {
+                Some((mask, size))
+                    if (mask == 0 || mask == p.deflate_skipped())
+                        && size <= (cb as u64).saturating_mul(2) + 1024 =>
+                {
                     let mut data = vec![0u8; size as usize];
-                    read_stored_chunk(ds.id(), row, &mut data).map(|len| {
+                    read_stored_chunk(ds.id(), row, &mut data).map(|(len, mask)| {
                         data.truncate(len);
-                        data
+                        (data, mask)
                     })
                 }
                 _ => None,
@@ -527,21 +634,9 @@ pub fn read_rows(
         .zip(comp)
         .map(|(o, d)| (o, d, false))
         .collect();
-    let ranges = split(slots.len(), threads());
-    std::thread::scope(|s| {
-        let mut rest: &mut [Slot<'_>] = &mut slots;
-        for r in &ranges {
-            let (mine, tail) = rest.split_at_mut(r.len());
-            rest = tail;
-            s.spawn(move || {
-                let mut d = libdeflater::Decompressor::new();
-                let mut tmp = Vec::with_capacity(cb);
-                for (o, data, ok) in mine.iter_mut() {
-                    if let Some(data) = data {
-                        *ok = p.decompress(data, o, &mut d, &mut tmp);
-                    }
-                }
-            });
+    for_each_parallel(&mut slots, |(o, data, ok)| {
+        if let Some((data, mask)) = data {
+            *ok = p.decompress(data, *mask, o);
         }
     });
     // Chunks that could not be taken directly go through HDF5.
@@ -579,6 +674,36 @@ mod tests {
     }
 
     #[test]
+    fn shuffle_matches_definition_for_every_size() {
+        for elem in [1usize, 2, 3, 4, 8, 16] {
+            for len in [
+                0usize,
+                1,
+                7,
+                8 * elem,
+                8 * elem + 3,
+                77 * elem + 5,
+                1000 * elem,
+            ] {
+                let raw: Vec<u8> = (0..len).map(|i| (i * 7 + i / 3) as u8).collect();
+                let n = len / elem;
+                let mut want = raw.clone();
+                for i in 0..n {
+                    for j in 0..elem {
+                        want[j * n + i] = raw[i * elem + j];
+                    }
+                }
+                let mut sh = Vec::new();
+                shuffle(&raw, elem, &mut sh);
+                assert_eq!(sh, want, "elem {elem} len {len}");
+                let mut back = vec![0u8; len];
+                unshuffle(&sh, elem, &mut back);
+                assert_eq!(back, raw, "elem {elem} len {len}");
+            }
+        }
+    }
+
+    #[test]
     fn full_chunk_ranges() {
         let p = Pipeline {
             chunk_rows: 10,
@@ -591,6 +716,5 @@ mod tests {
         assert_eq!(full_chunks(&p, 5, 35), (1, 2));
         assert_eq!(full_chunks(&p, 5, 9), (1, 0));
         assert_eq!(full_chunks(&p, 10, 20), (1, 1));
-        assert_eq!(split(5, 2), vec![0..2, 2..5]);
     }
 }

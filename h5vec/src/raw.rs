@@ -373,13 +373,34 @@ pub fn create_column(
     extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
     let mut chunk = vec![spec.chunk_rows.max(1)];
     chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
-    let mut b = group
+    if spec.compression.is_blosc() {
+        blosc_threads();
+    }
+    group
         .new_dataset_builder()
         .empty_as(spec.dtype)
         .shape(extents)
-        .chunk(chunk);
-    b = spec.compression.apply(b);
-    b.create(name).at(path)
+        .chunk(chunk)
+        .set_filters(&spec.compression.filters())
+        .create(name)
+        .at(path)
+}
+
+/// Lets Blosc use every core, once per process, when h5vec first creates
+/// or reads a Blosc dataset: Blosc's thread count is global and starts at
+/// 1, so it is raised to the available parallelism only while it is still
+/// 1 (a count the program set before is kept; the environment variable
+/// `BLOSC_NTHREADS`, which Blosc reads at every call, wins over both).
+/// Must not be called from inside [`sync`] (it takes the HDF5 lock after
+/// a `Once`).
+pub fn blosc_threads() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if hdf5::filters::blosc_get_nthreads() == 1 {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            hdf5::filters::blosc_set_nthreads(u8::try_from(n).unwrap_or(u8::MAX));
+        }
+    });
 }
 
 /// The current shape of a dataset.
@@ -413,6 +434,37 @@ fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &s
     Ok(())
 }
 
+/// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
+pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    if ds.shape().first().map(|&d| d as u64) != Some(rows) {
+        sync(|| unsafe {
+            let mut dims = vec![rows as hsize_t];
+            dims.extend(inner.iter().map(|&d| d as hsize_t));
+            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
+        })?;
+    }
+    Ok(())
+}
+
+/// The number HDF5 gives the open file holding object `id` (the same for
+/// every handle of that file), or 0 if it has none.
+pub fn file_number(id: hid_t) -> u64 {
+    sync(|| unsafe {
+        let f = hdf5_sys::h5i::H5Iget_file_id(id);
+        if f < 0 {
+            return 0;
+        }
+        let mut n: std::ffi::c_ulong = 0;
+        let r = hdf5_sys::h5f::H5Fget_fileno(f, &mut n);
+        hdf5_sys::h5f::H5Fclose(f);
+        if r < 0 {
+            0
+        } else {
+            n as u64
+        }
+    })
+}
+
 /// Writes `rows` whole rows starting at row `start`, growing the dataset to
 /// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
 /// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
@@ -436,13 +488,7 @@ pub unsafe fn write_rows_raw(
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
         .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
-    if ds.shape().first().map(|&d| d as u64) != Some(end) {
-        sync(|| unsafe {
-            let mut dims = vec![end as hsize_t];
-            dims.extend(inner.iter().map(|&d| d as hsize_t));
-            check(path, h5d::H5Dset_extent(ds.id(), dims.as_ptr()))
-        })?;
-    }
+    set_rows(ds, end, inner, path)?;
     if elems == 0 {
         return Ok(());
     }
@@ -651,9 +697,8 @@ unsafe fn read_hyperslab(
 /// Reads rows of a 1-byte dataset as raw bytes in the file's own type
 /// (no conversion), e.g. booleans stored as bitfield, enum or integer.
 pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
-    let t = sync(|| unsafe { check(path, h5d::H5Dget_type(ds.id())) })?;
-    let dt = sync(|| unsafe { hdf5::from_id::<Datatype>(t) }).at(path)?;
-    if unsafe { h5t::H5Tget_size(dt.id()) } != 1 {
+    let dt = dataset_type(ds, path)?;
+    if sync(|| unsafe { h5t::H5Tget_size(dt.id()) }) != 1 {
         return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
     }
     // SAFETY: a 1-byte file type read as itself yields plain bytes.
@@ -1027,25 +1072,21 @@ pub fn create_column_with_fill(
     dims.extend(spec.inner.iter().map(|&d| d as hsize_t));
     let mut maxdims = vec![h5s::H5S_UNLIMITED];
     maxdims.extend(spec.inner.iter().map(|&d| d as hsize_t));
-    let mut chunk = vec![spec.chunk_rows.max(1) as hsize_t];
-    chunk.extend(spec.inner.iter().map(|&d| d.max(1) as hsize_t));
+    let mut chunk = vec![spec.chunk_rows.max(1)];
+    chunk.extend(spec.inner.iter().map(|&d| d.max(1)));
+    if spec.compression.is_blosc() {
+        blosc_threads();
+    }
     sync(|| unsafe {
         if h5t::H5Tget_size(fill_type) != fill.len() {
             return Err(Error::invalid(path, "fill value does not match its type"));
         }
-        let dcpl = check(path, h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
-        let dcpl = hdf5::from_id::<hdf5::plist::PropertyList>(dcpl).at(path)?;
+        let dcpl = hdf5::plist::DatasetCreate::build()
+            .chunk(chunk)
+            .set_filters(&spec.compression.filters())
+            .finish()
+            .at(path)?;
         let rank = dims.len() as i32;
-        check(path, h5p::H5Pset_chunk(dcpl.id(), rank, chunk.as_ptr()))?;
-        if let crate::options::Compression::Deflate { level, shuffle } = *spec.compression {
-            if shuffle {
-                check(path, h5p::H5Pset_shuffle(dcpl.id()))?;
-            }
-            check(
-                path,
-                h5p::H5Pset_deflate(dcpl.id(), u32::from(level.min(9))),
-            )?;
-        }
         check(
             path,
             h5p::H5Pset_fill_value(dcpl.id(), fill_type, fill.as_ptr().cast()),
@@ -1115,13 +1156,16 @@ pub fn read_rows_own_type(
     path: &str,
 ) -> Result<(Vec<u8>, usize)> {
     let dt = dataset_type(ds, path)?;
-    let (size, variable) = unsafe {
+    // Under the lock like every HDF5 call: HDF5 keeps one global stack of API
+    // contexts, and a call made outside the lock while another thread is
+    // inside HDF5 corrupts it (these three once crashed concurrent h5col loads).
+    let (size, variable) = sync(|| unsafe {
         (
             h5t::H5Tget_size(dt.id()),
             h5t::H5Tis_variable_str(dt.id()) > 0
                 || h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_VLEN,
         )
-    };
+    });
     if variable || size == 0 {
         return Err(Error::mismatch(
             path,
@@ -1311,19 +1355,26 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
 }
 
-/// The first filter of `ds`'s pipeline that this HDF5 build cannot run, as
-/// `(id, name)`.
-pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
+/// The first filter of `ds`'s pipeline that this build cannot run,
+/// described for an error message (``filter `name` (id N)`` and a hint). A
+/// Blosc filter (32001) whose compressor, its 7th parameter, this build of
+/// Blosc lacks (Snappy) counts as unavailable too. Reading a dataset with
+/// a Blosc filter this build can run sets up Blosc's threads
+/// ([`blosc_threads`]).
+pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
     use hdf5_sys::{h5p, h5z};
-    sync(|| unsafe {
+    const BLOSC: i32 = 32001;
+    let (out, blosc) = sync(|| unsafe {
         let dcpl = h5d::H5Dget_create_plist(ds.id());
         if dcpl < 0 {
-            return None;
+            return (None, false);
         }
         let mut out = None;
+        let mut blosc = false;
         for i in 0..h5p::H5Pget_nfilters(dcpl).max(0) as std::ffi::c_uint {
             let mut flags: std::ffi::c_uint = 0;
-            let mut nelm: usize = 0;
+            let mut cd = [0 as std::ffi::c_uint; 16];
+            let mut nelm: usize = cd.len();
             let mut cfg: std::ffi::c_uint = 0;
             let mut name = [0 as c_char; 64];
             let id = h5p::H5Pget_filter2(
@@ -1331,22 +1382,63 @@ pub fn unavailable_filter(ds: &Dataset) -> Option<(i32, String)> {
                 i,
                 &mut flags,
                 &mut nelm,
-                std::ptr::null_mut(),
+                cd.as_mut_ptr(),
                 name.len(),
                 name.as_mut_ptr(),
                 &mut cfg,
             );
-            if id >= 0 && h5z::H5Zfilter_avail(id) <= 0 {
-                let n = std::ffi::CStr::from_ptr(name.as_ptr())
+            if id < 0 {
+                continue;
+            }
+            let name = || {
+                std::ffi::CStr::from_ptr(name.as_ptr())
                     .to_string_lossy()
-                    .into_owned();
-                out = Some((id, n));
+                    .into_owned()
+            };
+            if h5z::H5Zfilter_avail(id) <= 0 {
+                out = Some(format!("filter `{}` (id {id}){}", name(), filter_hint(id)));
                 break;
+            }
+            if id == BLOSC {
+                // At most cd.len() values were copied; nelm is the full count.
+                let code = (nelm >= 7 && nelm <= cd.len()).then(|| cd[6]);
+                match code {
+                    Some(c) if crate::options::BloscCompressor::from_code(c).is_none() => {
+                        let cname = match c {
+                            3 => "snappy".to_owned(),
+                            c => format!("code {c}"),
+                        };
+                        out = Some(format!(
+                            "filter `{}` (id {id}) with compressor {cname} (this build of Blosc has {})",
+                            name(),
+                            crate::options::BloscCompressor::ALL.map(|c| c.name()).join(", ")
+                        ));
+                        break;
+                    }
+                    _ => blosc = true,
+                }
             }
         }
         hdf5_sys::h5p::H5Pclose(dcpl);
-        out
-    })
+        (out, blosc)
+    });
+    if blosc && out.is_none() {
+        blosc_threads();
+    }
+    out
+}
+
+/// Where a filter h5vec cannot run comes from, for error messages.
+fn filter_hint(id: i32) -> &'static str {
+    match id {
+        32004 => " (LZ4; in Python: `import hdf5plugin`)",
+        32008 => " (bitshuffle; in Python: `import hdf5plugin`)",
+        32013 => " (ZFP; in Python: `import hdf5plugin`)",
+        32015 => " (Zstandard; in Python: `import hdf5plugin`; h5vec writes Zstandard inside Blosc, 32001)",
+        32026 => " (Blosc2; in Python: `import hdf5plugin`; h5vec reads and writes Blosc 1, 32001)",
+        307 => " (bzip2; in Python: `import hdf5plugin`)",
+        _ => "",
+    }
 }
 
 /// Zeroes, in the stored chunk that holds row `rows` of a 1-D chunked
@@ -1386,7 +1478,7 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         }
         let elem = (size / chunk) as usize;
         let mut buf = vec![0u8; size as usize];
-        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some(buf.len()) {
+        if crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) != Some((buf.len(), 0)) {
             return Err(Error::invalid(
                 path,
                 "cannot read the last partly filled chunk",

@@ -262,6 +262,7 @@ impl<T: H5Vector> VectorWriter<T> {
             self.enc.flush()?;
             self.buffered = 0;
         }
+        crate::column::complete_file(&self.group)?;
         let file = self.group.file().at("$")?;
         crate::raw::flush_file(&file, "$")?;
         let n = self.committed + self.pending as u64;
@@ -370,6 +371,7 @@ pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
     // An empty batch still sets every extent to exactly what count covers.
     w.enc.flush()?;
+    crate::column::complete_file(&w.group)?;
     crate::raw::flush_file(&w.group.file().at("$")?, "$")?;
     let g = open_group(parent, name, "$")?;
     expect_members(&g, &["data", "metadata"], &Stored::default(), "$")

@@ -137,6 +137,7 @@ pub(crate) fn commit_vector(
     replace: bool,
 ) -> Result<()> {
     let file = parent.file().at("$")?;
+    crate::column::complete_file(parent)?;
     raw::flush_file(&file, "$")?;
     let old = if replace {
         let old = raw::HeldObject::open(parent, name, "$")?;
@@ -172,6 +173,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
         }
         enc.flush()?;
     }
+    crate::column::complete_file(group)?;
     let meta = group.create_group("metadata").at("$")?;
     write_metadata(&meta, &schema, std::any::type_name::<T>())?;
     // The group is still anonymous: `count` may go in now; one flush

@@ -149,5 +149,6 @@ fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -
         }
     }
     enc.flush()?;
+    crate::column::complete_file(group)?;
     group.file().at(&path)?.flush().at(&path)
 }

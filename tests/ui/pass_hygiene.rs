@@ -34,6 +34,16 @@ struct Record {
     d: ::std::string::String,
     #[h5vec(vls)]
     e: ::std::string::String,
+    #[h5vec(zstd = 3, chunk_length = 16)]
+    f: f64,
+    #[h5vec(blosc(compressor = "lz4hc", level = 9, shuffle = "bit"))]
+    g: ::std::vec::Vec<u16>,
+    #[h5vec(no_compression)]
+    h: i8,
+    #[h5vec(lzf)]
+    i: i8,
+    #[h5vec(deflate = 1)]
+    j: i8,
 }
 
 #[derive(::h5vec::H5Vector)]

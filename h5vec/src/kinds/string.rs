@@ -222,6 +222,9 @@ impl Nullable for StringCodec {
 pub struct OptStringCodec;
 
 /// Writes an `Option<String>` column in either layout.
+// One encoder per column, made once per save: its size costs nothing, and
+// boxing a variant would only add an indirection per value.
+#[allow(clippy::large_enum_variant)]
 pub enum OptStringEncoder {
     /// Strings plus MASK.
     Masked(MaskedEncoder<StringEncoder>),

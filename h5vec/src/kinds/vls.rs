@@ -16,8 +16,10 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use hdf5::{Dataset, Group};
+use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
@@ -69,66 +71,51 @@ pub fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
             .all(|(_, m)| m.class == H5T_class_t::H5T_INTEGER && !m.signed && m.size <= 8)
 }
 
-/// Writes pointer entries.
-pub struct PointerWriter {
-    ds: Dataset,
-    mem: hdf5::Datatype,
-    /// Buffered entries.
-    pub buf: Vec<Pointer>,
-    /// Entries already written.
-    pub written: u64,
-    path: String,
+/// The pointer compound with `member` integers, created once and kept for
+/// the life of the process (a static type id, as HDF5's own types are).
+fn static_pointer_type(cell: &'static OnceLock<hid_t>, member: hid_t) -> hid_t {
+    *cell.get_or_init(|| {
+        sync(|| unsafe {
+            let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
+            if t >= 0 {
+                h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
+                h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
+            }
+            // On failure every use of the id fails with an HDF5 error.
+            t
+        })
+    })
 }
 
-impl PointerWriter {
-    /// Creates `pointers` in `group`.
-    pub fn create(group: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
-        let ft = pointer_type(*h5t::H5T_STD_U64LE, path)?;
-        let spec = raw::ColumnSpec {
-            dtype: &ft,
-            inner: &[],
-            chunk_rows: ctx.chunk_rows(16),
-            compression: ctx.compression_for(name),
-        };
-        let ds = raw::create_column(group, name, &spec, path)?;
-        Self::resume(ds, 0, path)
+// SAFETY: `#[repr(C)]` with two u64 fields: no padding, every bit pattern
+// valid; the memory type is that layout.
+unsafe impl raw::Pod for Pointer {
+    fn mem_type() -> hid_t {
+        static T: OnceLock<hid_t> = OnceLock::new();
+        static_pointer_type(&T, *h5t::H5T_NATIVE_UINT64)
     }
+    fn file_type() -> hid_t {
+        static T: OnceLock<hid_t> = OnceLock::new();
+        static_pointer_type(&T, *h5t::H5T_STD_U64LE)
+    }
+    const ENCODED: &'static str = "Pointer";
+    fn accepts(t: &raw::TypeInfo) -> bool {
+        pointer_type_ok(t)
+    }
+}
 
-    /// Continues an existing pointer dataset at entry `written`.
-    pub fn resume(ds: Dataset, written: u64, path: &str) -> Result<Self> {
-        Ok(PointerWriter {
-            ds,
-            mem: pointer_type(*h5t::H5T_NATIVE_UINT64, path)?,
-            buf: Vec::new(),
-            written,
-            path: path.to_owned(),
-        })
-    }
+/// Writes pointer entries (HDF5 converts them to the dataset's member
+/// width when it differs from 64 bits).
+pub type PointerWriter = PodWriter<Pointer>;
 
-    /// The dataset.
-    pub fn dataset(&self) -> &Dataset {
-        &self.ds
-    }
-
-    /// Writes the buffered entries (one HDF5 call).
-    pub fn flush(&mut self) -> Result<()> {
-        let n = self.buf.len() as u64;
-        // SAFETY: buf holds n entries laid out as the memory compound type.
-        unsafe {
-            raw::write_rows_raw(
-                &self.ds,
-                self.mem.id(),
-                self.written,
-                n,
-                &[],
-                self.buf.as_ptr().cast(),
-                &self.path,
-            )?
-        };
-        self.written += n;
-        self.buf.clear();
-        Ok(())
-    }
+/// Creates the pointer dataset `name` in `group`.
+fn create_pointers(
+    group: &Group,
+    name: &str,
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PointerWriter> {
+    PodWriter::create(group, name, &[], ctx.chunk_rows(16), path, ctx)
 }
 
 /// Reads pointer entries of any unsigned member width.
@@ -205,7 +192,7 @@ impl VlsEncoder {
             path,
             ctx,
         )?;
-        let ptrs = PointerWriter::create(group, "pointers", path, ctx)?;
+        let ptrs = create_pointers(group, "pointers", path, ctx)?;
         Ok(VlsEncoder {
             heap,
             ptrs,
@@ -231,7 +218,7 @@ impl VlsEncoder {
         };
         Ok(VlsEncoder {
             heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path)?,
-            ptrs: PointerWriter::resume(dec.ptrs, count, &dec.path)?,
+            ptrs: PodWriter::resume(dec.ptrs, Vec::new(), count, &dec.path)?,
             dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
             placeholder: dec.placeholder,
             missing: Vec::new(),

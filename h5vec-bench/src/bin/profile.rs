@@ -1,0 +1,66 @@
+//! Runs one phase of one workload in a loop, for `perf record` or
+//! `valgrind --tool=callgrind` (no timing, no peers, no verification):
+//!
+//! ```text
+//! cargo build --release -p h5vec-bench --bin profile
+//! perf record -g target/release/profile w2 save deflate 1000000 5
+//! ```
+//!
+//! Arguments: workload (`w1`|`w2`), phase (`save`|`load`), compression
+//! (`none`|`deflate`), rows, repetitions. The data are generated before the
+//! first repetition; `save` writes the same file each time.
+
+use h5vec::SaveOptions;
+use h5vec_bench::data;
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> AnyResult<()> {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: profile w1|w2 save|load none|deflate ROWS REPS";
+    let [wl, phase, comp, rows, reps] = a.as_slice() else {
+        return Err(usage.into());
+    };
+    let rows: usize = rows.parse()?;
+    let reps: usize = reps.parse()?;
+    let opts = match comp.as_str() {
+        "none" => SaveOptions::default(),
+        "deflate" => SaveOptions::default().deflate(4),
+        _ => return Err(usage.into()),
+    };
+    let path = std::env::temp_dir().join(format!("h5vec-profile-{}.h5", std::process::id()));
+    let r = match wl.as_str() {
+        "w1" => go(&data::gen_w1(rows), phase, &opts, &path, reps),
+        "w2" => go(&data::gen_w2(rows), phase, &opts, &path, reps),
+        _ => Err(usage.into()),
+    };
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
+fn go<T: h5vec::H5Vector>(
+    v: &[T],
+    phase: &str,
+    opts: &SaveOptions,
+    path: &std::path::Path,
+    reps: usize,
+) -> AnyResult<()> {
+    let save = || -> AnyResult<()> {
+        let f = hdf5::File::create(path)?;
+        h5vec::save_vector_with(&f, "v", v, opts)?;
+        Ok(())
+    };
+    match phase {
+        "save" => (0..reps).try_for_each(|_| save())?,
+        "load" => {
+            save()?;
+            for _ in 0..reps {
+                let f = hdf5::File::open(path)?;
+                let back: Vec<T> = h5vec::load_vector(&f, "v")?;
+                std::hint::black_box(back);
+            }
+        }
+        _ => return Err("phase is save or load".into()),
+    }
+    Ok(())
+}

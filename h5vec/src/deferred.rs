@@ -1,0 +1,299 @@
+//! Deferred chunk writes: a batch's chunks are compressed on the worker
+//! threads while the calling thread encodes the next batch.
+//!
+//! A [`PodWriter`](crate::column::PodWriter) whose dataset h5vec can write
+//! chunk by chunk (see [`crate::parallel`]) hands each flushed batch to a
+//! [`WriteJob`] and carries on. The job owns the batch's buffer, queues one
+//! compression task per whole chunk on h5vec's worker pool, and is
+//! *finished* (waited for, then its chunks written with `H5Dwrite_chunk` on
+//! the finishing thread, under the HDF5 lock) by whichever comes first:
+//!
+//! * the writer's next flush, which also takes the buffer back for reuse;
+//! * [`complete_file`], which every commit calls before it flushes the file
+//!   and writes `count` (so the append protocol of SPEC.md section 8 holds:
+//!   all data are in the file before `count` changes);
+//! * the writer being dropped.
+//!
+//! The last chunk of a batch is usually partial. It is not written with the
+//! batch: the writer keeps its rows and puts them in front of the next batch,
+//! so every chunk is written whole, once, and never merged through HDF5's
+//! read-modify-write path. Only a commit writes a partial chunk (padded with
+//! zeros past the extent, which no reader sees); the next batch then
+//! rewrites that chunk whole.
+
+use std::any::Any;
+use std::ffi::c_uint;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use hdf5::Dataset;
+
+use crate::error::{Error, Result};
+use crate::parallel::{give_buffers, pool, take_buffers, write_chunks, Pipeline};
+use crate::raw::Pod;
+
+/// A batch buffer a job owns while its chunks are compressed.
+trait Input: Send + Sync + 'static {
+    /// The buffer as bytes.
+    fn bytes(&self) -> &[u8];
+    /// The buffer itself, to give back to its writer.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+impl<T: Pod> Input for Vec<T> {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `Pod` values are plain data without padding (its contract),
+        // so the initialised elements are initialised bytes.
+        unsafe {
+            std::slice::from_raw_parts(self.as_ptr().cast(), std::mem::size_of_val(&self[..]))
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// What happens to the partial last chunk of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tail {
+    /// No partial chunk.
+    None,
+    /// Rows waiting for a commit (or for the writer's next batch).
+    Waiting,
+    /// Taken over by the writer's next batch.
+    Cancelled,
+    /// Written (padded) by a commit.
+    Written,
+}
+
+struct State {
+    /// Compression tasks not yet done.
+    remaining: usize,
+    /// Compressed whole chunks, by index (empty until compressed).
+    out: Vec<Vec<u8>>,
+    /// Their filter masks.
+    masks: Vec<c_uint>,
+    /// Whether the whole chunks have been written (or failed to be).
+    written: bool,
+    /// A write that failed, reported to every later finisher.
+    failed: Option<String>,
+    tail: Tail,
+    /// The batch buffer; the tasks hold clones while they run.
+    input: Option<Arc<Box<dyn Input>>>,
+}
+
+/// One flushed batch of one dataset: `whole` whole chunks from chunk `k0`
+/// on, then `tail_rows` rows of a partial chunk.
+pub(crate) struct WriteJob {
+    ds: Dataset,
+    fileno: u64,
+    p: Pipeline,
+    k0: u64,
+    whole: usize,
+    tail_rows: u64,
+    path: String,
+    state: Mutex<State>,
+    done: Condvar,
+}
+
+/// Jobs submitted and not yet finished by a commit, oldest first.
+static PENDING: Mutex<Vec<Arc<WriteJob>>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic in a compression task cannot leave the state half-updated
+    // (every update is one assignment), so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl WriteJob {
+    /// Queues the chunks of `buf` (rows from chunk `k0` on: `whole` whole
+    /// chunks, then `tail_rows` rows) and returns at once.
+    #[allow(clippy::too_many_arguments)] // one batch's coordinates; a struct would only rename them
+    pub(crate) fn submit<T: Pod>(
+        ds: &Dataset,
+        fileno: u64,
+        p: Pipeline,
+        k0: u64,
+        whole: usize,
+        tail_rows: u64,
+        buf: Vec<T>,
+        path: &str,
+    ) -> Arc<WriteJob> {
+        let compress = p.level.is_some() && whole > 0;
+        let input: Arc<Box<dyn Input>> = Arc::new(Box::new(buf));
+        let job = Arc::new(WriteJob {
+            ds: ds.clone(),
+            fileno,
+            p,
+            k0,
+            whole,
+            tail_rows,
+            path: path.to_owned(),
+            state: Mutex::new(State {
+                remaining: if compress { whole } else { 0 },
+                out: if compress {
+                    take_buffers(whole)
+                } else {
+                    Vec::new()
+                },
+                masks: vec![0; if compress { whole } else { 0 }],
+                written: whole == 0,
+                failed: None,
+                tail: if tail_rows > 0 {
+                    Tail::Waiting
+                } else {
+                    Tail::None
+                },
+                input: Some(input.clone()),
+            }),
+            done: Condvar::new(),
+        });
+        if compress {
+            let cb = job.chunk_bytes();
+            for i in 0..whole {
+                let (job, input) = (job.clone(), input.clone());
+                let task = move || {
+                    let mut out = std::mem::take(&mut lock(&job.state).out[i]);
+                    // A panic here must still count the task as done, or
+                    // the writer would wait forever.
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        job.p
+                            .compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out)
+                    }));
+                    // Let go of the buffer before saying "done", so the
+                    // writer can take it back as soon as the count is 0.
+                    drop(input);
+                    let mut st = lock(&job.state);
+                    match r {
+                        Ok(mask) => {
+                            st.out[i] = out;
+                            st.masks[i] = mask;
+                        }
+                        Err(_) => st.failed = Some("compressing a chunk failed".into()),
+                    }
+                    st.remaining -= 1;
+                    if st.remaining == 0 {
+                        job.done.notify_all();
+                    }
+                };
+                match pool() {
+                    Some(p) => p.spawn(task),
+                    None => task(),
+                }
+            }
+        }
+        lock(&PENDING).push(job.clone());
+        job
+    }
+
+    fn chunk_bytes(&self) -> usize {
+        self.p.chunk_rows as usize * self.p.row_bytes
+    }
+
+    /// Waits for the compression tasks, then writes the whole chunks (once)
+    /// and, if `with_tail`, the partial chunk. Errors repeat on every call.
+    pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
+        let mut st = lock(&self.state);
+        while st.remaining > 0 {
+            st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        if let Some(msg) = &st.failed {
+            return Err(Error::invalid(&self.path, msg.clone()));
+        }
+        let cb = self.chunk_bytes();
+        let c = self.p.chunk_rows;
+        if !st.written {
+            st.written = true;
+            let r = if self.p.level.is_some() {
+                let out = std::mem::take(&mut st.out);
+                let refs: Vec<(&[u8], c_uint)> = out
+                    .iter()
+                    .map(Vec::as_slice)
+                    .zip(st.masks.iter().copied())
+                    .collect();
+                let r = write_chunks(&self.ds, self.k0, c, &refs, &self.path);
+                give_buffers(out);
+                r
+            } else {
+                let input = st.input.clone();
+                let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
+                let refs: Vec<(&[u8], c_uint)> = bytes[..self.whole * cb]
+                    .chunks(cb)
+                    .map(|b| (b, 0))
+                    .collect();
+                write_chunks(&self.ds, self.k0, c, &refs, &self.path)
+            };
+            if let Err(e) = r {
+                st.failed = Some(e.to_string());
+                return Err(e);
+            }
+        }
+        if with_tail && st.tail == Tail::Waiting {
+            st.tail = Tail::Written;
+            let input = st.input.clone();
+            let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
+            let start = self.whole * cb;
+            let len = self.tail_rows as usize * self.p.row_bytes;
+            let mut raw = bytes[start..start + len].to_vec();
+            raw.resize(cb, 0);
+            let mut comp = Vec::new();
+            let data = if self.p.level.is_some() {
+                let mask = self.p.compress(&raw, &mut comp);
+                (&comp[..], mask)
+            } else {
+                (&raw[..], 0)
+            };
+            let k = self.k0 + self.whole as u64;
+            if let Err(e) = write_chunks(&self.ds, k, c, &[data], &self.path) {
+                st.failed = Some(e.to_string());
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes the whole chunks, cancels a tail no commit has written, and
+    /// gives the batch buffer back (for the writer's next batch).
+    pub(crate) fn reclaim<T: Pod>(self: Arc<Self>) -> (Result<()>, Vec<T>) {
+        let r = self.finish(false);
+        let buf = {
+            let mut st = lock(&self.state);
+            if st.tail == Tail::Waiting {
+                st.tail = Tail::Cancelled;
+            }
+            st.input
+                .take()
+                .and_then(|a| Arc::try_unwrap(a).ok())
+                .and_then(|b| b.into_any().downcast::<Vec<T>>().ok())
+                .map(|b| *b)
+                .unwrap_or_default()
+        };
+        forget(&self);
+        (r, buf)
+    }
+}
+
+/// Removes `job` from the pending list (it no longer needs a commit).
+pub(crate) fn forget(job: &Arc<WriteJob>) {
+    lock(&PENDING).retain(|j| !Arc::ptr_eq(j, job));
+}
+
+/// Finishes every pending job of the file numbered `fileno` (see
+/// [`crate::raw::file_number`]), partial chunks included, oldest first.
+/// Called before a commit flushes the file.
+pub(crate) fn complete_file(fileno: u64) -> Result<()> {
+    let jobs: Vec<Arc<WriteJob>> = {
+        let mut p = lock(&PENDING);
+        let (mine, rest) = p.drain(..).partition(|j| j.fileno == fileno);
+        *p = rest;
+        mine
+    };
+    let mut first = Ok(());
+    for j in jobs {
+        let r = j.finish(true);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
