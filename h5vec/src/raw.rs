@@ -1260,6 +1260,50 @@ pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Makes HDF5 forget the global heap collections it has cached, so that the
+/// variable-length data written next goes into new collections.
+///
+/// HDF5 adds new variable-length values (strings) to any cached collection
+/// with free space, rewriting it in place, committed values included, and a
+/// collection is usually larger than a 4 KiB page: a writer killed during
+/// that write leaves its first pages new and the rest old, and HDF5 then
+/// fails (it even loops forever) on every value in it. A collection leaves
+/// that list only when it leaves the cache, and HDF5 offers no call to
+/// evict it: so the cache is shrunk to its minimum size, an anonymous group
+/// created (and deleted with its handle) to make the cache evict its clean
+/// entries down to that size, and the configuration restored. Call it with
+/// no dirty metadata (right after a flush); best effort.
+pub fn forget_heap_collections(file: &hdf5::File) {
+    use hdf5_sys::h5ac::*;
+    use hdf5_sys::h5f;
+    let id = file.id();
+    // SAFETY: a valid file id; every id created here is closed here.
+    sync(|| unsafe {
+        let mut cfg: Box<H5AC_cache_config_t> = Box::default();
+        cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+        if h5f::H5Fget_mdc_config(id, &mut *cfg) < 0 {
+            return;
+        }
+        let mut tiny = cfg.clone();
+        tiny.evictions_enabled = 1;
+        tiny.incr_mode = hdf5_sys::h5c::H5C_cache_incr_mode::H5C_incr__off;
+        tiny.flash_incr_mode = hdf5_sys::h5c::H5C_cache_flash_incr_mode::H5C_flash_incr__off;
+        tiny.decr_mode = hdf5_sys::h5c::H5C_cache_decr_mode::H5C_decr__off;
+        tiny.set_initial_size = 1;
+        tiny.min_size = 1024; // H5C__MIN_MAX_CACHE_SIZE
+        tiny.max_size = 1024;
+        tiny.initial_size = 1024;
+        if h5f::H5Fset_mdc_config(id, &*tiny) < 0 {
+            return;
+        }
+        let g = hdf5_sys::h5g::H5Gcreate_anon(id, H5P_DEFAULT, H5P_DEFAULT);
+        if g >= 0 {
+            hdf5_sys::h5g::H5Gclose(g);
+        }
+        h5f::H5Fset_mdc_config(id, &*cfg);
+    });
+}
+
 /// Keeps HDF5's metadata cache from writing dirty metadata on its own
 /// (evictions off, no automatic resizing) while it lives, so the file on
 /// disk changes only at explicit flushes: a writer killed between two
@@ -1294,6 +1338,7 @@ impl HoldMetadata {
         use hdf5_sys::h5f;
         let id = file.id();
         cover_whole_file(&file);
+        forget_heap_collections(&file);
         let bounds = libver_bounds(id).filter(|&(low, high)| {
             (low as i32) < (H5F_libver_t::H5F_LIBVER_V110 as i32)
                 && (high as i32) >= (H5F_libver_t::H5F_LIBVER_V110 as i32)
@@ -1534,6 +1579,53 @@ mod hold_tests {
         drop((ds, f));
         // The superblock keeps version 2.
         assert_eq!(std::fs::read(&path).unwrap()[8], 2);
+    }
+
+    /// The global heap collections the stored references of rows
+    /// `rows` of a 1-D variable-length string dataset point into.
+    fn collections(ds: &Dataset, rows: std::ops::Range<u64>) -> std::collections::BTreeSet<u64> {
+        let chunk = ds.chunk().unwrap()[0] as u64;
+        let mut out = std::collections::BTreeSet::new();
+        for row in rows {
+            let base = row / chunk * chunk;
+            let mut buf = vec![0u8; chunk as usize * 16];
+            // SAFETY: a valid dataset id and a buffer of the chunk's size.
+            let (len, _) =
+                sync(|| unsafe { crate::parallel::read_stored_chunk(ds.id(), base, &mut buf) })
+                    .unwrap();
+            // Disk form of a reference: length (4), collection address (8), index (4).
+            let at = ((row - base) * 16) as usize;
+            assert!(at + 16 <= len);
+            out.insert(u64::from_le_bytes(buf[at + 4..at + 12].try_into().unwrap()));
+        }
+        out
+    }
+
+    #[test]
+    fn appended_strings_go_into_new_heap_collections() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = crate::create_file(dir.path().join("gh.h5")).unwrap();
+        let strings = |a: usize, b: usize| (a..b).map(|i| format!("s{i}")).collect::<Vec<_>>();
+        let opts = crate::SaveOptions::default().chunk_length(64);
+        crate::save_vector_with(&f, "v", &strings(0, 10), &opts).unwrap();
+        crate::append_vector(&f, "v", &strings(10, 20)).unwrap();
+        let mut w = crate::VectorWriter::<String>::open_append(&f, "v", &opts).unwrap();
+        w.extend(&strings(20, 30)).unwrap();
+        w.flush().unwrap();
+        w.extend(&strings(30, 40)).unwrap();
+        w.finish().unwrap();
+        let ds = f.dataset("v/data/values").unwrap();
+        let parts = [0..10, 10..20, 20..30, 30..40].map(|r| collections(&ds, r));
+        for i in 0..parts.len() {
+            for j in 0..i {
+                assert!(
+                    parts[i].is_disjoint(&parts[j]),
+                    "rows of commit {i} share a collection with commit {j}: {parts:?}"
+                );
+            }
+        }
+        let back: Vec<String> = crate::load_vector(&f, "v").unwrap();
+        assert_eq!(back, strings(0, 40));
     }
 
     #[test]

@@ -268,6 +268,8 @@ impl<T: H5Vector> VectorWriter<T> {
         let n = self.committed + self.pending as u64;
         write_count(&self.meta, n)?;
         crate::raw::flush_file(&file, "$")?;
+        // The next rows' strings must not go into collections holding these.
+        crate::raw::forget_heap_collections(&file);
         self.committed = n;
         self.pending = 0;
         Ok(())
