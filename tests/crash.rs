@@ -2,7 +2,7 @@
 //! saves and appends leaves a file whose vectors load, in a fresh process,
 //! with either the old or the new contents: never a mix, never an error.
 //!
-//! `H5VEC_CRASH_TRIALS=N` sets the number of kills (default 24),
+//! `H5VEC_CRASH_TRIALS=N` sets the number of kills (default 64),
 //! `H5VEC_CRASH_DEFLATE=1` compresses every vector, `H5VEC_CRASH_PLAIN_FILE=1`
 //! creates the file with `File::create` instead of `h5vec::create_file`, and
 //! `H5VEC_CRASH_KEEP=DIR` keeps a copy of every file that failed to load
@@ -248,7 +248,7 @@ fn kill_during_saves_and_appends() {
     let trials: u64 = std::env::var("H5VEC_CRASH_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(24);
+        .unwrap_or(64);
     for trial in 0..trials {
         if len > 100_000 {
             // Keep every check fast: start over with a small file.

@@ -41,7 +41,7 @@ def check(k, extra, weight, last):
     try:
         r = subprocess.run([a.checker, "--ignored", "--exact", "crash_check", "--nocapture",
                             "--test-threads=1"], env=env, capture_output=True, text=True,
-                           timeout=120)
+                           timeout=30)
         ok, text = r.returncode == 0, r.stdout + r.stderr
     except subprocess.TimeoutExpired:
         ok, text = False, "hung"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Exhaustive crash-state replay for h5vec (see README.md here).
 # usage: scripts/crash-replay/run.sh OUTDIR [BASE_STEPS [TRACE_STEPS]]
-# Environment: H5VEC_CRASH_DEFLATE=1, H5VEC_CRASH_PLAIN_FILE=1 (as tests/crash.rs).
+# Environment: H5VEC_CRASH_DEFLATE=1, H5VEC_CRASH_PLAIN_FILE=1 (as tests/crash.rs),
+# H5VEC_REPLAY_TEAR=1 (also cut metadata writes at page boundaries).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -22,4 +23,4 @@ H5VEC_CRASH_FILE="$OUT/work.h5" H5VEC_CRASH_STEPS=$STEPS WTRACE_FILE="$OUT/work.
   WTRACE_LOG="$OUT/log" LD_PRELOAD="$OUT/wtrace.so" run crash_child > "$OUT/child.out"
 rm -f "$OUT/work.h5"
 echo "base: $BASE steps, v has $MIN rows; traced $STEPS more steps ($(grep -c begins "$OUT/child.out") operations)"
-python3 "$HERE/replay.py" "$OUT/base.h5" "$OUT/log" "$EXE" "$MIN" "$OUT"
+python3 "$HERE/replay.py" "$OUT/base.h5" "$OUT/log" "$EXE" "$MIN" "$OUT" ${H5VEC_REPLAY_TEAR:+--tear}
