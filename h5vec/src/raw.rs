@@ -1260,8 +1260,34 @@ pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether HDF5 manages the free space of `file` with free-space managers
+/// (its default strategy, and the paged one), or cannot tell.
+pub fn has_free_space_managers(file: &hdf5::File) -> bool {
+    use hdf5_sys::{h5f, h5p};
+    // SAFETY: a valid file id; the property list is closed here.
+    sync(|| unsafe {
+        let fcpl = h5f::H5Fget_create_plist(file.id());
+        if fcpl < 0 {
+            return true;
+        }
+        let mut strategy = h5f::H5F_fspace_strategy_t::H5F_FSPACE_STRATEGY_FSM_AGGR;
+        let mut persist = 0;
+        let mut threshold: hsize_t = 0;
+        let r = h5p::H5Pget_file_space_strategy(fcpl, &mut strategy, &mut persist, &mut threshold);
+        h5p::H5Pclose(fcpl);
+        r < 0
+            || matches!(
+                strategy,
+                h5f::H5F_fspace_strategy_t::H5F_FSPACE_STRATEGY_FSM_AGGR
+                    | h5f::H5F_fspace_strategy_t::H5F_FSPACE_STRATEGY_PAGE
+            )
+    })
+}
+
 /// Makes HDF5 forget the global heap collections it has cached, so that the
-/// variable-length data written next goes into new collections.
+/// variable-length data written next goes into new collections. Only in
+/// files without free-space managers (those of [`crate::create_file`]); a
+/// no-op in others.
 ///
 /// HDF5 adds new variable-length values (strings) to any cached collection
 /// with free space, rewriting it in place, committed values included, and a
@@ -1271,11 +1297,19 @@ pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
 /// that list only when it leaves the cache, and HDF5 offers no call to
 /// evict it: so the cache is shrunk to its minimum size, an anonymous group
 /// created (and deleted with its handle) to make the cache evict its clean
-/// entries down to that size, and the configuration restored. Call it with
-/// no dirty metadata (right after a flush); best effort.
+/// entries down to that size, and the configuration restored.
+///
+/// In a file with free-space managers (HDF5's default strategy) this is not
+/// done: evicting their entries from so small a cache corrupts HDF5's free
+/// lists (HDF5 then hands out space in use; seen with HDF5 2.2).
+///
+/// Call it with no dirty metadata (right after a flush).
 pub fn forget_heap_collections(file: &hdf5::File) {
     use hdf5_sys::h5ac::*;
     use hdf5_sys::h5f;
+    if has_free_space_managers(file) {
+        return;
+    }
     let id = file.id();
     // SAFETY: a valid file id; every id created here is closed here.
     sync(|| unsafe {
@@ -1338,7 +1372,11 @@ impl HoldMetadata {
         use hdf5_sys::h5f;
         let id = file.id();
         cover_whole_file(&file);
-        forget_heap_collections(&file);
+        if !has_free_space_managers(&file) {
+            // Clean first (whatever the caller left dirty), then forget.
+            let _ = flush_file(&file, "");
+            forget_heap_collections(&file);
+        }
         let bounds = libver_bounds(id).filter(|&(low, high)| {
             (low as i32) < (H5F_libver_t::H5F_LIBVER_V110 as i32)
                 && (high as i32) >= (H5F_libver_t::H5F_LIBVER_V110 as i32)
