@@ -52,6 +52,10 @@ unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
 ///   do not shrink when vectors are replaced (`h5repack` reclaims the space);
 /// - the root group keeps its links in its object header (see
 ///   [`create_group`]), so linking a saved vector into it is a single write;
+/// - h5vec makes HDF5 put the strings of every commit into new global heap
+///   collections instead of rewriting collections that hold committed
+///   strings (which a kill during the write can leave unreadable); it can
+///   do that only in a file without free-space managers;
 /// - the superblock is version 2 (objects in the HDF5 1.8 format or later):
 ///   version 3 superblocks carry a "file is open for writing" flag that a
 ///   killed writer leaves set, and HDF5 then refuses to open the file
