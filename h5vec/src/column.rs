@@ -43,6 +43,10 @@ pub struct PodWriter<T: Pod> {
     /// partial chunk (or already in the file): a flush with no more rows
     /// than these has nothing new to write.
     carried: u64,
+    /// Whether the carried rows are stored in the file (read back on
+    /// resume, or written by a commit): their chunk then holds committed
+    /// rows, and rewriting it takes care (see [`WriteJob::submit`]).
+    carried_stored: bool,
     /// The last flushed batch, until its chunks are written.
     pending: Option<Arc<WriteJob>>,
 }
@@ -120,6 +124,7 @@ impl<T: Pod> PodWriter<T> {
             path: path.to_owned(),
             pipe,
             carried: 0,
+            carried_stored: false,
             pending: None,
         };
         if let Some(p) = pipe {
@@ -143,6 +148,7 @@ impl<T: Pod> PodWriter<T> {
                 };
                 w.written = start;
                 w.carried = written - start;
+                w.carried_stored = true;
             }
         }
         Ok(w)
@@ -179,9 +185,10 @@ impl<T: Pod> PodWriter<T> {
         }
         let mut next = Vec::new();
         if let Some(job) = self.pending.take() {
-            let (r, spare) = job.reclaim::<T>();
+            let (r, spare, stored) = job.reclaim::<T>();
             r?;
             next = spare;
+            self.carried_stored = stored;
         }
         raw::set_rows(&self.ds, end, &self.inner, &self.path)?;
         let c = p.chunk_rows;
@@ -199,11 +206,13 @@ impl<T: Pod> PodWriter<T> {
             self.written / c,
             whole as usize,
             tail,
+            self.carried > 0 && self.carried_stored,
             batch,
             &self.path,
         ));
         self.written += whole * c;
         self.carried = tail;
+        self.carried_stored = false;
         Ok(())
     }
 

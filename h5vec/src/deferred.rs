@@ -27,7 +27,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use hdf5::Dataset;
 
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::parallel::{give_buffers, pool, take_buffers, write_chunks, Pipeline};
 use crate::raw::Pod;
 
@@ -91,6 +91,9 @@ pub(crate) struct WriteJob {
     k0: u64,
     whole: usize,
     tail_rows: u64,
+    /// The first chunk replaces one that holds committed rows (see
+    /// [`WriteJob::finish`]).
+    rewrites: bool,
     path: String,
     state: Mutex<State>,
     done: Condvar,
@@ -107,7 +110,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl WriteJob {
     /// Queues the chunks of `buf` (rows from chunk `k0` on: `whole` whole
-    /// chunks, then `tail_rows` rows) and returns at once.
+    /// chunks, then `tail_rows` rows) and returns at once. `rewrites`: the
+    /// first chunk replaces a stored chunk that holds committed rows.
     #[allow(clippy::too_many_arguments)] // one batch's coordinates; a struct would only rename them
     pub(crate) fn submit<T: Pod>(
         ds: &Dataset,
@@ -116,6 +120,7 @@ impl WriteJob {
         k0: u64,
         whole: usize,
         tail_rows: u64,
+        rewrites: bool,
         buf: Vec<T>,
         path: &str,
     ) -> Arc<WriteJob> {
@@ -128,6 +133,7 @@ impl WriteJob {
             k0,
             whole,
             tail_rows,
+            rewrites,
             path: path.to_owned(),
             state: Mutex::new(State {
                 remaining: if compress { whole } else { 0 },
@@ -190,6 +196,27 @@ impl WriteJob {
         self.p.chunk_rows as usize * self.p.row_bytes
     }
 
+    /// Flushes the file after the first chunk when it replaced a chunk
+    /// holding committed rows and is compressed: HDF5 stores a chunk whose
+    /// size changed elsewhere and frees the old space, which (in a file
+    /// that reuses freed space) the next chunk written could take while the
+    /// chunk index on disk still points there. After the flush the index on
+    /// disk points at the new copy, so the old space is free to reuse.
+    fn flush_after_rewrite(&self) -> Result<()> {
+        if !self.rewrites || self.p.level.is_none() {
+            return Ok(());
+        }
+        let file = self.ds.file().at(&self.path)?;
+        // Files made by `h5vec::create_file` never reuse freed space.
+        let reuses = file.create_plist().map_or(true, |p| {
+            p.file_space_strategy() != hdf5::plist::file_create::FileSpaceStrategy::PageAggregation
+        });
+        if !reuses {
+            return Ok(());
+        }
+        crate::raw::flush_file(&file, &self.path)
+    }
+
     /// Waits for the compression tasks, then writes the whole chunks (once)
     /// and, if `with_tail`, the partial chunk. Errors repeat on every call.
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
@@ -211,7 +238,10 @@ impl WriteJob {
                     .map(Vec::as_slice)
                     .zip(st.masks.iter().copied())
                     .collect();
-                let r = write_chunks(&self.ds, self.k0, c, &refs, &self.path);
+                let (first, rest) = refs.split_at(refs.len().min(1));
+                let r = write_chunks(&self.ds, self.k0, c, first, &self.path)
+                    .and_then(|()| self.flush_after_rewrite())
+                    .and_then(|()| write_chunks(&self.ds, self.k0 + 1, c, rest, &self.path));
                 give_buffers(out);
                 r
             } else {
@@ -244,7 +274,14 @@ impl WriteJob {
                 (&raw[..], 0)
             };
             let k = self.k0 + self.whole as u64;
-            if let Err(e) = write_chunks(&self.ds, k, c, &[data], &self.path) {
+            let r = write_chunks(&self.ds, k, c, &[data], &self.path).and_then(|()| {
+                if self.whole == 0 {
+                    self.flush_after_rewrite()
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = r {
                 st.failed = Some(e.to_string());
                 return Err(e);
             }
@@ -253,23 +290,27 @@ impl WriteJob {
     }
 
     /// Finishes the whole chunks, cancels a tail no commit has written, and
-    /// gives the batch buffer back (for the writer's next batch).
-    pub(crate) fn reclaim<T: Pod>(self: Arc<Self>) -> (Result<()>, Vec<T>) {
+    /// gives the batch buffer back (for the writer's next batch), with
+    /// whether a commit wrote the partial chunk (its rows are then stored).
+    pub(crate) fn reclaim<T: Pod>(self: Arc<Self>) -> (Result<()>, Vec<T>, bool) {
         let r = self.finish(false);
-        let buf = {
+        let (buf, stored) = {
             let mut st = lock(&self.state);
             if st.tail == Tail::Waiting {
                 st.tail = Tail::Cancelled;
             }
-            st.input
+            let stored = st.tail == Tail::Written;
+            let buf = st
+                .input
                 .take()
                 .and_then(|a| Arc::try_unwrap(a).ok())
                 .and_then(|b| b.into_any().downcast::<Vec<T>>().ok())
                 .map(|b| *b)
-                .unwrap_or_default()
+                .unwrap_or_default();
+            (buf, stored)
         };
         forget(&self);
-        (r, buf)
+        (r, buf, stored)
     }
 }
 
