@@ -432,3 +432,96 @@ fn random_write_sequences_on_every_path() {
         assert_eq!(t, expect, "case {case}: through HDF5's pipeline");
     }
 }
+
+/// `(address, stored size, filter mask)` of every chunk of `path`.
+fn chunks(f: &File, path: &str) -> Vec<(u64, u64, u32)> {
+    let ds = f.dataset(path).unwrap();
+    (0..ds.num_chunks().unwrap())
+        .map(|i| {
+            let c = ds.chunk_info(i).unwrap();
+            (c.addr, c.size, c.filter_mask)
+        })
+        .collect()
+}
+
+/// SPEC section 8: in a file that reuses freed space (HDF5's default), the
+/// partly filled last chunk of a deflated dataset is stored uncompressed
+/// inside its deflate stream: 2 (zlib header) + 5 (one stored block) +
+/// the chunk's bytes + 4 (Adler-32) with filter mask 0. Appends that leave
+/// it partly filled rewrite it at the same address with the same size; the
+/// append that fills it compresses it. In a file of `h5vec::create_file`
+/// (which never reuses space) partial chunks are compressed.
+#[test]
+fn partial_deflated_chunks_in_default_files_stay_in_place() {
+    let (_d, f) = tmp();
+    let opts = SaveOptions::default().chunk_length(1024).deflate(4);
+    let vals: Vec<u64> = (0..2500).map(|i| i * 3).collect();
+    let path = "v/data/values";
+    let stored = 2 + 5 + 1024 * 8 + 4;
+    save_vector_with(&f, "v", &vals[..100], &opts).unwrap();
+    let first = chunks(&f, path);
+    assert_eq!(first.len(), 1);
+    assert_eq!((first[0].1, first[0].2), (stored, 0));
+    // Still partly filled: same place, same size.
+    append_vector(&f, "v", &vals[100..700]).unwrap();
+    assert_eq!(chunks(&f, path), first);
+    // A streaming writer that commits inside the chunk.
+    let mut w = VectorWriter::<u64>::open_append(&f, "v", &opts).unwrap();
+    w.extend(&vals[700..800]).unwrap();
+    w.flush().unwrap();
+    assert_eq!(chunks(&f, path), first);
+    w.extend(&vals[800..900]).unwrap();
+    assert_eq!(w.finish().unwrap(), 900);
+    assert_eq!(chunks(&f, path), first);
+    // Filled: chunk 0 compressed, chunk 1 full and compressed, chunk 2
+    // (452 rows) stored.
+    append_vector(&f, "v", &vals[900..]).unwrap();
+    let c = chunks(&f, path);
+    assert_eq!(c.len(), 3);
+    assert!(c[0].1 < stored / 4 && c[0].2 == 0, "{c:?}");
+    assert!(c[1].1 < stored / 4 && c[1].2 == 0, "{c:?}");
+    assert_eq!((c[2].1, c[2].2), (stored, 0));
+    assert_eq!(load_vector::<u64>(&f, "v").unwrap(), vals);
+    let through_hdf5: Vec<u64> = f.dataset(path).unwrap().read_raw().unwrap();
+    assert_eq!(through_hdf5, vals);
+
+    let dir = tempfile::tempdir().unwrap();
+    let g = h5vec::create_file(dir.path().join("c.h5")).unwrap();
+    save_vector_with(&g, "v", &vals[..100], &opts).unwrap();
+    let c = chunks(&g, path);
+    assert!(c[0].1 < stored / 4 && c[0].2 == 0, "{c:?}");
+    assert_eq!(load_vector::<u64>(&g, "v").unwrap(), vals[..100]);
+}
+
+/// A chunk whose rows do not compress keeps the stored form when an
+/// append fills it (HDF5 would otherwise get a chunk skipped by deflate
+/// under an index entry that says it is deflated, if it landed in place).
+#[test]
+fn incompressible_partial_chunks_keep_the_stored_form() {
+    let (_d, f) = tmp();
+    let opts = SaveOptions::default().chunk_length(4096).deflate(4);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let vals: Vec<u64> = (0..5000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect();
+    let path = "v/data/values";
+    let stored = 2 + 5 + 4096 * 8 + 4;
+    save_vector_with(&f, "v", &vals[..10], &opts).unwrap();
+    let first = chunks(&f, path);
+    assert_eq!((first[0].1, first[0].2), (stored, 0));
+    append_vector(&f, "v", &vals[10..]).unwrap();
+    let c = chunks(&f, path);
+    assert_eq!(
+        c[0], first[0],
+        "filled, incompressible: stays as it was stored"
+    );
+    assert_eq!((c[1].1, c[1].2), (stored, 0));
+    assert_eq!(load_vector::<u64>(&f, "v").unwrap(), vals);
+    let through_hdf5: Vec<u64> = f.dataset(path).unwrap().read_raw().unwrap();
+    assert_eq!(through_hdf5, vals);
+}

@@ -7,7 +7,7 @@ use hdf5::{Dataset, Datatype, Group};
 use std::sync::Arc;
 
 use crate::deferred::WriteJob;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::parallel::Pipeline;
 use crate::raw::{self, ColumnSpec, Pod};
@@ -39,6 +39,9 @@ pub struct PodWriter<T: Pod> {
     pipe: Option<Pipeline>,
     /// The open file's number, for commits.
     fileno: u64,
+    /// Whether the file hands freed space out again (see
+    /// [`WriteJob::finish`]).
+    reuses: bool,
     /// Rows at the front of `buf` already handed to the last job as its
     /// partial chunk (or already in the file): a flush with no more rows
     /// than these has nothing new to write.
@@ -49,6 +52,58 @@ pub struct PodWriter<T: Pod> {
     carried_stored: bool,
     /// The last flushed batch, until its chunks are written.
     pending: Option<Arc<WriteJob>>,
+    /// For writes through HDF5's filters (no `pipe`).
+    guard: CommittedChunk,
+}
+
+/// Keeps a write through HDF5's own filter pipeline from freeing the
+/// space of a committed chunk that the rest of the write could take.
+///
+/// HDF5 writes a filtered chunk that changed size to new space and frees
+/// the old one; in a file with HDF5's default file space handling, the
+/// next chunk written can be put there at once, while the chunk index on
+/// disk (until the next flush) still points at it. h5vec's own chunk
+/// writer avoids that ([`WriteJob::finish`]); a write that goes through
+/// HDF5's pipeline (variable-length strings, filters other than deflate)
+/// and starts inside a chunk holding committed rows flushes the file first
+/// (so that HDF5 has placed every chunk it caches), writes the rows up to
+/// the end of that chunk, and flushes the file again before it writes the
+/// rest.
+pub(crate) struct CommittedChunk {
+    /// Rows per chunk, 0 when nothing needs guarding (unfiltered dataset,
+    /// or a file that never reuses freed space).
+    chunk: u64,
+    /// [`crate::deferred::commits`] at the last write.
+    seen: u64,
+}
+
+impl CommittedChunk {
+    pub(crate) fn new(ds: &Dataset) -> Self {
+        let filtered = !ds.filters().is_empty();
+        let chunk = match ds.chunk().and_then(|c| c.first().copied()) {
+            Some(c) if filtered && ds.file().map_or(true, |f| raw::has_free_space_managers(&f)) => {
+                c as u64
+            }
+            _ => 0,
+        };
+        CommittedChunk {
+            chunk,
+            seen: u64::MAX,
+        }
+    }
+
+    /// How many of `rows` rows written from row `start` on go before a
+    /// flush of the file: the rows up to the end of the chunk holding
+    /// `start`, when that chunk may hold committed rows (first write
+    /// since the writer started or since a commit). `None`: no flush.
+    pub(crate) fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
+        let now = crate::deferred::commits();
+        let fresh = std::mem::replace(&mut self.seen, now) != now;
+        if self.chunk == 0 || !fresh || start % self.chunk == 0 || rows == 0 {
+            return None;
+        }
+        Some((self.chunk - start % self.chunk).min(rows))
+    }
 }
 
 impl<T: Pod> PodWriter<T> {
@@ -109,12 +164,15 @@ impl<T: Pod> PodWriter<T> {
             .unwrap_or(0);
         let pipe = Pipeline::detect(&ds, mem_id)
             .filter(|p| row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0);
+        let reuses = pipe.is_some_and(|p| p.level.is_some())
+            && ds.file().map_or(true, |f| raw::has_free_space_managers(&f));
         let mut w = PodWriter {
             fileno: if pipe.is_some() {
                 raw::file_number(ds.id())
             } else {
                 0
             },
+            reuses,
             ds,
             mem,
             inner,
@@ -126,7 +184,11 @@ impl<T: Pod> PodWriter<T> {
             carried: 0,
             carried_stored: false,
             pending: None,
+            guard: CommittedChunk { chunk: 0, seen: 0 },
         };
+        if pipe.is_none() {
+            w.guard = CommittedChunk::new(&w.ds);
+        }
         if let Some(p) = pipe {
             // Batches start on a chunk boundary: the rows of a partly
             // filled last chunk are read back and rewritten with the next
@@ -207,6 +269,7 @@ impl<T: Pod> PodWriter<T> {
             whole as usize,
             tail,
             self.carried > 0 && self.carried_stored,
+            self.reuses,
             batch,
             &self.path,
         ));
@@ -225,19 +288,35 @@ impl<T: Pod> PodWriter<T> {
             // a 1-byte type, so the buffer matches it value for value.
             Some(m) => m.id(),
         };
-        // SAFETY: buf holds rows * prod(inner) values of T, described by `mem`
-        // (rows is counted explicitly, so zero-size rows such as `[T; 0]` work).
-        unsafe {
-            raw::write_rows_raw(
-                &self.ds,
-                mem,
-                self.written,
-                rows,
-                &self.inner,
-                self.buf.as_ptr().cast(),
-                &self.path,
-            )?
-        };
+        let per = self.inner.iter().product::<u64>() as usize;
+        let split = self.guard.rows_before_flush(self.written, rows);
+        let first = split.unwrap_or(rows);
+        for (i, (from, to)) in [(0, first), (first, rows)].into_iter().enumerate() {
+            // The second part only when the first stopped short.
+            if i == 1 && from == to {
+                continue;
+            }
+            if i == 0 && split.is_some() {
+                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
+            }
+            // SAFETY: buf holds rows * prod(inner) values of T, described by
+            // `mem` (rows is counted explicitly, so zero-size rows such as
+            // `[T; 0]` work); the pointer moves by whole rows within it.
+            unsafe {
+                raw::write_rows_raw(
+                    &self.ds,
+                    mem,
+                    self.written + from,
+                    to - from,
+                    &self.inner,
+                    self.buf.as_ptr().wrapping_add(from as usize * per).cast(),
+                    &self.path,
+                )?
+            };
+            if i == 0 && split.is_some() {
+                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
+            }
+        }
         self.written += rows;
         self.buf.clear();
         self.empty_rows = 0;
@@ -343,6 +422,7 @@ impl<T: Pod> PodReader<T> {
 /// Appends batches of strings to a 1-D variable-length UTF-8 dataset.
 pub struct StrWriter {
     ds: Dataset,
+    guard: CommittedChunk,
     bytes: Vec<u8>,
     starts: Vec<usize>,
     /// Rows already in the dataset.
@@ -377,6 +457,7 @@ impl StrWriter {
     pub fn resume(ds: Dataset, written: u64, path: &str) -> Result<Self> {
         raw::clear_chunk_tail(&ds, written, path)?;
         Ok(StrWriter {
+            guard: CommittedChunk::new(&ds),
             ds,
             bytes: Vec::new(),
             starts: Vec::new(),
@@ -407,13 +488,31 @@ impl StrWriter {
 
     /// Writes the buffered strings with one HDF5 call.
     pub fn flush(&mut self) -> Result<()> {
-        raw::write_vlen_buffer(
-            &self.ds,
-            self.written,
-            &self.bytes,
-            &self.starts,
-            &self.path,
-        )?;
+        let rows = self.starts.len() as u64;
+        let split = self.guard.rows_before_flush(self.written, rows);
+        let first = split.unwrap_or(rows) as usize;
+        for (i, (from, to)) in [(0, first), (first, self.starts.len())]
+            .into_iter()
+            .enumerate()
+        {
+            // The second part only when the first stopped short.
+            if i == 1 && from == to {
+                continue;
+            }
+            if i == 0 && split.is_some() {
+                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
+            }
+            raw::write_vlen_buffer(
+                &self.ds,
+                self.written + from as u64,
+                &self.bytes,
+                &self.starts[from..to],
+                &self.path,
+            )?;
+            if i == 0 && split.is_some() {
+                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
+            }
+        }
         self.written += self.starts.len() as u64;
         self.bytes.clear();
         self.starts.clear();

@@ -28,8 +28,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use hdf5::Dataset;
 
 use crate::error::{Context, Error, Result};
-use crate::parallel::{give_buffers, pool, take_buffers, write_chunks, Pipeline};
-use crate::raw::Pod;
+use crate::parallel::{give_buffers, pool, stored_chunk, take_buffers, write_chunks, Pipeline};
+use crate::raw::{sync, Pod};
 
 /// A batch buffer a job owns while its chunks are compressed.
 trait Input: Send + Sync + 'static {
@@ -94,6 +94,9 @@ pub(crate) struct WriteJob {
     /// The first chunk replaces one that holds committed rows (see
     /// [`WriteJob::finish`]).
     rewrites: bool,
+    /// The file hands freed space out again (HDF5's default file space
+    /// strategy; not files of `h5vec::create_file`).
+    reuses: bool,
     path: String,
     state: Mutex<State>,
     done: Condvar,
@@ -111,7 +114,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl WriteJob {
     /// Queues the chunks of `buf` (rows from chunk `k0` on: `whole` whole
     /// chunks, then `tail_rows` rows) and returns at once. `rewrites`: the
-    /// first chunk replaces a stored chunk that holds committed rows.
+    /// first chunk replaces a stored chunk that holds committed rows;
+    /// `reuses`: the file hands freed space out again.
     #[allow(clippy::too_many_arguments)] // one batch's coordinates; a struct would only rename them
     pub(crate) fn submit<T: Pod>(
         ds: &Dataset,
@@ -121,6 +125,7 @@ impl WriteJob {
         whole: usize,
         tail_rows: u64,
         rewrites: bool,
+        reuses: bool,
         buf: Vec<T>,
         path: &str,
     ) -> Arc<WriteJob> {
@@ -134,6 +139,7 @@ impl WriteJob {
             whole,
             tail_rows,
             rewrites,
+            reuses,
             path: path.to_owned(),
             state: Mutex::new(State {
                 remaining: if compress { whole } else { 0 },
@@ -196,29 +202,54 @@ impl WriteJob {
         self.p.chunk_rows as usize * self.p.row_bytes
     }
 
-    /// Flushes the file after the first chunk when it replaced a chunk
-    /// holding committed rows and is compressed: HDF5 stores a chunk whose
-    /// size changed elsewhere and frees the old space, which (in a file
-    /// that reuses freed space) the next chunk written could take while the
-    /// chunk index on disk still points there. After the flush the index on
-    /// disk points at the new copy, so the old space is free to reuse.
-    fn flush_after_rewrite(&self) -> Result<()> {
-        if !self.rewrites || self.p.level.is_none() {
-            return Ok(());
+    /// Writes chunk `k`, the first of this job, which replaces a stored
+    /// chunk holding committed rows when `self.rewrites`.
+    ///
+    /// In a file that hands freed space out again, HDF5 stores a filtered
+    /// chunk whose size changed at new space and frees the old space, which
+    /// any chunk written next could take while the chunk index on disk
+    /// still points there. So such a rewrite is done between two flushes:
+    /// the first writes the chunks HDF5 still caches for other datasets
+    /// (its own pipeline allocates their space only then), the second makes
+    /// the index on disk point at the new copy. A rewrite that keeps the
+    /// size (a partly filled chunk in the stored form, see
+    /// [`WriteJob::finish`]) stays in place, and its committed rows keep
+    /// their bytes: it needs neither.
+    fn write_first(&self, k: u64, data: (&[u8], c_uint)) -> Result<()> {
+        let c = self.p.chunk_rows;
+        let guard = self.rewrites && self.reuses && self.p.level.is_some();
+        // SAFETY: a valid dataset id.
+        let moves = guard
+            && sync(|| unsafe { stored_chunk(self.ds.id(), k * c) })
+                .is_some_and(|(_, size)| size != data.0.len() as u64);
+        let flush = || -> Result<()> {
+            let file = self.ds.file().at(&self.path)?;
+            crate::raw::flush_file(&file, &self.path)
+        };
+        if moves {
+            flush()?;
         }
-        let file = self.ds.file().at(&self.path)?;
-        // Files made by `h5vec::create_file` never reuse freed space.
-        let reuses = file.create_plist().map_or(true, |p| {
-            p.file_space_strategy() != hdf5::plist::file_create::FileSpaceStrategy::PageAggregation
-        });
-        if !reuses {
-            return Ok(());
+        write_chunks(&self.ds, k, c, &[data], &self.path)?;
+        if moves {
+            flush()?;
         }
-        crate::raw::flush_file(&file, &self.path)
+        Ok(())
     }
 
     /// Waits for the compression tasks, then writes the whole chunks (once)
     /// and, if `with_tail`, the partial chunk. Errors repeat on every call.
+    ///
+    /// In a file that reuses freed space, a partial chunk (written only by
+    /// a commit) is stored uncompressed inside its deflate stream
+    /// ([`Pipeline::store`]), and so is a rewrite of it that stays partial
+    /// or does not compress: the stored size then depends only on the
+    /// chunk's size, so HDF5 rewrites the chunk in place, without moving
+    /// it or touching its index entry, and the committed rows keep their
+    /// bytes (shuffling puts every byte of a row at a fixed place). The
+    /// rewrite that compresses it is smaller than the stored form: HDF5
+    /// puts it at new space or at the start of the old copy, and an index
+    /// on disk that still names the old copy and its larger size reads the
+    /// new stream there (inflating stops at its end).
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
         let mut st = lock(&self.state);
         while st.remaining > 0 {
@@ -229,19 +260,33 @@ impl WriteJob {
         }
         let cb = self.chunk_bytes();
         let c = self.p.chunk_rows;
+        let keep_size = self.reuses && self.p.level.is_some();
         if !st.written {
             st.written = true;
             let r = if self.p.level.is_some() {
-                let out = std::mem::take(&mut st.out);
+                let mut out = std::mem::take(&mut st.out);
+                let mut masks = std::mem::take(&mut st.masks);
+                if keep_size && self.rewrites && !out.is_empty() {
+                    let input = st.input.clone();
+                    let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
+                    let mut stored = Vec::new();
+                    self.p.store(&bytes[..cb], &mut stored);
+                    if masks[0] != 0 || out[0].len() >= stored.len() {
+                        out[0] = stored;
+                        masks[0] = 0;
+                    }
+                }
                 let refs: Vec<(&[u8], c_uint)> = out
                     .iter()
                     .map(Vec::as_slice)
-                    .zip(st.masks.iter().copied())
+                    .zip(masks.iter().copied())
                     .collect();
-                let (first, rest) = refs.split_at(refs.len().min(1));
-                let r = write_chunks(&self.ds, self.k0, c, first, &self.path)
-                    .and_then(|()| self.flush_after_rewrite())
-                    .and_then(|()| write_chunks(&self.ds, self.k0 + 1, c, rest, &self.path));
+                let r = match refs.split_first() {
+                    Some((first, rest)) => self
+                        .write_first(self.k0, *first)
+                        .and_then(|()| write_chunks(&self.ds, self.k0 + 1, c, rest, &self.path)),
+                    None => Ok(()),
+                };
                 give_buffers(out);
                 r
             } else {
@@ -267,20 +312,21 @@ impl WriteJob {
             let mut raw = bytes[start..start + len].to_vec();
             raw.resize(cb, 0);
             let mut comp = Vec::new();
-            let data = if self.p.level.is_some() {
+            let data = if keep_size {
+                let mask = self.p.store(&raw, &mut comp);
+                (&comp[..], mask)
+            } else if self.p.level.is_some() {
                 let mask = self.p.compress(&raw, &mut comp);
                 (&comp[..], mask)
             } else {
                 (&raw[..], 0)
             };
             let k = self.k0 + self.whole as u64;
-            let r = write_chunks(&self.ds, k, c, &[data], &self.path).and_then(|()| {
-                if self.whole == 0 {
-                    self.flush_after_rewrite()
-                } else {
-                    Ok(())
-                }
-            });
+            let r = if self.whole == 0 {
+                self.write_first(k, data)
+            } else {
+                write_chunks(&self.ds, k, c, &[data], &self.path)
+            };
             if let Err(e) = r {
                 st.failed = Some(e.to_string());
                 return Err(e);
@@ -314,6 +360,16 @@ impl WriteJob {
     }
 }
 
+/// Commits begun so far, in any file (see [`commits`]).
+static COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A number that changes whenever a commit begins ([`complete_file`]): a
+/// writer that saw it change since its last write knows that the rows it
+/// wrote before may be committed now.
+pub(crate) fn commits() -> u64 {
+    COMMITS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Removes `job` from the pending list (it no longer needs a commit).
 pub(crate) fn forget(job: &Arc<WriteJob>) {
     lock(&PENDING).retain(|j| !Arc::ptr_eq(j, job));
@@ -323,6 +379,7 @@ pub(crate) fn forget(job: &Arc<WriteJob>) {
 /// [`crate::raw::file_number`]), partial chunks included, oldest first.
 /// Called before a commit flushes the file.
 pub(crate) fn complete_file(fileno: u64) -> Result<()> {
+    COMMITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let jobs: Vec<Arc<WriteJob>> = {
         let mut p = lock(&PENDING);
         let (mine, rest) = p.drain(..).partition(|j| j.fileno == fileno);

@@ -205,7 +205,20 @@ impl Pipeline {
     /// bit of its filter mask set, as HDF5 does when an optional filter
     /// fails: readers skip inflating it. `level` must be set.
     pub(crate) fn compress(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
-        let level = self.level.unwrap_or(0);
+        self.compress_at(raw, out, self.level.unwrap_or(0))
+    }
+
+    /// Shuffle (if on) and wrap one raw chunk in a zlib stream of "stored"
+    /// (uncompressed) deflate blocks: filter mask 0, readable by every
+    /// deflate reader, and a size that depends only on the chunk's size
+    /// (never less than any compressed form [`Pipeline::compress`] writes
+    /// with mask 0). See `WriteJob::finish` for why partly filled chunks
+    /// are stored this way in files that reuse freed space.
+    pub(crate) fn store(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
+        self.compress_at(raw, out, 0)
+    }
+
+    fn compress_at(&self, raw: &[u8], out: &mut Vec<u8>, level: u32) -> c_uint {
         COMPRESSOR.with(|c| {
             let mut c = c.borrow_mut();
             let c = match &mut *c {
