@@ -444,13 +444,14 @@ fn chunks(f: &File, path: &str) -> Vec<(u64, u64, u32)> {
         .collect()
 }
 
-/// SPEC section 8: in a file that reuses freed space (HDF5's default), the
-/// partly filled last chunk of a deflated dataset is stored uncompressed
-/// inside its deflate stream: 2 (zlib header) + 5 (one stored block) +
-/// the chunk's bytes + 4 (Adler-32) with filter mask 0. Appends that leave
-/// it partly filled rewrite it at the same address with the same size; the
-/// append that fills it compresses it. In a file of `h5vec::create_file`
-/// (which never reuses space) partial chunks are compressed.
+/// SPEC section 8: in a file that reuses freed space (HDF5's default), an
+/// append stores the partly filled last chunk of a deflated dataset
+/// uncompressed inside its deflate stream: 2 (zlib header) + 5 (one stored
+/// block) + the chunk's bytes + 4 (Adler-32), filter mask 0. Appends that
+/// leave it partly filled rewrite it at the same address with the same
+/// size; the append that fills it compresses it. A save (and a streaming
+/// writer of a new vector) compresses partial chunks, and so does every
+/// write in a file of `h5vec::create_file` (which never reuses space).
 #[test]
 fn partial_deflated_chunks_in_default_files_stay_in_place() {
     let (_d, f) = tmp();
@@ -458,12 +459,15 @@ fn partial_deflated_chunks_in_default_files_stay_in_place() {
     let vals: Vec<u64> = (0..2500).map(|i| i * 3).collect();
     let path = "v/data/values";
     let stored = 2 + 5 + 1024 * 8 + 4;
+    let compressed = |c: &(u64, u64, u32)| c.1 < stored / 4 && c.2 == 0;
     save_vector_with(&f, "v", &vals[..100], &opts).unwrap();
+    let saved = chunks(&f, path);
+    assert!(saved.len() == 1 && compressed(&saved[0]), "{saved:?}");
+    // Still partly filled: the stored form, then the same place and size.
+    append_vector(&f, "v", &vals[100..300]).unwrap();
     let first = chunks(&f, path);
-    assert_eq!(first.len(), 1);
-    assert_eq!((first[0].1, first[0].2), (stored, 0));
-    // Still partly filled: same place, same size.
-    append_vector(&f, "v", &vals[100..700]).unwrap();
+    assert_eq!((first.len(), first[0].1, first[0].2), (1, stored, 0));
+    append_vector(&f, "v", &vals[300..700]).unwrap();
     assert_eq!(chunks(&f, path), first);
     // A streaming writer that commits inside the chunk.
     let mut w = VectorWriter::<u64>::open_append(&f, "v", &opts).unwrap();
@@ -473,24 +477,33 @@ fn partial_deflated_chunks_in_default_files_stay_in_place() {
     w.extend(&vals[800..900]).unwrap();
     assert_eq!(w.finish().unwrap(), 900);
     assert_eq!(chunks(&f, path), first);
-    // Filled: chunk 0 compressed, chunk 1 full and compressed, chunk 2
-    // (452 rows) stored.
+    // Filled: chunks 0 and 1 compressed, chunk 2 (452 rows) stored.
     append_vector(&f, "v", &vals[900..]).unwrap();
     let c = chunks(&f, path);
     assert_eq!(c.len(), 3);
-    assert!(c[0].1 < stored / 4 && c[0].2 == 0, "{c:?}");
-    assert!(c[1].1 < stored / 4 && c[1].2 == 0, "{c:?}");
+    assert!(compressed(&c[0]) && compressed(&c[1]), "{c:?}");
     assert_eq!((c[2].1, c[2].2), (stored, 0));
     assert_eq!(load_vector::<u64>(&f, "v").unwrap(), vals);
     let through_hdf5: Vec<u64> = f.dataset(path).unwrap().read_raw().unwrap();
     assert_eq!(through_hdf5, vals);
 
+    // A new vector written by a streaming writer that commits mid-chunk
+    // (anonymous until `finish` links it).
+    let mut w = VectorWriter::<u64>::create(&f, "w", &opts).unwrap();
+    w.extend(&vals[..100]).unwrap();
+    w.flush().unwrap();
+    w.extend(&vals[100..200]).unwrap();
+    w.finish().unwrap();
+    assert!(compressed(&chunks(&f, "w/data/values")[0]));
+    assert_eq!(load_vector::<u64>(&f, "w").unwrap(), vals[..200]);
+
     let dir = tempfile::tempdir().unwrap();
     let g = h5vec::create_file(dir.path().join("c.h5")).unwrap();
     save_vector_with(&g, "v", &vals[..100], &opts).unwrap();
+    append_vector(&g, "v", &vals[100..300]).unwrap();
     let c = chunks(&g, path);
-    assert!(c[0].1 < stored / 4 && c[0].2 == 0, "{c:?}");
-    assert_eq!(load_vector::<u64>(&g, "v").unwrap(), vals[..100]);
+    assert!(compressed(&c[0]), "{c:?}");
+    assert_eq!(load_vector::<u64>(&g, "v").unwrap(), vals[..300]);
 }
 
 /// A chunk whose rows do not compress keeps the stored form when an
@@ -512,9 +525,10 @@ fn incompressible_partial_chunks_keep_the_stored_form() {
     let path = "v/data/values";
     let stored = 2 + 5 + 4096 * 8 + 4;
     save_vector_with(&f, "v", &vals[..10], &opts).unwrap();
+    append_vector(&f, "v", &vals[10..20]).unwrap();
     let first = chunks(&f, path);
     assert_eq!((first[0].1, first[0].2), (stored, 0));
-    append_vector(&f, "v", &vals[10..]).unwrap();
+    append_vector(&f, "v", &vals[20..]).unwrap();
     let c = chunks(&f, path);
     assert_eq!(
         c[0], first[0],

@@ -6,7 +6,7 @@ use hdf5::{Dataset, Datatype, Group};
 
 use std::sync::Arc;
 
-use crate::deferred::WriteJob;
+use crate::deferred::{Space, WriteJob};
 use crate::error::{Context, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::parallel::Pipeline;
@@ -39,9 +39,8 @@ pub struct PodWriter<T: Pod> {
     pipe: Option<Pipeline>,
     /// The open file's number, for commits.
     fileno: u64,
-    /// Whether the file hands freed space out again (see
-    /// [`WriteJob::finish`]).
-    reuses: bool,
+    /// How the file treats freed space (see [`WriteJob::finish`]).
+    space: Space,
     /// Rows at the front of `buf` already handed to the last job as its
     /// partial chunk (or already in the file): a flush with no more rows
     /// than these has nothing new to write.
@@ -145,7 +144,11 @@ impl<T: Pod> PodWriter<T> {
             compression,
         };
         let ds = raw::create_column(group, name, &spec, path)?;
-        Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path)
+        let mut w = Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path)?;
+        if w.space == Space::ReusedStored {
+            w.space = Space::Reused;
+        }
+        Ok(w)
     }
 
     /// Continues writing an existing dataset at row `written`.
@@ -164,15 +167,22 @@ impl<T: Pod> PodWriter<T> {
             .unwrap_or(0);
         let pipe = Pipeline::detect(&ds, mem_id)
             .filter(|p| row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0);
-        let reuses = pipe.is_some_and(|p| p.level.is_some())
-            && ds.file().map_or(true, |f| raw::has_free_space_managers(&f));
+        // An existing dataset: its partial chunks take the stored form
+        // (`create_as` switches a new one to compressed partial chunks).
+        let space = if pipe.is_some_and(|p| p.level.is_some())
+            && ds.file().map_or(true, |f| raw::has_free_space_managers(&f))
+        {
+            Space::ReusedStored
+        } else {
+            Space::Kept
+        };
         let mut w = PodWriter {
             fileno: if pipe.is_some() {
                 raw::file_number(ds.id())
             } else {
                 0
             },
-            reuses,
+            space,
             ds,
             mem,
             inner,
@@ -269,7 +279,7 @@ impl<T: Pod> PodWriter<T> {
             whole as usize,
             tail,
             self.carried > 0 && self.carried_stored,
-            self.reuses,
+            self.space,
             batch,
             &self.path,
         ));

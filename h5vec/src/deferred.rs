@@ -53,6 +53,22 @@ impl<T: Pod> Input for Vec<T> {
     }
 }
 
+/// How the file of a compressed dataset treats freed space, and so how
+/// its partly filled chunks are stored (see [`WriteJob::finish`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// Freed space is never handed out again (files of
+    /// `h5vec::create_file`), or the dataset is not compressed.
+    Kept,
+    /// Freed space is handed out again (HDF5's default); partial chunks
+    /// are compressed: a vector being saved, whose last chunk an append
+    /// rewrites at most once in this form.
+    Reused,
+    /// Freed space is handed out again; partial chunks are stored in the
+    /// stored form: appends to a vector already in the file.
+    ReusedStored,
+}
+
 /// What happens to the partial last chunk of a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tail {
@@ -94,9 +110,8 @@ pub(crate) struct WriteJob {
     /// The first chunk replaces one that holds committed rows (see
     /// [`WriteJob::finish`]).
     rewrites: bool,
-    /// The file hands freed space out again (HDF5's default file space
-    /// strategy; not files of `h5vec::create_file`).
-    reuses: bool,
+    /// How the file treats freed space.
+    space: Space,
     path: String,
     state: Mutex<State>,
     done: Condvar,
@@ -115,7 +130,7 @@ impl WriteJob {
     /// Queues the chunks of `buf` (rows from chunk `k0` on: `whole` whole
     /// chunks, then `tail_rows` rows) and returns at once. `rewrites`: the
     /// first chunk replaces a stored chunk that holds committed rows;
-    /// `reuses`: the file hands freed space out again.
+    /// `space`: how the file treats freed space.
     #[allow(clippy::too_many_arguments)] // one batch's coordinates; a struct would only rename them
     pub(crate) fn submit<T: Pod>(
         ds: &Dataset,
@@ -125,7 +140,7 @@ impl WriteJob {
         whole: usize,
         tail_rows: u64,
         rewrites: bool,
-        reuses: bool,
+        space: Space,
         buf: Vec<T>,
         path: &str,
     ) -> Arc<WriteJob> {
@@ -139,7 +154,7 @@ impl WriteJob {
             whole,
             tail_rows,
             rewrites,
-            reuses,
+            space,
             path: path.to_owned(),
             state: Mutex::new(State {
                 remaining: if compress { whole } else { 0 },
@@ -217,7 +232,7 @@ impl WriteJob {
     /// their bytes: it needs neither.
     fn write_first(&self, k: u64, data: (&[u8], c_uint)) -> Result<()> {
         let c = self.p.chunk_rows;
-        let guard = self.rewrites && self.reuses && self.p.level.is_some();
+        let guard = self.rewrites && self.space != Space::Kept && self.p.level.is_some();
         // SAFETY: a valid dataset id.
         let moves = guard
             && sync(|| unsafe { stored_chunk(self.ds.id(), k * c) })
@@ -239,17 +254,19 @@ impl WriteJob {
     /// Waits for the compression tasks, then writes the whole chunks (once)
     /// and, if `with_tail`, the partial chunk. Errors repeat on every call.
     ///
-    /// In a file that reuses freed space, a partial chunk (written only by
-    /// a commit) is stored uncompressed inside its deflate stream
-    /// ([`Pipeline::store`]), and so is a rewrite of it that stays partial
-    /// or does not compress: the stored size then depends only on the
-    /// chunk's size, so HDF5 rewrites the chunk in place, without moving
-    /// it or touching its index entry, and the committed rows keep their
-    /// bytes (shuffling puts every byte of a row at a fixed place). The
-    /// rewrite that compresses it is smaller than the stored form: HDF5
-    /// puts it at new space or at the start of the old copy, and an index
-    /// on disk that still names the old copy and its larger size reads the
-    /// new stream there (inflating stops at its end).
+    /// When appending to a vector in a file that reuses freed space
+    /// ([`Space::ReusedStored`]), a partial chunk (written only by a commit)
+    /// is stored uncompressed inside its deflate stream ([`Pipeline::store`]),
+    /// and so is a rewrite of it that does not compress: the stored size
+    /// then depends only on the chunk's size, so HDF5 rewrites the chunk in
+    /// place, without moving it or touching its index entry, and the
+    /// committed rows keep their bytes (shuffling puts every byte of a row
+    /// at a fixed place). The rewrite that compresses it is smaller than
+    /// the stored form: HDF5 puts it at new space or at the start of the
+    /// old copy, and an index on disk that still names the old copy and its
+    /// larger size reads the new stream there (inflating stops at its end).
+    /// A vector being saved keeps compressed partial chunks (its file stays
+    /// as small as HDF5's own); the first append moves its last chunk once.
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
         let mut st = lock(&self.state);
         while st.remaining > 0 {
@@ -260,7 +277,7 @@ impl WriteJob {
         }
         let cb = self.chunk_bytes();
         let c = self.p.chunk_rows;
-        let keep_size = self.reuses && self.p.level.is_some();
+        let keep_size = self.space == Space::ReusedStored && self.p.level.is_some();
         if !st.written {
             st.written = true;
             let r = if self.p.level.is_some() {
