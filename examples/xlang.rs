@@ -343,8 +343,11 @@ fn write_all(out: &Path) -> BoxResult<()> {
     let packed: Vec<Packed> = (0..500).map(packed).collect();
     h5vec::save_vector(&f, "packed", &packed)?;
 
-    // Random 64-bit values (chunks 0 and 1: stored with deflate skipped)
-    // then counters (deflated), saved in parts whose ends fall inside chunks.
+    // Random 64-bit values (chunk 0: stored with deflate skipped; chunk 1,
+    // first saved partly filled and compressed, then filled by an append
+    // that cannot compress it: the stored form) then counters (deflated),
+    // saved in parts whose ends fall inside chunks; the last append leaves
+    // chunk 4 partly filled, in the stored form (SPEC section 8).
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mixed: Vec<u64> = (0..70_000u64)
         .map(|i| {

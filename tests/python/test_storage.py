@@ -69,9 +69,38 @@ def test_incompressible_chunks_skip_deflate_in_their_filter_mask(rust_files):
     np.testing.assert_array_equal(ds[:], mixed_expected())
     info = [ds.id.get_chunk_info(i) for i in range(ds.id.get_num_chunks())]
     # Shuffle is filter 0, deflate filter 1: bit 1 set = deflate skipped.
-    assert [c.filter_mask for c in info] == [0b10, 0b10, 0, 0, 0]
-    assert [c.size for c in info[:2]] == [16_384 * 8] * 2
-    assert all(c.size < 16_384 * 8 // 4 for c in info[2:])
+    # Chunk 1 was filled by an append that could not compress it, and the
+    # last append left chunk 4 partly filled: both in the stored form.
+    assert [c.filter_mask for c in info] == [0b10, 0, 0, 0, 0]
+    assert info[0].size == 16_384 * 8
+    assert [info[1].size, info[4].size] == [stored_form_size(16_384 * 8)] * 2
+    assert all(c.size < 16_384 * 8 // 4 for c in info[2:4])
+
+
+def stored_form_size(n):
+    """zlib header (2) + a 5-byte header per stored block of at most 65,535
+    bytes + the bytes + Adler-32 (4): SPEC section 8."""
+    return 2 + 5 * -(-n // 65_535) + n + 4
+
+
+def test_partial_chunks_of_appended_vectors_use_the_stored_form(rust_files):
+    """SPEC section 8: after an append in a file with HDF5's default file
+    space handling, the partly filled last chunk of a deflated dataset is a
+    zlib stream of stored (uncompressed) deflate blocks over the shuffled
+    chunk, filter mask 0; any deflate reader decodes it."""
+    import zlib
+
+    ds = rust_files("storage.h5")["mixed/data/values"]
+    mask, raw = ds.id.read_direct_chunk((65_536,))
+    assert mask == 0 and len(raw) == stored_form_size(16_384 * 8)
+    assert raw[:2] == b"\x78\x01"  # deflate, 32 KiB window, level 0
+    first_block = raw[2:7]
+    assert first_block == bytes([0]) + (65_535).to_bytes(2, "little") + (0).to_bytes(2, "little")
+    shuffled = np.frombuffer(zlib.decompress(raw), np.uint8)
+    rows = shuffled.reshape(8, 16_384).T.copy().view("<u8").ravel()
+    np.testing.assert_array_equal(rows[: 70_000 - 65_536], mixed_expected()[65_536:])
+    assert not rows[70_000 - 65_536 :].any()
+    np.testing.assert_array_equal(ds[65_536:], mixed_expected()[65_536:])
 
 
 # ---------------------------------------------------------------------------
