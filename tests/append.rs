@@ -444,16 +444,16 @@ fn chunks(f: &File, path: &str) -> Vec<(u64, u64, u32)> {
         .collect()
 }
 
-/// SPEC section 8: in a file that reuses freed space (HDF5's default), an
-/// append stores the partly filled last chunk of a deflated dataset
-/// uncompressed inside its deflate stream: 2 (zlib header) + 5 (one stored
-/// block) + the chunk's bytes + 4 (Adler-32), filter mask 0. Appends that
-/// leave it partly filled rewrite it at the same address with the same
-/// size; the append that fills it compresses it. A save (and a streaming
-/// writer of a new vector) compresses partial chunks, and so does every
-/// write in a file of `h5vec::create_file` (which never reuses space).
+/// SPEC section 8: an append stores the partly filled last chunk of a
+/// deflated dataset uncompressed inside its deflate stream: 2 (zlib header)
+/// + 5 (one stored block) + the chunk's bytes + 4 (Adler-32), filter mask
+/// 0. Appends that leave it partly filled rewrite it at the same address
+/// with the same size; the append that fills it compresses it. A save (and
+/// a streaming writer of a new vector) compresses partial chunks. The same
+/// in a file of `h5vec::create_file` (which never reuses freed space: there
+/// an append that moved the chunk would leave the old copy behind).
 #[test]
-fn partial_deflated_chunks_in_default_files_stay_in_place() {
+fn partial_deflated_chunks_stay_in_place() {
     let (_d, f) = tmp();
     let opts = SaveOptions::default().chunk_length(1024).deflate(4);
     let vals: Vec<u64> = (0..2500).map(|i| i * 3).collect();
@@ -500,10 +500,25 @@ fn partial_deflated_chunks_in_default_files_stay_in_place() {
     let dir = tempfile::tempdir().unwrap();
     let g = h5vec::create_file(dir.path().join("c.h5")).unwrap();
     save_vector_with(&g, "v", &vals[..100], &opts).unwrap();
+    assert!(compressed(&chunks(&g, path)[0]));
     append_vector(&g, "v", &vals[100..300]).unwrap();
+    let first = chunks(&g, path);
+    assert_eq!((first[0].1, first[0].2), (stored, 0));
+    let size = std::fs::metadata(dir.path().join("c.h5")).unwrap().len();
+    for k in 0..20 {
+        append_vector(&g, "v", &vals[300 + k * 10..310 + k * 10]).unwrap();
+    }
+    assert_eq!(chunks(&g, path), first);
+    let grown = std::fs::metadata(dir.path().join("c.h5")).unwrap().len() - size;
+    assert!(
+        grown < stored,
+        "20 small appends grew the file by {grown} bytes"
+    );
+    append_vector(&g, "v", &vals[500..]).unwrap();
     let c = chunks(&g, path);
-    assert!(compressed(&c[0]), "{c:?}");
-    assert_eq!(load_vector::<u64>(&g, "v").unwrap(), vals[..300]);
+    assert!(compressed(&c[0]) && compressed(&c[1]), "{c:?}");
+    assert_eq!((c[2].1, c[2].2), (stored, 0));
+    assert_eq!(load_vector::<u64>(&g, "v").unwrap(), vals);
 }
 
 /// A chunk whose rows do not compress keeps the stored form when an

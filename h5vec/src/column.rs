@@ -145,9 +145,7 @@ impl<T: Pod> PodWriter<T> {
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         let mut w = Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path)?;
-        if w.space == Space::ReusedStored {
-            w.space = Space::Reused;
-        }
+        w.space.stored_tails = false;
         Ok(w)
     }
 
@@ -169,12 +167,10 @@ impl<T: Pod> PodWriter<T> {
             .filter(|p| row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0);
         // An existing dataset: its partial chunks take the stored form
         // (`create_as` switches a new one to compressed partial chunks).
-        let space = if pipe.is_some_and(|p| p.level.is_some())
-            && ds.file().map_or(true, |f| raw::has_free_space_managers(&f))
-        {
-            Space::ReusedStored
-        } else {
-            Space::Kept
+        let compressed = pipe.is_some_and(|p| p.level.is_some());
+        let space = Space {
+            reused: compressed && ds.file().map_or(true, |f| raw::has_free_space_managers(&f)),
+            stored_tails: compressed,
         };
         let mut w = PodWriter {
             fileno: if pipe.is_some() {

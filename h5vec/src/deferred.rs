@@ -53,20 +53,18 @@ impl<T: Pod> Input for Vec<T> {
     }
 }
 
-/// How the file of a compressed dataset treats freed space, and so how
-/// its partly filled chunks are stored (see [`WriteJob::finish`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Space {
-    /// Freed space is never handed out again (files of
-    /// `h5vec::create_file`), or the dataset is not compressed.
-    Kept,
-    /// Freed space is handed out again (HDF5's default); partial chunks
-    /// are compressed: a vector being saved, whose last chunk an append
-    /// rewrites at most once in this form.
-    Reused,
-    /// Freed space is handed out again; partial chunks are stored in the
-    /// stored form: appends to a vector already in the file.
-    ReusedStored,
+/// Where a compressed dataset's chunks go (see [`WriteJob::finish`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Space {
+    /// The file hands freed space out again (HDF5's default; not files of
+    /// `h5vec::create_file`): a rewrite that moves a chunk holding
+    /// committed rows happens between two flushes.
+    pub(crate) reused: bool,
+    /// Partly filled chunks take the stored form: appends to a vector
+    /// already in the file. A vector being saved compresses them (its file
+    /// stays as small as HDF5's own); the first append moves its last chunk
+    /// once.
+    pub(crate) stored_tails: bool,
 }
 
 /// What happens to the partial last chunk of a job.
@@ -232,7 +230,7 @@ impl WriteJob {
     /// their bytes: it needs neither.
     fn write_first(&self, k: u64, data: (&[u8], c_uint)) -> Result<()> {
         let c = self.p.chunk_rows;
-        let guard = self.rewrites && self.space != Space::Kept && self.p.level.is_some();
+        let guard = self.rewrites && self.space.reused && self.p.level.is_some();
         // SAFETY: a valid dataset id.
         let moves = guard
             && sync(|| unsafe { stored_chunk(self.ds.id(), k * c) })
@@ -254,19 +252,19 @@ impl WriteJob {
     /// Waits for the compression tasks, then writes the whole chunks (once)
     /// and, if `with_tail`, the partial chunk. Errors repeat on every call.
     ///
-    /// When appending to a vector in a file that reuses freed space
-    /// ([`Space::ReusedStored`]), a partial chunk (written only by a commit)
-    /// is stored uncompressed inside its deflate stream ([`Pipeline::store`]),
-    /// and so is a rewrite of it that does not compress: the stored size
-    /// then depends only on the chunk's size, so HDF5 rewrites the chunk in
-    /// place, without moving it or touching its index entry, and the
-    /// committed rows keep their bytes (shuffling puts every byte of a row
-    /// at a fixed place). The rewrite that compresses it is smaller than
-    /// the stored form: HDF5 puts it at new space or at the start of the
-    /// old copy, and an index on disk that still names the old copy and its
-    /// larger size reads the new stream there (inflating stops at its end).
-    /// A vector being saved keeps compressed partial chunks (its file stays
-    /// as small as HDF5's own); the first append moves its last chunk once.
+    /// When appending to a compressed vector ([`Space::stored_tails`]), a
+    /// partial chunk (written only by a commit) is stored uncompressed
+    /// inside its deflate stream ([`Pipeline::store`]), and so is a rewrite
+    /// of it that does not compress: the stored size then depends only on
+    /// the chunk's size, so HDF5 rewrites the chunk in place, without
+    /// moving it or touching its index entry, and the committed rows keep
+    /// their bytes (shuffling puts every byte of a row at a fixed place).
+    /// Small appends then neither compress nor move the chunk each time (in
+    /// a file that never reuses freed space, every moved copy would be left
+    /// behind). The rewrite that compresses it is smaller than the stored
+    /// form: HDF5 puts it at new space or at the start of the old copy, and
+    /// an index on disk that still names the old copy and its larger size
+    /// reads the new stream there (inflating stops at its end).
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
         let mut st = lock(&self.state);
         while st.remaining > 0 {
@@ -277,7 +275,7 @@ impl WriteJob {
         }
         let cb = self.chunk_bytes();
         let c = self.p.chunk_rows;
-        let keep_size = self.space == Space::ReusedStored && self.p.level.is_some();
+        let keep_size = self.space.stored_tails && self.p.level.is_some();
         if !st.written {
             st.written = true;
             let r = if self.p.level.is_some() {
