@@ -445,9 +445,9 @@ fn chunks(f: &File, path: &str) -> Vec<(u64, u64, u32)> {
 }
 
 /// SPEC section 8: an append stores the partly filled last chunk of a
-/// deflated dataset uncompressed inside its deflate stream: 2 (zlib header)
-/// + 5 (one stored block) + the chunk's bytes + 4 (Adler-32), filter mask
-/// 0. Appends that leave it partly filled rewrite it at the same address
+/// deflated dataset uncompressed inside its deflate stream: 2 bytes (zlib
+/// header), 5 (one stored block), the chunk's bytes and 4 (Adler-32), filter
+/// mask 0. Appends that leave it partly filled rewrite it at the same address
 /// with the same size; the append that fills it compresses it. A save (and
 /// a streaming writer of a new vector) compresses partial chunks. The same
 /// in a file of `h5vec::create_file` (which never reuses freed space: there
