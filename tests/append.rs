@@ -554,3 +554,93 @@ fn incompressible_partial_chunks_keep_the_stored_form() {
     let through_hdf5: Vec<u64> = f.dataset(path).unwrap().read_raw().unwrap();
     assert_eq!(through_hdf5, vals);
 }
+
+/// The global heap collections (address, bytes) that the variable-length
+/// strings of `path` (a 1-D unfiltered dataset) point into, read from the
+/// file on disk: a heap reference is a 4-byte length, an 8-byte collection
+/// address and a 4-byte index; a collection starts with `GCOL`, version,
+/// 3 reserved bytes and its 8-byte size.
+fn collections(file: &std::path::Path, f: &File, path: &str) -> Vec<(u64, Vec<u8>)> {
+    f.flush().unwrap();
+    let bytes = std::fs::read(file).unwrap();
+    let ds = f.dataset(path).unwrap();
+    let spans: Vec<(u64, u64)> = match ds.num_chunks() {
+        Some(n) => (0..n)
+            .map(|i| ds.chunk_info(i).unwrap())
+            .map(|c| (c.addr, c.size))
+            .collect(),
+        None => vec![(ds.offset().unwrap(), ds.storage_size())],
+    };
+    let mut addrs = std::collections::BTreeSet::new();
+    for (a, n) in spans {
+        for r in bytes[a as usize..(a + n) as usize].chunks_exact(16) {
+            if u32::from_le_bytes(r[..4].try_into().unwrap()) > 0 {
+                addrs.insert(u64::from_le_bytes(r[4..12].try_into().unwrap()));
+            }
+        }
+    }
+    addrs
+        .into_iter()
+        .map(|a| {
+            let h = &bytes[a as usize..a as usize + 16];
+            assert_eq!(&h[..4], b"GCOL", "collection at {a}");
+            let size = u64::from_le_bytes(h[8..16].try_into().unwrap());
+            (a, bytes[a as usize..(a + size) as usize].to_vec())
+        })
+        .collect()
+}
+
+/// SPEC section 8: saves and appends put their strings into new global
+/// heap collections, in files of `File::create` as in those of
+/// `h5vec::create_file`: a collection holding committed strings (of a
+/// string field or of the schema's `field_names`) keeps its bytes, so a
+/// kill cannot tear it.
+#[test]
+fn committed_string_collections_keep_their_bytes() {
+    for ours in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.h5");
+        let f = if ours {
+            h5vec::create_file(&path).unwrap()
+        } else {
+            File::create(&path).unwrap()
+        };
+        let opts = SaveOptions::default().chunk_length(1000);
+        let rows: Vec<All> = (0..400).map(all).collect();
+        save_vector_with(&f, "a", &rows[..300], &opts).unwrap();
+        let watched = ["a/data/label/values", "a/metadata/schema/field_names"];
+        let before: Vec<_> = watched.iter().map(|p| collections(&path, &f, p)).collect();
+        assert!(before.iter().all(|c| !c.is_empty()));
+        // A streaming writer commits (its new vector, not linked until it
+        // finishes, keeps the cache as it is meanwhile: see SPEC).
+        let mut w = VectorWriter::<All>::create(&f, "w", &opts).unwrap();
+        w.extend(&rows[..50]).unwrap();
+        w.flush().unwrap();
+        w.extend(&rows[50..]).unwrap();
+        w.finish().unwrap();
+        save_vector_with(&f, "b", &rows, &opts).unwrap();
+        append_vector(&f, "a", &rows[300..350]).unwrap();
+        let mut w = VectorWriter::<All>::open_append(&f, "a", &opts).unwrap();
+        w.extend(&rows[350..370]).unwrap();
+        w.flush().unwrap();
+        w.extend(&rows[370..]).unwrap();
+        w.finish().unwrap();
+        let after: Vec<_> = watched.iter().map(|p| collections(&path, &f, p)).collect();
+        for (i, p) in watched.iter().enumerate() {
+            for (a, old) in &before[i] {
+                let now = &after[i].iter().find(|(b, _)| b == a).unwrap().1;
+                assert!(
+                    now == old,
+                    "ours={ours}: {p}: the collection at {a} was rewritten"
+                );
+            }
+        }
+        for name in ["a", "b", "w"] {
+            assert_eq!(
+                load_vector::<All>(&f, name).unwrap(),
+                rows,
+                "ours={ours}: {name}"
+            );
+        }
+    }
+}

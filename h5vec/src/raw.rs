@@ -837,6 +837,43 @@ pub fn create_anon_group(parent: &Group, path: &str) -> Result<Group> {
     parent.create_group_builder().create(None).at(path)
 }
 
+/// Files (by [`file_number`]) in which h5vec holds an object open that no
+/// link reaches: the anonymous group of a vector being saved or streamed,
+/// or a replaced vector kept until its replacement is committed, one entry
+/// per [`Unlinked`].
+static UNLINKED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+fn unlinked() -> std::sync::MutexGuard<'static, Vec<u64>> {
+    // Every update is one push or remove: a poisoned lock is still usable.
+    UNLINKED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks the file of an object h5vec holds open without a link to it while
+/// this lives. [`forget_heap_collections`] does nothing meanwhile: evicting
+/// the metadata cache while such an object was open made HDF5 hand its
+/// storage out again (a later append wrote a chunk over a dataset of a
+/// streamed vector's group, linked in between; HDF5 2.x, default file space
+/// handling).
+pub struct Unlinked(u64);
+
+impl Unlinked {
+    /// Marks the file holding the object `id`.
+    pub fn new(id: hid_t) -> Self {
+        let n = file_number(id);
+        unlinked().push(n);
+        Unlinked(n)
+    }
+}
+
+impl Drop for Unlinked {
+    fn drop(&mut self) {
+        let mut u = unlinked();
+        if let Some(i) = u.iter().position(|&n| n == self.0) {
+            u.swap_remove(i);
+        }
+    }
+}
+
 /// Links the object `obj` (typically anonymous) as `name` in `group`.
 pub fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) -> Result<()> {
     let n = CString::new(name).map_err(|_| Error::bad_name(path, "name contains NUL"))?;
@@ -852,7 +889,7 @@ pub fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) 
 /// An open handle on an object: while it lives, HDF5 keeps the object's
 /// storage even if its last link is deleted (the storage is freed when the
 /// handle closes).
-pub struct HeldObject(hid_t);
+pub struct HeldObject(hid_t, Unlinked);
 
 impl HeldObject {
     /// Opens the object linked as `name` in `group`.
@@ -864,7 +901,7 @@ impl HeldObject {
                 hdf5_sys::h5o::H5Oopen(group.id(), n.as_ptr(), H5P_DEFAULT),
             )
         })?;
-        Ok(HeldObject(id))
+        Ok(HeldObject(id, Unlinked::new(id)))
     }
 
     /// Links the held object as `name` in `group` again.
@@ -1285,9 +1322,7 @@ pub fn has_free_space_managers(file: &hdf5::File) -> bool {
 }
 
 /// Makes HDF5 forget the global heap collections it has cached, so that the
-/// variable-length data written next goes into new collections. Only in
-/// files without free-space managers (those of [`crate::create_file`]); a
-/// no-op in others.
+/// variable-length data written next goes into new collections.
 ///
 /// HDF5 adds new variable-length values (strings) to any cached collection
 /// with free space, rewriting it in place, committed values included, and a
@@ -1299,18 +1334,17 @@ pub fn has_free_space_managers(file: &hdf5::File) -> bool {
 /// created (and deleted with its handle) to make the cache evict its clean
 /// entries down to that size, and the configuration restored.
 ///
-/// In a file with free-space managers (HDF5's default strategy) this is not
-/// done: evicting their entries from so small a cache corrupts HDF5's free
-/// lists (HDF5 then hands out space in use; seen with HDF5 2.2).
+/// Not while h5vec holds an object in the file open without a link to it
+/// (see [`Unlinked`]).
 ///
 /// Call it with no dirty metadata (right after a flush).
 pub fn forget_heap_collections(file: &hdf5::File) {
     use hdf5_sys::h5ac::*;
     use hdf5_sys::h5f;
-    if has_free_space_managers(file) {
+    let id = file.id();
+    if unlinked().contains(&file_number(id)) {
         return;
     }
-    let id = file.id();
     // SAFETY: a valid file id; every id created here is closed here.
     sync(|| unsafe {
         let mut cfg: Box<H5AC_cache_config_t> = Box::default();
@@ -1372,11 +1406,9 @@ impl HoldMetadata {
         use hdf5_sys::h5f;
         let id = file.id();
         cover_whole_file(&file);
-        if !has_free_space_managers(&file) {
-            // Clean first (whatever the caller left dirty), then forget.
-            let _ = flush_file(&file, "");
-            forget_heap_collections(&file);
-        }
+        // Clean first (whatever the caller left dirty), then forget.
+        let _ = flush_file(&file, "");
+        forget_heap_collections(&file);
         let bounds = libver_bounds(id).filter(|&(low, high)| {
             (low as i32) < (H5F_libver_t::H5F_LIBVER_V110 as i32)
                 && (high as i32) >= (H5F_libver_t::H5F_LIBVER_V110 as i32)

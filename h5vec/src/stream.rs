@@ -135,6 +135,8 @@ pub struct VectorWriter<T: H5Vector> {
     /// Set while the vector is a new, anonymous group: whether linking it
     /// replaces an existing `name`.
     link_as_new: Option<bool>,
+    /// Set while the vector is a new, anonymous group.
+    unlinked: Option<crate::raw::Unlinked>,
     committed: u64,
     /// Rows pushed but not committed.
     pending: usize,
@@ -160,6 +162,7 @@ impl<T: H5Vector> VectorWriter<T> {
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).
         let group = crate::raw::create_anon_group(parent, "$")?;
+        let unlinked = Some(crate::raw::Unlinked::new(group.id()));
         let ctx = WriteCtx {
             opts,
             len_hint: u64::MAX,
@@ -180,6 +183,7 @@ impl<T: H5Vector> VectorWriter<T> {
             meta,
             name: name.to_owned(),
             link_as_new: Some(exists),
+            unlinked,
             committed: 0,
             pending: 0,
             buffered: 0,
@@ -199,6 +203,12 @@ impl<T: H5Vector> VectorWriter<T> {
         };
         let enc = T::Codec::append(&v.data, &v.schema, "$", v.count, &ctx)?;
         let group = open_group(parent, name, "$")?;
+        // Checking the schema read its strings, which put the global heap
+        // collections holding them back in HDF5's cache: forget them again,
+        // so that the appended strings go into new collections.
+        let file = parent.file().at("$")?;
+        crate::raw::flush_file(&file, "$")?;
+        crate::raw::forget_heap_collections(&file);
         Ok(VectorWriter {
             enc,
             parent: parent.clone(),
@@ -206,6 +216,7 @@ impl<T: H5Vector> VectorWriter<T> {
             meta: v.meta,
             name: name.to_owned(),
             link_as_new: None,
+            unlinked: None,
             committed: v.count,
             pending: 0,
             buffered: 0,
@@ -281,6 +292,7 @@ impl<T: H5Vector> VectorWriter<T> {
         self.flush()?;
         if let Some(replace) = self.link_as_new.take() {
             commit_vector(&self.parent, &self.group, &self.name, replace)?;
+            self.unlinked = None;
         }
         Ok(self.committed)
     }

@@ -91,6 +91,7 @@ pub fn save_vector_with<T: H5Vector>(
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
     // Dropped on error: an anonymous group goes with its last handle.
     let group = raw::create_anon_group(parent, "$")?;
+    let _unlinked = raw::Unlinked::new(group.id());
     write_vector(&group, values, opts)?;
     commit_vector(parent, &group, name, exists)
 }
