@@ -889,7 +889,11 @@ pub fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) 
 /// An open handle on an object: while it lives, HDF5 keeps the object's
 /// storage even if its last link is deleted (the storage is freed when the
 /// handle closes).
-pub struct HeldObject(hid_t, Unlinked);
+pub struct HeldObject {
+    id: hid_t,
+    /// Marks the file while the object may have no link (see [`Unlinked`]).
+    _unlinked: Unlinked,
+}
 
 impl HeldObject {
     /// Opens the object linked as `name` in `group`.
@@ -901,7 +905,10 @@ impl HeldObject {
                 hdf5_sys::h5o::H5Oopen(group.id(), n.as_ptr(), H5P_DEFAULT),
             )
         })?;
-        Ok(HeldObject(id, Unlinked::new(id)))
+        Ok(HeldObject {
+            id,
+            _unlinked: Unlinked::new(id),
+        })
     }
 
     /// Links the held object as `name` in `group` again.
@@ -910,7 +917,7 @@ impl HeldObject {
         sync(|| unsafe {
             check(
                 path,
-                hdf5_sys::h5o::H5Olink(self.0, group.id(), n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
+                hdf5_sys::h5o::H5Olink(self.id, group.id(), n.as_ptr(), H5P_DEFAULT, H5P_DEFAULT),
             )
         })?;
         Ok(())
@@ -921,7 +928,7 @@ impl Drop for HeldObject {
     fn drop(&mut self) {
         // SAFETY: the id was opened by `open` and is closed once.
         sync(|| unsafe {
-            hdf5_sys::h5o::H5Oclose(self.0);
+            hdf5_sys::h5o::H5Oclose(self.id);
         });
     }
 }
