@@ -1344,7 +1344,8 @@ pub fn has_free_space_managers(file: &hdf5::File) -> bool {
 /// Not while h5vec holds an object in the file open without a link to it
 /// (see [`Unlinked`]).
 ///
-/// Call it with no dirty metadata (right after a flush).
+/// Dirty metadata is written by the eviction, in the cache's order: call it
+/// right after a flush, or where nothing a reader relies on is dirty.
 pub fn forget_heap_collections(file: &hdf5::File) {
     use hdf5_sys::h5ac::*;
     use hdf5_sys::h5f;
@@ -1412,10 +1413,21 @@ impl HoldMetadata {
         use hdf5_sys::h5ac::*;
         use hdf5_sys::h5f;
         let id = file.id();
-        cover_whole_file(&file);
-        // Clean first (whatever the caller left dirty), then forget.
-        let _ = flush_file(&file, "");
-        forget_heap_collections(&file);
+        if has_free_space_managers(&file) {
+            // Not after a flush: right after the file was opened, a flush
+            // writes the superblock, and a kill after that write left files
+            // whose root group HDF5 then refused to read ("address of
+            // object past end of allocation"; HDF5's default file space
+            // handling). Whatever the caller left dirty is written by the
+            // eviction, as HDF5 would anyway.
+            forget_heap_collections(&file);
+            cover_whole_file(&file);
+        } else {
+            cover_whole_file(&file);
+            // Clean first (whatever the caller left dirty), then forget.
+            let _ = flush_file(&file, "");
+            forget_heap_collections(&file);
+        }
         let bounds = libver_bounds(id).filter(|&(low, high)| {
             (low as i32) < (H5F_libver_t::H5F_LIBVER_V110 as i32)
                 && (high as i32) >= (H5F_libver_t::H5F_LIBVER_V110 as i32)

@@ -205,10 +205,9 @@ impl<T: H5Vector> VectorWriter<T> {
         let group = open_group(parent, name, "$")?;
         // Checking the schema read its strings, which put the global heap
         // collections holding them back in HDF5's cache: forget them again,
-        // so that the appended strings go into new collections.
-        let file = parent.file().at("$")?;
-        crate::raw::flush_file(&file, "$")?;
-        crate::raw::forget_heap_collections(&file);
+        // so that the appended strings go into new collections. (What is
+        // dirty here lies past `count`: extents and stale tails trimmed.)
+        crate::raw::forget_heap_collections(&parent.file().at("$")?);
         Ok(VectorWriter {
             enc,
             parent: parent.clone(),
