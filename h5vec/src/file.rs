@@ -44,18 +44,19 @@ unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
 /// saves and appends crash-safe (SPEC.md, section 8):
 ///
 /// - file space is managed by aggregators only: space HDF5 frees (the old
-///   copy of a compressed chunk an append rewrites, a replaced vector) is
+///   copy of a compressed chunk an append moves, a replaced vector) is
 ///   never handed out again. With HDF5's default strategy, freed space is
 ///   reused at once, while the file on disk may still point at it until the
-///   next flush: a kill in between can leave the committed rows of a
-///   compressed vector overwritten by another chunk. Files created this way
-///   do not shrink when vectors are replaced (`h5repack` reclaims the space);
+///   next flush; h5vec works around that in such files too (flushes around
+///   a moving rewrite), so this mostly saves those flushes. Files created
+///   this way do not shrink when vectors are replaced (`h5repack` reclaims
+///   the space);
 /// - the root group keeps its links in its object header (see
-///   [`create_group`]), so linking a saved vector into it is a single write;
-/// - h5vec makes HDF5 put the strings of every commit into new global heap
-///   collections instead of rewriting collections that hold committed
-///   strings (which a kill during the write can leave unreadable); it can
-///   do that only in a file without free-space managers;
+///   [`create_group`]), so linking a saved vector into it is a single write.
+///   This is what a default file cannot offer: once a group of HDF5's
+///   default settings holds more than 8 links, linking rewrites several
+///   blocks of its link index, and a kill between them leaves the group
+///   unreadable;
 /// - the superblock is version 2 (objects in the HDF5 1.8 format or later):
 ///   version 3 superblocks carry a "file is open for writing" flag that a
 ///   killed writer leaves set, and HDF5 then refuses to open the file
