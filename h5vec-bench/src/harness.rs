@@ -142,6 +142,12 @@ pub fn loadavg() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
+/// The command-line arguments, all parsed as numbers (for the small
+/// benchmark binaries whose arguments are counts).
+pub fn numeric_args() -> Result<Vec<usize>, std::num::ParseIntError> {
+    std::env::args().skip(1).map(|s| s.parse()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

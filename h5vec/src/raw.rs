@@ -1328,6 +1328,34 @@ pub fn has_free_space_managers(file: &hdf5::File) -> bool {
     })
 }
 
+/// The metadata cache configuration of file `id`, and a copy of it with
+/// automatic resizing off and evictions on or off (`evict`). `None` if HDF5
+/// cannot tell.
+///
+/// # Safety
+/// `id` must be a valid file id, and the caller must hold HDF5's lock.
+unsafe fn cache_config(
+    id: hid_t,
+    evict: bool,
+) -> Option<(
+    Box<hdf5_sys::h5ac::H5AC_cache_config_t>,
+    Box<hdf5_sys::h5ac::H5AC_cache_config_t>,
+)> {
+    use hdf5_sys::h5c::{H5C_cache_decr_mode, H5C_cache_flash_incr_mode, H5C_cache_incr_mode};
+    let mut cfg: Box<hdf5_sys::h5ac::H5AC_cache_config_t> = Box::default();
+    cfg.version = hdf5_sys::h5ac::H5AC__CURR_CACHE_CONFIG_VERSION;
+    // SAFETY: forwarded from the caller; `cfg` is a valid output struct.
+    if unsafe { hdf5_sys::h5f::H5Fget_mdc_config(id, &mut *cfg) } < 0 {
+        return None;
+    }
+    let mut changed = cfg.clone();
+    changed.evictions_enabled = evict as _;
+    changed.incr_mode = H5C_cache_incr_mode::H5C_incr__off;
+    changed.flash_incr_mode = H5C_cache_flash_incr_mode::H5C_flash_incr__off;
+    changed.decr_mode = H5C_cache_decr_mode::H5C_decr__off;
+    Some((cfg, changed))
+}
+
 /// Makes HDF5 forget the global heap collections it has cached, so that the
 /// variable-length data written next goes into new collections.
 ///
@@ -1347,7 +1375,6 @@ pub fn has_free_space_managers(file: &hdf5::File) -> bool {
 /// Dirty metadata is written by the eviction, in the cache's order: call it
 /// right after a flush, or where nothing a reader relies on is dirty.
 pub fn forget_heap_collections(file: &hdf5::File) {
-    use hdf5_sys::h5ac::*;
     use hdf5_sys::h5f;
     let id = file.id();
     if unlinked().contains(&file_number(id)) {
@@ -1355,16 +1382,9 @@ pub fn forget_heap_collections(file: &hdf5::File) {
     }
     // SAFETY: a valid file id; every id created here is closed here.
     sync(|| unsafe {
-        let mut cfg: Box<H5AC_cache_config_t> = Box::default();
-        cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-        if h5f::H5Fget_mdc_config(id, &mut *cfg) < 0 {
+        let Some((cfg, mut tiny)) = cache_config(id, true) else {
             return;
-        }
-        let mut tiny = cfg.clone();
-        tiny.evictions_enabled = 1;
-        tiny.incr_mode = hdf5_sys::h5c::H5C_cache_incr_mode::H5C_incr__off;
-        tiny.flash_incr_mode = hdf5_sys::h5c::H5C_cache_flash_incr_mode::H5C_flash_incr__off;
-        tiny.decr_mode = hdf5_sys::h5c::H5C_cache_decr_mode::H5C_decr__off;
+        };
         tiny.set_initial_size = 1;
         tiny.min_size = 1024; // H5C__MIN_MAX_CACHE_SIZE
         tiny.max_size = 1024;
@@ -1410,7 +1430,6 @@ impl HoldMetadata {
     /// (a kill in the middle of the flush that writes a split leaves a chunk
     /// index that loses committed chunks).
     pub fn new(file: hdf5::File) -> Self {
-        use hdf5_sys::h5ac::*;
         use hdf5_sys::h5f;
         let id = file.id();
         if has_free_space_managers(&file) {
@@ -1437,16 +1456,7 @@ impl HoldMetadata {
                 }) >= 0
         });
         let saved = sync(|| unsafe {
-            let mut cfg: Box<H5AC_cache_config_t> = Box::default();
-            cfg.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-            if h5f::H5Fget_mdc_config(id, &mut *cfg) < 0 {
-                return None;
-            }
-            let mut held = cfg.clone();
-            held.evictions_enabled = 0;
-            held.incr_mode = hdf5_sys::h5c::H5C_cache_incr_mode::H5C_incr__off;
-            held.flash_incr_mode = hdf5_sys::h5c::H5C_cache_flash_incr_mode::H5C_flash_incr__off;
-            held.decr_mode = hdf5_sys::h5c::H5C_cache_decr_mode::H5C_decr__off;
+            let (cfg, mut held) = cache_config(id, false)?;
             held.set_initial_size = 0;
             if h5f::H5Fset_mdc_config(id, &*held) < 0 {
                 return None;

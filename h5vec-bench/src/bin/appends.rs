@@ -16,15 +16,12 @@
 
 use h5vec::SaveOptions;
 use h5vec_bench::data;
-use h5vec_bench::harness::{measure, stats};
+use h5vec_bench::harness::{measure, numeric_args, stats};
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> AnyResult<()> {
-    let a: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|s| s.parse())
-        .collect::<Result<_, _>>()?;
+    let a = numeric_args()?;
     let per = a.first().copied().unwrap_or(10);
     let appends = a.get(1).copied().unwrap_or(200);
     let reps = a.get(2).copied().unwrap_or(5);

@@ -12,16 +12,13 @@
 //! median of the per-save medians, the slowest save and the total.
 
 use h5vec_bench::data;
-use h5vec_bench::harness::stats;
+use h5vec_bench::harness::{numeric_args, stats};
 use std::time::Instant;
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> AnyResult<()> {
-    let a: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|s| s.parse())
-        .collect::<Result<_, _>>()?;
+    let a = numeric_args()?;
     let n = a.first().copied().unwrap_or(1000);
     let reps = a.get(1).copied().unwrap_or(3);
     let rows = data::gen_w1(3);
