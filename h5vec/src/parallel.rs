@@ -210,10 +210,10 @@ impl Pipeline {
 
     /// Shuffle (if on) and wrap one raw chunk in a zlib stream of "stored"
     /// (uncompressed) deflate blocks: filter mask 0, readable by every
-    /// deflate reader, and a size that depends only on the chunk's size
-    /// (never less than any compressed form [`Pipeline::compress`] writes
-    /// with mask 0). See `WriteJob::finish` for why partly filled chunks
-    /// are stored this way in files that reuse freed space.
+    /// deflate reader, and a size that depends only on the chunk's size.
+    /// See `WriteJob::finish` for why appends store partly filled chunks
+    /// this way (and chunks that [`Pipeline::compress`] cannot shrink below
+    /// it).
     pub(crate) fn store(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
         self.compress_at(raw, out, 0)
     }
