@@ -91,17 +91,46 @@ impl CommittedChunk {
         }
     }
 
+    /// Nothing to guard (datasets h5vec writes chunk by chunk itself).
+    fn off() -> Self {
+        CommittedChunk { chunk: 0, seen: 0 }
+    }
+
     /// How many of `rows` rows written from row `start` on go before a
     /// flush of the file: the rows up to the end of the chunk holding
     /// `start`, when that chunk may hold committed rows (first write
     /// since the writer started or since a commit). `None`: no flush.
-    pub(crate) fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
+    fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
         let now = crate::deferred::commits();
         let fresh = std::mem::replace(&mut self.seen, now) != now;
         if self.chunk == 0 || !fresh || start % self.chunk == 0 || rows == 0 {
             return None;
         }
         Some((self.chunk - start % self.chunk).min(rows))
+    }
+
+    /// Writes `rows` rows of `ds` from row `start` on with `write(from, to)`
+    /// (buffer rows `from..to`, at dataset row `start + from`): in one call,
+    /// or split and between flushes as the type's doc says.
+    fn write(
+        &mut self,
+        ds: &Dataset,
+        path: &str,
+        start: u64,
+        rows: u64,
+        mut write: impl FnMut(u64, u64) -> Result<()>,
+    ) -> Result<()> {
+        let Some(first) = self.rows_before_flush(start, rows) else {
+            return write(0, rows);
+        };
+        let flush = || raw::flush_file(&ds.file().at(path)?, path);
+        flush()?;
+        write(0, first)?;
+        flush()?;
+        if first < rows {
+            write(first, rows)?;
+        }
+        Ok(())
     }
 }
 
@@ -190,7 +219,7 @@ impl<T: Pod> PodWriter<T> {
             carried: 0,
             carried_stored: false,
             pending: None,
-            guard: CommittedChunk { chunk: 0, seen: 0 },
+            guard: CommittedChunk::off(),
         };
         if pipe.is_none() {
             w.guard = CommittedChunk::new(&w.ds);
@@ -295,34 +324,24 @@ impl<T: Pod> PodWriter<T> {
             Some(m) => m.id(),
         };
         let per = self.inner.iter().product::<u64>() as usize;
-        let split = self.guard.rows_before_flush(self.written, rows);
-        let first = split.unwrap_or(rows);
-        for (i, (from, to)) in [(0, first), (first, rows)].into_iter().enumerate() {
-            // The second part only when the first stopped short.
-            if i == 1 && from == to {
-                continue;
-            }
-            if i == 0 && split.is_some() {
-                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
-            }
-            // SAFETY: buf holds rows * prod(inner) values of T, described by
-            // `mem` (rows is counted explicitly, so zero-size rows such as
-            // `[T; 0]` work); the pointer moves by whole rows within it.
-            unsafe {
-                raw::write_rows_raw(
-                    &self.ds,
-                    mem,
-                    self.written + from,
-                    to - from,
-                    &self.inner,
-                    self.buf.as_ptr().wrapping_add(from as usize * per).cast(),
-                    &self.path,
-                )?
-            };
-            if i == 0 && split.is_some() {
-                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
-            }
-        }
+        let (ds, buf, inner, written) = (&self.ds, &self.buf, &self.inner, self.written);
+        self.guard
+            .write(ds, &self.path, written, rows, |from, to| {
+                // SAFETY: buf holds rows * prod(inner) values of T, described by
+                // `mem` (rows is counted explicitly, so zero-size rows such as
+                // `[T; 0]` work); the pointer moves by whole rows within it.
+                unsafe {
+                    raw::write_rows_raw(
+                        ds,
+                        mem,
+                        written + from,
+                        to - from,
+                        inner,
+                        buf.as_ptr().wrapping_add(from as usize * per).cast(),
+                        &self.path,
+                    )
+                }
+            })?;
         self.written += rows;
         self.buf.clear();
         self.empty_rows = 0;
@@ -495,30 +514,18 @@ impl StrWriter {
     /// Writes the buffered strings with one HDF5 call.
     pub fn flush(&mut self) -> Result<()> {
         let rows = self.starts.len() as u64;
-        let split = self.guard.rows_before_flush(self.written, rows);
-        let first = split.unwrap_or(rows) as usize;
-        for (i, (from, to)) in [(0, first), (first, self.starts.len())]
-            .into_iter()
-            .enumerate()
-        {
-            // The second part only when the first stopped short.
-            if i == 1 && from == to {
-                continue;
-            }
-            if i == 0 && split.is_some() {
-                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
-            }
-            raw::write_vlen_buffer(
-                &self.ds,
-                self.written + from as u64,
-                &self.bytes,
-                &self.starts[from..to],
-                &self.path,
-            )?;
-            if i == 0 && split.is_some() {
-                raw::flush_file(&self.ds.file().at(&self.path)?, &self.path)?;
-            }
-        }
+        let (ds, bytes, starts, written) = (&self.ds, &self.bytes, &self.starts, self.written);
+        self.guard
+            .write(ds, &self.path, written, rows, |from, to| {
+                let (from, to) = (from as usize, to as usize);
+                raw::write_vlen_buffer(
+                    ds,
+                    written + from as u64,
+                    bytes,
+                    &starts[from..to],
+                    &self.path,
+                )
+            })?;
         self.written += self.starts.len() as u64;
         self.bytes.clear();
         self.starts.clear();
