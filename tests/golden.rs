@@ -1,5 +1,5 @@
-//! Golden files (issue 4): every file in `../shared/golden/` (written by
-//! h5col 0.4.0, dolomite-base 0.5.2, or by hand from the takane spec) loads
+//! Golden files: every file in `tests/golden/` (written by h5col 0.4.0,
+//! dolomite-base 0.5.2, or by hand from the takane spec; see its README) loads
 //! with exactly the contents of its `.json`; corrupt copies are rejected
 //! with errors naming the path.
 
@@ -12,12 +12,12 @@ use h5vec::H5Vector;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-/// `shared/golden` beside the repository (CI clones the repo next to `shared/`).
+/// `tests/golden` in this repository.
 fn golden_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/golden");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
     assert!(
         dir.join("h5col").is_dir() && dir.join("vls").is_dir(),
-        "golden files not found at {} (expected shared/golden/{{h5col,vls}} beside the repository root)",
+        "golden files not found at {} (expected tests/golden/{{h5col,vls}})",
         dir.display()
     );
     dir
