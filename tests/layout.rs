@@ -222,7 +222,7 @@ fn measurement_metadata() {
     let inferred = meta.dataset("schema_was_inferred").unwrap();
     assert!(inferred.is_scalar());
     assert_dtype(&inferred, *h5t::H5T_STD_B8LE, "H5T_STD_B8LE");
-    assert_eq!(common::read_scalar_byte(&inferred), 1);
+    assert_eq!(common::read_scalar_byte(&inferred), 0);
 
     let ser = meta.dataset("serialized_schema").unwrap();
     assert_eq!(ser.ndim(), 1);
@@ -599,7 +599,7 @@ fn layout_constants_have_empty_data_groups() {
         &s,
         "constant",
         "HDF5Vectors.ConstantSchema",
-        "HDF5Vectors.IdentityCodec",
+        "HDF5Vectors.ConstantCodec",
     );
     assert_eq!(m, ["codec", "kind", "logical_type", "schema"]);
 
@@ -634,7 +634,7 @@ fn layout_constants_have_empty_data_groups() {
             &ch.group(i).unwrap(),
             "constant",
             "HDF5Vectors.ConstantSchema",
-            "HDF5Vectors.IdentityCodec",
+            "HDF5Vectors.ConstantCodec",
         );
     }
 }

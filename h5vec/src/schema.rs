@@ -27,6 +27,9 @@ pub mod ids {
     pub const CONSTANT: &str = "HDF5Vectors.ConstantSchema";
     /// `HDF5Vectors.IdentityCodec`.
     pub const IDENTITY: &str = "HDF5Vectors.IdentityCodec";
+    /// `HDF5Vectors.ConstantCodec`: the codec of every constant node (what
+    /// HDF5Vectors.jl writes: `ConstantSchema(ConstantCodec{T}(value))`).
+    pub const CONSTANT_CODEC: &str = "HDF5Vectors.ConstantCodec";
     /// `HDF5Vectors.CharCodec`.
     pub const CHAR: &str = "HDF5Vectors.CharCodec";
     /// `HDF5Vectors.EnumCodec`.

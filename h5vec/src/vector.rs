@@ -7,7 +7,7 @@
 //! <name>/metadata/format_version       1 (scalar Int64)
 //! <name>/metadata/logical_type         the Rust element type name
 //! <name>/metadata/serialized_schema    1-D uint8: the schema tree as JSON
-//! <name>/metadata/schema_was_inferred  true (scalar Bool, H5T_STD_B8LE)
+//! <name>/metadata/schema_was_inferred  false (scalar Bool, H5T_STD_B8LE; SPEC.md section 1)
 //! <name>/metadata/schema/...           the schema tree (see `schema.rs`)
 //! <name>/metadata/count                number of elements (scalar Int64), written last
 //! ```
@@ -208,7 +208,10 @@ pub(crate) fn write_metadata(
         .shape(())
         .create("schema_was_inferred")
         .at(p)?;
-    raw::write_scalar_pod(&ds, &Bits8(1), p)?;
+    // `false`, as HDF5Vectors.jl writes for a vector created from an explicit
+    // schema: h5vec's schema is not the result of Julia's inference, so the
+    // Julia inference options that `true` requires are not written.
+    raw::write_scalar_pod(&ds, &Bits8(0), p)?;
     let sg = meta.create_group("schema").at(p)?;
     schema.write(&sg, "$")
 }

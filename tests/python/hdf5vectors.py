@@ -19,6 +19,7 @@ RECORD = "HDF5Vectors.RecordSchema"
 BLOB = "HDF5Vectors.BlobSchema"
 CONSTANT = "HDF5Vectors.ConstantSchema"
 IDENTITY = "HDF5Vectors.IdentityCodec"
+CONSTANT_CODEC = "HDF5Vectors.ConstantCodec"
 CHAR = "HDF5Vectors.CharCodec"
 ENUM = "HDF5Vectors.EnumCodec"
 JSON = "HDF5Vectors.JSONCodec"
@@ -181,8 +182,14 @@ def record(logical_type, fields, codec=STRUCT):
                 field_names=[f for f, _ in fields], children=[c for _, c in fields])
 
 
-def constant(logical_type):
-    return dict(kind="constant", schema=CONSTANT, codec=IDENTITY, logical_type=logical_type)
+def constant(logical_type, serialized_value=None):
+    """A constant node as HDF5Vectors.jl writes it (`ConstantSchema(ConstantCodec{T}(value))`):
+    no value stored. `serialized_value` (bytes) adds the Julia-serialized value
+    dataset that earlier HDF5Vectors versions wrote in the node."""
+    node = dict(kind="constant", schema=CONSTANT, codec=CONSTANT_CODEC, logical_type=logical_type)
+    if serialized_value is not None:
+        node["serialized_value"] = serialized_value
+    return node
 
 
 def write_schema(group, node):
@@ -191,6 +198,8 @@ def write_schema(group, node):
             write_fixed_str(group, key, node[key])
     if "dimensions" in node:
         group.create_dataset("dimensions", data=np.array(node["dimensions"], dtype="<i8"))
+    if "serialized_value" in node:
+        group.create_dataset("serialized_value", data=np.frombuffer(node["serialized_value"], dtype=np.uint8))
     if "field_names" in node:
         group.create_dataset("field_names", data=[s.encode("utf-8") for s in node["field_names"]],
                              dtype=h5py.string_dtype("utf-8"))
@@ -200,9 +209,25 @@ def write_schema(group, node):
             write_schema(ch.create_group(str(i)), child)
 
 
-def write_vector(parent, name, schema, count, fill_data):
+def write_inference_options(meta, inferred):
+    """`schema_was_inferred` and, when true, the Julia inference options that
+    HDF5Vectors.jl's `write_inference_options` adds: what `create_hdf5_vector(group,
+    name, type)` writes with its defaults (no `dims`, portable, serialize_arrays and
+    serialize_nonconcrete on). A vector created from an explicit schema gets only
+    `schema_was_inferred = false`."""
+    write_bitfield(meta, "schema_was_inferred", 1 if inferred else 0)
+    if inferred:
+        write_bitfield(meta, "dimensions_were_declared", 0)
+        meta.create_dataset("dimensions", data=np.zeros(0, dtype="<i8"))
+        write_bitfield(meta, "portable", 1)
+        write_bitfield(meta, "serialize_arrays", 1)
+        write_bitfield(meta, "serialize_nonconcrete", 1)
+
+
+def write_vector(parent, name, schema, count, fill_data, inferred=True):
     """One HDF5Vectors vector group; `fill_data(data_group)` writes the values.
-    `count` is written last, as HDF5Vectors does."""
+    `count` is written last, as HDF5Vectors does. `inferred`: written from a
+    Julia type (with Julia's inference options) or from an explicit schema."""
     g = parent.create_group(name)
     data = g.create_group("data")
     fill_data(data)
@@ -211,7 +236,7 @@ def write_vector(parent, name, schema, count, fill_data):
     write_int64(meta, "format_version", 1)
     write_fixed_str(meta, "logical_type", schema["logical_type"])
     meta.create_dataset("serialized_schema", data=np.frombuffer(FAKE_JULIA_SERIALIZATION, dtype=np.uint8))
-    write_bitfield(meta, "schema_was_inferred", 1)
+    write_inference_options(meta, inferred)
     write_schema(meta.create_group("schema"), schema)
     write_int64(meta, "count", count)
     return g

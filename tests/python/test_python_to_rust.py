@@ -255,6 +255,8 @@ def test_constant(tmp_path, xlang_read):
     path = tmp_path / "jl_const.h5"
     with h5py.File(path, "w") as f:
         H.write_vector(f, "markers", H.constant("Main.Marker"), 9, lambda d: None)
+        assert f["markers/metadata/schema/codec"][()] == b"HDF5Vectors.ConstantCodec"
+        assert bool(H.read_bitfield(f["markers/metadata/schema_was_inferred"])[()])
     assert xlang_read(path, "markers", "marker").values() == [None] * 9
 
 
@@ -269,6 +271,36 @@ def test_constant_field(tmp_path, xlang_read):
     with h5py.File(path, "w") as f:
         H.write_vector(f, "tagged", schema, 4, fill)
     assert xlang_read(path, "tagged", "tagged").values() == [{"id": k * 7, "marker": None} for k in range(4)]
+
+
+def test_constant_from_explicit_schema(tmp_path, xlang_read):
+    """HDF5Vectors.jl's metadata for a vector created from a schema, not a type:
+    schema_was_inferred = false and no inference options."""
+    path = tmp_path / "jl_const_explicit.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "markers", H.constant("Main.Marker"), 3, lambda d: None, inferred=False)
+        assert "portable" not in f["markers/metadata"]
+    assert xlang_read(path, "markers", "marker").values() == [None] * 3
+
+
+def test_constant_with_serialized_value(tmp_path, xlang_read):
+    """Earlier HDF5Vectors versions wrote the Julia-serialized value beside the node."""
+    path = tmp_path / "jl_const_value.h5"
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "markers", H.constant("Main.Marker", H.FAKE_JULIA_SERIALIZATION), 5, lambda d: None)
+        assert f["markers/metadata/schema/serialized_value"].dtype == np.uint8
+    assert xlang_read(path, "markers", "marker").values() == [None] * 5
+
+
+def test_rejects_constant_with_identity_codec(tmp_path, xlang_read):
+    """Only HDF5Vectors.jl's codec spelling is a constant (SPEC 3.4)."""
+    path = tmp_path / "identity_const.h5"
+    node = dict(H.constant("Main.Marker"), codec=H.IDENTITY)
+    with h5py.File(path, "w") as f:
+        H.write_vector(f, "markers", node, 2, lambda d: None)
+    r = xlang_read(path, "markers", "marker")
+    assert r.returncode != 0 and r.stdout == "" and "panicked" not in r.stderr
+    assert "HDF5Vectors.ConstantCodec" in r.stderr and "HDF5Vectors.IdentityCodec" in r.stderr, r.stderr
 
 
 def test_json_field(tmp_path, xlang_read):

@@ -83,7 +83,7 @@ def R(fields, codec=H.STRUCT):
                 children=[c for _, c in fields])
 
 
-CONST = dict(kind="constant", schema=H.CONSTANT, codec=H.IDENTITY)
+CONST = dict(kind="constant", schema=H.CONSTANT, codec=H.CONSTANT_CODEC)
 MEASUREMENT_SCHEMA = R([
     ("timestamp", R([("weeks", S("Int32")), ("microseconds", S("Int64"))])),
     ("temperature", S("Float64")),
@@ -116,7 +116,8 @@ def test_vector_group_and_metadata(rust_files, fname, name):
 
     inferred = meta["schema_was_inferred"]
     assert inferred.shape == () and H.is_bitfield8(inferred)
-    assert H.read_bitfield(inferred)[()] == 1
+    # false: h5vec writes no Julia inference options (SPEC section 1)
+    assert H.read_bitfield(inferred)[()] == 0
 
     ser = meta["serialized_schema"]
     assert ser.ndim == 1 and ser.dtype == np.uint8
@@ -460,6 +461,11 @@ def test_unit_struct_is_constant(rust_files):
     assert len(g["data"]) == 0, "constant: empty data group"
     assert H.read_int64_scalar(g["metadata/count"]) == 7
     assert strip_logical(schema_of(f, "markers")) == CONST
+    # The spelling HDF5Vectors.jl writes and checks, and nothing else in the node.
+    node = g["metadata/schema"]
+    assert set(node) == {"kind", "schema", "codec", "logical_type"}
+    assert H.read_fixed_str(node["codec"]) == "HDF5Vectors.ConstantCodec"
+    assert H.read_fixed_str(node["schema"]) == "HDF5Vectors.ConstantSchema"
 
 
 def test_constant_field(rust_files):

@@ -1,9 +1,14 @@
 //! Constant kind: unit structs, `()`, `PhantomData<T>`.
 //!
-//! Layout on disk:
+//! Layout on disk (SPEC.md section 3.4):
 //! ```text
 //! <field>/          empty group; the vector's metadata/count gives the length
 //! ```
+//! The schema node is `kind = "constant"`, `schema = HDF5Vectors.ConstantSchema`,
+//! `codec = HDF5Vectors.ConstantCodec`, as HDF5Vectors.jl writes it. The value
+//! itself is not stored (Julia keeps it in its serialized schema only); a
+//! `serialized_value` entry that older HDF5Vectors versions wrote beside the
+//! node is ignored.
 
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -55,7 +60,7 @@ impl<T: Constant> Codec for ConstantCodec<T> {
         Schema::new(
             "constant",
             ids::CONSTANT,
-            ids::IDENTITY,
+            ids::CONSTANT_CODEC,
             std::any::type_name::<T>(),
         )
     }
