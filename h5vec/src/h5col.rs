@@ -924,7 +924,9 @@ pub struct FixedStrWriter {
     ds: Option<(Dataset, usize)>,
     vals: Vec<Option<String>>,
     written: u64,
-    ctx_chunk: usize,
+    /// Chunk length choice; the row size is the longest value, known at
+    /// the first flush.
+    chunking: crate::options::RowChunks,
     compression: crate::Compression,
 }
 
@@ -978,7 +980,7 @@ impl FixedStrWriter {
             ds: None,
             vals: Vec::new(),
             written: 0,
-            ctx_chunk: ctx.chunk_rows(16),
+            chunking: ctx.row_chunks(),
             compression: ctx.opts.get_compression().clone(),
         }
     }
@@ -991,7 +993,7 @@ impl FixedStrWriter {
             ds: Some((r.ds, r.size)),
             vals: Vec::new(),
             written: nrows,
-            ctx_chunk: 1,
+            chunking: crate::options::RowChunks::exactly(1),
             compression: crate::Compression::None,
         })
     }
@@ -1029,7 +1031,7 @@ impl FixedStrWriter {
                 let spec = raw::ColumnSpec {
                     dtype: &dt,
                     inner: &[],
-                    chunk_rows: self.ctx_chunk,
+                    chunk_rows: self.chunking.rows(size),
                     compression: &self.compression,
                 };
                 let fill = vec![0u8; size];

@@ -15,7 +15,7 @@
 use std::ffi::c_uint;
 
 use hdf5::Dataset;
-use hdf5_sys::h5::{haddr_t, hsize_t};
+use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5z::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE};
@@ -497,17 +497,31 @@ pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
 
 /// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
 /// or `None` if it is not allocated. The caller holds the HDF5 lock.
+///
+/// One lookup in the chunk index, as a read of the chunk would make
+/// (`H5Dread_chunk` with no buffer returns the stored size and mask
+/// without reading): constant time for the extensible and fixed array
+/// indexes HDF5 1.10+ writes, logarithmic for version 1 B-trees.
+/// `H5Dget_chunk_info_by_coord` would answer the same but walks the whole
+/// index on every call, which makes reading every chunk quadratic.
 pub(crate) unsafe fn stored_chunk(ds: hid_t, row: u64) -> Option<(c_uint, hsize_t)> {
     let mut off = [0 as hsize_t; 32];
     off[0] = row;
-    let mut mask: c_uint = 0;
-    let mut addr: haddr_t = 0;
-    let mut size: hsize_t = 0;
-    // SAFETY: `off` has room for any rank; the out-pointers are valid.
+    let mut mask: u32 = 0;
+    let mut size: usize = 0;
+    // SAFETY: `off` has room for any rank; a null buffer with a size of 0
+    // asks only for the chunk's size and mask (nothing is read).
     let r = unsafe {
-        h5d::H5Dget_chunk_info_by_coord(ds, off.as_ptr(), &mut mask, &mut addr, &mut size)
+        h5d::H5Dread_chunk(
+            ds,
+            H5P_DEFAULT,
+            off.as_ptr(),
+            &mut mask,
+            std::ptr::null_mut(),
+            &mut size,
+        )
     };
-    (r >= 0 && addr != hdf5_sys::h5::HADDR_UNDEF).then_some((mask, size))
+    (r >= 0 && size > 0).then_some((mask, size as hsize_t))
 }
 
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows),
@@ -566,15 +580,15 @@ pub(crate) unsafe fn read_stored_chunk(
 }
 
 /// Reads whole unfiltered chunks straight into their place in `body`;
-/// returns which chunks could not be read that way.
+/// returns which chunks could not be read that way. One chunk index lookup
+/// per chunk: a chunk stored with another size (or not at all) is not read.
 fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) -> Vec<bool> {
     sync(|| unsafe {
         body.chunks_mut(cb)
             .enumerate()
             .map(|(i, o)| {
                 let row = (k0 + i as u64) * c;
-                matches!(stored_chunk(ds.id(), row), Some((_, size)) if size == o.len() as hsize_t)
-                    && read_stored_chunk(ds.id(), row, o) == Some((o.len(), 0))
+                read_stored_chunk(ds.id(), row, o) == Some((o.len(), 0))
             })
             .collect()
     })
