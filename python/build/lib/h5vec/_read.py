@@ -1,0 +1,465 @@
+"""Opening a vector's data groups against its schema tree (every check of
+SPEC section 7 that needs no values), and reading row ranges into columns
+(with the checks that do)."""
+
+import h5py
+import numpy as np
+
+from . import _h5
+from . import _schema as S
+from ._columns import Const, List, Prim, Rec, Str, check_utf8
+from ._errors import FormatError, mismatch
+
+MASK = "MASK"
+PLACEHOLDER_ATTR = "missing-value-placeholder"
+
+
+def _type_ok(info, encoded, codec, h5col_bool_only=False):
+    if encoded == "Bool":
+        if h5col_bool_only:
+            return _h5.is_h5col_bool(info)
+        return info.size == 1 and info.cls in (h5py.h5t.BITFIELD, h5py.h5t.ENUM, h5py.h5t.INTEGER)
+    if encoded == "String":
+        return info.cls == h5py.h5t.STRING and info.vlen_str
+    dt = S.NUMBERS[encoded]
+    if dt.kind == "f":
+        return info.cls == h5py.h5t.FLOAT and info.size == dt.itemsize
+    classes = (h5py.h5t.INTEGER, h5py.h5t.ENUM) if codec == S.ENUM else (h5py.h5t.INTEGER,)
+    return info.cls in classes and info.size == dt.itemsize and info.signed == (dt.kind == "i")
+
+
+def _open_values(group, name, node, path, min_rows, inner=()):
+    """Opens a leaf dataset: rank, trailing shape, type, at least `min_rows` rows."""
+    ds = _h5.open_dataset(group, name, path)
+    shp = _h5.shape(ds)
+    if len(shp) != 1 + len(inner) or shp[1:] != tuple(inner):
+        want = ", ".join(["N"] + [str(d) for d in inner])
+        raise mismatch(path, ds.name, f"shape ({want})", list(shp))
+    info = _h5.type_info(ds)
+    if not _type_ok(info, node.encoded_type, node.codec):
+        raise mismatch(path, ds.name, f"{node.encoded_type} values", info.describe())
+    if shp[0] < min_rows:
+        raise mismatch(path, ds.name, f"at least {min_rows} rows", shp[0])
+    return ds, info
+
+
+def _open_u64(group, name, path, min_rows):
+    ds = _h5.open_dataset(group, name, path)
+    shp = _h5.shape(ds)
+    info = _h5.type_info(ds)
+    if len(shp) != 1:
+        raise mismatch(path, ds.name, "shape (N)", list(shp))
+    if not (info.cls == h5py.h5t.INTEGER and info.size == 8 and not info.signed):
+        raise mismatch(path, ds.name, "uint64 OFFSETS", info.describe())
+    if shp[0] < min_rows:
+        raise mismatch(path, ds.name, f"at least {min_rows} rows", shp[0])
+    return ds
+
+
+def _open_bytes(group, name, path, min_rows):
+    ds = _h5.open_dataset(group, name, path)
+    shp = _h5.shape(ds)
+    info = _h5.type_info(ds)
+    if len(shp) != 1:
+        raise mismatch(path, ds.name, "shape (N)", list(shp))
+    if not (info.cls == h5py.h5t.INTEGER and info.size == 1):
+        raise mismatch(path, ds.name, "uint8 bytes", info.describe())
+    if shp[0] < min_rows:
+        raise mismatch(path, ds.name, f"at least {min_rows} rows", shp[0])
+    return ds
+
+
+def _check_class(group, want, path):
+    c = _h5.read_attr_string(group, "CLASS", path)
+    if c != want:
+        raise mismatch(path, group.name, f'CLASS = "{want}"', "no CLASS attribute" if c is None else f"CLASS = {c!r}")
+
+
+def _u64_rows(ds, a, b, path):
+    arr = _h5.read_rows(ds, a, b, path)
+    return arr.astype(np.uint64, copy=False)
+
+
+def _checked_offsets(ds, a, b, limit, path):
+    """OFFSETS[a:b+1], non-decreasing and at most `limit`, as int64."""
+    offs = _u64_rows(ds, a, b + 1, path)
+    if len(offs) != b + 1 - a:
+        raise mismatch(path, ds.name, f"at least {b + 1} rows", a + len(offs))
+    dec = offs[1:] < offs[:-1]
+    if dec.any():
+        i = int(np.flatnonzero(dec)[0]) + 1
+        raise FormatError(path, f"{ds.name}[{a + i}]",
+                          f"OFFSETS must not decrease: {int(offs[i])} after {int(offs[i - 1])}")
+    if len(offs) and int(offs[-1]) > limit:
+        raise FormatError(path, f"{ds.name}[{b}]", f"offset {int(offs[-1])} is past the end ({limit})")
+    return offs.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# Readers
+
+
+class Leaf:
+    """scalar and dense nodes: one dataset (`values`, or `VALUES` in a list)."""
+
+    def __init__(self, ds, info, node, path):
+        self.ds, self.info, self.node, self.path = ds, info, node, path
+        self.labels = node.labels
+        if node.codec == S.ENUM and not self.labels and info.cls == h5py.h5t.ENUM:
+            self.labels = dict(info.enum)
+
+    def read(self, a, b, sel=None):
+        node, ds = self.node, self.ds
+        enc = node.encoded_type
+        if enc == "Bool":
+            raw = _h5.read_bytes_raw(ds, a, b, self.path)
+            return Prim(raw != 0, "bool", node)
+        if enc == "String":
+            objs = _h5.read_rows(ds, a, b, self.path)
+            return _vlen_strings(objs, node, self.path, ds.name, a)
+        raw = _h5.read_rows(ds, a, b, self.path)
+        want = S.NUMBERS[enc]
+        if raw.dtype != want:
+            raw = raw.astype(want)
+        if node.codec == S.CHAR:
+            bad = (raw < 0) | (raw > 0x10FFFF) | ((raw >= 0xD800) & (raw <= 0xDFFF))
+            if bad.any():
+                i = int(np.flatnonzero(bad.reshape(len(raw), -1).any(axis=1))[0])
+                raise FormatError(self.path, f"{ds.name}[{a + i}]",
+                                  "expected a Unicode scalar value (0..=0x10FFFF, not a surrogate), "
+                                  f"found {int(raw.reshape(len(raw), -1)[i][bad.reshape(len(raw), -1)[i]][0])}")
+            return Prim(raw, "char", node)
+        if node.codec == S.ENUM:
+            return Prim(raw, "enum", node, labels=self.labels)
+        return Prim(raw, "num", node)
+
+
+def _vlen_strings(objs, node, path, location, a):
+    n = len(objs)
+    flat = objs.tolist()
+    enc = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in flat] \
+        if any(not isinstance(s, bytes) for s in flat[:1]) else flat
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=n)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    data = np.frombuffer(b"".join(enc), dtype=np.uint8)
+    check_utf8(offsets, data, path, location)
+    return Str(offsets, data, "json" if node.codec == S.JSON else "utf8", node)
+
+
+class Record:
+    def __init__(self, names, readers, node, path):
+        self.names, self.readers, self.node, self.path = names, readers, node, path
+
+    def read(self, a, b, sel=None):
+        names, cols = [], []
+        for name, r in zip(self.names, self.readers):
+            if sel is not None and name not in sel:
+                continue
+            names.append(name)
+            cols.append(r.read(a, b, None if sel is None else sel[name]))
+        return Rec(b - a, names, cols, self.node)
+
+
+class Constant:
+    def __init__(self, node):
+        self.node = node
+
+    def read(self, a, b, sel=None):
+        return Const(b - a, self.node)
+
+
+class Blob:
+    def __init__(self, group, node, path, count):
+        self.node, self.path = node, path
+        self.bytes = _open_bytes(group, "bytes", path, 0)
+        self.stops = _h5.open_dataset(group, "stops", path)
+        info = _h5.type_info(self.stops)
+        if _h5.shape(self.stops)[1:] != () or len(_h5.shape(self.stops)) != 1:
+            raise mismatch(path, self.stops.name, "shape (N)", list(_h5.shape(self.stops)))
+        if not (info.cls == h5py.h5t.INTEGER and info.size == 8 and info.signed):
+            raise mismatch(path, self.stops.name, "Int64 stops", info.describe())
+        if self.stops.shape[0] < count:
+            raise mismatch(path, self.stops.name, f"at least {count} rows", self.stops.shape[0])
+        self.nbytes = self.bytes.shape[0]
+
+    def read(self, a, b, sel=None):
+        lo = a - 1 if a > 0 else 0
+        st = _h5.read_rows(self.stops, lo, b, self.path).astype(np.int64)
+        full = np.concatenate([np.zeros(1, np.int64), st]) if a == 0 else st
+        dec = full[1:] < full[:-1]
+        if dec.any():
+            i = int(np.flatnonzero(dec)[0])
+            raise FormatError(self.path, f"{self.stops.name}[{a + i}]",
+                              f"blob stops must not decrease: {int(full[i + 1])} after {int(full[i])}")
+        if full[0] < 0 or full[-1] > self.nbytes:
+            raise FormatError(self.path, self.stops.name,
+                              f"blob stops must lie within 0..={self.nbytes} (the length of bytes), "
+                              f"found {int(full[0])}..{int(full[-1])}")
+        base = int(full[0])
+        data = _h5.read_bytes_raw(self.bytes, base, int(full[-1]), self.path)
+        return Str(full - base, data, "binary", self.node)
+
+
+def _read_pointers(ds, a, b, path):
+    raw = _h5.read_rows(ds, a, b, path)
+    return raw["offset"].astype(np.uint64), raw["length"].astype(np.uint64)
+
+
+def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
+    """Pointers -> (offsets, data, starts, cut lengths, heap bytes): each slice
+    cut at its first NUL; zero-copy when the slices are back to back."""
+    n = len(off)
+    bad = (off > heap_len) | (ln > np.uint64(heap_len) - np.minimum(off, np.uint64(heap_len)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise FormatError(path, f"{location}[{a + i}]",
+                          f"slice {int(off[i])}+{int(ln[i])} is past the end of the heap ({heap_len} bytes)")
+    if n == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.uint8), None, None, None
+    off = off.astype(np.int64)
+    ln = ln.astype(np.int64)
+    lo = int(off.min())
+    hi = int((off + ln).max())
+    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
+    start = off - lo
+    zeros = np.flatnonzero(hb == 0)
+    if len(zeros):
+        k = np.searchsorted(zeros, start)
+        first = np.where(k < len(zeros), zeros[np.minimum(k, len(zeros) - 1)], np.iinfo(np.int64).max)
+        cut = np.where(first < start + ln, first - start, ln)
+    else:
+        cut = ln
+    if n and (start[1:] == start[:-1] + cut[:-1]).all():
+        offsets = np.empty(n + 1, np.int64)
+        offsets[:-1] = start - start[0]
+        offsets[-1] = start[-1] + cut[-1] - start[0]
+        data = hb[start[0]:start[-1] + cut[-1]]
+    else:
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(cut, out=offsets[1:])
+        total = int(offsets[-1])
+        idx = np.repeat(start - offsets[:-1], cut) + np.arange(total, dtype=np.int64)
+        data = hb[idx]
+    return offsets, data, start, cut, hb
+
+
+def placeholder_rows(ph, start, cut, hb):
+    """Rows whose (cut) slice equals the placeholder string."""
+    p = np.frombuffer(ph.encode("utf-8"), np.uint8)
+    n = len(cut)
+    missing = np.zeros(n, bool)
+    cand = np.flatnonzero(cut == len(p))
+    if len(p) == 0 or len(cand) == 0:
+        missing[cand] = True
+        return missing
+    mat = hb[start[cand][:, None] + np.arange(len(p))[None, :]]
+    missing[cand] = (mat == p[None, :]).all(axis=1)
+    return missing
+
+
+class Vls:
+    def __init__(self, group, node, path, count):
+        self.node, self.path = node, path
+        self.ptrs = _h5.open_dataset(group, "pointers", path)
+        info = _h5.type_info(self.ptrs)
+        ok = (info.cls == h5py.h5t.COMPOUND and len(info.members) == 2
+              and [m[0] for m in info.members] == ["offset", "length"]
+              and all(m[1].cls == h5py.h5t.INTEGER and not m[1].signed and m[1].size <= 8
+                      for m in info.members))
+        if not ok:
+            raise mismatch(path, self.ptrs.name, "compound {offset, length} of unsigned integers", info.describe())
+        if len(_h5.shape(self.ptrs)) != 1:
+            raise mismatch(path, self.ptrs.name, "shape (N)", list(_h5.shape(self.ptrs)))
+        if self.ptrs.shape[0] < count:
+            raise mismatch(path, self.ptrs.name, f"at least {count} rows", self.ptrs.shape[0])
+        self.heap = _open_bytes(group, "heap", path, 0)
+        self.heap_len = self.heap.shape[0]
+        self.placeholder = None
+        if node.codec == S.PLACEHOLDER_CODEC:
+            self.placeholder = _h5.read_attr_string(self.ptrs, PLACEHOLDER_ATTR, path)
+
+    def read(self, a, b, sel=None):
+        off, ln = _read_pointers(self.ptrs, a, b, self.path)
+        offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
+                                                   self.ptrs.name, a)
+        check_utf8(offsets, data, self.path, self.ptrs.name)
+        valid = None
+        if self.node.codec == S.PLACEHOLDER_CODEC:
+            valid = np.ones(b - a, bool)
+            if self.placeholder is not None and b > a:
+                valid = ~placeholder_rows(self.placeholder, start, cut, hb)
+        return Str(offsets, data, "utf8", self.node, valid)
+
+
+class ListReader:
+    def __init__(self, group, node, path, count, extra=()):
+        self.node, self.path = node, path
+        _check_class(group, "LIST_COLUMN", path)
+        kind = _h5.read_attr_string(group, "KIND", path)
+        if kind != "OFFSETS":
+            raise mismatch(path, group.name, 'KIND = "OFFSETS"', repr(kind))
+        _h5.expect_members(group, ["OFFSETS", "VALUES", *extra], path)
+        self.offsets = _open_u64(group, "OFFSETS", path, count + 1)
+        first = int(_u64_rows(self.offsets, 0, 1, path)[0])
+        if first != 0:
+            raise FormatError(path, f"{self.offsets.name}[0]", f"OFFSETS[0] must be 0, found {first}")
+        self.total = int(_u64_rows(self.offsets, count, count + 1, path)[0])
+        self.items = open_item(group, "VALUES", node.children[0], path + "[]", self.total)
+
+    def read(self, a, b, sel=None):
+        offs = _checked_offsets(self.offsets, a, b, self.total, self.path)
+        child = self.items.read(int(offs[0]), int(offs[-1]))
+        return List(offs - offs[0], child, self.node)
+
+
+class StringValues:
+    def __init__(self, group, node, path, rows, extra=()):
+        self.node, self.path = node, path
+        _check_class(group, "STRING_VALUES", path)
+        _h5.expect_members(group, ["OFFSETS", "CHARS", *extra], path)
+        self.offsets = _open_u64(group, "OFFSETS", path, rows + 1)
+        first = int(_u64_rows(self.offsets, 0, 1, path)[0])
+        if first != 0:
+            raise FormatError(path, f"{self.offsets.name}[0]", f"OFFSETS[0] must be 0, found {first}")
+        total = int(_u64_rows(self.offsets, rows, rows + 1, path)[0])
+        self.chars = _open_bytes(group, "CHARS", path, total)
+        self.total = self.chars.shape[0]
+
+    def read(self, a, b, sel=None):
+        offs = _checked_offsets(self.offsets, a, b, self.total, self.path)
+        data = _h5.read_bytes_raw(self.chars, int(offs[0]), int(offs[-1]), self.path)
+        offs = offs - offs[0]
+        check_utf8(offs, data, self.path, self.offsets.name)
+        return Str(offs, data, "utf8", self.node)
+
+
+class Fill:
+    """fill_nullable list elements: the dataset's user-defined fill value marks a missing element."""
+
+    def __init__(self, ds, node, path):
+        self.ds, self.node, self.path = ds, node, path
+        dcpl = ds.id.get_create_plist()
+        self.fill = None
+        if dcpl.fill_value_defined() == h5py.h5d.FILL_VALUE_USER_DEFINED:
+            self.fill = np.asarray(ds.fillvalue).astype(S.NUMBERS[node.encoded_type])
+
+    def read(self, a, b, sel=None):
+        raw = _h5.read_rows(self.ds, a, b, self.path)
+        want = S.NUMBERS[self.node.encoded_type]
+        if raw.dtype != want:
+            raw = raw.astype(want)
+        if self.fill is None:
+            valid = np.ones(len(raw), bool)
+        elif want.kind == "f":
+            valid = ~((raw == self.fill) | (np.isnan(raw) & np.isnan(self.fill)))
+        else:
+            valid = raw != self.fill
+        return Prim(raw, "num", self.node, valid)
+
+
+class Nullable:
+    def __init__(self, mask_ds, inner, node, path):
+        self.mask, self.inner, self.node, self.path = mask_ds, inner, node, path
+
+    def read(self, a, b, sel=None):
+        m = _h5.read_bytes_raw(self.mask, a, b, self.path)
+        bad = m > 1
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise FormatError(self.path, f"{self.mask.name}[{a + i}]",
+                              f"MASK value {int(m[i])} is neither FALSE (0) nor TRUE (1)")
+        valid = m == 1
+        col = self.inner.read(a, b, sel)
+        if isinstance(col, List):
+            lens = np.diff(col.offsets)
+            badnull = ~valid & (lens != 0)
+            if badnull.any():
+                i = int(np.flatnonzero(badnull)[0])
+                raise FormatError(self.path, f"{self.inner.offsets.name}[{a + i}]",
+                                  "a null row (MASK = FALSE) must have an empty span, "
+                                  f"found {int(lens[i])} elements")
+        col.valid = valid
+        col.node = self.node
+        return col
+
+
+def _open_mask(group, path, rows):
+    ds = _h5.open_dataset(group, MASK, path)
+    info = _h5.type_info(ds)
+    if len(_h5.shape(ds)) != 1:
+        raise mismatch(path, ds.name, "shape (N)", list(_h5.shape(ds)))
+    if not _h5.is_h5col_bool(info):
+        raise mismatch(path, ds.name, "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)",
+                       info.describe())
+    if ds.shape[0] < rows:
+        raise mismatch(path, ds.name, f"at least {rows} rows", ds.shape[0])
+    return ds
+
+
+def open_field(group, node, path, count, extra=()):
+    """The reader of a field whose data group is `group` (SPEC sections 3-4)."""
+    k = node.kind
+    if k in ("scalar", "dense"):
+        _h5.expect_members(group, ["values", *extra], path)
+        ds, info = _open_values(group, "values", node, path, count, node.shape if k == "dense" else ())
+        return Leaf(ds, info, node, path)
+    if k == "record":
+        _h5.expect_members(group, [*node.field_names, *extra], path)
+        readers = [open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count)
+                   for f, c in zip(node.field_names, node.children)]
+        return Record(node.field_names, readers, node, path)
+    if k == "constant":
+        _h5.expect_members(group, list(extra), path)
+        return Constant(node)
+    if k == "blob":
+        _h5.expect_members(group, ["bytes", "stops", *extra], path)
+        return Blob(group, node, path, count)
+    if k == "vls_string":
+        _h5.expect_members(group, ["heap", "pointers", *extra], path)
+        child = node.children[0]
+        if child.kind != "scalar" or child.encoded_type != "String":
+            raise mismatch(path, group.name, "a scalar String child of vls_string", f"`{child.kind}`")
+        return Vls(group, node, path, count)
+    if k == "list":
+        return ListReader(group, node, path, count, extra)
+    if k == "nullable":
+        child = node.children[0]
+        if child.kind not in ("scalar", "dense", "record", "constant", "list", "blob"):
+            raise mismatch(path, group.name, "a nullable scalar, dense, record, constant or list", child.kind)
+        mask = _open_mask(group, path, count)
+        inner = open_field(group, child, path, count, (*extra, MASK))
+        return Nullable(mask, inner, node, path)
+    raise mismatch(path, group.name, "a field kind", f"`{k}` (only valid inside a list)")
+
+
+def open_item(parent, name, node, path, rows, extra=()):
+    """The reader of list elements stored as member `name` of list group `parent`."""
+    k = node.kind
+    if k in ("scalar", "dense"):
+        if node.encoded_type == "String" or node.codec == S.JSON:
+            raise mismatch(path, _h5.member_path(parent, name), "list elements of a fixed-size type",
+                           "String (strings in lists are string_values)")
+        ds, info = _open_values(parent, name, node, path, rows, node.shape if k == "dense" else ())
+        return Leaf(ds, info, node, path)
+    if k == "fill_nullable":
+        ds, info = _open_values(parent, name, node, path, rows)
+        return Fill(ds, node, path)
+    if k == "string_values":
+        return StringValues(_h5.open_group(parent, name, path), node, path, rows, extra)
+    if k == "list":
+        return ListReader(_h5.open_group(parent, name, path), node, path, rows, extra)
+    if k == "record":
+        g = _h5.open_group(parent, name, path)
+        _check_class(g, "RECORD_VALUES", path)
+        return open_field(g, node, path, rows, extra)
+    if k == "nullable":
+        child = node.children[0]
+        if child.kind not in ("list", "string_values"):
+            raise mismatch(path, _h5.member_path(parent, name), "nullable lists or strings as list elements",
+                           f"nullable {child.kind}")
+        g = _h5.open_group(parent, name, path)
+        mask = _open_mask(g, path, rows)
+        inner = open_item(parent, name, child, path, rows, (*extra, MASK))
+        return Nullable(mask, inner, node, path)
+    raise mismatch(path, _h5.member_path(parent, name), "a list element kind", f"`{k}`")

@@ -1,0 +1,222 @@
+"""h5col tables (SPEC section 9) and takane/dolomite VLS string arrays (SPEC
+section 10), read without a schema tree: the layout itself says the types."""
+
+import h5py
+import numpy as np
+
+from . import _columns as C
+from . import _h5
+from . import _read
+from . import _schema as S
+from ._errors import FormatError, mismatch
+
+
+def _group(where, name=None):
+    if isinstance(where, (str, bytes)) or hasattr(where, "__fspath__"):
+        raise TypeError("pass an h5py.Group (open the file with h5py.File)")
+    if name is not None:
+        return _h5.open_group(where, name, "$")
+    return where
+
+
+def _user_fill(ds):
+    dcpl = ds.id.get_create_plist()
+    if dcpl.fill_value_defined() != h5py.h5d.FILL_VALUE_USER_DEFINED:
+        return None
+    return ds.fillvalue
+
+
+def _infer_leaf(ds, path, rows):
+    """(Node, reader) for a 1-D (or n-D) leaf dataset of an h5col table or list."""
+    info = _h5.type_info(ds)
+    shp = _h5.shape(ds)
+    if len(shp) < 1:
+        raise mismatch(path, ds.name, "a 1-D dataset", "a scalar")
+    if shp[0] < rows:
+        raise mismatch(path, ds.name, f"at least {rows} rows", shp[0])
+    if _h5.is_h5col_bool(info):
+        node = S.Node("scalar", encoded_type="Bool", logical_type="bool")
+        return node, _read.Leaf(ds, info, node, path)
+    if info.cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT):
+        kind = "f" if info.cls == h5py.h5t.FLOAT else ("i" if info.signed else "u")
+        enc = S.ENCODED_OF.get(np.dtype(f"<{kind}{info.size}"))
+        if enc is None:
+            raise mismatch(path, ds.name, "a number of 8-64 bits", info.describe())
+        fill = _user_fill(ds)
+        if fill is not None and len(shp) == 1:
+            node = S.Node("fill_nullable", encoded_type=enc, logical_type=enc)
+            return node, _read.Fill(ds, node, path)
+        node = S.Node("scalar" if len(shp) == 1 else "dense", encoded_type=enc, logical_type=enc,
+                      dimensions=list(reversed(shp[1:])) if len(shp) > 1 else None)
+        return node, _read.Leaf(ds, info, node, path)
+    if info.cls == h5py.h5t.STRING and not info.vlen_str and len(shp) == 1:
+        node = S.Node("scalar", encoded_type="String", logical_type="String")
+        return node, FixedStrings(ds, node, path, _user_fill(ds))
+    raise mismatch(path, ds.name, "an h5col column type (number, h5col bool, fixed-length string)",
+                   info.describe())
+
+
+class FixedStrings:
+    """h5col fixed-length string columns (null-padded); the fill value marks a missing value."""
+
+    def __init__(self, ds, node, path, fill):
+        self.ds, self.node, self.path = ds, node, path
+        self.width = ds.id.get_type().get_size()
+        self.fill = None if fill is None else bytes(fill).rstrip(b"\0")
+
+    def read(self, a, b, sel=None):
+        raw = _h5.read_rows(self.ds, a, b, self.path)
+        mat = np.frombuffer(raw.tobytes(), np.uint8).reshape(len(raw), self.width)
+        nz = mat != 0
+        # Length = up to the first NUL.
+        first_nul = np.where((~nz).any(axis=1), (~nz).argmax(axis=1), self.width)
+        lens = first_nul.astype(np.int64)
+        offsets = np.zeros(len(raw) + 1, np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        keep = np.arange(self.width)[None, :] < lens[:, None]
+        data = mat[keep]
+        C.check_utf8(offsets, data, self.path, self.ds.name)
+        valid = None
+        if self.fill is not None:
+            f = np.frombuffer(self.fill, np.uint8)
+            valid = ~((lens == len(f)) & ((mat[:, :len(f)] == f[None, :]).all(axis=1) if len(f) else True))
+        return C.Str(offsets, data, "utf8", self.node, valid)
+
+
+def _infer_list(g, path, rows):
+    """(Node, reader) of an h5col list group, its element layout read from the file."""
+    nullable = "MASK" in g
+    extra = ["MASK"] if nullable else []
+    child_node = _infer_item_node(g, "VALUES", path + "[]")
+    node = S.Node("list", children=[child_node], logical_type="list")
+    reader = _read.ListReader(g, node, path, rows, extra)
+    if nullable:
+        nn = S.Node("nullable", children=[node], logical_type="nullable list")
+        return nn, _read.Nullable(_read._open_mask(g, path, rows), reader, nn, path)
+    return node, reader
+
+
+def _infer_item_node(g, name, path):
+    if name not in g:
+        raise mismatch(path, _h5.member_path(g, name), "VALUES", "nothing")
+    _h5.check_hard(g, name, path)
+    obj = g[name]
+    if isinstance(obj, h5py.Dataset):
+        _h5.check_storage(obj, path)
+        info = _h5.type_info(obj)
+        if _h5.is_h5col_bool(info):
+            return S.Node("scalar", encoded_type="Bool", logical_type="bool")
+        if info.cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT):
+            kind = "f" if info.cls == h5py.h5t.FLOAT else ("i" if info.signed else "u")
+            enc = S.ENCODED_OF.get(np.dtype(f"<{kind}{info.size}"))
+            if enc is None:
+                raise mismatch(path, obj.name, "a number of 8-64 bits", info.describe())
+            if obj.ndim > 1:
+                return S.Node("dense", encoded_type=enc, dimensions=list(reversed(obj.shape[1:])), logical_type=enc)
+            if _user_fill(obj) is not None:
+                return S.Node("fill_nullable", encoded_type=enc, logical_type=enc)
+            return S.Node("scalar", encoded_type=enc, logical_type=enc)
+        raise mismatch(path, obj.name, "list values of numbers or h5col bools", info.describe())
+    cls = _h5.read_attr_string(obj, "CLASS", path)
+    if cls == "STRING_VALUES":
+        node = S.Node("string_values", encoded_type="String", logical_type="String")
+    elif cls == "LIST_COLUMN":
+        node = S.Node("list", children=[_infer_item_node(obj, "VALUES", path + "[]")], logical_type="list")
+    else:
+        raise mismatch(path, obj.name, 'CLASS "STRING_VALUES" or "LIST_COLUMN"', repr(cls))
+    if "MASK" in obj:
+        return S.Node("nullable", children=[node], logical_type="nullable")
+    return node
+
+
+def read_table_columns(where, name=None, columns=None, rows=None):
+    g = _group(where, name)
+    path = "$"
+    cls = _h5.read_attr_string(g, "CLASS", path)
+    if cls != "COLUMN_TABLE":
+        raise mismatch(path, g.name, 'CLASS = "COLUMN_TABLE"', repr(cls))
+    ver = _h5.read_attr_string(g, "VERSION", path)
+    if ver is None or ver.split(".")[0] != "1":
+        raise mismatch(path, g.name, "VERSION 1.x", repr(ver))
+    if "NROWS" not in g.attrs:
+        raise mismatch(path, g.name, "an NROWS attribute", "nothing")
+    aid = g.attrs.get_id("NROWS")
+    t = _h5.TypeInfo(aid.get_type())
+    if aid.shape not in ((), (1,)) or t.cls != h5py.h5t.INTEGER or t.signed:
+        raise mismatch(path, g.name, "a scalar unsigned NROWS", t.describe())
+    nrows = int(np.asarray(g.attrs["NROWS"]).reshape(-1)[0])
+    order = g.attrs.get("column-order")
+    names = [c.decode("utf-8") if isinstance(c, bytes) else str(c) for c in order] if order is not None \
+        else sorted(_h5.members(g, path))
+    members = set(_h5.members(g, path))
+    for c in names:
+        if c not in members:
+            raise mismatch(f"$.{c}", _h5.member_path(g, c), "a column member", "nothing")
+    if columns is not None:
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise KeyError(f"no columns {missing}; columns: {names}")
+        names = [c for c in names if c in set(columns)]
+    a, b = (0, nrows) if rows is None else slice(rows.start, rows.stop).indices(nrows)[:2]
+    b = max(a, b)
+    out = {}
+    for c in names:
+        p = f"$.{c}"
+        _h5.check_hard(g, c, p)
+        obj = g[c]
+        if isinstance(obj, h5py.Dataset):
+            _h5.check_storage(obj, p)
+            node, reader = _infer_leaf(obj, p, nrows)
+        else:
+            if _h5.read_attr_string(obj, "CLASS", p) != "LIST_COLUMN":
+                raise mismatch(p, obj.name, 'a dataset or a group with CLASS "LIST_COLUMN"', "another group")
+            node, reader = _infer_list(obj, p, nrows)
+        out[c] = reader.read(a, b)
+    return out, a, b
+
+
+def read_table(where, name=None, columns=None, rows=None, format="numpy"):
+    """Reads an h5col table (the group `where`, or its member `name`): a dict of
+    numpy arrays like `Vector.read`, or with format='arrow' / 'pandas' a
+    pyarrow.Table / pandas.DataFrame. Missing values (fill values, MASK) are
+    masked or None; NROWS is the truth (longer datasets are cut)."""
+    cols, a, b = read_table_columns(where, name, columns, rows)
+    if format == "numpy":
+        return {k: C.to_numpy(c) for k, c in cols.items()}
+    if format == "arrow":
+        import pyarrow as pa
+        arrays = [C.to_arrow(c, pa) for c in cols.values()]
+        return pa.Table.from_arrays(arrays, names=list(cols)) if arrays else pa.table({})
+    if format == "pandas":
+        import pandas as pd
+        idx = pd.RangeIndex(a, b)
+        series = [C.to_pandas_series(c, None, k, idx) for k, c in cols.items()]
+        return pd.concat(series, axis=1) if series else pd.DataFrame(index=idx)
+    raise ValueError(f"unknown format {format!r}")
+
+
+def read_strings(where, name=None, format="numpy"):
+    """Reads a takane/dolomite VLS string array (group with @type = "vls",
+    `heap` and `pointers`): an object array of str with None for missing
+    values (or a pyarrow large_string array with format='arrow')."""
+    g = _group(where, name)
+    path = "$"
+    t = _h5.read_attr_string(g, "type", path)
+    if t != "vls":
+        raise mismatch(path, g.name, 'type = "vls"', repr(t))
+    names = _h5.members(g, path)
+    extra = set(names) - {"heap", "pointers", "names"}
+    if extra or not {"heap", "pointers"} <= set(names):
+        raise mismatch(path, g.name, "members heap, pointers (and optional names)", sorted(names))
+    node = S.Node("vls_string", codec=S.PLACEHOLDER_CODEC, encoded_type="String",
+                  children=[S.Node("scalar", encoded_type="String")])
+    ptrs = _h5.open_dataset(g, "pointers", path)
+    reader = _read.Vls(g, node, path, 0)
+    n = ptrs.shape[0] if ptrs.shape else 0
+    col = reader.read(0, n)
+    if format == "arrow":
+        import pyarrow as pa
+        return C.to_arrow(col, pa)
+    if format == "numpy":
+        return C.to_numpy(col)
+    raise ValueError(f"unknown format {format!r}")

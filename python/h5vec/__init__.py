@@ -1,0 +1,30 @@
+"""h5vec for Python: read and write the vectors of the Rust library h5vec
+(the HDF5Vectors layout, SPEC.md) into numpy, pandas, pyarrow, polars and Dask.
+
+    import h5vec
+    v = h5vec.open_vector("file.h5", "measurements")
+    df = v.to_pandas()
+    h5vec.save_vector("out.h5", "events", table)        # a pyarrow.Table, DataFrame or dict of arrays
+
+Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
+"""
+
+from ._errors import FormatError
+from ._schema import Node
+from ._tables import read_strings, read_table
+from ._vector import Vector, list_vectors, open_vector
+from ._write import append_vector, save_vector
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FormatError",
+    "Node",
+    "Vector",
+    "append_vector",
+    "list_vectors",
+    "open_vector",
+    "read_strings",
+    "read_table",
+    "save_vector",
+]

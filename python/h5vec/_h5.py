@@ -1,0 +1,311 @@
+"""Low-level HDF5 helpers: safe opening (SPEC section 7: nothing outside the
+file), type inspection, raw reads and the dataset creation h5vec uses."""
+
+import h5py
+import numpy as np
+
+from ._errors import FormatError, mismatch
+
+# ---------------------------------------------------------------------------
+# Opening objects: hard links only, no external or virtual storage.
+
+
+def _link_kind(group, name):
+    try:
+        link = group.get(name, getlink=True)
+    except (KeyError, ValueError, OSError):
+        return None
+    if link is None:
+        return None
+    return type(link).__name__
+
+
+def member_path(group, name):
+    g = group.name or ""
+    return f"{g}{name}" if g.endswith("/") else f"{g}/{name}"
+
+
+def check_hard(group, name, path):
+    kind = _link_kind(group, name)
+    if kind is None:
+        raise mismatch(path, member_path(group, name), f"member `{name}`", "nothing")
+    if kind != "HardLink":
+        raise FormatError(path, member_path(group, name),
+                          f"a {kind} below a vector: h5vec reads only objects inside the file, "
+                          "reached by hard links")
+
+
+def members(group, path):
+    """Names of the members of `group`, every one checked to be a hard link."""
+    try:
+        names = list(group.keys())
+    except (OSError, RuntimeError) as e:
+        raise FormatError(path, group.name, f"cannot list the members: {e}") from None
+    for n in names:
+        check_hard(group, n, path)
+    return names
+
+
+def expect_members(group, expected, path):
+    found = sorted(members(group, path))
+    want = sorted(expected)
+    if found != want:
+        raise mismatch(path, group.name, f"members {want}", f"{found}")
+
+
+def open_group(group, name, path):
+    check_hard(group, name, path)
+    try:
+        obj = group[name]
+    except (KeyError, OSError) as e:
+        raise FormatError(path, member_path(group, name), f"cannot open: {e}") from None
+    if not isinstance(obj, h5py.Group):
+        raise mismatch(path, member_path(group, name), "a group", "a dataset")
+    return obj
+
+
+def open_dataset(group, name, path):
+    check_hard(group, name, path)
+    loc = member_path(group, name)
+    try:
+        obj = group[name]
+    except (KeyError, OSError) as e:
+        raise FormatError(path, loc, f"cannot open: {e}") from None
+    if not isinstance(obj, h5py.Dataset):
+        raise mismatch(path, loc, "a dataset", "a group")
+    check_storage(obj, path)
+    return obj
+
+
+def check_storage(ds, path):
+    """Refuses datasets whose bytes live outside the file (SPEC section 7)."""
+    dcpl = ds.id.get_create_plist()
+    if dcpl.get_layout() == h5py.h5d.VIRTUAL:
+        raise FormatError(path, ds.name, "a virtual dataset: h5vec reads only data stored in the file")
+    if dcpl.get_external_count() > 0:
+        raise FormatError(path, ds.name, "a dataset with external storage: h5vec reads only data "
+                                         "stored in the file")
+
+
+# ---------------------------------------------------------------------------
+# Types
+
+
+class TypeInfo:
+    __slots__ = ("cls", "size", "signed", "vlen_str", "members", "enum", "tid")
+
+    def __init__(self, tid):
+        self.tid = tid
+        self.cls = tid.get_class()
+        self.size = tid.get_size()
+        self.signed = None
+        self.vlen_str = False
+        self.members = None
+        self.enum = None
+        if self.cls == h5py.h5t.INTEGER:
+            self.signed = tid.get_sign() == h5py.h5t.SGN_2
+        elif self.cls == h5py.h5t.STRING:
+            self.vlen_str = tid.is_variable_str()
+        elif self.cls == h5py.h5t.COMPOUND:
+            self.members = [(tid.get_member_name(i).decode("utf-8", "replace"),
+                             TypeInfo(tid.get_member_type(i)), tid.get_member_offset(i))
+                            for i in range(tid.get_nmembers())]
+        elif self.cls == h5py.h5t.ENUM:
+            base = tid.get_super()
+            self.signed = base.get_sign() == h5py.h5t.SGN_2
+            self.enum = {tid.get_member_name(i).decode("utf-8", "replace"): tid.get_member_value(i)
+                         for i in range(tid.get_nmembers())}
+
+    def describe(self):
+        names = {h5py.h5t.INTEGER: "integer", h5py.h5t.FLOAT: "float", h5py.h5t.STRING: "string",
+                 h5py.h5t.BITFIELD: "bitfield", h5py.h5t.COMPOUND: "compound", h5py.h5t.ENUM: "enum",
+                 h5py.h5t.ARRAY: "array", h5py.h5t.VLEN: "variable-length sequence",
+                 h5py.h5t.OPAQUE: "opaque", h5py.h5t.REFERENCE: "reference"}
+        base = names.get(self.cls, f"class {self.cls}")
+        if self.cls in (h5py.h5t.INTEGER, h5py.h5t.ENUM):
+            return f"{'signed' if self.signed else 'unsigned'} {8 * self.size}-bit {base}"
+        if self.cls == h5py.h5t.STRING:
+            return "variable-length string" if self.vlen_str else f"fixed-length string ({self.size} bytes)"
+        if self.cls in (h5py.h5t.FLOAT, h5py.h5t.BITFIELD):
+            return f"{8 * self.size}-bit {base}"
+        return base
+
+
+def type_info(ds):
+    return TypeInfo(ds.id.get_type())
+
+
+def is_h5col_bool(info):
+    """The h5col bool type: an enum over a signed 8-bit integer with exactly FALSE = 0, TRUE = 1."""
+    return (info.cls == h5py.h5t.ENUM and info.size == 1 and info.signed
+            and info.enum == {"FALSE": 0, "TRUE": 1})
+
+
+# ---------------------------------------------------------------------------
+# Reading
+
+
+def shape(ds):
+    return tuple(int(d) for d in ds.shape) if ds.shape is not None else ()
+
+
+def read_rows(ds, start, stop, path):
+    """ds[start:stop] as stored (numpy dtype of the file type)."""
+    try:
+        if stop <= start:
+            return np.zeros((0,) + shape(ds)[1:], dtype=ds.dtype)
+        return ds[start:stop]
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        raise FormatError(path, ds.name, f"cannot read rows {start}..{stop}: {e}") from None
+
+
+def read_bytes_raw(ds, start, stop, path):
+    """Rows of a dataset of a 1-byte type (integer, bitfield or enum), as the
+    stored bytes (uint8), without any conversion."""
+    n = max(0, stop - start)
+    inner = shape(ds)[1:]
+    out = np.empty((n,) + inner, dtype=np.uint8)
+    if out.size == 0:
+        return out
+    try:
+        fspace = ds.id.get_space()
+        fspace.select_hyperslab((start,) + (0,) * len(inner), (n,) + inner)
+        mspace = h5py.h5s.create_simple(out.shape)
+        ds.id.read(mspace, fspace, out, mtype=ds.id.get_type())
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        raise FormatError(path, ds.name, f"cannot read rows {start}..{stop}: {e}") from None
+    return out
+
+
+def read_scalar_string(ds, path):
+    if ds.shape != ():
+        raise mismatch(path, ds.name, "a scalar string", f"shape {ds.shape}")
+    info = type_info(ds)
+    if info.cls != h5py.h5t.STRING:
+        raise mismatch(path, ds.name, "a scalar string", info.describe())
+    try:
+        raw = ds[()]
+    except (OSError, RuntimeError, ValueError) as e:
+        raise FormatError(path, ds.name, f"cannot read: {e}") from None
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, np.ndarray):
+        raw = raw.tobytes()
+    raw = bytes(raw)
+    if not info.vlen_str:
+        raw = raw.split(b"\0", 1)[0]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(path, ds.name, "string is not valid UTF-8") from None
+
+
+def read_attr_string(obj, name, path):
+    """A string attribute, or None when absent."""
+    if name not in obj.attrs:
+        return None
+    try:
+        aid = obj.attrs.get_id(name)
+        t = TypeInfo(aid.get_type())
+        if t.cls != h5py.h5t.STRING or aid.shape not in ((), (1,)):
+            raise mismatch(path, obj.name, f"attribute {name} to be a scalar string", t.describe())
+        raw = obj.attrs[name]
+    except FormatError:
+        raise
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        raise FormatError(path, obj.name, f"cannot read attribute {name}: {e}") from None
+    if isinstance(raw, np.ndarray):
+        raw = raw.reshape(-1)[0]
+    if isinstance(raw, str):
+        return raw
+    raw = bytes(raw).split(b"\0", 1)[0]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(path, obj.name, f"attribute {name} is not valid UTF-8") from None
+
+
+# ---------------------------------------------------------------------------
+# Writing
+
+
+def write_fixed_str(group, name, value):
+    """A scalar fixed-length UTF-8 NULLTERM string sized to its bytes (HDF5.jl's form)."""
+    b = value.encode("utf-8")
+    size = max(len(b), 1)
+    tid = h5py.h5t.C_S1.copy()
+    tid.set_size(size)
+    tid.set_cset(h5py.h5t.CSET_UTF8)
+    tid.set_strpad(h5py.h5t.STR_NULLTERM)
+    sid = h5py.h5s.create(h5py.h5s.SCALAR)
+    dsid = h5py.h5d.create(group.id, name.encode("utf-8"), tid, sid)
+    dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(b.ljust(size, b"\0"), dtype=f"S{size}"), mtype=tid)
+
+
+def write_attr_ascii(obj, name, value):
+    """A scalar fixed-length ASCII attribute, NUL included in the size, null-padded (h5col's form)."""
+    b = value.encode("ascii")
+    tid = h5py.h5t.C_S1.copy()
+    tid.set_size(len(b) + 1)
+    tid.set_cset(h5py.h5t.CSET_ASCII)
+    tid.set_strpad(h5py.h5t.STR_NULLPAD)
+    sid = h5py.h5s.create(h5py.h5s.SCALAR)
+    aid = h5py.h5a.create(obj.id, name.encode("ascii"), tid, sid)
+    aid.write(np.array(b + b"\0", dtype=f"S{len(b) + 1}"), mtype=tid)
+
+
+def write_bitfield_scalar(group, name, value):
+    sid = h5py.h5s.create(h5py.h5s.SCALAR)
+    dsid = h5py.h5d.create(group.id, name.encode(), h5py.h5t.STD_B8LE, sid)
+    dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(value, dtype=np.uint8), mtype=h5py.h5t.NATIVE_B8)
+
+
+def next_pow2(n):
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def compression_kwargs(compression):
+    """h5py keyword arguments for a `compression` setting of save_vector."""
+    if compression is None or compression is False:
+        return {}
+    level = None
+    if isinstance(compression, tuple):
+        compression, level = compression
+    if isinstance(compression, int) and not isinstance(compression, bool):
+        compression, level = "deflate", compression
+    name = str(compression).lower()
+    if name in ("deflate", "gzip", "zlib"):
+        return dict(compression="gzip", compression_opts=4 if level is None else int(level), shuffle=True)
+    if name == "lzf":
+        return dict(compression="lzf")
+    if name in ("zstd", "lz4", "blosclz", "lz4hc"):
+        try:
+            import hdf5plugin
+        except ImportError:
+            raise ValueError(f"compression {name!r} (Blosc, filter 32001) needs `pip install hdf5plugin`") from None
+        return dict(hdf5plugin.Blosc(cname=name, clevel=5 if level is None else int(level),
+                                     shuffle=hdf5plugin.Blosc.SHUFFLE))
+    raise ValueError(f"unknown compression {compression!r}: use None, 'deflate', ('deflate', level), "
+                     "'lzf', 'zstd' or ('zstd', level)")
+
+
+def create_column(group, name, dtype, inner, chunk_rows, compression, fillvalue=None):
+    """An empty chunked dataset of shape (0, *inner), axis 0 unlimited."""
+    kw = compression_kwargs(compression)
+    return group.create_dataset(name, shape=(0,) + tuple(inner), maxshape=(None,) + tuple(inner),
+                                chunks=(max(1, int(chunk_rows)),) + tuple(inner), dtype=dtype,
+                                fillvalue=fillvalue, **kw)
+
+
+def put_rows(ds, start, arr):
+    """Grows `ds` to exactly start + len(arr) rows and writes `arr` there."""
+    n = len(arr)
+    ds.resize((start + n,) + tuple(ds.shape[1:]))
+    if n:
+        ds[start:start + n] = arr
+
+
+BITFIELD8 = h5py.Datatype(h5py.h5t.STD_B8LE.copy())
+H5COL_BOOL = h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, basetype="i1")
+VLEN_UTF8 = h5py.string_dtype("utf-8")
+POINTER = np.dtype([("offset", "<u8"), ("length", "<u8")])

@@ -1,0 +1,270 @@
+"""The schema tree under ``<vector>/metadata/schema`` (SPEC section 2)."""
+
+import json
+
+import h5py
+import numpy as np
+
+from . import _h5
+from ._errors import FormatError, mismatch
+
+SCALAR = "HDF5Vectors.ScalarSchema"
+DENSE = "HDF5Vectors.DenseSchema"
+RECORD = "HDF5Vectors.RecordSchema"
+BLOB = "HDF5Vectors.BlobSchema"
+CONSTANT = "HDF5Vectors.ConstantSchema"
+IDENTITY = "HDF5Vectors.IdentityCodec"
+CONSTANT_CODEC = "HDF5Vectors.ConstantCodec"
+CHAR = "HDF5Vectors.CharCodec"
+ENUM = "HDF5Vectors.EnumCodec"
+JSON = "HDF5Vectors.JSONCodec"
+STRUCT = "HDF5Vectors.StructCodec"
+TUPLE = "HDF5Vectors.TupleCodec"
+BINCODE = "h5vec.BincodeCodec"
+VLS = "h5vec.VLSStringSchema"
+LIST = "h5vec.ListSchema"
+NULLABLE = "h5vec.NullableSchema"
+STRING_VALUES = "h5vec.StringValuesSchema"
+FILL = "h5vec.FillValueSchema"
+H5VEC_CODEC = "h5vec.IdentityCodec"
+MASK_CODEC = "h5vec.MaskCodec"
+PLACEHOLDER_CODEC = "h5vec.PlaceholderCodec"
+FILL_CODEC = "h5vec.FillValueCodec"
+
+# kind -> (schema identifier, accepted codecs)
+KINDS = {
+    "scalar": (SCALAR, (IDENTITY, CHAR, ENUM, JSON)),
+    "dense": (DENSE, (IDENTITY, CHAR, ENUM)),
+    "record": (RECORD, (STRUCT, TUPLE)),
+    "constant": (CONSTANT, (IDENTITY, CONSTANT_CODEC)),
+    "blob": (BLOB, (BINCODE,)),
+    "vls_string": (VLS, (H5VEC_CODEC, PLACEHOLDER_CODEC)),
+    "list": (LIST, (H5VEC_CODEC,)),
+    "string_values": (STRING_VALUES, (H5VEC_CODEC,)),
+    "nullable": (NULLABLE, (MASK_CODEC,)),
+    "fill_nullable": (FILL, (FILL_CODEC,)),
+}
+
+# encoded_type -> numpy dtype (little-endian); Bool and String handled apart.
+NUMBERS = {
+    "Int8": np.dtype("<i1"), "Int16": np.dtype("<i2"), "Int32": np.dtype("<i4"), "Int64": np.dtype("<i8"),
+    "UInt8": np.dtype("<u1"), "UInt16": np.dtype("<u2"), "UInt32": np.dtype("<u4"),
+    "UInt64": np.dtype("<u8"), "Float32": np.dtype("<f4"), "Float64": np.dtype("<f8"),
+}
+ENCODED_OF = {v: k for k, v in NUMBERS.items()}
+
+STRINGS = ("kind", "schema", "codec", "logical_type", "encoded_type")
+MAX_DEPTH = 64
+MAX_CHILDREN = 1 << 16
+# Datasets a schema node may carry for enum labels (names and values), beside
+# `encoded_type`.
+LABEL_NAMES = ("variant_names", "labels")
+LABEL_VALUES = ("variant_values", "label_values")
+
+
+class Node:
+    """One node of the schema tree, as plain attributes:
+    ``kind``, ``schema``, ``codec``, ``logical_type``, ``encoded_type``,
+    ``dimensions`` (Julia order), ``field_names``, ``children`` and, for
+    enums whose labels are stored, ``labels`` (``{name: value}``)."""
+
+    __slots__ = ("kind", "schema", "codec", "logical_type", "encoded_type", "dimensions",
+                 "field_names", "children", "labels")
+
+    def __init__(self, kind, schema=None, codec=None, logical_type="", encoded_type=None,
+                 dimensions=None, field_names=None, children=None, labels=None):
+        self.kind = kind
+        self.schema = schema if schema is not None else KINDS[kind][0]
+        self.codec = codec if codec is not None else KINDS[kind][1][0]
+        self.logical_type = logical_type
+        self.encoded_type = encoded_type
+        self.dimensions = list(dimensions) if dimensions is not None else None
+        self.field_names = list(field_names) if field_names is not None else None
+        self.children = list(children or [])
+        self.labels = labels
+
+    @property
+    def shape(self):
+        """The element's dimensions in h5py (row-major) order."""
+        return tuple(reversed(self.dimensions or []))
+
+    def to_dict(self):
+        """The node as plain dicts and lists (what ``Vector.schema`` returns)."""
+        d = {"kind": self.kind, "schema": self.schema, "codec": self.codec,
+             "logical_type": self.logical_type}
+        if self.encoded_type is not None:
+            d["encoded_type"] = self.encoded_type
+        if self.dimensions is not None:
+            d["dimensions"] = list(self.dimensions)
+        if self.field_names is not None:
+            d["field_names"] = list(self.field_names)
+        if self.labels is not None:
+            d["labels"] = dict(self.labels)
+        if self.children:
+            d["children"] = [c.to_dict() for c in self.children]
+        return d
+
+    def serialized(self):
+        """The node as h5vec's compact JSON (serde of the Rust `Schema` struct)."""
+        def ser(n):
+            d = {"kind": n.kind, "schema": n.schema, "codec": n.codec, "logical_type": n.logical_type}
+            if n.encoded_type is not None:
+                d["encoded_type"] = n.encoded_type
+            if n.dimensions is not None:
+                d["dimensions"] = list(n.dimensions)
+            if n.field_names is not None:
+                d["field_names"] = list(n.field_names)
+            if n.children:
+                d["children"] = [ser(c) for c in n.children]
+            return d
+        return json.dumps(ser(self), separators=(",", ":"), ensure_ascii=False)
+
+    def same_layout(self, other):
+        """Equal as far as the layout goes (logical types are descriptive)."""
+        same_codec = self.codec == other.codec or {self.codec, other.codec} <= {IDENTITY, CONSTANT_CODEC}
+        return (self.kind == other.kind and self.schema == other.schema and same_codec
+                and self.encoded_type == other.encoded_type and self.dimensions == other.dimensions
+                and self.field_names == other.field_names and len(self.children) == len(other.children)
+                and all(a.same_layout(b) for a, b in zip(self.children, other.children)))
+
+    def __repr__(self):
+        return f"Node({self.to_dict()!r})"
+
+
+def _read_str(group, name, path):
+    if name not in group:
+        return None
+    ds = _h5.open_dataset(group, name, path)
+    return _h5.read_scalar_string(ds, path)
+
+
+def read_node(group, path, depth=0):
+    """Reads and checks one schema node (recursively)."""
+    if depth > MAX_DEPTH:
+        raise FormatError(path, group.name, f"schema tree deeper than {MAX_DEPTH} levels")
+    names = _h5.members(group, path)
+    vals = {}
+    for key in ("kind", "schema", "codec"):
+        if key not in names:
+            raise mismatch(path, group.name, f"schema entry `{key}`", "nothing")
+        vals[key] = _read_str(group, key, path)
+    kind = vals["kind"]
+    if kind not in KINDS:
+        raise mismatch(path, group.name, f"a schema kind of {sorted(KINDS)}", f"`{kind}`")
+    want_schema, codecs = KINDS[kind]
+    if vals["schema"] != want_schema:
+        raise mismatch(path, group.name, f"schema `{want_schema}` for kind `{kind}`", f"`{vals['schema']}`")
+    if vals["codec"] not in codecs:
+        raise mismatch(path, group.name, f"a codec of {list(codecs)} for kind `{kind}`", f"`{vals['codec']}`")
+    node = Node(kind, vals["schema"], vals["codec"], _read_str(group, "logical_type", path) or "",
+                _read_str(group, "encoded_type", path))
+    if "dimensions" in names:
+        ds = _h5.open_dataset(group, "dimensions", path)
+        info = _h5.type_info(ds)
+        if info.cls != h5py.h5t.INTEGER or ds.ndim > 1 or ds.size > 32:
+            raise mismatch(path, ds.name, "1-D Int64 dimensions", f"{info.describe()} of shape {ds.shape}")
+        dims = [int(x) for x in np.asarray(ds[()]).reshape(-1)]
+        if any(d < 0 or d > 1 << 40 for d in dims):
+            raise FormatError(path, ds.name, f"invalid dimensions {dims}")
+        node.dimensions = dims
+    if "field_names" in names:
+        ds = _h5.open_dataset(group, "field_names", path)
+        info = _h5.type_info(ds)
+        if info.cls != h5py.h5t.STRING or ds.ndim != 1:
+            raise mismatch(path, ds.name, "1-D variable-length strings", info.describe())
+        if ds.shape[0] > MAX_CHILDREN:
+            raise FormatError(path, ds.name, f"{ds.shape[0]} field names")
+        try:
+            node.field_names = [bytes(s).split(b"\0", 1)[0].decode("utf-8") if not isinstance(s, str) else s
+                                for s in ds[()]]
+        except UnicodeDecodeError:
+            raise FormatError(path, ds.name, "field name is not valid UTF-8") from None
+    children = []
+    if "children" in names:
+        ch = _h5.open_group(group, "children", path)
+        cnames = _h5.members(ch, path)
+        if len(cnames) > MAX_CHILDREN:
+            raise FormatError(path, ch.name, f"{len(cnames)} schema children")
+        want = [str(i) for i in range(1, len(cnames) + 1)]
+        if sorted(cnames, key=lambda s: (len(s), s)) != want:
+            raise mismatch(path, ch.name, f"children {want}", sorted(cnames))
+        for i in range(1, len(cnames) + 1):
+            fn = node.field_names[i - 1] if node.field_names and i - 1 < len(node.field_names) else None
+            cpath = f"{path}.{fn}" if fn is not None else f"{path}.<{i}>"
+            children.append(read_node(_h5.open_group(ch, str(i), path), cpath, depth + 1))
+    node.children = children
+    node.labels = _read_labels(group, names, path)
+    _check_node(node, group, path)
+    return node
+
+
+def _read_labels(group, names, path):
+    for nk, vk in zip(LABEL_NAMES, LABEL_VALUES):
+        if nk in names and vk in names:
+            nds = _h5.open_dataset(group, nk, path)
+            vds = _h5.open_dataset(group, vk, path)
+            if nds.ndim != 1 or vds.ndim != 1 or nds.shape != vds.shape or nds.shape[0] > MAX_CHILDREN:
+                raise mismatch(path, nds.name, "labels and values of one length", f"{nds.shape}, {vds.shape}")
+            if _h5.type_info(vds).cls != h5py.h5t.INTEGER:
+                raise mismatch(path, vds.name, "integer label values", _h5.type_info(vds).describe())
+            labels = [s if isinstance(s, str) else bytes(s).split(b"\0", 1)[0].decode("utf-8", "replace")
+                      for s in nds[()]]
+            return dict(zip(labels, (int(v) for v in vds[()])))
+    return None
+
+
+ENCODED = set(NUMBERS) | {"Bool", "String"}
+
+
+def _check_node(node, group, path):
+    k = node.kind
+    loc = group.name
+    if k in ("scalar", "dense", "vls_string", "string_values", "fill_nullable"):
+        if node.encoded_type not in ENCODED:
+            raise mismatch(path, loc, f"an encoded_type of {sorted(ENCODED)}", f"{node.encoded_type!r}")
+    if k in ("vls_string", "string_values") and node.encoded_type != "String":
+        raise mismatch(path, loc, "encoded_type `String`", f"`{node.encoded_type}`")
+    if k == "fill_nullable" and node.encoded_type not in NUMBERS:
+        raise mismatch(path, loc, "a numeric encoded_type", f"`{node.encoded_type}`")
+    if k == "dense" and node.dimensions is None:
+        raise mismatch(path, loc, "`dimensions` on a dense node", "nothing")
+    if k == "dense" and node.encoded_type == "String":
+        raise mismatch(path, loc, "a fixed-size element type", "`String`")
+    if k == "record":
+        if node.field_names is None:
+            raise mismatch(path, loc, "`field_names` on a record node", "nothing")
+        if len(node.field_names) != len(node.children):
+            raise mismatch(path, loc, f"{len(node.field_names)} child schemas", len(node.children))
+        if len(set(node.field_names)) != len(node.field_names):
+            raise FormatError(path, loc, f"duplicate field names {node.field_names}")
+        for f in node.field_names:
+            if not f or f in (".", "..") or "/" in f or "\0" in f:
+                raise FormatError(path, loc, f"invalid field name {f!r}")
+    want_children = {"list": 1, "nullable": 1, "vls_string": 1}.get(k, None if k == "record" else 0)
+    if want_children is not None and len(node.children) != want_children:
+        raise mismatch(path, loc, f"{want_children} child schemas", len(node.children))
+    if k == "scalar" and node.codec == JSON and node.encoded_type != "String":
+        raise mismatch(path, loc, "encoded_type `String` for JSON", f"`{node.encoded_type}`")
+    if node.codec == CHAR and node.encoded_type != "Int32":
+        raise mismatch(path, loc, "encoded_type `Int32` for a char", f"`{node.encoded_type}`")
+    if node.codec == ENUM and node.encoded_type not in NUMBERS:
+        raise mismatch(path, loc, "an integer encoded_type for an enum", f"`{node.encoded_type}`")
+    if k == "nullable" and node.children[0].kind in ("nullable", "vls_string", "fill_nullable"):
+        raise FormatError(path, loc, f"a nullable around a `{node.children[0].kind}` node")
+
+
+def write_node(group, node):
+    for key in STRINGS:
+        v = getattr(node, key)
+        if v is not None:
+            _h5.write_fixed_str(group, key, v)
+    if node.dimensions is not None:
+        group.create_dataset("dimensions", data=np.array(node.dimensions, dtype="<i8"))
+    if node.field_names is not None:
+        group.create_dataset("field_names", data=np.array([s.encode("utf-8") for s in node.field_names],
+                                                          dtype=object), dtype=_h5.VLEN_UTF8,
+                             shape=(len(node.field_names),))
+    if node.children:
+        ch = group.create_group("children")
+        for i, c in enumerate(node.children, start=1):
+            write_node(ch.create_group(str(i)), c)

@@ -1,0 +1,350 @@
+"""Opening vectors: `open_vector`, `Vector`, `list_vectors`."""
+
+import os
+
+import h5py
+import numpy as np
+
+from . import _columns as C
+from . import _h5
+from . import _read
+from . import _schema as S
+from ._errors import FormatError, mismatch
+
+FORMAT_NAME = "HDF5Vectors"
+ROOT = "value"  # column name of a vector whose elements are not records
+BATCH_ROWS = 1 << 16
+
+
+def _open_where(where, mode="r"):
+    """(group, file to close or None)."""
+    if isinstance(where, (h5py.Group, h5py.File)):
+        return where, None
+    if isinstance(where, (str, os.PathLike)):
+        f = h5py.File(where, mode)
+        return f, f
+    raise TypeError(f"expected an h5py.File, h5py.Group or a path, found {type(where).__name__}")
+
+
+def check_name(name):
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\0" in name:
+        raise ValueError(f"invalid vector name {name!r}: non-empty, not . or .., without / or NUL")
+
+
+def read_count(meta, path="$"):
+    ds = _h5.open_dataset(meta, "count", path)
+    info = _h5.type_info(ds)
+    if ds.shape != () or not (info.cls == h5py.h5t.INTEGER and info.size == 8 and info.signed):
+        raise mismatch(path, ds.name, "a scalar Int64 count", f"{info.describe()} of shape {ds.shape}")
+    count = int(ds[()])
+    if count < 0:
+        raise FormatError(path, ds.name, f"count must be >= 0, found {count}")
+    return count
+
+
+def open_metadata(group, path="$"):
+    """Checks the vector group and its metadata; returns (count, schema node)."""
+    _h5.expect_members(group, ["data", "metadata"], path)
+    meta = _h5.open_group(group, "metadata", path)
+    names = _h5.members(meta, path)
+    for need in ("format_name", "format_version", "schema", "count"):
+        if need not in names:
+            raise mismatch(path, _h5.member_path(meta, need), f"metadata `{need}`", "nothing")
+    fname = _h5.read_scalar_string(_h5.open_dataset(meta, "format_name", path), path)
+    if fname != FORMAT_NAME:
+        raise mismatch(path, meta.name + "/format_name", f'"{FORMAT_NAME}"', repr(fname))
+    vds = _h5.open_dataset(meta, "format_version", path)
+    vinfo = _h5.type_info(vds)
+    if vds.shape != () or vinfo.cls != h5py.h5t.INTEGER:
+        raise mismatch(path, vds.name, "a scalar integer format_version", vinfo.describe())
+    if int(vds[()]) != 1:
+        raise mismatch(path, vds.name, "format_version 1", int(vds[()]))
+    count = read_count(meta, path)
+    node = S.read_node(_h5.open_group(meta, "schema", path), path)
+    return count, node
+
+
+def _rows(rows, n):
+    if rows is None:
+        return 0, n
+    if isinstance(rows, (slice, range)):
+        start, stop, step = (rows.start, rows.stop, rows.step)
+        if step not in (None, 1):
+            raise ValueError("rows: only contiguous ranges (step 1) are supported")
+        start, stop, _ = slice(start, stop).indices(n)
+        return start, max(start, stop)
+    if isinstance(rows, tuple) and len(rows) == 2:
+        return _rows(slice(*rows), n)
+    raise TypeError("rows: a slice, a range or a (start, stop) tuple")
+
+
+class Vector:
+    """A vector opened for reading (see `open_vector`)."""
+
+    def __init__(self, group, name, file=None):
+        self._file = file
+        check_name(name)
+        if name not in group:
+            raise KeyError(f"no vector {name!r} in {group.name}")
+        kind = type(group.get(name, getlink=True)).__name__
+        if kind == "ExternalLink":
+            raise FormatError("$", _h5.member_path(group, name), "an external link: h5vec reads only "
+                                                                "vectors inside the file")
+        g = group[name]
+        if not isinstance(g, h5py.Group):
+            raise mismatch("$", _h5.member_path(group, name), "a vector group", "a dataset")
+        self.group = g
+        self.name = name
+        self._count, self.node = open_metadata(g)
+        data = _h5.open_group(g, "data", "$")
+        self._reader = _read.open_field(data, self.node, "$", self._count)
+
+    # -- metadata ---------------------------------------------------------
+
+    def __len__(self):
+        return self._count
+
+    @property
+    def schema(self):
+        """The schema tree as plain dicts (kind, schema, codec, logical_type, ...)."""
+        return self.node.to_dict()
+
+    @property
+    def columns(self):
+        """Dotted leaf paths (records are flattened; lists are leaves)."""
+        root = self.node.children[0] if self.node.kind == "nullable" else self.node
+        if root.kind != "record":
+            return [ROOT]
+        out = []
+
+        def walk(node, prefix):
+            n = node.children[0] if node.kind == "nullable" and node.children[0].kind == "record" else node
+            if n.kind == "record":
+                for f, c in zip(n.field_names, n.children):
+                    walk(c, f"{prefix}.{f}" if prefix else f)
+            else:
+                out.append(prefix)
+        walk(self.node, "")
+        return out
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"<h5vec.Vector {self.group.name!r}: {self._count} rows, columns {self.columns}>"
+
+    # -- reading -----------------------------------------------------------
+
+    def _selection(self, columns):
+        if columns is None:
+            return None
+        if isinstance(columns, str):
+            columns = [columns]
+        root = self.node.children[0] if self.node.kind == "nullable" else self.node
+        if root.kind != "record":
+            for c in columns:
+                if c != ROOT:
+                    raise KeyError(f"no column {c!r}; columns: {self.columns}")
+            return None
+        sel = {}
+        for c in columns:
+            parts = c.split(".")
+            node = self.node
+            cur = sel
+            # Field names may contain dots: match the longest field name first.
+            i = 0
+            while i < len(parts):
+                n = node.children[0] if node.kind == "nullable" else node
+                if n.kind != "record":
+                    raise KeyError(f"no column {c!r}; columns: {self.columns}")
+                for j in range(len(parts), i, -1):
+                    name = ".".join(parts[i:j])
+                    if name in n.field_names:
+                        break
+                else:
+                    raise KeyError(f"no column {c!r}; columns: {self.columns}")
+                child = n.children[n.field_names.index(name)]
+                if j == len(parts):
+                    cur[name] = None
+                else:
+                    if cur.get(name, {}) is None:
+                        break
+                    cur = cur.setdefault(name, {})
+                node = child
+                i = j
+        return sel
+
+    def _read_col(self, columns, rows):
+        a, b = _rows(rows, self._count)
+        return self._reader.read(a, b, self._selection(columns)), a, b
+
+    def read(self, columns=None, rows=None, parse_json=False):
+        """{column: numpy array | numpy.ma.MaskedArray | object array} for the rows asked for."""
+        col, _, _ = self._read_col(columns, rows)
+        return _as_numpy(col, parse_json)
+
+    def to_arrow(self, columns=None, rows=None):
+        """A pyarrow.Table: records are struct columns, lists large_list, strings large_string."""
+        import pyarrow as pa
+        col, _, _ = self._read_col(columns, rows)
+        return _as_arrow(col, pa)
+
+    def to_pandas(self, columns=None, rows=None, parse_json=False):
+        """A pandas.DataFrame with dotted columns for records; index = the row numbers."""
+        import pandas as pd
+        col, a, b = self._read_col(columns, rows)
+        return _as_pandas(col, pd, a, b, parse_json)
+
+    def to_polars(self, columns=None, rows=None):
+        import polars as pl
+        return pl.from_arrow(self.to_arrow(columns, rows), rechunk=False)
+
+    def chunk_rows(self):
+        """The rows per chunk of the vector's first chunked dataset (the natural batch size)."""
+        found = []
+
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset) and obj.chunks and not found and name.endswith("values"):
+                found.append(obj.chunks[0])
+        self.group["data"].visititems(visit)
+        return found[0] if found else BATCH_ROWS
+
+    def iter_batches(self, batch_rows=None, columns=None, format="numpy", parse_json=False):
+        """Yields the rows in batches of `batch_rows` (bounded memory), each as
+        `format`: 'numpy' (dict, as `read`), 'arrow' (RecordBatch), 'pandas' or 'polars'."""
+        n = self._count
+        batch_rows = int(batch_rows or BATCH_ROWS)
+        if batch_rows <= 0:
+            raise ValueError("batch_rows must be positive")
+        sel = self._selection(columns)
+        for a in range(0, n, batch_rows):
+            b = min(n, a + batch_rows)
+            col = self._reader.read(a, b, sel)
+            if format == "numpy":
+                yield _as_numpy(col, parse_json)
+            elif format == "arrow":
+                import pyarrow as pa
+                yield from _as_arrow(col, pa).to_batches()
+            elif format == "pandas":
+                import pandas as pd
+                yield _as_pandas(col, pd, a, b, parse_json)
+            elif format == "polars":
+                import polars as pl
+                import pyarrow as pa
+                yield pl.from_arrow(_as_arrow(col, pa))
+            else:
+                raise ValueError(f"unknown format {format!r}")
+
+    def validate(self, batch_rows=None):
+        """Reads every row, making every check of SPEC section 7; raises FormatError
+        on the first problem, returns the number of rows otherwise."""
+        n = self._count
+        batch_rows = int(batch_rows or BATCH_ROWS)
+        for a in range(0, n, batch_rows):
+            self._reader.read(a, min(n, a + batch_rows))
+        if n == 0:
+            self._reader.read(0, 0)
+        return n
+
+
+def _as_numpy(col, parse_json):
+    if isinstance(col, C.Rec) and col.node.kind in ("record", "nullable") and _is_root_record(col):
+        return {name: C.to_numpy(c, v, parse_json) for name, c, v in C.flatten(col, "")}
+    return {ROOT: C.to_numpy(col, None, parse_json)}
+
+
+def _is_root_record(col):
+    return isinstance(col, C.Rec)
+
+
+def _as_arrow(col, pa):
+    if isinstance(col, C.Rec) and col.valid is None:
+        arrays = [C.to_arrow(c, pa) for c in col.children]
+        fields = [pa.field(name, arr.type, nullable=c.valid is not None or isinstance(c, C.Const),
+                           metadata=C.field_metadata(c.node))
+                  for name, c, arr in zip(col.names, col.children, arrays)]
+        schema = pa.schema(fields, metadata={b"h5vec.root": col.node.kind.encode()})
+        if not arrays:
+            return pa.table({}, schema=schema)
+        return pa.Table.from_arrays(arrays, schema=schema)
+    arr = C.to_arrow(col, pa)
+    f = pa.field(ROOT, arr.type, nullable=col.valid is not None or isinstance(col, C.Const),
+                 metadata=C.field_metadata(col.node))
+    return pa.Table.from_arrays([arr], schema=pa.schema([f], metadata={b"h5vec.root": b"value"}))
+
+
+def _as_pandas(col, pd, a, b, parse_json):
+    index = pd.RangeIndex(a, b)
+    if isinstance(col, C.Rec):
+        series = [C.to_pandas_series(c, v, name, index, parse_json) for name, c, v in C.flatten(col, "")]
+    else:
+        series = [C.to_pandas_series(col, None, ROOT, index, parse_json)]
+    if not series:
+        return pd.DataFrame(index=index)
+    return pd.concat(series, axis=1, copy=False) if len(series) > 1 else series[0].to_frame()
+
+
+def open_vector(where, name):
+    """Opens vector `name` in `where` (an h5py.File or h5py.Group, or a path,
+    opened read-only and closed by `Vector.close()`), checking its layout."""
+    group, owned = _open_where(where)
+    try:
+        return Vector(group, name, owned)
+    except BaseException:
+        if owned is not None:
+            owned.close()
+        raise
+
+
+def _is_vector(g):
+    try:
+        if set(g.keys()) != {"data", "metadata"}:
+            return False
+        meta = g["metadata"]
+        if not isinstance(meta, h5py.Group) or "format_name" not in meta:
+            return False
+        return _h5.read_scalar_string(meta["format_name"], "$") == FORMAT_NAME
+    except (FormatError, OSError, KeyError, TypeError, ValueError):
+        return False
+
+
+def list_vectors(where):
+    """Paths (relative to `where`) of every vector below it, sorted; vectors
+    are not searched for nested ones, and only hard links are followed."""
+    group, owned = _open_where(where)
+    try:
+        out = []
+        seen = set()
+
+        def walk(g, prefix):
+            for name in sorted(g.keys()):
+                link = g.get(name, getlink=True)
+                if not isinstance(link, h5py.HardLink):
+                    continue
+                if name.startswith(".") and ".h5vec-partial" in name:
+                    continue
+                obj = g[name]
+                if not isinstance(obj, h5py.Group):
+                    continue
+                addr = hash(obj.id)  # h5py hashes objects by file and address
+                if addr in seen:
+                    continue
+                seen.add(addr)
+                path = f"{prefix}{name}"
+                if _is_vector(obj):
+                    out.append(path)
+                else:
+                    walk(obj, path + "/")
+        walk(group, "")
+        return out
+    finally:
+        if owned is not None:
+            owned.close()

@@ -1,0 +1,47 @@
+"""Dask: a vector as a dask.dataframe.DataFrame whose partitions each open
+the file themselves (so they run on any worker that can see the path)."""
+
+from ._vector import open_vector
+
+
+def _partition(path, name, columns, start, stop):
+    with open_vector(path, name) as v:
+        return v.to_pandas(columns=columns, rows=slice(start, stop))
+
+
+def read_vector(path, name, columns=None, partition_rows=None):
+    """A lazy dask DataFrame over vector `name` of the HDF5 file at `path`.
+
+    Partitions hold `partition_rows` rows (default: about 1,048,576), rounded
+    to a multiple of the vector's chunk length so that no chunk is read by two
+    partitions; the index is the row number, with known divisions.
+    """
+    import dask.dataframe as dd
+
+    with open_vector(path, name) as v:
+        n = len(v)
+        chunk = max(1, int(v.chunk_rows()))
+        meta = v.to_pandas(columns=columns, rows=slice(0, 0))
+    target = int(partition_rows or (1 << 20))
+    step = max(chunk, (target // chunk) * chunk)
+    bounds = list(range(0, n, step)) + [n]
+    if n == 0:
+        bounds = [0, 0]
+    parts = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    # Divisions: each partition's first row, then the last row of the last one.
+    divisions = [a for a, _ in parts] + [max(parts[-1][1] - 1, parts[-1][0])]
+    return dd.from_map(_Part(str(path), name, columns), parts, meta=meta, divisions=divisions)
+
+
+class _Part:
+    """Picklable partition function."""
+
+    def __init__(self, path, name, columns):
+        self.path, self.name, self.columns = path, name, columns
+
+    def __call__(self, bounds):
+        start, stop = bounds
+        return _partition(self.path, self.name, self.columns, start, stop)
+
+
+__all__ = ["read_vector"]
