@@ -17,7 +17,10 @@
 //! * `chunk_length(1)`: the rows saved at once with one-row chunks (the
 //!   shape of a file built to have as many chunks as rows).
 //! * `load_range`: 10 rows at 200 positions spread over the `1 + appends`
-//!   W1 file, one call each; the time per call.
+//!   W1 file (and the `chunk_length(1)` one), one call each; the time per
+//!   call.
+//! * `append`: 20 appends of `BATCH` rows to the `chunk_length(1)` W1 file
+//!   (which has `ROWS` chunks per column); the median time per append.
 //! * `vls string` / `Vec<String>`: one row holding one string of
 //!   `STRING_KB` KiB, saved (timed) and loaded.
 
@@ -138,6 +141,34 @@ fn main() -> AnyResult<()> {
     );
     write(&p, &w1, &one, None)?;
     row("W1 load, chunk_length(1)".into(), load_secs(&p, &w1, reps)?);
+    let secs = median_secs(reps, || {
+        let f = hdf5::File::open(&p)?;
+        let mut ok = true;
+        for k in 0..calls {
+            let at = k * (n as u64 - 10) / calls;
+            let got: Vec<data::Measurement> = h5vec::load_range(&f, "v", at..at + 10)?;
+            ok &= got[..] == w1[at as usize..at as usize + 10];
+        }
+        Ok(ok)
+    })?;
+    row(
+        "W1 load_range of 10 rows, per call (chunk_length(1))".into(),
+        secs / calls as f64,
+    );
+    // Appends to the vector of one-row chunks.
+    let more = data::gen_w1(n + 20 * batch);
+    let f = hdf5::File::open_rw(&p)?;
+    let mut at = n;
+    let secs = median_secs(20, || {
+        h5vec::append_vector_with(&f, "v", &more[at..at + batch], &one)?;
+        at += batch;
+        Ok(true)
+    })?;
+    drop(f);
+    row(
+        format!("W1 append of {batch} rows to {n} one-row chunks (chunk_length(1)), per append"),
+        secs,
+    );
 
     let p = dir.join("w2.h5");
     write(&p, &w2, &plain, None)?;
