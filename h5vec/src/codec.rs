@@ -196,6 +196,8 @@ pub fn open_column(
             shape[0],
         ));
     }
+    crate::limits::check_exact_number(&ds, &info, &p)?;
+    crate::limits::check_stored(&ds, min_rows, &shape, &p)?;
     Ok((ds, shape[0]))
 }
 

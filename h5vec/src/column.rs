@@ -180,6 +180,7 @@ impl<T: Pod> PodWriter<T> {
 
     /// Continues writing an existing dataset at row `written`.
     pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
+        crate::limits::check_append_chunk(&ds, path)?;
         let mem = if T::AS_STORED {
             Some(raw::dataset_type(&ds, path)?)
         } else {

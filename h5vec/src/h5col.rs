@@ -78,11 +78,14 @@ where
 {
     let table = open_table(parent, name)?;
     let nrows = check_table(&table)?;
+    let path = table.name();
+    crate::limits::check_empty_rows::<T>(nrows, &path)?;
     let mut readers = T::Fields::table_open(&table, T::FIELD_NAMES, nrows)?;
-    let mut out = Vec::with_capacity(usize::try_from(nrows.min(BATCH)).unwrap_or(0));
+    let mut out = Vec::new();
     let mut start = 0;
     while start < nrows {
         let end = nrows.min(start + BATCH);
+        crate::limits::grow(&mut out, end - start, nrows, &path)?;
         T::Fields::table_load(&mut readers, start..end)?;
         for _ in start..end {
             out.push(T::from_parts(T::Fields::table_next(&mut readers)?));
@@ -290,7 +293,18 @@ fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
         return Ok(Some(v.into_iter().map(|s| s.as_str().to_owned()).collect()));
     }
     let n = a.size();
-    let mut buf = vec![0u8; n.saturating_mul(size)];
+    // The attribute's own storage holds every byte of its value.
+    let stored = raw::sync(|| unsafe { hdf5_sys::h5a::H5Aget_storage_size(a.id()) });
+    let total = n
+        .checked_mul(size)
+        .filter(|&t| t as u64 <= stored)
+        .ok_or_else(|| {
+            Error::invalid(
+                &p,
+                format!("{n} names of {size} bytes do not fit the {stored} bytes stored"),
+            )
+        })?;
+    let mut buf = vec![0u8; total];
     raw::sync(|| unsafe {
         hdf5::h5check(hdf5_sys::h5a::H5Aread(
             a.id(),

@@ -39,6 +39,7 @@ mod error;
 mod file;
 pub mod h5col;
 pub mod kinds;
+mod limits;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
 #[doc(hidden)]
 pub mod lock_audit;

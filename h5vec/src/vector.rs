@@ -342,18 +342,23 @@ pub(crate) fn read_rows<T, D: Decoder<T>>(
     rows: std::ops::Range<u64>,
 ) -> Result<Vec<T>> {
     let n = rows.end.saturating_sub(rows.start);
+    // Rows of a type without data cost time and nothing else: capped.
+    crate::limits::check_empty_rows::<T>(n, "$")?;
     let size = std::mem::size_of::<T>() as u64;
     let cap = if size == 0 || n.saturating_mul(size) <= MAX_PREALLOC_BYTES {
         n
     } else {
         MAX_PREALLOC_BYTES / size
     };
-    let mut out = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, cap, "$")?;
     // Several chunks per batch, so compressed chunks decompress in parallel.
     let batch = crate::options::READ_BATCH_ROWS;
     let mut start = rows.start;
     while start < rows.end {
         let end = rows.end.min(start + batch);
+        // Grown batch by batch without aborting when memory runs out.
+        crate::limits::grow(&mut out, end - start, n, "$")?;
         dec.load(start..end)?;
         for _ in start..end {
             out.push(dec.next()?);

@@ -9,7 +9,7 @@
 //! <name>/pointers          1-D compound {offset, length}: unsigned integers of up to
 //!                          64 bits each (h5vec writes uint64), one entry per element;
 //!                          optional scalar string attribute `missing-value-placeholder`
-//! <name>/heap              1-D uint8, the string bytes (chunked, deflate by default)
+//! <name>/heap              1-D uint8 (int8 is refused), the string bytes (chunked, deflate by default)
 //! <name>/names             (optional, takane) ignored by this reader
 //! ```
 //! Element `i` is `heap[offset_i .. offset_i + length_i]` cut at its first
@@ -39,7 +39,7 @@ const OPTIONAL_MEMBERS: &[&str] = &["names"];
 ///
 /// Checks the `type` attribute, the members, the pointer compound type
 /// (members `offset` then `length`, unsigned, at most 64 bits), the heap
-/// type (1-D, 8-bit integers) and every slice against the heap, before any
+/// type (1-D, UInt8: int8 is refused) and every slice against the heap, before any
 /// value is returned. Errors name the group and the element.
 pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
     let path = group.name();
@@ -70,7 +70,9 @@ pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
             format!("{names:?}"),
         ));
     }
-    let dec = VlsDecoder::open_datasets(group, &path, 0)?;
+    // Every pointer is an element: all of them must be stored.
+    let all = VlsDecoder::open_datasets(group, &path, 0)?.len();
+    let dec = VlsDecoder::open_datasets(group, &path, all)?;
     dec.read(0..dec.len())
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Layout on disk:
 //! ```text
-//! <field>/bytes   1-D uint8, the encoded values back to back
+//! <field>/bytes   1-D uint8 (int8 is refused), the encoded values back to back
 //! <field>/stops   1-D Int64, stops[k] = end of value k in bytes (cumulative)
 //! ```
 //! Value `k` is `bytes[stops[k-1] .. stops[k]]` (from 0 for `k == 0`);
@@ -20,6 +20,7 @@ use crate::bincode_codec;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
 use crate::schema::{ids, Schema, Stored};
@@ -44,6 +45,9 @@ pub struct BlobDecoder<T> {
     ends: std::vec::IntoIter<usize>,
     pos: usize,
     next_row: u64,
+    /// The last stop (of row `count - 1`): every stop of rows before it
+    /// is at most this, and these bytes are stored (checked on open).
+    end: u64,
     _t: PhantomData<T>,
 }
 
@@ -102,17 +106,10 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         node.expect(&blob_schema::<T>(), path)?;
         expect_members(group, &["bytes", "stops"], node, path)?;
-        let (bds, brows) = open_column(
-            group,
-            "bytes",
-            path,
-            &[],
-            0,
-            |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_INTEGER && t.size == 1,
-            "uint8",
-        )?;
+        let (bds, brows) = open_column(group, "bytes", path, &[], 0, limits::is_uint8, "uint8")?;
         let (sds, srows) = open_column(group, "stops", path, &[], count, i64::accepts, "Int64")?;
         let stops = PodReader::new(sds, Vec::new(), srows, path)?;
+        let mut end = 0;
         if count > 0 {
             let last = stops.read(count - 1, 1)?[0];
             if last < 0 || last as u64 > brows {
@@ -121,6 +118,10 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
                     format!("last stop {last} does not fit the {brows} bytes of `bytes`"),
                 ));
             }
+            // The bytes the stops use must be stored, not an unwritten extent.
+            let p = format!("{path} ({})", bds.name());
+            limits::check_stored(&bds, last as u64, &[brows], &p)?;
+            end = last as u64;
         }
         Ok(BlobDecoder {
             bytes: PodReader::new(bds, Vec::new(), brows, path)?,
@@ -129,6 +130,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
             ends: Vec::new().into_iter(),
             pos: 0,
             next_row: 0,
+            end,
             _t: PhantomData,
         })
     }
@@ -175,7 +177,8 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
                 format!("negative stop {prev}"),
             ));
         }
-        let mut ends = Vec::with_capacity(stops.len());
+        let mut ends = Vec::new();
+        limits::reserve(&mut ends, stops.len() as u64, self.stops.path())?;
         for (i, &s) in stops.iter().enumerate() {
             if s < prev {
                 return Err(Error::invalid(
@@ -192,10 +195,21 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
                     ),
                 ));
             }
+            if s as u64 > self.end {
+                return Err(Error::invalid(
+                    self.stops.element(rows.start + i as u64),
+                    format!(
+                        "stop {s} is past the last stop {} (stops must not decrease)",
+                        self.end
+                    ),
+                ));
+            }
             ends.push((s - first) as usize);
             prev = s;
         }
-        self.buf = self.bytes.read(first as u64, (prev - first) as u64)?;
+        let len = (prev - first) as u64;
+        limits::reserve(&mut self.buf, len, self.bytes.path())?;
+        self.bytes.read_into(first as u64, len, &mut self.buf)?;
         self.ends = ends.into_iter();
         self.pos = 0;
         self.next_row = rows.start;

@@ -65,6 +65,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
     ) -> Result<Self::Encoder> {
         let ds = group.dataset("values").map_err(|e| Error::hdf5(path, e))?;
         Self::open(group, node, path, count)?;
+        crate::limits::check_append_chunk(&ds, path)?;
         Ok(JsonEncoder {
             col: StrWriter::resume(ds, count, path)?,
             text: String::new(),

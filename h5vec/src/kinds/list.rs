@@ -10,7 +10,7 @@
 //! <field>/VALUES           the elements of all rows back to back:
 //!   numbers, bool, char, enums   1-D dataset (bool as the h5col enum; [T; N] adds axes)
 //!   String                       group CLASS = "STRING_VALUES": OFFSETS (uint64, n + 1)
-//!                                and CHARS (uint8); Option<String> adds MASK
+//!                                and CHARS (uint8, int8 refused); Option<String> adds MASK
 //!   Vec<U>                       another list group, to any depth; Option<Vec<U>> adds MASK
 //!   derived struct / tuple       group CLASS = "RECORD_VALUES" holding one column per
 //!                                field in the record layout (h5vec's extension to h5col)
@@ -37,6 +37,7 @@ use crate::kinds::nullable::{
 };
 use crate::kinds::record::{Record, RecordCodec};
 use crate::kinds::scalar::{scalar_schema, Scalar};
+use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
 use crate::schema::{ids, Schema, Stored};
@@ -247,6 +248,7 @@ impl<I: ItemCodec> ListDecoder<I> {
             ));
         }
         let total = offsets.read(count, 1)?[0];
+        limits::check_empty_rows::<I::Value>(total, &items_path(path))?;
         let items = I::open(
             group,
             "VALUES",
@@ -695,7 +697,7 @@ impl ItemCodec for StringValuesItem {
             path,
             &[],
             total,
-            |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_INTEGER && t.size == 1,
+            limits::is_uint8,
             "uint8 CHARS",
         )?;
         Ok(StringValuesDecoder {

@@ -81,6 +81,7 @@ impl Codec for StringCodec {
     ) -> Result<Self::Encoder> {
         if node.kind == "scalar" {
             let dec = VlenStrDecoder::open(group, node, path, count)?;
+            crate::limits::check_append_chunk(&dec.ds, path)?;
             Ok(StringEncoder::Scalar(StrWriter::resume(
                 dec.ds, count, path,
             )?))

@@ -2,7 +2,7 @@
 //!
 //! Layout on disk:
 //! ```text
-//! <field>/heap       1-D uint8, the string bytes back to back, chunked (compressible)
+//! <field>/heap       1-D uint8 (int8 refused), the string bytes back to back, chunked (compressible)
 //! <field>/pointers   1-D compound {offset: uint64, length: uint64}, one per element
 //!                    optional string attribute `missing-value-placeholder`
 //! ```
@@ -26,6 +26,7 @@ use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Dec
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
 use crate::kinds::scalar::scalar_schema;
+use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::{self, sync};
 use crate::schema::{ids, Schema, Stored};
@@ -206,16 +207,17 @@ impl VlsEncoder {
     /// Continues an existing column opened by [`VlsDecoder`].
     pub fn resume(dec: VlsDecoder, count: u64, ctx: &WriteCtx<'_>) -> Result<Self> {
         // Append after the furthest byte any committed pointer uses.
-        let heap_end = if count == 0 {
-            0
-        } else {
-            let ptrs = read_pointers(&dec.ptrs, 0, count, &dec.path)?;
-            let mut end = 0u64;
+        let mut heap_end = 0u64;
+        let mut start = 0;
+        while start < count {
+            let n = (count - start).min(crate::options::READ_BATCH_ROWS);
+            let ptrs = read_pointers(&dec.ptrs, start, n, &dec.path)?;
             for (i, p) in ptrs.iter().enumerate() {
-                end = end.max(check_slice(p, dec.heap.rows, &dec.path, i as u64)?.end);
+                let r = check_slice(p, dec.heap.rows, &dec.path, start + i as u64)?;
+                heap_end = heap_end.max(r.end);
             }
-            end
-        };
+            start += n;
+        }
         Ok(VlsEncoder {
             heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path)?,
             ptrs: PodWriter::resume(dec.ptrs, Vec::new(), count, &dec.path)?,
@@ -400,15 +402,12 @@ impl VlsDecoder {
             pointer_type_ok,
             "compound {offset: uint, length: uint}",
         )?;
-        let (heap, heap_rows) = open_column(
-            group,
-            "heap",
-            path,
-            &[],
-            0,
-            |t| t.class == H5T_class_t::H5T_INTEGER && t.size == 1,
-            "uint8",
-        )?;
+        let (heap, heap_rows) =
+            open_column(group, "heap", path, &[], 0, limits::is_uint8, "uint8")?;
+        // Pointers are checked against the heap bytes the file stores, not
+        // an unwritten extent (SPEC.md, section 7).
+        let heap_rows =
+            limits::stored_rows(&heap, &[heap_rows], &format!("{path} ({})", heap.name()))?;
         let placeholder = read_placeholder(&ptrs, path)?;
         Ok(VlsDecoder {
             heap: PodReader::new(heap, Vec::new(), heap_rows, path)?,

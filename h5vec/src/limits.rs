@@ -1,0 +1,238 @@
+//! Bounds on the work and memory a file can make h5vec spend (SPEC.md,
+//! section 7): every length read from a file is checked against what the
+//! file really stores, or against a documented cap, before anything is
+//! allocated or looped over.
+
+use hdf5::Dataset;
+use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5d::{self, H5D_layout_t};
+use hdf5_sys::h5p;
+use hdf5_sys::h5t::{self, H5T_class_t};
+
+use crate::error::{Error, Result};
+use crate::raw::{check, sync, TypeInfo};
+
+/// Most rows h5vec produces for a type that occupies no memory and no
+/// dataset (unit structs, `()`, `PhantomData`, `[T; 0]`, records of them):
+/// such rows cost time but no storage, so nothing in the file bounds them.
+pub const MAX_EMPTY_ROWS: u64 = 1 << 32;
+
+/// Deepest nesting of containers (sequences, maps, structs, enums,
+/// options, newtypes) inside one blob value.
+pub const MAX_BLOB_DEPTH: usize = 256;
+
+/// Memory a blob value may decode to beyond [`BLOB_BYTES_FACTOR`] times its
+/// encoded length, in bytes as bincode counts them: the size of every
+/// decoded element plus the bytes of every string and byte buffer.
+pub const BLOB_BASE_BUDGET: u64 = 16 << 20;
+
+/// Decoded bytes allowed per encoded byte of a blob value (a 1-byte varint
+/// decodes to at most a 16-byte integer; a 1-byte `None` to its `Option`).
+pub const BLOB_BYTES_FACTOR: u64 = 32;
+
+/// Largest chunk (rows per chunk times bytes per row) h5vec appends into.
+/// Appends rewrite a partly filled last chunk whole, so the chunk size read
+/// from an existing file sizes a buffer; HDF5 itself allows up to 4 GiB.
+pub const MAX_APPEND_CHUNK_BYTES: u64 = 1 << 30;
+
+/// The decoded-memory budget of a blob value of `len` encoded bytes.
+pub fn blob_budget(len: usize) -> u64 {
+    (len as u64)
+        .saturating_mul(BLOB_BYTES_FACTOR)
+        .saturating_add(BLOB_BASE_BUDGET)
+}
+
+/// Refuses `rows` rows of a zero-sized `T` beyond [`MAX_EMPTY_ROWS`].
+pub fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
+    if std::mem::size_of::<T>() == 0 && rows > MAX_EMPTY_ROWS {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "{rows} rows of `{}`, which stores nothing: more than the {MAX_EMPTY_ROWS} rows \
+                 h5vec produces for a type without data (SPEC.md, section 7)",
+                std::any::type_name::<T>()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Grows `v` so it can hold `n` elements in all, or says it cannot
+/// (instead of aborting the process when the allocation fails).
+pub fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
+    let fail = || {
+        Error::invalid(
+            path,
+            format!(
+                "cannot allocate memory for {n} values of {} bytes",
+                std::mem::size_of::<T>()
+            ),
+        )
+    };
+    let n = usize::try_from(n).map_err(|_| fail())?;
+    let more = n.saturating_sub(v.len());
+    v.try_reserve_exact(more).map_err(|_| fail())
+}
+
+/// Makes room in `v` for `more` further elements, doubling its capacity
+/// (at most to `max` elements in all) like `push` would, but with an error
+/// instead of an abort when the memory is not there.
+pub fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
+    if (v.capacity() - v.len()) as u64 >= more {
+        return Ok(());
+    }
+    let len = v.len() as u64;
+    let want = len.saturating_mul(2).min(max).max(len.saturating_add(more));
+    reserve(v, want, path)
+}
+
+/// An upper bound on the leading-dimension rows of `ds` (of extent
+/// `shape`) that the file stores: the whole extent for compact and
+/// allocated contiguous storage, none for contiguous storage never written,
+/// and for chunked storage the rows the allocated chunks can cover. Rows
+/// past it read as fill values: data nobody wrote.
+///
+/// External and virtual storage are other rules' business (section 7):
+/// they count as the extent here.
+pub fn stored_rows(ds: &Dataset, shape: &[u64], path: &str) -> Result<u64> {
+    let extent = shape.first().copied().unwrap_or(1);
+    sync(|| unsafe {
+        let dcpl = check(path, h5d::H5Dget_create_plist(ds.id()))?;
+        let out = stored_rows_in(ds, dcpl, shape, extent, path);
+        h5p::H5Pclose(dcpl);
+        out
+    })
+}
+
+/// [`stored_rows`] with the dataset's creation property list (lock held).
+unsafe fn stored_rows_in(
+    ds: &Dataset,
+    dcpl: i64,
+    shape: &[u64],
+    extent: u64,
+    path: &str,
+) -> Result<u64> {
+    // SAFETY (whole body): `ds` and `dcpl` are valid ids; the caller holds the lock.
+    unsafe {
+        match h5p::H5Pget_layout(dcpl) {
+            H5D_layout_t::H5D_COMPACT => Ok(extent),
+            H5D_layout_t::H5D_CONTIGUOUS => {
+                if h5p::H5Pget_external_count(dcpl) > 0 || h5d::H5Dget_storage_size(ds.id()) > 0 {
+                    Ok(extent)
+                } else {
+                    Ok(0)
+                }
+            }
+            H5D_layout_t::H5D_CHUNKED => {
+                let mut dims = [0 as hsize_t; 32];
+                let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
+                if rank < 1 || rank as usize != shape.len().max(1) {
+                    return Ok(extent);
+                }
+                // Chunks per slab of `dims[0]` rows.
+                let mut per_slab: u64 = 1;
+                for (i, &d) in shape.iter().enumerate().skip(1) {
+                    let c = dims[i].max(1);
+                    per_slab = per_slab.saturating_mul(d.div_ceil(c));
+                }
+                if per_slab == 0 {
+                    return Ok(extent);
+                }
+                let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+                let mut n: hsize_t = 0;
+                let r = h5d::H5Dget_num_chunks(ds.id(), fs, &mut n);
+                hdf5_sys::h5s::H5Sclose(fs);
+                check(path, r)?;
+                let slabs = n.div_ceil(per_slab);
+                Ok(extent.min(slabs.saturating_mul(dims[0].max(1))))
+            }
+            _ => Ok(extent),
+        }
+    }
+}
+
+/// Checks that `ds` (of extent `shape`) stores the first `need` rows that
+/// `count` (or an offset) says it holds. Rows without data (a zero-sized
+/// trailing dimension) need no storage.
+pub fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Result<()> {
+    if need == 0 || shape.iter().skip(1).any(|&d| d == 0) {
+        return Ok(());
+    }
+    let held = stored_rows(ds, shape, path)?;
+    if need > held {
+        let extent = shape.first().copied().unwrap_or(1);
+        return Err(Error::mismatch(
+            path,
+            format!("{need} stored rows (count and offsets say so)"),
+            format!(
+                "a dataset that holds at most {held} (extent {extent}; the rest is unwritten storage)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that a number dataset's type is a standard integer (every bit
+/// used, none padding) or an IEEE float, so that HDF5's conversion to the
+/// Rust type (and back, on append) keeps every value exactly. Other
+/// classes pass (their own checks apply).
+pub fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<()> {
+    let ok = sync(|| unsafe {
+        let t = check(path, h5d::H5Dget_type(ds.id()))?;
+        let ok = match info.class {
+            H5T_class_t::H5T_INTEGER => {
+                h5t::H5Tget_precision(t) == info.size * 8 && h5t::H5Tget_offset(t) == 0
+            }
+            H5T_class_t::H5T_FLOAT => {
+                let std: &[i64] = match info.size {
+                    4 => &[*h5t::H5T_IEEE_F32LE, *h5t::H5T_IEEE_F32BE],
+                    8 => &[*h5t::H5T_IEEE_F64LE, *h5t::H5T_IEEE_F64BE],
+                    _ => &[],
+                };
+                std.iter().any(|&s| h5t::H5Tequal(t, s) > 0)
+            }
+            _ => true,
+        };
+        h5t::H5Tclose(t);
+        Ok::<_, Error>(ok)
+    })?;
+    if !ok {
+        return Err(Error::mismatch(
+            path,
+            format!(
+                "a standard {} (IEEE float, or an integer using all its bits)",
+                info.describe()
+            ),
+            format!("a non-standard {} layout", info.describe()),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a 1-byte column's type is exactly UInt8 (blob `bytes`, VLS
+/// `heap`, list `CHARS`): a signed byte would be converted, and every byte
+/// of 0x80 or more would read as 0.
+pub fn is_uint8(t: &TypeInfo) -> bool {
+    t.class == H5T_class_t::H5T_INTEGER && t.size == 1 && !t.signed
+}
+
+/// Refuses to append into `ds` when one chunk is larger than
+/// [`MAX_APPEND_CHUNK_BYTES`] (a chunk length read from the file).
+pub fn check_append_chunk(ds: &Dataset, path: &str) -> Result<()> {
+    let Some(chunk) = ds.chunk() else {
+        return Ok(());
+    };
+    let elem = ds.dtype().map(|t| t.size() as u64).unwrap_or(1);
+    let bytes = chunk
+        .iter()
+        .try_fold(elem, |a, &c| a.checked_mul(c as u64))
+        .unwrap_or(u64::MAX);
+    if bytes > MAX_APPEND_CHUNK_BYTES {
+        return Err(Error::mismatch(
+            format!("{path} ({})", ds.name()),
+            format!("chunks of at most {MAX_APPEND_CHUNK_BYTES} bytes to append into"),
+            format!("chunks of {bytes} bytes (chunk shape {chunk:?})"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,413 @@
+//! Hostile files that claim more than they store (SPEC.md, section 7):
+//! each load returns an error naming the path, within a few seconds, and
+//! never aborts the process on an allocation (an abort kills this test
+//! binary, which is a failure). The files are valid vectors saved by
+//! h5vec, then edited at test time with hdf5-metno.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{invalid, mem_file, mismatch};
+use h5vec::hdf5;
+use h5vec::kinds::vls::Pointer;
+use h5vec::{Error, ErrorKind, H5Vector};
+use serde::{Deserialize, Serialize};
+
+/// Most time one hostile load may take.
+const BOUND: Duration = Duration::from_secs(5);
+
+/// Runs `f`, which must fail within [`BOUND`].
+#[track_caller]
+fn fails_fast<T: std::fmt::Debug>(what: &str, f: impl FnOnce() -> h5vec::Result<T>) -> Error {
+    let t = Instant::now();
+    let r = f();
+    let took = t.elapsed();
+    assert!(took < BOUND, "{what}: took {took:?}");
+    match r {
+        Ok(v) => panic!("{what}: loaded {v:?}"),
+        Err(e) => e,
+    }
+}
+
+/// Replaces dataset `name` of group `at` with a new chunked 1-D dataset of
+/// `T`, extent `extent` (resizable), chunks of `chunk` rows, of which only
+/// the first `data.len()` rows are written.
+fn replace<T: hdf5::H5Type + Copy>(
+    f: &hdf5::File,
+    at: &str,
+    name: &str,
+    extent: u64,
+    chunk: usize,
+    data: &[T],
+) -> hdf5::Dataset {
+    let g = f.group(at).unwrap();
+    g.unlink(name).unwrap();
+    let ds = g
+        .new_dataset::<T>()
+        .chunk(chunk)
+        .shape(hdf5::SimpleExtents::resizable([extent as usize]))
+        .create(name)
+        .unwrap();
+    if !data.is_empty() {
+        ds.write_slice(data, 0..data.len()).unwrap();
+    }
+    ds
+}
+
+fn set_count(f: &hdf5::File, v: &str, count: u64) {
+    f.dataset(&format!("{v}/metadata/count"))
+        .unwrap()
+        .write_scalar(&(count as i64))
+        .unwrap();
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct WithBlob {
+    #[h5vec(blob)]
+    s: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Nest(Option<Box<Nest>>);
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct WithNest {
+    #[h5vec(blob)]
+    n: Nest,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct WithVls {
+    #[h5vec(vls)]
+    name: String,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct WithLists {
+    tags: Vec<String>,
+    xs: Vec<f64>,
+}
+
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+struct Marker;
+
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+struct Units {
+    a: (),
+    m: Marker,
+}
+
+/// A blob vector of one row whose bytes are `payload`.
+fn blob_file(payload: &[u8]) -> hdf5::File {
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[WithBlob { s: "x".into() }]).unwrap();
+    replace(&f, "v/data/s", "bytes", payload.len() as u64, 1024, payload);
+    f.dataset("v/data/s/stops")
+        .unwrap()
+        .write_raw(&[payload.len() as i64])
+        .unwrap();
+    f
+}
+
+#[test]
+fn bincode_string_claiming_2_pow_40_bytes() {
+    // varint marker 0xFD, then the length as a u64, then 3 bytes.
+    let mut payload = vec![0xFD];
+    payload.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    payload.extend_from_slice(b"abc");
+    let f = blob_file(&payload);
+    let e = fails_fast("2^40 string", || h5vec::load_vector::<WithBlob>(&f, "v"));
+    assert_eq!(e.path(), "$.s[0]", "{e}");
+    assert!(invalid(&e).contains("cannot decode blob"), "{e}");
+}
+
+#[test]
+fn bincode_nested_100k_deep() {
+    let mut payload = vec![1u8; 100_000];
+    payload.push(0);
+    let f = mem_file();
+    let one = Nest(Some(Box::new(Nest(None))));
+    h5vec::save_vector(&f, "v", &[WithNest { n: one }]).unwrap();
+    replace(
+        &f,
+        "v/data/n",
+        "bytes",
+        payload.len() as u64,
+        1024,
+        &payload,
+    );
+    f.dataset("v/data/n/stops")
+        .unwrap()
+        .write_raw(&[payload.len() as i64])
+        .unwrap();
+    let e = fails_fast("100k deep", || h5vec::load_vector::<WithNest>(&f, "v"));
+    assert_eq!(e.path(), "$.n[0]", "{e}");
+    assert!(invalid(&e).contains("nests more than 256 levels"), "{e}");
+}
+
+/// The error of a dataset that stores fewer rows than needed: shown as
+/// `shown` (the path, and the dataset in parentheses).
+#[track_caller]
+fn holds_less(e: &Error, shown: &str, need: u64) {
+    assert!(e.to_string().starts_with(&format!("{shown}: ")), "{e}");
+    let (expected, found) = mismatch(e);
+    assert_eq!(
+        expected,
+        format!("{need} stored rows (count and offsets say so)"),
+        "{e}"
+    );
+    assert!(found.starts_with("a dataset that holds at most"), "{e}");
+}
+
+#[test]
+fn blob_bytes_sparse_extents() {
+    for extent in [1u64 << 40, 3_000_000_000] {
+        let f = mem_file();
+        h5vec::save_vector(&f, "v", &[WithBlob { s: "x".into() }]).unwrap();
+        replace(&f, "v/data/s", "bytes", extent, 1 << 16, &[1u8, b'x']);
+        f.dataset("v/data/s/stops")
+            .unwrap()
+            .write_raw(&[extent as i64])
+            .unwrap();
+        let e = fails_fast("sparse bytes", || h5vec::load_vector::<WithBlob>(&f, "v"));
+        holds_less(&e, "$.s (/v/data/s/bytes)", extent);
+        // An append reads the same checks first.
+        let e = fails_fast("append", || {
+            h5vec::append_vector(&f, "v", &[WithBlob { s: "y".into() }])
+        });
+        holds_less(&e, "$.s (/v/data/s/bytes)", extent);
+    }
+}
+
+#[test]
+fn vls_heap_sparse_extent() {
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[WithVls { name: "ab".into() }]).unwrap();
+    let extent = 1u64 << 40;
+    replace(&f, "v/data/name", "heap", extent, 1 << 16, b"ab");
+    let ptrs = f.dataset("v/data/name/pointers").unwrap();
+    let p = Pointer {
+        offset: 0,
+        length: extent,
+    };
+    h5vec::raw::write_rows(&ptrs, 0, &[], &[p], "test").unwrap();
+    let e = fails_fast("sparse heap", || h5vec::load_vector::<WithVls>(&f, "v"));
+    assert_eq!(e.path(), "$.name[0]", "{e}");
+    assert!(
+        invalid(&e).contains("runs past the end of the heap (65536 bytes)"),
+        "{e}"
+    );
+
+    // The standalone VLS array reader: the same heap, and pointers whose
+    // extent is 1e9 with one written.
+    h5vec::vls::save_strings(&f, "arr", &[Some("ab".to_string())]).unwrap();
+    replace(&f, "arr", "heap", extent, 1 << 16, b"ab");
+    let arr = f.group("arr").unwrap();
+    let ptrs = arr.dataset("pointers").unwrap();
+    h5vec::raw::write_rows(&ptrs, 0, &[], &[p], "test").unwrap();
+    let e = fails_fast("vls array heap", || h5vec::vls::load_strings(&arr));
+    assert!(e.path().starts_with("/arr[0]"), "{e}");
+    ptrs.resize(1_000_000_000usize).unwrap();
+    let e = fails_fast("vls array pointers", || h5vec::vls::load_strings(&arr));
+    holds_less(&e, "/arr (/arr/pointers)", 1_000_000_000);
+}
+
+#[test]
+fn list_chars_and_values_sparse_extents() {
+    let f = mem_file();
+    let v = [WithLists {
+        tags: vec!["ab".into()],
+        xs: vec![1.5],
+    }];
+    h5vec::save_vector(&f, "v", &v).unwrap();
+    let extent = 1u64 << 40;
+    replace(&f, "v/data/tags/VALUES", "CHARS", extent, 1 << 16, b"ab");
+    f.dataset("v/data/tags/VALUES/OFFSETS")
+        .unwrap()
+        .write_raw(&[0u64, extent])
+        .unwrap();
+    let e = fails_fast("sparse CHARS", || h5vec::load_vector::<WithLists>(&f, "v"));
+    holds_less(&e, "$.tags[] (/v/data/tags/VALUES/CHARS)", extent);
+
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &v).unwrap();
+    let n = 1_000_000_000u64;
+    f.dataset("v/data/xs/VALUES")
+        .unwrap()
+        .resize(n as usize)
+        .unwrap();
+    f.dataset("v/data/xs/OFFSETS")
+        .unwrap()
+        .write_raw(&[0u64, n])
+        .unwrap();
+    let e = fails_fast("sparse VALUES", || h5vec::load_vector::<WithLists>(&f, "v"));
+    holds_less(&e, "$.xs[] (/v/data/xs/VALUES)", n);
+}
+
+#[test]
+fn count_1e9_over_small_datasets() {
+    let n = 1_000_000_000u64;
+    let f = mem_file();
+    let vals: Vec<f64> = (0..10).map(f64::from).collect();
+    h5vec::save_vector(&f, "v", &vals).unwrap();
+    f.dataset("v/data/values")
+        .unwrap()
+        .resize(n as usize)
+        .unwrap();
+    set_count(&f, "v", n);
+    let e = fails_fast("count 1e9", || h5vec::load_vector::<f64>(&f, "v"));
+    holds_less(&e, "$ (/v/data/values)", n);
+    let e = fails_fast("range", || h5vec::load_range::<f64>(&f, "v", 0..5));
+    holds_less(&e, "$ (/v/data/values)", n);
+    assert_eq!(h5vec::vector_len(&f, "v").unwrap(), n);
+
+    // An h5col table whose NROWS says 1e9.
+    #[derive(H5Vector, Debug, PartialEq)]
+    struct Row {
+        a: f64,
+    }
+    let rows: Vec<Row> = (0..10).map(|i| Row { a: f64::from(i) }).collect();
+    h5vec::h5col::save_table(&f, "t", &rows).unwrap();
+    let t = f.group("t").unwrap();
+    t.dataset("a").unwrap().resize(n as usize).unwrap();
+    t.attr("NROWS").unwrap().write_scalar(&n).unwrap();
+    let e = fails_fast("NROWS 1e9", || h5vec::h5col::load_table::<Row>(&f, "t"));
+    holds_less(&e, "/t/a (/t/a)", n);
+}
+
+#[test]
+fn count_2_pow_62_over_a_unit_vector() {
+    let f = mem_file();
+    let v = [Units { a: (), m: Marker }; 3];
+    h5vec::save_vector(&f, "u", &v).unwrap();
+    let n = 1u64 << 62;
+    set_count(&f, "u", n);
+    assert_eq!(h5vec::vector_len(&f, "u").unwrap(), n);
+    let e = fails_fast("2^62 units", || h5vec::load_vector::<Units>(&f, "u"));
+    assert_eq!(e.path(), "$", "{e}");
+    assert!(
+        invalid(&e).contains("more than the 4294967296 rows h5vec produces"),
+        "{e}"
+    );
+    let e = fails_fast("2^40 range", || {
+        h5vec::load_range::<Units>(&f, "u", 0..1 << 40)
+    });
+    assert_eq!(e.path(), "$", "{e}");
+    // Short ranges still load.
+    assert_eq!(h5vec::load_range::<Units>(&f, "u", 5..7).unwrap(), v[..2]);
+}
+
+/// An int8 dataset holding `bytes` (as stored, two's complement).
+fn int8(bytes: &[u8]) -> Vec<i8> {
+    bytes.iter().map(|&b| b as i8).collect()
+}
+
+#[test]
+fn int8_one_byte_columns_are_refused() {
+    let text = "label-é0";
+    // Blob bytes.
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[WithBlob { s: text.into() }]).unwrap();
+    let bytes = f
+        .dataset("v/data/s/bytes")
+        .unwrap()
+        .read_raw::<u8>()
+        .unwrap();
+    assert!(bytes.iter().any(|&b| b >= 0x80));
+    replace(
+        &f,
+        "v/data/s",
+        "bytes",
+        bytes.len() as u64,
+        64,
+        &int8(&bytes),
+    );
+    let e = h5vec::load_vector::<WithBlob>(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$.s", "{e}");
+    assert_eq!(e.location(), Some("/v/data/s/bytes"), "{e}");
+    assert_eq!(mismatch(&e), ("uint8", "int8"), "{e}");
+
+    // VLS heap.
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[WithVls { name: text.into() }]).unwrap();
+    replace(&f, "v/data/name", "heap", 9, 64, &int8(text.as_bytes()));
+    let e = h5vec::load_vector::<WithVls>(&f, "v").unwrap_err();
+    assert_eq!(e.location(), Some("/v/data/name/heap"), "{e}");
+    assert_eq!(mismatch(&e), ("uint8", "int8"), "{e}");
+
+    // The standalone VLS array's heap.
+    h5vec::vls::save_strings(&f, "arr", &[Some(text.to_string())]).unwrap();
+    replace(&f, "arr", "heap", 9, 64, &int8(text.as_bytes()));
+    let e = h5vec::vls::load_strings(&f.group("arr").unwrap()).unwrap_err();
+    assert!(e.to_string().starts_with("/arr (/arr/heap): "), "{e}");
+    assert_eq!(mismatch(&e), ("uint8", "int8"), "{e}");
+
+    // List CHARS.
+    let f = mem_file();
+    let v = [WithLists {
+        tags: vec![text.into()],
+        xs: vec![],
+    }];
+    h5vec::save_vector(&f, "v", &v).unwrap();
+    replace(
+        &f,
+        "v/data/tags/VALUES",
+        "CHARS",
+        9,
+        64,
+        &int8(text.as_bytes()),
+    );
+    let e = h5vec::load_vector::<WithLists>(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$.tags[]", "{e}");
+    assert_eq!(e.location(), Some("/v/data/tags/VALUES/CHARS"), "{e}");
+    assert_eq!(mismatch(&e), ("uint8 CHARS", "int8"), "{e}");
+    // And as UInt8 the same bytes load exactly.
+    replace(&f, "v/data/tags/VALUES", "CHARS", 9, 64, text.as_bytes());
+    assert_eq!(h5vec::load_vector::<WithLists>(&f, "v").unwrap(), v);
+}
+
+#[test]
+fn non_standard_number_types_are_refused() {
+    // A 64-bit float with a wider exponent than IEEE: HDF5 would convert
+    // (and clamp) silently.
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[1.5f64]).unwrap();
+    let g = f.group("v/data").unwrap();
+    g.unlink("values").unwrap();
+    let t = hdf5::Datatype::from_type::<f64>().unwrap();
+    // SAFETY: a copy of a valid type id, changed before any use.
+    let id = h5vec::hdf5::sync::sync(|| unsafe {
+        let c = hdf5_sys::h5t::H5Tcopy(t.id());
+        // sign 63, exponent 50..63 (13 bits), mantissa 0..50
+        hdf5_sys::h5t::H5Tset_fields(c, 63, 50, 13, 0, 50);
+        hdf5_sys::h5t::H5Tset_ebias(c, 4095);
+        c
+    });
+    // SAFETY: a fresh type id, owned by the wrapper from here on.
+    let odd = unsafe { hdf5::from_id::<hdf5::Datatype>(id) }.unwrap();
+    g.new_dataset_builder()
+        .empty_as(&odd)
+        .shape(hdf5::SimpleExtents::resizable([1usize]))
+        .chunk(16)
+        .create("values")
+        .unwrap();
+    let e = h5vec::load_vector::<f64>(&f, "v").unwrap_err();
+    assert_eq!(e.location(), Some("/v/data/values"), "{e}");
+    let (expected, found) = mismatch(&e);
+    assert!(expected.contains("IEEE"), "{e}");
+    assert!(found.contains("non-standard float64"), "{e}");
+}
+
+#[test]
+fn append_into_a_chunk_of_2_pow_29_rows_never_written() {
+    let f = mem_file();
+    h5vec::save_vector::<u64>(&f, "v", &[]).unwrap();
+    replace::<u64>(&f, "v/data", "values", 0, (1 << 29) - 1, &[]);
+    let e = fails_fast("append", || h5vec::append_vector(&f, "v", &[7u64]));
+    assert_eq!(e.path(), "$", "{e}");
+    assert_eq!(e.location(), Some("/v/data/values"), "{e}");
+    let (_, found) = mismatch(&e);
+    assert!(found.contains("4294967288 bytes"), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Mismatch { .. }));
+}
