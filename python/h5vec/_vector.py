@@ -284,12 +284,25 @@ def _as_arrow(col, pa):
 def _as_pandas(col, pd, a, b, parse_json):
     index = pd.RangeIndex(a, b)
     if isinstance(col, C.Rec):
-        series = [C.to_pandas_series(c, v, name, index, parse_json) for name, c, v in C.flatten(col, "")]
+        leaves = C.flatten(col, "")
     else:
-        series = [C.to_pandas_series(col, None, ROOT, index, parse_json)]
+        leaves = [(ROOT, col, None)]
+    series = [C.to_pandas_series(c, v, name, index, parse_json) for name, c, v in leaves]
     if not series:
-        return pd.DataFrame(index=index)
-    return pd.concat(series, axis=1, copy=False) if len(series) > 1 else series[0].to_frame()
+        df = pd.DataFrame(index=index)
+    else:
+        df = pd.concat(series, axis=1) if len(series) > 1 else series[0].to_frame()
+    # Each column's schema node, so that save_vector(df) writes the same layout.
+    df.attrs["h5vec.columns"] = {name: _leaf_node(c, v).to_dict() for name, c, v in leaves}
+    return df
+
+
+def _leaf_node(col, inherited):
+    node = col.node
+    if inherited is not None and node.kind != "nullable":
+        # A field of a nullable record: nullable on its own in a DataFrame.
+        return S.Node("nullable", children=[node])
+    return node
 
 
 def open_vector(where, name):
