@@ -411,3 +411,33 @@ fn append_into_a_chunk_of_2_pow_29_rows_never_written() {
     assert!(found.contains("4294967288 bytes"), "{e}");
     assert!(matches!(e.kind(), ErrorKind::Mismatch { .. }));
 }
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct OneList {
+    xs: Vec<f64>,
+}
+
+#[test]
+fn list_offset_past_the_last_one_in_an_early_batch() {
+    // Rows are read in batches of 2^18: an offset at the end of the first
+    // batch points 2^40 elements into a sparse VALUES extent; the decrease
+    // after it lies in the next batch. It is past OFFSETS[count].
+    let n = 300_000u64;
+    let v: Vec<OneList> = (0..n).map(|i| OneList { xs: vec![i as f64] }).collect();
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &v).unwrap();
+    let ods = f.dataset("v/data/xs/OFFSETS").unwrap();
+    let mut offs = ods.read_raw::<u64>().unwrap();
+    offs[1 << 18] = 1 << 40;
+    ods.write_raw(&offs).unwrap();
+    f.dataset("v/data/xs/VALUES")
+        .unwrap()
+        .resize(1usize << 40)
+        .unwrap();
+    let e = fails_fast("offset 2^40", || h5vec::load_vector::<OneList>(&f, "v"));
+    assert_eq!(e.path(), "$.xs[262144]", "{e}");
+    assert!(
+        invalid(&e).contains("offset 1099511627776 is past the last offset 300000"),
+        "{e}"
+    );
+}

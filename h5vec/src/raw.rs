@@ -1616,8 +1616,9 @@ pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
         };
         // The stored size of one element (for variable-length types the
         // disk reference, not the memory pointer): an unfiltered chunk holds
-        // exactly `chunk` of them.
-        if size % chunk != 0 {
+        // exactly `chunk` of them (16 bytes each for variable-length strings:
+        // a larger stored size is not such a chunk, and not allocated for).
+        if size % chunk != 0 || size / chunk > 16 {
             return Ok(());
         }
         let elem = (size / chunk) as usize;

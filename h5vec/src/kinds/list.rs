@@ -132,6 +132,9 @@ pub struct ListDecoder<I: ItemCodec> {
     /// Index into `offs` of the next row.
     idx: usize,
     next_row: u64,
+    /// `OFFSETS[count]`: no offset of a row before `count` exceeds it, and
+    /// `VALUES` stores that many elements (checked on open).
+    total: u64,
 }
 
 fn items_path(path: &str) -> String {
@@ -262,6 +265,7 @@ impl<I: ItemCodec> ListDecoder<I> {
             offs: Vec::new(),
             idx: 0,
             next_row: 0,
+            total,
         })
     }
 
@@ -326,7 +330,11 @@ impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
                 ),
             ));
         }
-        self.items.load(offs[0]..offs[offs.len() - 1])?;
+        let last = offs[offs.len() - 1];
+        if last > self.total {
+            return Err(past_total(self.offsets.element(rows.end), last, self.total));
+        }
+        self.items.load(offs[0]..last)?;
         self.idx = 0;
         self.next_row = rows.start;
         Ok(())
@@ -627,6 +635,16 @@ pub struct StringValuesDecoder {
     /// Index into `offs` of the next string.
     idx: usize,
     next_row: u64,
+    /// `OFFSETS[rows]`, the bytes of all strings (as for [`ListDecoder`]).
+    total: u64,
+}
+
+/// An offset of a row before `count` past the offset of row `count`.
+fn past_total(at: String, offset: u64, total: u64) -> Error {
+    Error::invalid(
+        at,
+        format!("offset {offset} is past the last offset {total} (OFFSETS must not decrease)"),
+    )
 }
 
 fn string_values_schema() -> Schema {
@@ -708,6 +726,7 @@ impl ItemCodec for StringValuesItem {
             offs: Vec::new(),
             idx: 0,
             next_row: 0,
+            total,
         })
     }
     fn append(
@@ -786,6 +805,9 @@ impl Decoder<String> for StringValuesDecoder {
                     self.chars.rows
                 ),
             ));
+        }
+        if last > self.total {
+            return Err(past_total(self.offsets.element(rows.end), last, self.total));
         }
         if usize::try_from(last - base).is_err() {
             return Err(Error::invalid(self.offsets.path(), "span too large"));
