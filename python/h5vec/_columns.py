@@ -344,6 +344,11 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
             cats = pd.Categorical.from_codes(cat_codes, categories=[names[i] for i in order])
             return pd.Series(cats, name=name, index=index)
     if isinstance(col, Prim) and col.values.ndim > 1 and col.tag in ("num", "bool"):
+        pa = _pyarrow()
+        if pa is not None:
+            # Zero-copy: an Arrow fixed_size_list column (pandas ArrowDtype).
+            arr = to_arrow(Prim(col.values, col.tag, col.node, v), pa)
+            return pd.Series(pd.arrays.ArrowExtensionArray(arr), name=name, index=index)
         rows = np.empty(col.n, dtype=object)
         rows[:] = list(col.values)
         return pd.Series(_nulls(rows, v), name=name, index=index)

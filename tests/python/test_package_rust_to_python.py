@@ -193,7 +193,8 @@ def test_many_chunks_batches_pandas_dask(pkg_file):
     assert list(df.columns) == ["timestamp.weeks", "timestamp.microseconds", "temperature", "position"]
     assert df["timestamp.weeks"].dtype == np.int32
     assert df["timestamp.weeks"].tolist() == [measurement(i)["timestamp"]["weeks"] for i in range(5000)]
-    assert [p.tolist() for p in df["position"]] == [measurement(i)["position"] for i in range(5000)]
+    assert str(df["position"].dtype).startswith("fixed_size_list<item: double>[3]")
+    assert [list(p) for p in df["position"]] == [measurement(i)["position"] for i in range(5000)]
     parts = list(v.iter_batches(777, columns=["temperature"]))
     assert [len(p["temperature"]) for p in parts] == [777] * 6 + [338]
     assert np.concatenate([p["temperature"] for p in parts]).tolist() == [20.0 + i * 0.25 for i in range(5000)]

@@ -344,6 +344,11 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
             cats = pd.Categorical.from_codes(cat_codes, categories=[names[i] for i in order])
             return pd.Series(cats, name=name, index=index)
     if isinstance(col, Prim) and col.values.ndim > 1 and col.tag in ("num", "bool"):
+        pa = _pyarrow()
+        if pa is not None:
+            # Zero-copy: an Arrow fixed_size_list column (pandas ArrowDtype).
+            arr = to_arrow(Prim(col.values, col.tag, col.node, v), pa)
+            return pd.Series(pd.arrays.ArrowExtensionArray(arr), name=name, index=index)
         rows = np.empty(col.n, dtype=object)
         rows[:] = list(col.values)
         return pd.Series(_nulls(rows, v), name=name, index=index)
@@ -375,6 +380,9 @@ def to_arrow(col, pa):
     if isinstance(col, Prim):
         if col.tag == "char":
             offs, data = encode_utf8(col.values)
+            if col.values.ndim == 1:
+                return pa.Array.from_buffers(pa.large_string(), col.n,
+                                             [_bitmap(pa, v), pa.py_buffer(offs), pa.py_buffer(data)])
             flat = pa.Array.from_buffers(pa.large_string(), col.values.size,
                                          [None, pa.py_buffer(offs), pa.py_buffer(data)])
             return _fixed(pa, flat, col.values.shape[1:], v)
@@ -406,9 +414,10 @@ def to_arrow(col, pa):
                                      metadata=field_metadata(node)))
         return pa.LargeListArray.from_arrays(pa.array(col.offsets), child, type=typ, mask=mask)
     if isinstance(col, Rec):
+        arrays = [to_arrow(c, pa) for c in col.children]
         fields = [pa.field(name, c.type, nullable=ch.valid is not None or isinstance(ch, Const),
                            metadata=field_metadata(ch.node))
-                  for name, ch, c in zip(col.names, col.children, arrays := [to_arrow(c, pa) for c in col.children])]
+                  for name, ch, c in zip(col.names, col.children, arrays)]
         if not fields:
             return pa.nulls(col.n, pa.struct([]))
         return pa.StructArray.from_arrays(arrays, fields=fields, mask=mask)

@@ -112,7 +112,8 @@ class Vector:
     @property
     def columns(self):
         """Dotted leaf paths (records are flattened; lists are leaves)."""
-        if self.node.kind != "record":
+        root = self.node.children[0] if self.node.kind == "nullable" else self.node
+        if root.kind != "record":
             return [ROOT]
         out = []
 
@@ -147,7 +148,8 @@ class Vector:
             return None
         if isinstance(columns, str):
             columns = [columns]
-        if self.node.kind != "record":
+        root = self.node.children[0] if self.node.kind == "nullable" else self.node
+        if root.kind != "record":
             for c in columns:
                 if c != ROOT:
                     raise KeyError(f"no column {c!r}; columns: {self.columns}")
@@ -264,15 +266,11 @@ def _is_root_record(col):
 
 
 def _as_arrow(col, pa):
-    if isinstance(col, C.Rec):
+    if isinstance(col, C.Rec) and col.valid is None:
         arrays = [C.to_arrow(c, pa) for c in col.children]
         fields = [pa.field(name, arr.type, nullable=c.valid is not None or isinstance(c, C.Const),
                            metadata=C.field_metadata(c.node))
                   for name, c, arr in zip(col.names, col.children, arrays)]
-        if col.valid is not None:
-            # A nullable record at the root: its validity goes down to every column.
-            arrays = [_and_validity(pa, arr, col.valid) for arr in arrays]
-            fields = [f.with_nullable(True) for f in fields]
         schema = pa.schema(fields, metadata={b"h5vec.root": col.node.kind.encode()})
         if not arrays:
             return pa.table({}, schema=schema)
@@ -283,20 +281,28 @@ def _as_arrow(col, pa):
     return pa.Table.from_arrays([arr], schema=pa.schema([f], metadata={b"h5vec.root": b"value"}))
 
 
-def _and_validity(pa, arr, valid):
-    import pyarrow.compute as pc
-    return pc.if_else(pa.array(valid), arr, pa.nulls(len(arr), arr.type))
-
-
 def _as_pandas(col, pd, a, b, parse_json):
     index = pd.RangeIndex(a, b)
     if isinstance(col, C.Rec):
-        series = [C.to_pandas_series(c, v, name, index, parse_json) for name, c, v in C.flatten(col, "")]
+        leaves = C.flatten(col, "")
     else:
-        series = [C.to_pandas_series(col, None, ROOT, index, parse_json)]
+        leaves = [(ROOT, col, None)]
+    series = [C.to_pandas_series(c, v, name, index, parse_json) for name, c, v in leaves]
     if not series:
-        return pd.DataFrame(index=index)
-    return pd.concat(series, axis=1, copy=False) if len(series) > 1 else series[0].to_frame()
+        df = pd.DataFrame(index=index)
+    else:
+        df = pd.concat(series, axis=1) if len(series) > 1 else series[0].to_frame()
+    # Each column's schema node, so that save_vector(df) writes the same layout.
+    df.attrs["h5vec.columns"] = {name: _leaf_node(c, v).to_dict() for name, c, v in leaves}
+    return df
+
+
+def _leaf_node(col, inherited):
+    node = col.node
+    if inherited is not None and node.kind != "nullable":
+        # A field of a nullable record: nullable on its own in a DataFrame.
+        return S.Node("nullable", children=[node])
+    return node
 
 
 def open_vector(where, name):
@@ -341,7 +347,7 @@ def list_vectors(where):
                 obj = g[name]
                 if not isinstance(obj, h5py.Group):
                     continue
-                addr = obj.id.get_info().addr if hasattr(obj.id, "get_info") else id(obj)
+                addr = hash(obj.id)  # h5py hashes objects by file and address
                 if addr in seen:
                     continue
                 seen.add(addr)

@@ -91,7 +91,12 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
     t = arr.type
     md = _md(field)
     n = len(arr)
-    nullable = field.nullable and not pa.types.is_null(t)
+    if pa.types.is_null(t):
+        if item:
+            raise FormatError(path, None, "a null-typed (constant) column cannot be a list element")
+        node = S.Node("constant", codec=constant_codec(), logical_type="()")
+        return C.Const(n, node), node
+    nullable = field.nullable
     has_nulls = arr.null_count > 0
     valid = None
     if has_nulls or nullable:
@@ -123,11 +128,6 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
             return _wrap(C.Prim(codes, "enum", node), node, own_valid, item, path)
         arr = arr.dictionary_decode() if hasattr(arr, "dictionary_decode") else pc.cast(arr, t.value_type)
         return from_arrow(arr, field.with_type(arr.type), path, opts, parent_valid, item)
-    if pa.types.is_null(t):
-        if item:
-            raise FormatError(path, None, "a null-typed (constant) column cannot be a list element")
-        node = S.Node("constant", codec=constant_codec(), logical_type="()")
-        return C.Const(n, node), node
     if pa.types.is_boolean(t):
         vals = np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
         node = scalar_node("Bool")
@@ -185,8 +185,9 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
         dims = []
         inner = arr
         while pa.types.is_fixed_size_list(inner.type):
-            dims.append(inner.type.list_size)
-            inner = inner.flatten() if inner.offset == 0 or True else inner
+            size = inner.type.list_size
+            dims.append(size)
+            inner = inner.values.slice(inner.offset * size, len(inner) * size)
         flat_field = field.with_type(inner.type).with_nullable(False)
         if inner.null_count:
             total = int(np.prod(dims))
@@ -195,7 +196,9 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
             if np.any(bad):
                 raise FormatError(path, None, "null elements inside a fixed-size array cannot be stored "
                                               "(only whole rows can be null)")
-        leaf, lnode = from_arrow(inner, flat_field.with_metadata(field.metadata), path, opts)
+        rows_valid = valid if valid is not None else parent_valid
+        elem_valid = None if rows_valid is None else np.repeat(rows_valid, int(np.prod(dims)))
+        leaf, lnode = from_arrow(inner, flat_field.with_metadata(field.metadata), path, opts, elem_valid)
         if lnode.kind != "scalar" or lnode.encoded_type == "String" and lnode.codec != S.CHAR:
             raise FormatError(path, None, f"fixed-size lists of {inner.type} cannot be stored (dense "
                                           "elements are numbers, bools or chars)")
@@ -388,8 +391,76 @@ def _with_nulls(pa, a, rowmask):
     return pc.if_else(pa.array(~rowmask), a, pa.nulls(len(a), a.type))
 
 
-def _pandas_to_arrow(pa, name, s):
+ARROW_NUMBERS = {"Int8": "int8", "Int16": "int16", "Int32": "int32", "Int64": "int64", "UInt8": "uint8",
+                 "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64", "Float32": "float32",
+                 "Float64": "float64"}
+
+
+def arrow_field_of(pa, name, node):
+    """The Arrow field that saves back into schema node `node` (a dict, as `Vector.schema` gives)."""
+    k = node["kind"]
+    md = {"h5vec.kind": k, "h5vec.codec": node["codec"]}
+    if k == "nullable":
+        f = arrow_field_of(pa, name, node["children"][0])
+        return f.with_nullable(True)
+    if k in ("scalar", "dense", "fill_nullable", "string_values"):
+        enc = node.get("encoded_type")
+        if node["codec"] == S.CHAR or enc == "String":
+            t = pa.large_string()
+        elif enc == "Bool":
+            t = pa.bool_()
+        else:
+            t = getattr(pa, ARROW_NUMBERS[enc])()
+        for d in node.get("dimensions") or []:
+            t = pa.list_(pa.field("item", t, nullable=False), int(d))
+        return pa.field(name, t, nullable=k == "fill_nullable", metadata=md)
+    if k == "vls_string":
+        return pa.field(name, pa.large_string(), nullable=node["codec"] == S.PLACEHOLDER_CODEC, metadata=md)
+    if k == "list":
+        item = arrow_field_of(pa, "item", node["children"][0])
+        return pa.field(name, pa.large_list(item), nullable=False, metadata=md)
+    if k == "record":
+        fields = [arrow_field_of(pa, f, c) for f, c in zip(node["field_names"], node["children"])]
+        return pa.field(name, pa.struct(fields), nullable=False, metadata=md)
+    if k == "constant":
+        return pa.field(name, pa.null(), nullable=True, metadata=md)
+    if k == "blob":
+        return pa.field(name, pa.large_binary(), nullable=False, metadata=md)
+    raise ValueError(f"no Arrow type for kind {k}")
+
+
+def _pandas_hinted(pa, name, s, node):
+    """A column of a DataFrame made by `Vector.to_pandas` (its attrs name each column's schema node)."""
+    f = arrow_field_of(pa, name, node)
+    t = f.type
+    vals = s.to_numpy(dtype=object) if s.dtype == object else s
+    if pa.types.is_fixed_size_list(t) and s.dtype == object:
+        present = np.array([v is not None for v in vals], bool)
+        if present.any():
+            shape = np.asarray(vals[present][0]).shape
+            full = np.zeros((len(vals),) + shape, dtype=np.asarray(vals[present][0]).dtype)
+            full[present] = np.stack(list(vals[present]))
+        else:
+            full = np.zeros((len(vals),) + tuple(reversed(node.get("dimensions") or
+                                                          node["children"][0].get("dimensions", [1]))))
+        arr, _ = _numpy_to_arrow(pa, name, full)
+        if not present.all():
+            arr = _with_nulls(pa, arr, ~present)
+        return arr.cast(t), f
+    if isinstance(s.dtype, pd_categorical()):
+        vals = s.astype(object).to_numpy()
+    return pa.array(vals, type=t, from_pandas=True), f
+
+
+def pd_categorical():
     import pandas as pd
+    return pd.CategoricalDtype
+
+
+def _pandas_to_arrow(pa, name, s, hint=None):
+    import pandas as pd
+    if hint is not None:
+        return _pandas_hinted(pa, name, s, hint)
     dt = s.dtype
     if isinstance(dt, pd.ArrowDtype):
         a = pa.array(s)
@@ -452,7 +523,8 @@ def to_table(data, schema=None):
         pd = None
     if pd is not None and isinstance(data, pd.DataFrame):
         names = [str(c) for c in data.columns]
-        pairs = [_pandas_to_arrow(pa, n, data[c]) for n, c in zip(names, data.columns)]
+        hints = data.attrs.get("h5vec.columns", {}) if schema is None else {}
+        pairs = [_pandas_to_arrow(pa, n, data[c], hints.get(n)) for n, c in zip(names, data.columns)]
         arrays, fields = _nest(pa, names, [p[0] for p in pairs], [p[1] for p in pairs])
         table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
     elif pd is not None and isinstance(data, pd.Series):
@@ -521,6 +593,10 @@ def build(data, schema, opts):
         col, node = from_arrow(obj, field, "$", opts)
         return col, node, len(obj)
     table = obj.combine_chunks() if any(c.num_chunks > 1 for c in obj.columns) else obj
+    md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    if md.get("h5vec.root") == "value" and table.num_columns == 1:
+        col, node = from_arrow(table.column(0), table.schema.field(0), "$", opts)
+        return col, node, table.num_rows
     names, cols, nodes = [], [], []
     for i, f in enumerate(table.schema):
         if not f.name or f.name in (".", "..") or "/" in f.name or "\0" in f.name:
@@ -533,7 +609,6 @@ def build(data, schema, opts):
     if not names:
         node = S.Node("constant", codec=constant_codec(), logical_type="()")
         return C.Const(rows, node), node, rows
-    md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
     node = record_node(names, nodes, logical=md.get("h5vec.logical_type", "python.record"))
     return C.Rec(rows, names, cols, node), node, rows
 
