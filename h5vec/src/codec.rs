@@ -140,7 +140,7 @@ pub fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
         Error::mismatch(
             path,
             format!("`{}` to be a group", member_path(group, name)),
-            "a dataset",
+            crate::guard::describe_member(group, name),
         )
     })
 }
@@ -164,9 +164,13 @@ pub fn open_column(
             "nothing",
         ));
     }
-    let ds = group
-        .dataset(name)
-        .map_err(|_| Error::mismatch(path, format!("`{full}` to be a dataset"), "a group"))?;
+    let ds = group.dataset(name).map_err(|_| {
+        Error::mismatch(
+            path,
+            format!("`{full}` to be a dataset"),
+            crate::guard::describe_member(group, name),
+        )
+    })?;
     let p = format!("{path} ({full})");
     let shape = raw::shape(&ds, &p)?;
     if shape.len() != 1 + inner.len() || shape[1..] != *inner {
@@ -181,7 +185,7 @@ pub fn open_column(
     if let Some(found) = raw::unavailable_filter(&ds) {
         return Err(Error::mismatch(
             &p,
-            "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, n-bit, scale-offset)",
+            raw::FILTERS_EXPECTED,
             format!("{found}, which is not available"),
         ));
     }

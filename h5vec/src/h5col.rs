@@ -77,6 +77,11 @@ where
     T::Fields: TableFields,
 {
     let table = open_table(parent, name)?;
+    let _walked = crate::guard::check(
+        &table,
+        crate::guard::Container::Table,
+        crate::guard::Access::Read,
+    )?;
     let nrows = check_table(&table)?;
     let path = table.name();
     crate::limits::check_empty_rows::<T>(nrows, &path)?;
@@ -104,7 +109,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    crate::vector::check_name(name)?;
+    crate::vector::check_new_name(name, "table")?;
     if parent.link_exists(name) {
         return Err(Error::bad_name(
             format!("table `{name}`"),
@@ -133,6 +138,11 @@ where
     T::Fields: TableFields,
 {
     let table = open_table(parent, name)?;
+    let _walked = crate::guard::check(
+        &table,
+        crate::guard::Container::Table,
+        crate::guard::Access::Append,
+    )?;
     let nrows = check_table(&table)?;
     let path = table.name();
     let mut members = table.member_names().at(&path)?;

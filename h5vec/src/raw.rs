@@ -1499,22 +1499,66 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     }
 }
 
+/// What a dataset's filters must be, for error messages.
+pub(crate) const FILTERS_EXPECTED: &str = "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, n-bit, scale-offset)";
+
+/// The filters this build runs itself: HDF5's built-in deflate (1),
+/// shuffle (2), Fletcher32 (3), n-bit (5) and scale-offset (6), and the
+/// LZF (32000) and Blosc (32001) filters hdf5-metno registers at start-up.
+/// SZIP (4) is not built in. A dataset with any other filter is refused
+/// before HDF5 reads it, so HDF5 never looks for a plugin (SPEC.md 6.2).
+pub(crate) const KNOWN_FILTERS: [i32; 7] = [1, 2, 3, 5, 6, 32000, 32001];
+
 /// The first filter of `ds`'s pipeline that this build cannot run,
 /// described for an error message (``filter `name` (id N)`` and a hint). A
 /// Blosc filter (32001) whose compressor, its 7th parameter, this build of
 /// Blosc lacks (Snappy) counts as unavailable too. Reading a dataset with
 /// a Blosc filter this build can run sets up Blosc's threads
 /// ([`blosc_threads`]).
+///
+/// Filters are compared with [`KNOWN_FILTERS`], never looked up in HDF5's
+/// registry (`H5Zfilter_avail` would make HDF5 `dlopen` every library in
+/// `HDF5_PLUGIN_PATH` looking for an unknown one).
 pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
-    use hdf5_sys::{h5p, h5z};
-    const BLOSC: i32 = 32001;
-    let (out, blosc) = sync(|| unsafe {
-        let dcpl = h5d::H5Dget_create_plist(ds.id());
-        if dcpl < 0 {
-            return (None, false);
+    let (out, blosc) = sync(|| {
+        // SAFETY: a valid dataset id; the property list is closed below.
+        unsafe {
+            let dcpl = h5d::H5Dget_create_plist(ds.id());
+            if dcpl < 0 {
+                return (None, false);
+            }
+            let r = filters_in(dcpl);
+            hdf5_sys::h5p::H5Pclose(dcpl);
+            r
         }
-        let mut out = None;
-        let mut blosc = false;
+    });
+    if blosc && out.is_none() {
+        blosc_threads();
+    }
+    out
+}
+
+/// [`unavailable_filter`] on a dataset creation property list (without
+/// setting up Blosc's threads).
+///
+/// # Safety
+/// Caller holds the HDF5 lock; `dcpl` is a valid dataset creation property list.
+pub(crate) unsafe fn unavailable_filter_in(dcpl: hid_t) -> Option<String> {
+    // SAFETY: forwarded from the caller.
+    unsafe { filters_in(dcpl).0 }
+}
+
+/// The first filter of `dcpl` this build cannot run, and whether the
+/// pipeline has a Blosc filter.
+///
+/// # Safety
+/// As for [`unavailable_filter_in`].
+unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
+    use hdf5_sys::h5p;
+    const BLOSC: i32 = 32001;
+    let mut blosc = false;
+    // SAFETY: forwarded; the output buffers are as large as passed.
+    unsafe {
         for i in 0..h5p::H5Pget_nfilters(dcpl).max(0) as std::ffi::c_uint {
             let mut flags: std::ffi::c_uint = 0;
             let mut cd = [0 as std::ffi::c_uint; 16];
@@ -1531,17 +1575,24 @@ pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
                 name.as_mut_ptr(),
                 &mut cfg,
             );
-            if id < 0 {
-                continue;
-            }
+            let last = name.len() - 1;
+            name[last] = 0;
             let name = || {
                 std::ffi::CStr::from_ptr(name.as_ptr())
                     .to_string_lossy()
                     .into_owned()
             };
-            if h5z::H5Zfilter_avail(id) <= 0 {
-                out = Some(format!("filter `{}` (id {id}){}", name(), filter_hint(id)));
-                break;
+            if id < 0 {
+                return (
+                    Some(format!("filter number {i}, which HDF5 cannot describe")),
+                    blosc,
+                );
+            }
+            if !KNOWN_FILTERS.contains(&id) {
+                return (
+                    Some(format!("filter `{}` (id {id}){}", name(), filter_hint(id))),
+                    blosc,
+                );
             }
             if id == BLOSC {
                 // At most cd.len() values were copied; nelm is the full count.
@@ -1552,24 +1603,21 @@ pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
                             3 => "snappy".to_owned(),
                             c => format!("code {c}"),
                         };
-                        out = Some(format!(
-                            "filter `{}` (id {id}) with compressor {cname} (this build of Blosc has {})",
-                            name(),
-                            crate::options::BloscCompressor::ALL.map(|c| c.name()).join(", ")
-                        ));
-                        break;
+                        return (
+                            Some(format!(
+                                "filter `{}` (id {id}) with compressor {cname} (this build of Blosc has {})",
+                                name(),
+                                crate::options::BloscCompressor::ALL.map(|c| c.name()).join(", ")
+                            )),
+                            blosc,
+                        );
                     }
                     _ => blosc = true,
                 }
             }
         }
-        hdf5_sys::h5p::H5Pclose(dcpl);
-        (out, blosc)
-    });
-    if blosc && out.is_none() {
-        blosc_threads();
     }
-    out
+    (None, blosc)
 }
 
 /// Where a filter h5vec cannot run comes from, for error messages.

@@ -17,17 +17,17 @@ use hdf5::Group;
 
 use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
 use crate::error::{Context, Error, Result};
+use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::Stored;
 use crate::vector::{
-    check_name, commit_vector, open_vector, read_count, read_rows, remove_leftovers, write_count,
-    write_metadata,
+    check_new_name, check_replaceable, commit_vector, open_vector, open_vector_group, read_count,
+    read_rows, remove_leftovers, write_count, write_metadata,
 };
 
 /// The number of elements of vector `name`, from `metadata/count` alone.
 pub fn vector_len(parent: &Group, name: &str) -> Result<u64> {
-    check_name(name)?;
-    let g = open_group(parent, name, "$")?;
+    let (g, _walked) = open_vector_group(parent, name, Access::Read)?;
     let meta = open_group(&g, "metadata", "$")?;
     read_count(&meta)
 }
@@ -54,7 +54,7 @@ pub fn append_vector_with<T: H5Vector>(
 /// Loads rows `range` of vector `name`, reading only what those rows need.
 /// A range past `count` is an error.
 pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
-    let v = open_vector(parent, name)?;
+    let v = open_vector(parent, name, Access::Read)?;
     check_range(&range, v.count)?;
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_rows(&mut dec, range)
@@ -76,7 +76,7 @@ fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
 /// Loads one field of a record vector, by dotted path (`"timestamp.weeks"`),
 /// as its own `Vec<F>`, without reading the other fields.
 pub fn load_column<F: H5Vector>(parent: &Group, name: &str, field: &str) -> Result<Vec<F>> {
-    let v = open_vector(parent, name)?;
+    let v = open_vector(parent, name, Access::Read)?;
     let (group, node, path) = find_field(&v.data, &v.schema, field)?;
     let mut dec = F::Codec::open(&group, &node, &path, v.count)?;
     read_rows(&mut dec, 0..v.count)
@@ -151,13 +151,16 @@ pub struct VectorWriter<T: H5Vector> {
 impl<T: H5Vector> VectorWriter<T> {
     /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
-        check_name(name)?;
+        check_new_name(name, "vector")?;
         let exists = parent.link_exists(name);
         if exists && !opts.get_replace() {
             return Err(Error::bad_name(
                 format!("vector `{name}`"),
                 format!("`{name}` already exists in `{}`", parent.name()),
             ));
+        }
+        if exists {
+            check_replaceable(parent, name)?;
         }
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).
@@ -196,7 +199,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// Continues the existing vector `name`, after checking its schema against `T`.
     pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        let v = open_vector(parent, name)?;
+        let v = open_vector(parent, name, Access::Append)?;
         let ctx = WriteCtx {
             opts,
             len_hint: u64::MAX,
@@ -335,7 +338,7 @@ impl<T: H5Vector> VectorReader<T> {
         range: Range<u64>,
         batch_rows: usize,
     ) -> Result<Self> {
-        let v = open_vector(parent, name)?;
+        let v = open_vector(parent, name, Access::Read)?;
         let end = if range.end == u64::MAX {
             v.count
         } else {
@@ -376,9 +379,12 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 }
 
 /// Trims what an interrupted append left behind: every dataset is cut back
-/// to what `count` covers, and a leftover hidden group of a save of `name`
-/// interrupted under an earlier h5vec version (`.NAME.h5vec-partial`) is
-/// removed. Loading never needs this; it reclaims space.
+/// to what `count` covers. A leftover hidden group of a save of `name`
+/// interrupted under an earlier h5vec version (`.NAME.h5vec-partial`, or
+/// with `-N` appended) is removed only when it is provably one: an
+/// HDF5Vectors group without `metadata/count`, which no reader loads
+/// (SPEC.md section 8, "Repair"); anything else under such a name is left
+/// alone. Loading never needs this; it reclaims space.
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
     remove_leftovers(parent, name);
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;

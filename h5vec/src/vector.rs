@@ -14,8 +14,9 @@
 
 use hdf5::Group;
 
-use crate::codec::{expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
+use crate::codec::{expect_members, member_path, open_group, Codec, Decoder, Encoder, H5Vector};
 use crate::error::{Context, Error, Result};
+use crate::guard::{self, Access, Container};
 use crate::options::{SaveOptions, WriteCtx};
 use crate::raw::{self, Bits8, Pod};
 use crate::schema::Stored;
@@ -25,11 +26,12 @@ pub const FORMAT_NAME: &str = "HDF5Vectors";
 /// The `format_version` h5vec writes and expects.
 pub const FORMAT_VERSION: i64 = 1;
 
-/// Checks a vector name: non-empty, not `.`/`..`, no `/` or NUL.
-pub(crate) fn check_name(name: &str) -> Result<()> {
+/// Checks the name of a container (`what`: "vector", "table", "VLS
+/// array"): non-empty, not `.`/`..`, no `/` or NUL.
+pub(crate) fn check_name(name: &str, what: &str) -> Result<()> {
     let bad = |why: &str| {
         Err(Error::bad_name(
-            format!("vector `{}`", name.escape_debug()),
+            format!("{what} `{}`", name.escape_debug()),
             why,
         ))
     };
@@ -44,6 +46,95 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     }
     if name.contains('\0') {
         return bad("the name contains a NUL byte");
+    }
+    Ok(())
+}
+
+/// Whether `name` has the form of the temporary names of earlier h5vec
+/// saves: `.X.h5vec-partial` or `.X.h5vec-partial-N` (SPEC.md section 1,
+/// "Names").
+pub(crate) fn is_reserved_name(name: &str) -> bool {
+    const TAIL: &str = ".h5vec-partial";
+    if !name.starts_with('.') {
+        return false;
+    }
+    if name.ends_with(TAIL) {
+        return true;
+    }
+    match name.rsplit_once('-') {
+        Some((head, n)) => {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && head.ends_with(TAIL)
+        }
+        None => false,
+    }
+}
+
+/// [`check_name`] for a name about to be saved: also refuses the names
+/// h5vec reserves for temporaries ([`is_reserved_name`]).
+pub(crate) fn check_new_name(name: &str, what: &str) -> Result<()> {
+    check_name(name, what)?;
+    if is_reserved_name(name) {
+        return Err(Error::bad_name(
+            format!("{what} `{}`", name.escape_debug()),
+            "names of the form `.NAME.h5vec-partial` and `.NAME.h5vec-partial-N` are reserved \
+             for h5vec's temporaries (SPEC.md section 1, Names)",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that what `name` links in `parent` is an h5vec vector that
+/// `SaveOptions::replace` may replace: a group that passes the walk of
+/// [`guard::check`] and holds `metadata/format_name` = "HDF5Vectors" and
+/// `metadata/schema`. Anything else (a dataset, a group of user data, an
+/// h5col table, a VLS array) is an error saying what is there.
+pub(crate) fn check_replaceable(parent: &Group, name: &str) -> Result<()> {
+    let at = format!("$ ({})", member_path(parent, name));
+    let refuse = |found: String| {
+        Error::mismatch(
+            &at,
+            "an h5vec vector to replace (SaveOptions::replace replaces only vectors; nothing was changed)",
+            found,
+        )
+    };
+    let Ok(group) = parent.group(name) else {
+        return Err(refuse(guard::describe_member(parent, name)));
+    };
+    if raw::attr_string(&group, "CLASS", &at)
+        .ok()
+        .flatten()
+        .as_deref()
+        == Some(crate::h5col::COLUMN_TABLE)
+    {
+        return Err(refuse("an h5col table".into()));
+    }
+    if raw::attr_string(&group, "type", &at)
+        .ok()
+        .flatten()
+        .as_deref()
+        == Some(crate::vls::TYPE_VLS)
+    {
+        return Err(refuse("a VLS string array".into()));
+    }
+    guard::check(&group, Container::Vector, Access::Read)
+        .map(drop)
+        .map_err(|e| refuse(format!("a group h5vec does not read: {e}")))?;
+    let format = (|| -> Option<String> {
+        let meta = group.group("metadata").ok()?;
+        if !meta.link_exists("format_name") || !meta.link_exists("schema") {
+            return None;
+        }
+        meta.group("schema").ok()?;
+        let ds = meta.dataset("format_name").ok()?;
+        raw::read_scalar_string(&ds, &at).ok()
+    })();
+    if format.as_deref() != Some(FORMAT_NAME) {
+        let mut members = group.member_names().unwrap_or_default();
+        members.truncate(8);
+        return Err(refuse(format!(
+            "a group that is not an h5vec vector (no metadata/format_name \"{FORMAT_NAME}\" \
+             and metadata/schema; members {members:?})"
+        )));
     }
     Ok(())
 }
@@ -76,7 +167,7 @@ pub fn save_vector_with<T: H5Vector>(
     values: &[T],
     opts: &SaveOptions,
 ) -> Result<()> {
-    check_name(name)?;
+    check_new_name(name, "vector")?;
     let exists = parent.link_exists(name);
     if exists && !opts.get_replace() {
         return Err(Error::bad_name(
@@ -88,6 +179,9 @@ pub fn save_vector_with<T: H5Vector>(
             ),
         ));
     }
+    if exists {
+        check_replaceable(parent, name)?;
+    }
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
     // Dropped on error: an anonymous group goes with its last handle.
     let group = raw::create_anon_group(parent, "$")?;
@@ -98,17 +192,21 @@ pub fn save_vector_with<T: H5Vector>(
 
 /// The hidden name the saves of earlier h5vec versions wrote a vector
 /// under before it was complete; readers ignore it, [`repair`](crate::repair)
-/// removes it.
+/// removes it when it can prove it is such a leftover.
 pub(crate) fn temp_name(name: &str) -> String {
     format!(".{name}.h5vec-partial")
 }
 
+/// Most `-N` suffixes of leftovers looked at.
+const MAX_LEFTOVERS: u32 = 1024;
+
 /// Removes what interrupted saves of earlier h5vec versions left behind
-/// (`temp_name(name)`, or with `-1`, `-2`, ... appended; best effort: a
-/// group whose metadata a crash tore may refuse to go).
+/// (`temp_name(name)`, or with `-1`, `-2`, ... appended), but only what is
+/// provably such a leftover ([`is_torn_temporary`]); anything else under
+/// those names is left as it is. Best effort: errors are ignored.
 pub(crate) fn remove_leftovers(parent: &Group, name: &str) {
     let base = temp_name(name);
-    for k in 0u32.. {
+    for k in 0..MAX_LEFTOVERS {
         let cand = if k == 0 {
             base.clone()
         } else {
@@ -117,8 +215,46 @@ pub(crate) fn remove_leftovers(parent: &Group, name: &str) {
         if !parent.link_exists(&cand) {
             break;
         }
-        let _ = parent.unlink(&cand);
+        if is_torn_temporary(parent, &cand) {
+            let _ = raw::unlink(parent, &cand);
+        }
     }
+}
+
+/// Whether `cand` in `parent` is the torn temporary of an interrupted save
+/// (SPEC.md section 8, "Repair"): a group linked by a hard link, passing
+/// the walk of [`guard::check`], whose members are among `data` and
+/// `metadata`, whose `metadata/format_name` is "HDF5Vectors", and which has
+/// no `metadata/count`. Without `count` no reader loads it, so it holds
+/// nobody's vector; a complete vector under such a name is kept.
+fn is_torn_temporary(parent: &Group, cand: &str) -> bool {
+    if !guard::is_hard_link(parent, cand) {
+        return false;
+    }
+    let Ok(group) = parent.group(cand) else {
+        return false;
+    };
+    if guard::check(&group, Container::Vector, Access::Read).is_err() {
+        // (The walk's objects are closed at once: only a verdict is needed.)
+        return false;
+    }
+    let Ok(members) = group.member_names() else {
+        return false;
+    };
+    if !members.iter().all(|m| m == "data" || m == "metadata") {
+        return false;
+    }
+    let Ok(meta) = group.group("metadata") else {
+        return false;
+    };
+    if meta.link_exists("count") || !meta.link_exists("format_name") {
+        return false;
+    }
+    let format = meta
+        .dataset("format_name")
+        .ok()
+        .and_then(|ds| raw::read_scalar_string(&ds, "$").ok());
+    format.as_deref() == Some(FORMAT_NAME)
 }
 
 /// Links the complete anonymous vector group `group` as `name` in `parent`
@@ -141,6 +277,7 @@ pub(crate) fn commit_vector(
     crate::column::complete_file(parent)?;
     raw::flush_file(&file, "$")?;
     let old = if replace {
+        check_replaceable(parent, name)?;
         let old = raw::HeldObject::open(parent, name, "$")?;
         parent.unlink(name).at("$")?;
         Some(old)
@@ -238,14 +375,19 @@ pub(crate) struct Opened {
     pub meta: Group,
     pub schema: Stored,
     pub count: u64,
+    /// Keeps what the walk opened open while decoders open it again.
+    pub _walked: guard::Walked,
 }
 
-/// Opens vector `name` in `parent` and checks its metadata.
-pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
-    check_name(name)?;
-    if let Ok(file) = parent.file() {
-        raw::cover_whole_file(&file);
-    }
+/// Opens the group of vector `name` in `parent` (through whatever link the
+/// caller chose) and walks everything below it ([`guard::check`]) before
+/// anything in it is read.
+pub(crate) fn open_vector_group(
+    parent: &Group,
+    name: &str,
+    access: Access,
+) -> Result<(Group, guard::Walked)> {
+    check_name(name, "vector")?;
     if !parent.link_exists(name) {
         return Err(Error::mismatch(
             format!("vector `{name}`"),
@@ -254,6 +396,17 @@ pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
         ));
     }
     let group = open_group(parent, name, "$")?;
+    let walked = guard::check(&group, Container::Vector, access)?;
+    Ok((group, walked))
+}
+
+/// Opens vector `name` in `parent` and checks its metadata; `access` says
+/// whether the caller will append (SPEC.md section 7).
+pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<Opened> {
+    if let Ok(file) = parent.file() {
+        raw::cover_whole_file(&file);
+    }
+    let (group, walked) = open_vector_group(parent, name, access)?;
     expect_members(&group, &["data", "metadata"], &Stored::default(), "$")?;
     let meta = open_group(&group, "metadata", "$")?;
     let data = open_group(&group, "data", "$")?;
@@ -287,6 +440,7 @@ pub(crate) fn open_vector(parent: &Group, name: &str) -> Result<Opened> {
         meta,
         schema,
         count,
+        _walked: walked,
     })
 }
 
@@ -329,7 +483,7 @@ fn read_scalar_int(meta: &Group, name: &str) -> Result<i64> {
 /// schema tree against `T`, the members of every data group, the rank,
 /// shape, datatype and length of every dataset. Errors name the field path.
 pub fn load_vector<T: H5Vector>(parent: &Group, name: &str) -> Result<Vec<T>> {
-    let v = open_vector(parent, name)?;
+    let v = open_vector(parent, name, Access::Read)?;
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_rows(&mut dec, 0..v.count)
 }

@@ -42,6 +42,11 @@ const OPTIONAL_MEMBERS: &[&str] = &["names"];
 /// type (1-D, UInt8: int8 is refused) and every slice against the heap, before any
 /// value is returned. Errors name the group and the element.
 pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
+    let _walked = crate::guard::check(
+        group,
+        crate::guard::Container::VlsArray,
+        crate::guard::Access::Read,
+    )?;
     let path = group.name();
     match raw::attr_string(group, "type", &path)? {
         Some(t) if t == TYPE_VLS => {}
@@ -109,7 +114,7 @@ pub fn save_strings_with(
     values: &[Option<String>],
     opts: &SaveOptions,
 ) -> Result<()> {
-    crate::vector::check_name(name)?;
+    crate::vector::check_new_name(name, "VLS array")?;
     if parent.link_exists(name) {
         return Err(Error::bad_name(
             format!("VLS array `{name}`"),
