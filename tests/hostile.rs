@@ -208,6 +208,7 @@ fn external_links_where_a_field_or_values_should_be() {
     g.unlink("label").unwrap();
     g.link_external(path_str(&other_path), "/w/data/label", "label")
         .unwrap();
+    drop(g);
     f.close().unwrap();
     let text = format!(
         "an external link to `{}`:`/w/data/id/values`",
@@ -268,6 +269,7 @@ fn soft_links_inside_a_vector() {
     let g = f.group("x/data").unwrap();
     g.unlink("label").unwrap();
     g.link_soft("/nowhere/label", "label").unwrap();
+    drop(g);
     f.close().unwrap();
     all_entry_points_refuse(
         &d.path("f.h5"),
