@@ -1,0 +1,576 @@
+//! Seed files of every kind, and the loads the fuzzer runs on their mutants.
+//!
+//! Shared by the fuzzer (`h5vec-fuzz`) and the regression test
+//! (`tests/fuzz_regressions.rs`, which includes this file), so a saved input
+//! is replayed through exactly the loads that found it. A seed is a small
+//! valid file holding one vector, table or VLS array named [`NAME`]; its
+//! values are rebuilt from the seed's name, so an input file alone is enough
+//! to tell what a load should return.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use h5vec::hdf5::{File, Group};
+use h5vec::{BloscCompressor, BloscShuffle, Compression, H5Vector, SaveOptions, VectorReader};
+use serde::{Deserialize, Serialize};
+
+/// The name of the one object in every seed file.
+pub const NAME: &str = "v";
+
+/// What one load returned: `Ok(true)` the original values, `Ok(false)`
+/// different values (a silent change), `Err` an error message.
+pub type Check = Result<bool, String>;
+
+/// One kind of seed file.
+pub struct Seed {
+    /// Short name, used in file names of saved inputs.
+    pub name: &'static str,
+    /// Writes the valid file.
+    pub build: fn(&Path) -> h5vec::Result<()>,
+    /// The load entry points run on each mutant.
+    pub entries: &'static [&'static str],
+    /// Runs one entry point on the file at `path`; `scratch` is a path the
+    /// entry may write (appends run on a copy there).
+    pub run: fn(entry: &str, path: &Path, scratch: &Path) -> Check,
+}
+
+/// Entry points of a vector seed.
+pub const VECTOR_ENTRIES: &[&str] = &[
+    "load_vector",
+    "load_range",
+    "vector_len",
+    "reader",
+    "column",
+    "append",
+];
+/// Entry points of an h5col table seed.
+pub const TABLE_ENTRIES: &[&str] = &["load_table", "append_table"];
+/// Entry points of a VLS string array seed.
+pub const VLS_ARRAY_ENTRIES: &[&str] = &["load_strings"];
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+// ---------------------------------------------------------------------------
+// Element types: one field of every kind.
+
+#[repr(u8)]
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+pub enum Color {
+    Red = 1,
+    Green = 2,
+    Blue = 200,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Scalars {
+    a: i8,
+    b: u16,
+    c: i32,
+    d: u64,
+    e: f32,
+    f: f64,
+    g: bool,
+    h: char,
+    color: Color,
+}
+
+fn scalars(n: usize) -> Vec<Scalars> {
+    (0..n)
+        .map(|i| Scalars {
+            a: (i as i8).wrapping_mul(37),
+            b: (i * 1000) as u16,
+            c: -(i as i32) * 99_999,
+            d: (i as u64) << 40,
+            e: i as f32 / 3.0,
+            f: -(i as f64) * 1e100,
+            g: i % 3 == 0,
+            h: char::from_u32(0x3b1 + i as u32).unwrap_or('x'),
+            color: [Color::Red, Color::Green, Color::Blue][i % 3],
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Named {
+    id: u32,
+    name: String,
+}
+
+fn named(n: usize) -> Vec<Named> {
+    (0..n)
+        .map(|i| Named {
+            id: i as u32 * 7,
+            name: format!("name-{i}-{}", "é".repeat(i % 5)),
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Dense {
+    v: [f64; 3],
+    m: [[i16; 2]; 3],
+    b: [u8; 4],
+}
+
+fn dense(n: usize) -> Vec<Dense> {
+    (0..n)
+        .map(|i| Dense {
+            v: [i as f64, -0.5, 1e-300],
+            m: [[i as i16, 2], [3, -(i as i16)], [5, 6]],
+            b: [i as u8, 0x80, 0xff, 0],
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+pub struct Marker;
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Stamp {
+    weeks: i32,
+    us: i64,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Nested {
+    ts: Stamp,
+    pair: (i32, f64),
+    unit: (),
+    mark: Marker,
+    temp: f32,
+}
+
+fn nested(n: usize) -> Vec<Nested> {
+    (0..n)
+        .map(|i| Nested {
+            ts: Stamp {
+                weeks: 2000 + i as i32,
+                us: i as i64 * 123_456_789,
+            },
+            pair: (-(i as i32), i as f64 / 8.0),
+            unit: (),
+            mark: Marker,
+            temp: 20.5 + i as f32,
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Point {
+    x: f32,
+    y: f32,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Lists {
+    ints: Vec<i32>,
+    words: Vec<String>,
+    pts: Vec<Point>,
+    deep: Vec<Vec<u8>>,
+}
+
+fn lists(n: usize) -> Vec<Lists> {
+    (0..n)
+        .map(|i| Lists {
+            ints: (0..i as i32 % 4).map(|k| k * 1000 - 7).collect(),
+            words: (0..i % 3)
+                .map(|k| format!("w{k}{}", "ü".repeat(i % 2)))
+                .collect(),
+            pts: (0..i % 2)
+                .map(|k| Point {
+                    x: k as f32,
+                    y: -(i as f32),
+                })
+                .collect(),
+            deep: vec![vec![i as u8; i % 3], vec![]],
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Nulls {
+    a: Option<f64>,
+    s: Option<String>,
+    l: Option<Vec<u16>>,
+    p: Option<Point>,
+}
+
+fn nulls(n: usize) -> Vec<Nulls> {
+    (0..n)
+        .map(|i| Nulls {
+            a: (i % 2 == 0).then_some(i as f64 * 0.25),
+            s: (i % 3 != 0).then(|| format!("s{i}")),
+            l: (i % 4 != 1).then(|| vec![i as u16; i % 3]),
+            p: (i % 2 == 1).then_some(Point {
+                x: 1.0,
+                y: i as f32,
+            }),
+        })
+        .collect()
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Vls {
+    #[h5vec(vls)]
+    text: String,
+    #[h5vec(vls)]
+    maybe: Option<String>,
+    k: u8,
+}
+
+fn vls(n: usize) -> Vec<Vls> {
+    (0..n)
+        .map(|i| Vls {
+            text: "vls-ü".repeat(i % 4),
+            maybe: (i % 3 != 2).then(|| format!("m{i}")),
+            k: i as u8,
+        })
+        .collect()
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Shape {
+    Circle(f64),
+    Poly {
+        corners: Vec<(i32, i32)>,
+        name: String,
+    },
+    Empty,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Blob {
+    #[h5vec(blob)]
+    tree: BTreeMap<String, Vec<i64>>,
+    #[h5vec(blob)]
+    shape: Shape,
+    k: i16,
+}
+
+fn blob(n: usize) -> Vec<Blob> {
+    (0..n)
+        .map(|i| Blob {
+            tree: (0..i % 3)
+                .map(|k| (format!("k{k}"), vec![k as i64 - 5; i % 4]))
+                .collect(),
+            shape: match i % 3 {
+                0 => Shape::Circle(i as f64),
+                1 => Shape::Poly {
+                    corners: vec![(1, 2), (i as i32, -3)],
+                    name: "p".repeat(i),
+                },
+                _ => Shape::Empty,
+            },
+            k: -(i as i16),
+        })
+        .collect()
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Doc {
+    title: String,
+    scores: Vec<f64>,
+    meta: BTreeMap<String, i32>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Json {
+    #[h5vec(json)]
+    doc: Doc,
+    n: i32,
+}
+
+fn json(n: usize) -> Vec<Json> {
+    (0..n)
+        .map(|i| Json {
+            doc: Doc {
+                title: format!("doc {i}"),
+                scores: vec![i as f64 / 7.0, -0.1],
+                meta: [("a".to_string(), i as i32)].into_iter().collect(),
+            },
+            n: i as i32,
+        })
+        .collect()
+}
+
+/// A row of an h5col table.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Event {
+    id: i64,
+    score: Option<f64>,
+    flag: bool,
+    name: String,
+    tags: Option<Vec<Option<String>>>,
+    values: Vec<f32>,
+}
+
+fn events(n: usize) -> Vec<Event> {
+    (0..n)
+        .map(|i| Event {
+            id: i as i64 * 3 - 1,
+            score: (i % 2 == 0).then_some(i as f64 / 2.0),
+            flag: i % 3 == 1,
+            name: format!("ev{}", i % 10),
+            tags: (i % 3 != 0).then(|| vec![Some(format!("t{i}")), None]),
+            values: vec![i as f32; i % 3],
+        })
+        .collect()
+}
+
+fn vls_array(n: usize) -> Vec<Option<String>> {
+    (0..n)
+        .map(|i| match i % 4 {
+            0 => None,
+            1 => Some(String::new()),
+            2 => Some("NA".into()),
+            _ => Some(format!("héllo {i}")),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Building and checking vectors.
+
+/// Saves `values[..saved]`, then appends the rest in two steps.
+fn build_vector<T: H5Vector>(
+    path: &Path,
+    values: &[T],
+    saved: usize,
+    opts: &SaveOptions,
+    create_file: bool,
+) -> h5vec::Result<()> {
+    let file = if create_file {
+        h5vec::create_file(path)?
+    } else {
+        File::create(path).map_err(|e| h5vec::Error::hdf5("$", e))?
+    };
+    h5vec::save_vector_with(&file, NAME, &values[..saved], opts)?;
+    let mid = saved + (values.len() - saved) / 2;
+    for part in [&values[saved..mid], &values[mid..]] {
+        if !part.is_empty() {
+            h5vec::append_vector_with(&file, NAME, part, opts)?;
+        }
+    }
+    Ok(())
+}
+
+fn same<T: PartialEq>(got: h5vec::Result<Vec<T>>, want: &[T]) -> Check {
+    got.map(|v| v == want).map_err(err)
+}
+
+/// Loads field `field` of every row and compares it with `want`.
+pub fn column<F: H5Vector + PartialEq>(g: &Group, field: &str, want: Vec<F>) -> Check {
+    same(h5vec::load_column::<F>(g, NAME, field), &want)
+}
+
+fn run_vector<T: H5Vector + PartialEq + Clone>(
+    entry: &str,
+    path: &Path,
+    scratch: &Path,
+    values: &[T],
+    extra: &[T],
+    col: fn(&Group, &[T]) -> Check,
+) -> Check {
+    let n = values.len() as u64;
+    let f = File::open(path).map_err(err)?;
+    match entry {
+        "load_vector" => same(h5vec::load_vector::<T>(&f, NAME), values),
+        "load_range" => same(
+            h5vec::load_range::<T>(&f, NAME, 1..n - 1),
+            &values[1..values.len() - 1],
+        ),
+        "vector_len" => h5vec::vector_len(&f, NAME).map(|l| l == n).map_err(err),
+        "reader" => {
+            let mut all = Vec::new();
+            for batch in VectorReader::<T>::open(&f, NAME, 3).map_err(err)? {
+                all.extend(batch.map_err(err)?);
+            }
+            Ok(all == values)
+        }
+        "column" => col(&f, values),
+        "append" => {
+            drop(f);
+            std::fs::copy(path, scratch).map_err(err)?;
+            let f = File::open_rw(scratch).map_err(err)?;
+            h5vec::append_vector(&f, NAME, extra).map_err(err)?;
+            let want: Vec<T> = values.iter().chain(extra).cloned().collect();
+            same(h5vec::load_vector::<T>(&f, NAME), &want)
+        }
+        _ => Err(format!("unknown entry {entry}")),
+    }
+}
+
+fn run_table(entry: &str, path: &Path, scratch: &Path) -> Check {
+    let values = events(TABLE_ROWS);
+    match entry {
+        "load_table" => {
+            let f = File::open(path).map_err(err)?;
+            same(h5vec::h5col::load_table::<Event>(&f, NAME), &values)
+        }
+        "append_table" => {
+            std::fs::copy(path, scratch).map_err(err)?;
+            let f = File::open_rw(scratch).map_err(err)?;
+            let extra = &events(TABLE_ROWS + 2)[TABLE_ROWS..];
+            h5vec::h5col::append_table(&f, NAME, extra).map_err(err)?;
+            same(
+                h5vec::h5col::load_table::<Event>(&f, NAME),
+                &events(TABLE_ROWS + 2),
+            )
+        }
+        _ => Err(format!("unknown entry {entry}")),
+    }
+}
+
+fn run_vls_array(entry: &str, path: &Path, _scratch: &Path) -> Check {
+    let f = File::open(path).map_err(err)?;
+    match entry {
+        "load_strings" => {
+            let g = f.group(NAME).map_err(err)?;
+            same(h5vec::vls::load_strings(&g), &vls_array(VLS_ROWS))
+        }
+        _ => Err(format!("unknown entry {entry}")),
+    }
+}
+
+const ROWS: usize = 12;
+const TABLE_ROWS: usize = 9;
+const VLS_ROWS: usize = 10;
+
+fn plain() -> SaveOptions {
+    SaveOptions::default().chunk_length(4)
+}
+
+/// A vector seed: element type, values, rows saved before the appends,
+/// options, `create_file` or a default file, and a column check.
+macro_rules! vector_seed {
+    ($name:literal, $ty:ty, $values:expr, $saved:expr, $opts:expr, $create:expr, $col:expr) => {
+        Seed {
+            name: $name,
+            build: |p| build_vector::<$ty>(p, &$values, $saved, &$opts, $create),
+            entries: VECTOR_ENTRIES,
+            run: |e, p, s| {
+                let all: Vec<$ty> = $values;
+                let extra: Vec<$ty> = all[..3].to_vec();
+                run_vector::<$ty>(e, p, s, &all, &extra, $col)
+            },
+        }
+    };
+}
+
+/// Every seed, in a fixed order (a mutant's index picks one).
+pub fn seeds() -> Vec<Seed> {
+    vec![
+        vector_seed!(
+            "scalars",
+            Scalars,
+            scalars(ROWS),
+            ROWS,
+            plain(),
+            false,
+            |g, v| { column(g, "color", v.iter().map(|r| r.color).collect()) }
+        ),
+        vector_seed!(
+            "scalars_appended_deflate",
+            Scalars,
+            scalars(ROWS),
+            3,
+            plain().deflate(4),
+            true,
+            |g, v| column(g, "f", v.iter().map(|r| r.f).collect())
+        ),
+        vector_seed!(
+            "strings",
+            Named,
+            named(ROWS),
+            ROWS,
+            plain(),
+            false,
+            |g, v| { column(g, "name", v.iter().map(|r| r.name.clone()).collect()) }
+        ),
+        vector_seed!(
+            "strings_appended_zstd",
+            Named,
+            named(ROWS),
+            5,
+            plain().zstd(3),
+            true,
+            |g, v| column(g, "name", v.iter().map(|r| r.name.clone()).collect())
+        ),
+        vector_seed!("dense", Dense, dense(ROWS), ROWS, plain(), false, |g, v| {
+            column(g, "m", v.iter().map(|r| r.m).collect())
+        }),
+        vector_seed!(
+            "nested",
+            Nested,
+            nested(ROWS),
+            ROWS,
+            plain(),
+            false,
+            |g, v| { column(g, "ts.us", v.iter().map(|r| r.ts.us).collect()) }
+        ),
+        vector_seed!("lists", Lists, lists(ROWS), ROWS, plain(), false, |g, v| {
+            column(g, "words", v.iter().map(|r| r.words.clone()).collect())
+        }),
+        vector_seed!(
+            "lists_appended_blosc",
+            Lists,
+            lists(ROWS),
+            4,
+            plain().compression(Compression::Blosc {
+                compressor: BloscCompressor::Lz4,
+                level: 5,
+                shuffle: BloscShuffle::Byte,
+            }),
+            true,
+            |g, v| column(g, "deep", v.iter().map(|r| r.deep.clone()).collect())
+        ),
+        vector_seed!("nulls", Nulls, nulls(ROWS), ROWS, plain(), false, |g, v| {
+            column(g, "l", v.iter().map(|r| r.l.clone()).collect())
+        }),
+        vector_seed!(
+            "nulls_appended_lzf",
+            Nulls,
+            nulls(ROWS),
+            6,
+            plain().compression(Compression::Lzf),
+            false,
+            |g, v| column(g, "s", v.iter().map(|r| r.s.clone()).collect())
+        ),
+        vector_seed!("vls", Vls, vls(ROWS), ROWS, plain(), false, |g, v| {
+            column(g, "maybe", v.iter().map(|r| r.maybe.clone()).collect())
+        }),
+        vector_seed!("blob", Blob, blob(ROWS), 7, plain(), true, |g, v| {
+            column(g, "k", v.iter().map(|r| r.k).collect())
+        }),
+        vector_seed!("json", Json, json(ROWS), ROWS, plain(), false, |g, v| {
+            column(g, "n", v.iter().map(|r| r.n).collect())
+        }),
+        Seed {
+            name: "h5col_table",
+            build: |p| {
+                let f = File::create(p).map_err(|e| h5vec::Error::hdf5("$", e))?;
+                let rows = events(TABLE_ROWS);
+                h5vec::h5col::save_table(&f, NAME, &rows[..5])?;
+                h5vec::h5col::append_table(&f, NAME, &rows[5..])
+            },
+            entries: TABLE_ENTRIES,
+            run: run_table,
+        },
+        Seed {
+            name: "vls_array",
+            build: |p| {
+                let f = File::create(p).map_err(|e| h5vec::Error::hdf5("$", e))?;
+                h5vec::vls::save_strings(&f, NAME, &vls_array(VLS_ROWS))
+            },
+            entries: VLS_ARRAY_ENTRIES,
+            run: run_vls_array,
+        },
+    ]
+}
+
+/// The seed called `name`.
+pub fn seed_named(name: &str) -> Option<Seed> {
+    seeds().into_iter().find(|s| s.name == name)
+}
