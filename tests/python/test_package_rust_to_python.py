@@ -6,14 +6,12 @@ import math
 
 import h5py
 import numpy as np
-import pandas as pd
 import polars as pl
 import pyarrow as pa
-import pytest
 
 import expected as X
 import h5vec
-from test_package_common import (CHARS, bincode_str, deep, event, f32, flat, inner, list_root, measurement,
+from test_package_common import (bincode_str, deep, event, flat, inner, list_root, measurement,
                                  meta, nulls, opt_record_root, opt_root, pkg_exe, pkg_file)  # noqa: F401
 
 

@@ -8,7 +8,7 @@ from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
-from ._errors import FormatError, mismatch
+from ._errors import mismatch
 
 
 def _group(where, name=None):

@@ -3,7 +3,6 @@
 import os
 
 import h5py
-import numpy as np
 
 from . import _columns as C
 from . import _h5

@@ -11,7 +11,7 @@ from . import _h5
 from . import _read
 from . import _schema as S
 from ._errors import FormatError
-from ._vector import FORMAT_NAME, ROOT, _open_where, check_name, open_metadata, read_count
+from ._vector import FORMAT_NAME, ROOT, _open_where, check_name, open_metadata
 
 MAX_CHUNK_BYTES = 4 << 20
 MAX_HEAP_CHUNK = 512 << 10
@@ -476,7 +476,7 @@ def _pandas_to_arrow(pa, name, s, hint=None):
         a = pa.array(s.astype(object).to_numpy(), from_pandas=True)
         if pa.types.is_string(a.type):
             a = a.cast(pa.large_string())
-        return a, pa.field(name, a.type, nullable=bool(s.isna().any()) and False)
+        return a, pa.field(name, a.type, nullable=False)
     return _numpy_to_arrow(pa, name, s.to_numpy())
 
 
@@ -535,7 +535,7 @@ def to_table(data, schema=None):
         pairs = []
         for n, v in zip(names, data.values()):
             if isinstance(v, (pa.Array, pa.ChunkedArray)):
-                pairs.append((v, pa.field(n, v.type, nullable=v.null_count > 0 and False)))
+                pairs.append((v, pa.field(n, v.type, nullable=False)))
             elif pd is not None and isinstance(v, pd.Series):
                 pairs.append(_pandas_to_arrow(pa, n, v))
             else:
@@ -588,7 +588,6 @@ class Options:
 def build(data, schema, opts):
     """(root Col, root Node, rows)."""
     obj, field = to_table(data, schema)
-    pa = _need_pa()
     if field is not None:
         col, node = from_arrow(obj, field, "$", opts)
         return col, node, len(obj)
@@ -916,7 +915,7 @@ def append_vector(where, name, data, *, schema=None):
         if not stored.same_layout(node):
             raise FormatError("$", vg.name, "the data's schema differs from the stored vector's: "
                                             f"stored {stored.serialized()}, data {node.serialized()}")
-        ctx = Ctx(Options(None, _existing_compression(), False), rows)
+        ctx = Ctx(Options(None, None, False), rows)  # existing datasets keep their filters
         write_field(data_g, col, stored, count, ctx, "$")
         group.file.flush()
         meta = vg["metadata"]
@@ -925,10 +924,6 @@ def append_vector(where, name, data, *, schema=None):
     finally:
         if owned is not None:
             owned.close()
-
-
-def _existing_compression():
-    return None  # datasets exist already: their filters are kept
 
 
 def _vls_paths(node, prefix="$"):
