@@ -140,7 +140,7 @@ fn event(n: usize) -> Event {
 
 fn nulls(n: usize) -> Nulls {
     Nulls {
-        maybe_num: (n % 3 != 0).then(|| n as f64 * 1.5),
+        maybe_num: (n % 3 != 0).then_some(n as f64 * 1.5),
         maybe_arr: (n % 4 != 1).then(|| [n as f32, -(n as f32), 0.25]),
         maybe_inner: (n % 5 != 2).then(|| inner(n)),
         maybe_list: match n % 3 {
@@ -256,7 +256,7 @@ fn write_all(out: &Path) -> BoxResult<()> {
     h5vec::save_vector(&f, "flat", &(0..20).map(flat).collect::<Vec<_>>())?;
     h5vec::save_vector(&f, "serded", &(0..6).map(serded).collect::<Vec<_>>())?;
     // Roots that are not records.
-    let opt: Vec<Option<f64>> = (0..10).map(|n| (n % 3 != 0).then(|| n as f64)).collect();
+    let opt: Vec<Option<f64>> = (0..10).map(|n| (n % 3 != 0).then_some(n as f64)).collect();
     h5vec::save_vector(&f, "opt_root", &opt)?;
     let strs: Vec<Vec<String>> = (0..10)
         .map(|n| (0..n % 3).map(|k| format!("{n}.{k}")).collect())
