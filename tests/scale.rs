@@ -274,8 +274,11 @@ fn appends_cost_the_same_however_many_chunks_the_vector_has() {
         ts * 1e3,
         tb * 1e3
     );
+    // Opening the vector may walk each column's index once (a few ms at
+    // 40,000 chunks); a lookup that walked it for each of the 100 chunks
+    // written would take seconds.
     assert!(
-        tb <= 3.0 * ts + 0.005,
+        tb <= 4.0 * ts + 0.02,
         "an append takes {tb:.5} s to 40,000 chunks, {ts:.5} s to 1,000"
     );
 }
