@@ -312,11 +312,12 @@ impl SaveOptions {
     /// heaps: VLS `heap`, `CHARS`, blob `bytes`), and rows per write batch.
     /// Without it, h5vec picks 65,536 rows (at most 4 MiB per chunk; 512 KiB
     /// chunks for byte heaps), but no more rows than the vector has (rounded
-    /// up to a power of two) and no fewer rows than fill 4 KiB (16 KiB for byte
-    /// heaps), so small vectors make small files (SPEC.md section 6). Set it
-    /// when a small vector will grow by appends: chunks keep the size they
-    /// were created with. A length set here applies to byte heaps as given,
-    /// in bytes: a small one makes long strings span many chunks.
+    /// up to a power of two), so small vectors make small files, and no
+    /// fewer than fit in 4 KiB (16 KiB of bytes for byte heaps), so no chunk
+    /// is tiny (SPEC.md section 6). Set it when a small vector will grow by
+    /// appends: chunks keep the size they were created with. A length set
+    /// here applies to byte heaps as given, in bytes: a small one makes long
+    /// strings span many chunks.
     pub fn chunk_length(mut self, rows: usize) -> Self {
         self.chunk_length = Some(rows.max(1));
         self
@@ -474,7 +475,8 @@ impl RowChunks {
 
     /// Rows per chunk for rows of `row_bytes` bytes: the chunk length set,
     /// or as many rows as the vector is expected to hold (a power of two),
-    /// at least 4 KiB and at most 4 MiB of them, at most 65,536.
+    /// but at least as many as fit in 4 KiB and at most as many as fit in
+    /// 4 MiB (powers of two, at least one), and at most 65,536.
     pub(crate) fn rows(&self, row_bytes: usize) -> usize {
         if let Some(c) = self.chunk_length {
             return c;
