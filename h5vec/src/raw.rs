@@ -1516,8 +1516,9 @@ pub(crate) const KNOWN_FILTERS: [i32; 7] = [1, 2, 3, 5, 6, 32000, 32001];
 /// a Blosc filter this build can run sets up Blosc's threads
 /// ([`blosc_threads`]).
 ///
-/// Filters are compared with [`KNOWN_FILTERS`], never looked up in HDF5's
-/// registry (`H5Zfilter_avail` would make HDF5 `dlopen` every library in
+/// Filters are compared with a fixed list (deflate, shuffle, Fletcher32,
+/// n-bit, scale-offset, LZF, Blosc), never looked up in HDF5's registry
+/// (`H5Zfilter_avail` would make HDF5 `dlopen` every library in
 /// `HDF5_PLUGIN_PATH` looking for an unknown one).
 pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
     let (out, blosc) = sync(|| {
