@@ -767,17 +767,21 @@ pub fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result
             h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()),
         )?;
         let ms = hdf5::from_id::<hdf5::Dataspace>(ms).at(path)?;
-        check(
-            path,
-            h5d::H5Dread(
-                ds.id(),
-                mt.id(),
-                ms.id(),
-                fs.id(),
-                H5P_DEFAULT,
-                ptrs.as_mut_ptr().cast(),
-            ),
-        )?;
+        let read = h5d::H5Dread(
+            ds.id(),
+            mt.id(),
+            ms.id(),
+            fs.id(),
+            H5P_DEFAULT,
+            ptrs.as_mut_ptr().cast(),
+        );
+        if read < 0 {
+            // A read that fails part way (e.g. a damaged heap object) has
+            // already allocated the strings before it: free them (the rest
+            // are still null).
+            h5t::H5Treclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
+        }
+        check(path, read)?;
         let mut out = Vec::with_capacity(count);
         let mut bad = None;
         for (i, &p) in ptrs.iter().enumerate() {
