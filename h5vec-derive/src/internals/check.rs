@@ -1,0 +1,76 @@
+//! Rules that span several attributes or fields. Each attribute on its own
+//! was checked when it was parsed (`attr.rs`, `storage.rs`).
+
+use super::ast::{member_text, Field};
+use super::attr::{self, Setting, Via};
+use super::Ctxt;
+
+const ONE_COMPRESSION: &str = "give at most one of `deflate = ..`, `lzf`, `zstd = ..`, `blosc(..)` and `no_compression` for a field";
+
+/// The rules within one field's attributes:
+///
+/// - at most one of `blob`, `json`, `vls` (a field is stored one way);
+/// - at most one compression attribute (SPEC.md section 6);
+/// - a `skip`ped field is not stored, so it takes no `rename`, storage
+///   kind, chunk length or compression.
+pub fn field(cx: &Ctxt, attrs: &attr::Field) {
+    let mut via: Option<Via> = None;
+    let mut compression_given = false;
+    for &(setting, span) in attrs.settings() {
+        match setting {
+            Setting::Via(v) => {
+                if let Some(before) = via {
+                    cx.error(
+                        span,
+                        format!(
+                            "`{}` conflicts with `{}` given before: a field is stored one way; \
+                             keep one of `blob`, `json`, `vls`",
+                            v.name(),
+                            before.name()
+                        ),
+                    );
+                }
+                via = Some(v);
+            }
+            Setting::Compression(_) => {
+                if compression_given {
+                    cx.error(span, ONE_COMPRESSION);
+                }
+                compression_given = true;
+            }
+            Setting::Rename | Setting::ChunkLength => {}
+        }
+    }
+    if attrs.skip() {
+        for &(setting, span) in attrs.settings() {
+            cx.error(
+                span,
+                format!(
+                    "`{}` has no effect on a `skip`ped field, which is not stored; remove one of them",
+                    setting.name()
+                ),
+            );
+        }
+    }
+}
+
+/// The rules across a struct's fields: no two stored fields share a
+/// stored name (SPEC.md section 3.3: one column per field, named after it).
+pub fn record(cx: &Ctxt, fields: &[Field<'_>]) {
+    let mut seen: Vec<&Field<'_>> = Vec::new();
+    for f in fields.iter().filter(|f| !f.attrs.skip()) {
+        match seen.iter().find(|g| g.name == f.name) {
+            Some(g) => cx.error(
+                f.name_span,
+                format!(
+                    "field `{}` would be stored as {:?}, which field `{}` already uses; \
+                     give one of them another name with `#[h5vec(rename = \"...\")]`",
+                    member_text(&f.member),
+                    f.name,
+                    member_text(&g.member),
+                ),
+            ),
+            None => seen.push(f),
+        }
+    }
+}
