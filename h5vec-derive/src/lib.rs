@@ -33,8 +33,10 @@ use proc_macro::TokenStream;
 ///   `i64`) are stored as their discriminant.
 ///
 /// Every field type must itself implement `H5Vector`, unless one of the
-/// attributes below says otherwise. Generic structs get a `T: H5Vector`
-/// bound only where a field needs one.
+/// attributes below says otherwise. The impls of a generic struct require
+/// of each field's type only what that field needs (`T: H5Vector` for a
+/// stored `T`, `W: Default` for a skipped `W`), and `'static` of every type
+/// parameter.
 ///
 /// # Field attributes
 ///
@@ -48,7 +50,7 @@ use proc_macro::TokenStream;
 /// | `blob` | stores the field through serde, as bincode bytes | `#[h5vec(blob)]` |
 /// | `json` | stores the field through serde, as JSON text | `#[h5vec(json)]` |
 /// | `vls` | stores a `String` or `Option<String>` as compressed strings | `#[h5vec(vls)]` |
-/// | `chunk_length = N` | chunks the field's datasets by `N` rows (`N` ≥ 1) | `#[h5vec(chunk_length = 4096)]` |
+/// | `chunk_length = N` | chunk length of the field's datasets: `N` ≥ 1 rows (bytes for byte heaps) | `#[h5vec(chunk_length = 4096)]` |
 /// | `deflate = L` | shuffle + deflate (gzip) at level `L` 0..=9 | `#[h5vec(deflate = 4)]` |
 /// | `lzf` | LZF compression | `#[h5vec(lzf)]` |
 /// | `zstd = L` | Blosc with Zstandard at level `L` 0..=9, byte shuffle | `#[h5vec(zstd = 3)]` |
@@ -57,7 +59,7 @@ use proc_macro::TokenStream;
 ///
 /// Storage settings (`chunk_length` and the compressions) apply to all of
 /// the field's datasets, nested fields included, and replace the vector's
-/// own settings for them. The type itself, enum variants and their fields
+/// own settings for them (SPEC.md section 6). The type itself, enum variants and their fields
 /// take no `#[h5vec(...)]` attributes.
 ///
 /// Every invalid attribute is a compile error, all reported at once:
