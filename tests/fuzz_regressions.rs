@@ -154,7 +154,8 @@ fn fuzz_inputs_load_as_errors() {
         let results: Vec<&str> = o
             .stdout
             .lines()
-            .filter_map(|l| l.strip_prefix("RESULT "))
+            // libtest may print `test NAME ... ` before the first line.
+            .filter_map(|l| l.split_once("RESULT ").map(|x| x.1))
             .collect();
         let errors = results.iter().filter(|r| r.contains(" error: ")).count();
         match o.success {
