@@ -37,6 +37,7 @@ pub mod column;
 mod deferred;
 mod error;
 mod file;
+mod gheap;
 mod guard;
 pub mod h5col;
 pub mod kinds;
