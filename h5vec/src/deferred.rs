@@ -28,8 +28,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use hdf5::Dataset;
 
 use crate::error::{Context, Error, Result};
-use crate::parallel::{give_buffers, pool, stored_chunk, take_buffers, write_chunks, Pipeline};
-use crate::raw::{sync, Pod};
+use crate::parallel::{give_buffers, pool, take_buffers, Pipeline};
+use crate::raw::chunks::{stored_chunk, write_chunks};
+use crate::raw::Pod;
 
 /// A batch buffer a job owns while its chunks are compressed.
 trait Input: Send + Sync + 'static {
@@ -231,10 +232,8 @@ impl WriteJob {
     fn write_first(&self, k: u64, data: (&[u8], c_uint)) -> Result<()> {
         let c = self.p.chunk_rows;
         let guard = self.rewrites && self.space.reused && self.p.level.is_some();
-        // SAFETY: a valid dataset id.
         let moves = guard
-            && sync(|| unsafe { stored_chunk(self.ds.id(), k * c) })
-                .is_some_and(|(_, size)| size != data.0.len() as u64);
+            && stored_chunk(&self.ds, k * c).is_some_and(|(_, size)| size != data.0.len() as u64);
         let flush = || -> Result<()> {
             let file = self.ds.file().at(&self.path)?;
             crate::raw::flush_file(&file, &self.path)

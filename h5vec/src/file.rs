@@ -32,9 +32,11 @@ pub const COMPACT_LINKS: u32 = 256;
 /// with room for [`PREALLOCATED_LINKS`] links of 16-byte names.
 ///
 /// # Safety
-/// `plist` must be a valid group or file creation property list.
+/// The caller holds the HDF5 lock, and `plist` is a valid group or file
+/// creation property list.
 unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: a valid creation property list under the lock (caller's
+    // contract); both calls take plain values.
     unsafe {
         check(
             at,
@@ -156,6 +158,7 @@ mod tests {
     use hdf5_sys::h5g::{H5G_info_t, H5G_storage_type_t};
 
     fn storage(g: &Group) -> H5G_storage_type_t {
+        // SAFETY: `H5G_info_t` is plain C data, valid when zeroed.
         let mut info: H5G_info_t = unsafe { std::mem::zeroed() };
         // SAFETY: a valid group id and an output struct.
         sync(|| unsafe { h5g::H5Gget_info(g.id(), &mut info) });

@@ -129,10 +129,7 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<()> 
             let mut buf = vec![0u8; usize::try_from(c * id).unwrap_or(0)];
             let last = start + n.max(1) - 1;
             for k in start / c..=last / c {
-                // SAFETY: `buf` has room for one chunk of heap IDs.
-                let got = sync(|| unsafe {
-                    crate::parallel::read_stored_chunk(ds.id(), k * c, &mut buf)
-                });
+                let got = crate::raw::chunks::read_stored_chunk(ds, k * c, &mut buf);
                 // Only chunks stored as they are (no filter ran on them).
                 let Some((len, mask)) = got else { continue };
                 if len != buf.len() || (!unfiltered && mask == 0) {

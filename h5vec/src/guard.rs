@@ -28,7 +28,7 @@ use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5d, h5l, h5o, h5p, h5s};
 
 use crate::error::{Error, Result};
-use crate::raw::sync;
+use crate::raw::{sync, Owned};
 
 /// Deepest HDF5 group nesting below a container (a schema tree of
 /// `schema::MAX_DEPTH` levels is two groups per level).
@@ -67,7 +67,7 @@ pub(crate) enum Access {
 /// (no second decoding of their headers, layouts and filters), which keeps
 /// the walk's cost off the reads that follow it.
 pub(crate) struct Walked {
-    _open: Vec<Obj>,
+    _open: Vec<Owned>,
 }
 
 /// Walks everything below `group` (the container) and refuses what h5vec
@@ -85,7 +85,7 @@ pub(crate) fn check(group: &Group, container: Container, access: Access) -> Resu
     };
     sync(|| {
         // SAFETY: a valid, open group id; every id opened below is closed
-        // by `Obj`'s drop.
+        // by an `Owned`.
         unsafe {
             let mut info: H5O_info2_t = std::mem::zeroed();
             if h5o::H5Oget_info3(group.id(), &mut info, H5O_INFO_BASIC) < 0 {
@@ -280,31 +280,6 @@ fn token_bytes(info: &H5O_info2_t) -> [u8; 16] {
     unsafe { std::mem::transmute::<hdf5_sys::h5o::H5O_token_t, [u8; 16]>(info.token) }
 }
 
-/// An open object id, closed on drop.
-struct Obj(hid_t);
-
-impl Drop for Obj {
-    fn drop(&mut self) {
-        // SAFETY: the id was opened by the walk and is closed once; the
-        // walk runs under the HDF5 lock (re-entrant).
-        sync(|| unsafe {
-            h5o::H5Oclose(self.0);
-        });
-    }
-}
-
-/// A creation property list id, closed on drop.
-struct Plist(hid_t);
-
-impl Drop for Plist {
-    fn drop(&mut self) {
-        // SAFETY: as for `Obj`.
-        sync(|| unsafe {
-            h5p::H5Pclose(self.0);
-        });
-    }
-}
-
 /// The links of one group, collected by `H5Literate2`.
 struct Links {
     names: Vec<(CString, c_int)>,
@@ -346,7 +321,7 @@ struct Walk {
     seen: HashMap<[u8; 16], String>,
     objects: usize,
     /// Every object opened, kept open (see [`Walked`]).
-    open: Vec<Obj>,
+    open: Vec<Owned>,
 }
 
 impl Walk {
@@ -479,9 +454,9 @@ impl Walk {
             return Err(self.refuse(rel, false, HARD, found));
         }
         self.objects += 1;
-        // SAFETY: forwarded from the caller; the id is closed by `Obj`.
-        let oid = unsafe { h5o::H5Oopen(gid, name.as_ptr(), H5P_DEFAULT) };
-        if oid < 0 {
+        // SAFETY: forwarded from the caller; the id is owned by an `Owned`.
+        let Some(obj) = (unsafe { Owned::ok(h5o::H5Oopen(gid, name.as_ptr(), H5P_DEFAULT)) })
+        else {
             return Err(self.refuse(
                 rel,
                 false,
@@ -491,11 +466,11 @@ impl Walk {
                     hdf5_message()
                 ),
             ));
-        }
-        let obj = Obj(oid);
-        // SAFETY: plain C output struct for a valid object id.
+        };
+        // SAFETY: `H5O_info2_t` is plain C data, valid when zeroed.
         let mut info: H5O_info2_t = unsafe { std::mem::zeroed() };
-        if unsafe { h5o::H5Oget_info3(obj.0, &mut info, H5O_INFO_BASIC) } < 0 {
+        // SAFETY: an open object id and an output struct, under the lock.
+        if unsafe { h5o::H5Oget_info3(obj.id(), &mut info, H5O_INFO_BASIC) } < 0 {
             return Err(self.refuse(
                 rel,
                 false,
@@ -533,10 +508,10 @@ impl Walk {
                     ));
                 }
                 // SAFETY: an open group id.
-                unsafe { self.group(obj.0, rel) }
+                unsafe { self.group(obj.id(), rel) }
             }
             // SAFETY: an open dataset id.
-            H5O_type_t::H5O_TYPE_DATASET => unsafe { self.dataset(obj.0, rel) },
+            H5O_type_t::H5O_TYPE_DATASET => unsafe { self.dataset(obj.id(), rel) },
             t => Err(self.refuse(rel, false, "a group or a dataset", object_kind(t))),
         };
         self.open.push(obj);
@@ -555,29 +530,28 @@ impl Walk {
         // in this file and no external file list is neither virtual nor
         // filtered (filters need chunks) nor stored outside. Appends look
         // at data datasets' layouts below.
-        // SAFETY: a valid dataset id.
+        // SAFETY: a valid dataset id, under the lock.
         if unsafe { h5d::H5Dget_offset(did) } != hdf5_sys::h5::HADDR_UNDEF
             && !(self.access == Access::Append && self.is_data(rel))
+            // SAFETY: as above (`header_lacks`'s contract).
             && unsafe { header_lacks(did, H5O_EFL_ID) } == Some(true)
         {
             return Ok(());
         }
-        // SAFETY: a valid dataset id; the list is closed by `Plist`.
-        let dcpl = unsafe { h5d::H5Dget_create_plist(did) };
-        if dcpl < 0 {
+        // SAFETY: a valid dataset id; the list is owned by an `Owned`.
+        let Some(dcpl) = (unsafe { Owned::ok(h5d::H5Dget_create_plist(did)) }) else {
             return Err(self.refuse(
                 rel,
                 false,
                 "a dataset HDF5 can describe",
                 format!("a dataset without creation properties: {}", hdf5_message()),
             ));
-        }
-        let dcpl = Plist(dcpl);
+        };
         // SAFETY: a valid dataset creation property list.
-        let layout = unsafe { h5p::H5Pget_layout(dcpl.0) };
+        let layout = unsafe { h5p::H5Pget_layout(dcpl.id()) };
         if layout == H5D_layout_t::H5D_VIRTUAL {
             // SAFETY: as above; buffers sized as passed.
-            let source = unsafe { virtual_source(dcpl.0) };
+            let source = unsafe { virtual_source(dcpl.id()) };
             return Err(self.refuse(
                 rel,
                 false,
@@ -586,10 +560,10 @@ impl Walk {
             ));
         }
         // SAFETY: as above.
-        let external = unsafe { h5p::H5Pget_external_count(dcpl.0) };
+        let external = unsafe { h5p::H5Pget_external_count(dcpl.id()) };
         if external != 0 {
             // SAFETY: as above.
-            let first = unsafe { external_file(dcpl.0) };
+            let first = unsafe { external_file(dcpl.id()) };
             return Err(self.refuse(
                 rel,
                 false,
@@ -598,7 +572,7 @@ impl Walk {
             ));
         }
         // SAFETY: as above.
-        if let Some(found) = unsafe { crate::raw::unavailable_filter_in(dcpl.0) } {
+        if let Some(found) = unsafe { crate::raw::unavailable_filter_in(dcpl.id()) } {
             return Err(self.refuse(
                 rel,
                 false,
@@ -607,12 +581,13 @@ impl Walk {
             ));
         }
         if self.access == Access::Append && self.is_data(rel) {
-            // SAFETY: a valid dataset id; the space is closed below.
+            // SAFETY: a valid dataset id, under the lock; the space is owned
+            // by an `Owned`; `dims` and `maxdims` have room for any rank.
             let (chunked, max0) = unsafe {
                 let chunked = layout == H5D_layout_t::H5D_CHUNKED;
-                let space = h5d::H5Dget_space(did);
                 let mut max0 = None;
-                if space >= 0 {
+                if let Some(owned) = Owned::ok(h5d::H5Dget_space(did)) {
+                    let space = owned.id();
                     let rank = h5s::H5Sget_simple_extent_ndims(space);
                     if (1..=32).contains(&rank) {
                         let mut dims = [0 as hsize_t; 32];
@@ -626,7 +601,6 @@ impl Walk {
                             max0 = Some(maxdims[0]);
                         }
                     }
-                    h5s::H5Sclose(space);
                 }
                 (chunked, max0)
             };

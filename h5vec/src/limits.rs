@@ -10,7 +10,7 @@ use hdf5_sys::h5p;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::error::{Error, Result};
-use crate::raw::{check, sync, TypeInfo};
+use crate::raw::{check, sync, Owned, TypeInfo};
 
 /// Most rows h5vec produces for a type that occupies no memory and no
 /// dataset (unit structs, `()`, `PhantomData`, `[T; 0]`, records of them):
@@ -100,15 +100,19 @@ pub fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
 /// they count as the extent here.
 pub fn stored_rows(ds: &Dataset, shape: &[u64], path: &str) -> Result<u64> {
     let extent = shape.first().copied().unwrap_or(1);
+    // SAFETY: a valid dataset id; the property list is owned by an `Owned`
+    // and valid while `stored_rows_in` reads it, under the lock.
     sync(|| unsafe {
-        let dcpl = check(path, h5d::H5Dget_create_plist(ds.id()))?;
-        let out = stored_rows_in(ds, dcpl, shape, extent, path);
-        h5p::H5Pclose(dcpl);
-        out
+        let dcpl = Owned::new(path, h5d::H5Dget_create_plist(ds.id()))?;
+        stored_rows_in(ds, dcpl.id(), shape, extent, path)
     })
 }
 
-/// [`stored_rows`] with the dataset's creation property list (lock held).
+/// [`stored_rows`] with the dataset's creation property list.
+///
+/// # Safety
+/// The caller holds the HDF5 lock and `dcpl` is a valid dataset creation
+/// property list.
 unsafe fn stored_rows_in(
     ds: &Dataset,
     dcpl: i64,
@@ -116,7 +120,9 @@ unsafe fn stored_rows_in(
     extent: u64,
     path: &str,
 ) -> Result<u64> {
-    // SAFETY (whole body): `ds` and `dcpl` are valid ids; the caller holds the lock.
+    // SAFETY (whole body): `ds` and `dcpl` are valid ids and the caller
+    // holds the lock; `dims` has room for the 32 extents asked for, `n` is an
+    // output value, and the file space is owned by an `Owned`.
     unsafe {
         match h5p::H5Pget_layout(dcpl) {
             H5D_layout_t::H5D_COMPACT => Ok(extent),
@@ -142,11 +148,9 @@ unsafe fn stored_rows_in(
                 if per_slab == 0 {
                     return Ok(extent);
                 }
-                let fs = check(path, h5d::H5Dget_space(ds.id()))?;
+                let fs = Owned::new(path, h5d::H5Dget_space(ds.id()))?;
                 let mut n: hsize_t = 0;
-                let r = h5d::H5Dget_num_chunks(ds.id(), fs, &mut n);
-                hdf5_sys::h5s::H5Sclose(fs);
-                check(path, r)?;
+                check(path, h5d::H5Dget_num_chunks(ds.id(), fs.id(), &mut n))?;
                 let slabs = n.div_ceil(per_slab);
                 Ok(extent.min(slabs.saturating_mul(dims[0].max(1))))
             }
@@ -195,9 +199,11 @@ pub fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Resul
 /// Rust type (and back, on append) keeps every value exactly. Other
 /// classes pass (their own checks apply).
 pub fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<()> {
+    let dt = crate::raw::dataset_type(ds, path)?;
+    // SAFETY: these only read a valid datatype and the predefined IEEE types.
     let ok = sync(|| unsafe {
-        let t = check(path, h5d::H5Dget_type(ds.id()))?;
-        let ok = match info.class {
+        let t = dt.id();
+        match info.class {
             H5T_class_t::H5T_INTEGER => {
                 h5t::H5Tget_precision(t) == info.size * 8 && h5t::H5Tget_offset(t) == 0
             }
@@ -210,10 +216,8 @@ pub fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<(
                 std.iter().any(|&s| h5t::H5Tequal(t, s) > 0)
             }
             _ => true,
-        };
-        h5t::H5Tclose(t);
-        Ok::<_, Error>(ok)
-    })?;
+        }
+    });
     if !ok {
         return Err(Error::mismatch(
             path,

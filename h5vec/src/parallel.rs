@@ -17,12 +17,12 @@ use std::ffi::c_uint;
 use hdf5::Dataset;
 use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5z::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE};
 use hdf5_sys::{h5d, h5p, h5t};
 
-use crate::error::{Error, Result};
-use crate::raw::sync;
+use crate::error::Result;
+use crate::raw::chunks::{read_stored_chunk, stored_chunk, write_chunks};
+use crate::raw::ffi::{sync, Owned};
 
 /// The filter pipeline of a chunked dataset that h5vec can run itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,85 +103,89 @@ impl Pipeline {
         if !enabled() || cfg!(target_endian = "big") {
             return None;
         }
+        // SAFETY: a valid dataset id; the property list is owned by an
+        // `Owned` and valid while `detect_in` reads it, under the lock.
         sync(|| unsafe {
-            let dcpl = h5d::H5Dget_create_plist(ds.id());
-            if dcpl < 0 {
-                return None;
-            }
-            let out = Self::detect_in(ds.id(), dcpl, mem_type);
-            h5p::H5Pclose(dcpl);
-            out
+            let dcpl = Owned::ok(h5d::H5Dget_create_plist(ds.id()))?;
+            Self::detect_in(ds.id(), dcpl.id(), mem_type)
         })
     }
 
+    /// [`Pipeline::detect`] on the dataset's creation property list.
+    ///
+    /// # Safety
+    /// The caller holds the HDF5 lock; `ds` is a valid dataset id, `dcpl`
+    /// its creation property list, and `mem_type` a datatype id.
     unsafe fn detect_in(ds: hid_t, dcpl: hid_t, mem_type: hid_t) -> Option<Pipeline> {
-        let nf = h5p::H5Pget_nfilters(dcpl);
-        if !(0..=2).contains(&nf) {
-            return None;
-        }
-        let mut shuffle = false;
-        let mut level = None;
-        for i in 0..nf as c_uint {
-            let mut flags: c_uint = 0;
-            let mut nelm: usize = 8;
-            let mut cd = [0 as c_uint; 8];
-            let mut cfg: c_uint = 0;
-            let id = h5p::H5Pget_filter2(
-                dcpl,
-                i,
-                &mut flags,
-                &mut nelm,
-                cd.as_mut_ptr(),
-                0,
-                std::ptr::null_mut(),
-                &mut cfg,
-            );
-            match id {
-                H5Z_FILTER_SHUFFLE if i == 0 && nf == 2 => shuffle = true,
-                H5Z_FILTER_DEFLATE if i as i32 == nf - 1 => {
-                    level = Some(if nelm >= 1 { cd[0] } else { 6 })
-                }
-                _ => return None,
+        // SAFETY (whole block): valid ids under the lock (caller's
+        // contract); output buffers are as large as passed; the file type
+        // is owned by an `Owned`.
+        unsafe {
+            let nf = h5p::H5Pget_nfilters(dcpl);
+            if !(0..=2).contains(&nf) {
+                return None;
             }
+            let mut shuffle = false;
+            let mut level = None;
+            for i in 0..nf as c_uint {
+                let mut flags: c_uint = 0;
+                let mut nelm: usize = 8;
+                let mut cd = [0 as c_uint; 8];
+                let mut cfg: c_uint = 0;
+                let id = h5p::H5Pget_filter2(
+                    dcpl,
+                    i,
+                    &mut flags,
+                    &mut nelm,
+                    cd.as_mut_ptr(),
+                    0,
+                    std::ptr::null_mut(),
+                    &mut cfg,
+                );
+                match id {
+                    H5Z_FILTER_SHUFFLE if i == 0 && nf == 2 => shuffle = true,
+                    H5Z_FILTER_DEFLATE if i as i32 == nf - 1 => {
+                        level = Some(if nelm >= 1 { cd[0] } else { 6 })
+                    }
+                    _ => return None,
+                }
+            }
+            if nf > 0 && level.is_none() {
+                return None;
+            }
+            let file_type = Owned::ok(h5d::H5Dget_type(ds))?;
+            let ft = file_type.id();
+            // Only plain fixed-size data: no variable-length strings or
+            // sequences (their file bytes are heap references, not values).
+            use hdf5_sys::h5t::H5T_class_t::*;
+            let plain = matches!(
+                h5t::H5Tget_class(ft),
+                H5T_INTEGER | H5T_FLOAT | H5T_BITFIELD | H5T_ENUM | H5T_COMPOUND
+            ) && h5t::H5Tdetect_class(ft, H5T_VLEN) == 0
+                && h5t::H5Tdetect_class(ft, H5T_STRING) == 0
+                && h5t::H5Tdetect_class(ft, H5T_REFERENCE) == 0;
+            let same = plain && h5t::H5Tequal(ft, mem_type) > 0;
+            let elem = h5t::H5Tget_size(ft);
+            if !same || elem == 0 {
+                return None;
+            }
+            let mut dims = [0 as hsize_t; 32];
+            let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
+            if rank < 1 {
+                return None;
+            }
+            let mut row_bytes = elem;
+            for &d in &dims[1..rank as usize] {
+                row_bytes = row_bytes.checked_mul(usize::try_from(d).ok()?)?;
+            }
+            Some(Pipeline {
+                chunk_rows: dims[0],
+                row_bytes,
+                elem,
+                shuffle,
+                level: level.map(|l| l.min(12)),
+            })
         }
-        if nf > 0 && level.is_none() {
-            return None;
-        }
-        let ft = h5d::H5Dget_type(ds);
-        if ft < 0 {
-            return None;
-        }
-        // Only plain fixed-size data: no variable-length strings or
-        // sequences (their file bytes are heap references, not values).
-        use hdf5_sys::h5t::H5T_class_t::*;
-        let plain = matches!(
-            h5t::H5Tget_class(ft),
-            H5T_INTEGER | H5T_FLOAT | H5T_BITFIELD | H5T_ENUM | H5T_COMPOUND
-        ) && h5t::H5Tdetect_class(ft, H5T_VLEN) == 0
-            && h5t::H5Tdetect_class(ft, H5T_STRING) == 0
-            && h5t::H5Tdetect_class(ft, H5T_REFERENCE) == 0;
-        let same = plain && h5t::H5Tequal(ft, mem_type) > 0;
-        let elem = h5t::H5Tget_size(ft);
-        h5t::H5Tclose(ft);
-        if !same || elem == 0 {
-            return None;
-        }
-        let mut dims = [0 as hsize_t; 32];
-        let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
-        if rank < 1 {
-            return None;
-        }
-        let mut row_bytes = elem;
-        for &d in &dims[1..rank as usize] {
-            row_bytes = row_bytes.checked_mul(usize::try_from(d).ok()?)?;
-        }
-        Some(Pipeline {
-            chunk_rows: dims[0],
-            row_bytes,
-            elem,
-            shuffle,
-            level: level.map(|l| l.min(12)),
-        })
     }
 
     fn chunk_bytes(&self) -> usize {
@@ -495,100 +499,16 @@ pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
     }
 }
 
-/// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
-/// or `None` if it is not allocated. The caller holds the HDF5 lock.
-///
-/// One lookup in the chunk index, as a read of the chunk would make
-/// (`H5Dread_chunk` with no buffer returns the stored size and mask
-/// without reading): constant time for the extensible and fixed array
-/// indexes HDF5 1.10+ writes, logarithmic for version 1 B-trees.
-/// `H5Dget_chunk_info_by_coord` would answer the same but walks the whole
-/// index on every call, which makes reading every chunk quadratic.
-pub(crate) unsafe fn stored_chunk(ds: hid_t, row: u64) -> Option<(c_uint, hsize_t)> {
-    let mut off = [0 as hsize_t; 32];
-    off[0] = row;
-    let mut mask: u32 = 0;
-    let mut size: usize = 0;
-    // SAFETY: `off` has room for any rank; a null buffer with a size of 0
-    // asks only for the chunk's size and mask (nothing is read).
-    let r = unsafe {
-        h5d::H5Dread_chunk(
-            ds,
-            H5P_DEFAULT,
-            off.as_ptr(),
-            &mut mask,
-            std::ptr::null_mut(),
-            &mut size,
-        )
-    };
-    (r >= 0 && size > 0).then_some((mask, size as hsize_t))
-}
-
-/// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows),
-/// each with its filter mask.
-pub(crate) fn write_chunks(
-    ds: &Dataset,
-    k0: u64,
-    c: u64,
-    chunks: &[(&[u8], c_uint)],
-    path: &str,
-) -> Result<()> {
-    sync(|| unsafe {
-        for (i, (data, mask)) in chunks.iter().enumerate() {
-            let mut off = [0 as hsize_t; 32];
-            off[0] = (k0 + i as u64) * c;
-            let r = h5d::H5Dwrite_chunk(
-                ds.id(),
-                H5P_DEFAULT,
-                *mask,
-                off.as_ptr(),
-                data.len(),
-                data.as_ptr().cast(),
-            );
-            if r < 0 {
-                return Err(Error::invalid(path, "direct chunk write failed"));
-            }
-        }
-        Ok(())
-    })
-}
-
-/// Reads the stored bytes of the chunk starting at row `row` into `buf`
-/// (no filter run); `Some((len, filter mask))` if it fits. The caller
-/// holds the HDF5 lock.
-pub(crate) unsafe fn read_stored_chunk(
-    ds: hid_t,
-    row: u64,
-    buf: &mut [u8],
-) -> Option<(usize, c_uint)> {
-    let mut off = [0 as hsize_t; 32];
-    off[0] = row;
-    let mut filters: u32 = 0;
-    let mut len: usize = buf.len();
-    // SAFETY: `buf` has `len` bytes of room; the other pointers are valid.
-    let r = unsafe {
-        h5d::H5Dread_chunk(
-            ds,
-            H5P_DEFAULT,
-            off.as_ptr(),
-            &mut filters,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-        )
-    };
-    (r >= 0 && len <= buf.len()).then_some((len, filters))
-}
-
 /// Reads whole unfiltered chunks straight into their place in `body`;
 /// returns which chunks could not be read that way. One chunk index lookup
 /// per chunk: a chunk stored with another size (or not at all) is not read.
 fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) -> Vec<bool> {
-    sync(|| unsafe {
+    sync(|| {
         body.chunks_mut(cb)
             .enumerate()
             .map(|(i, o)| {
                 let row = (k0 + i as u64) * c;
-                read_stored_chunk(ds.id(), row, o) == Some((o.len(), 0))
+                read_stored_chunk(ds, row, o) == Some((o.len(), 0))
             })
             .collect()
     })
@@ -635,16 +555,16 @@ pub fn read_rows(
     }
     // Fetch the compressed chunks (I/O under the HDF5 lock).
     let mut comp: Vec<Option<(Vec<u8>, c_uint)>> = Vec::with_capacity(nk as usize);
-    sync(|| unsafe {
+    sync(|| {
         for i in 0..nk {
             let row = (k0 + i) * c;
-            let data = match stored_chunk(ds.id(), row) {
+            let data = match stored_chunk(ds, row) {
                 Some((mask, size))
                     if (mask == 0 || mask == p.deflate_skipped())
                         && size <= (cb as u64).saturating_mul(2) + 1024 =>
                 {
                     let mut data = vec![0u8; size as usize];
-                    read_stored_chunk(ds.id(), row, &mut data).map(|(len, mask)| {
+                    read_stored_chunk(ds, row, &mut data).map(|(len, mask)| {
                         data.truncate(len);
                         (data, mask)
                     })

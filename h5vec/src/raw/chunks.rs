@@ -1,0 +1,102 @@
+//! Direct chunk I/O: stored chunks read and written as they are on disk,
+//! without HDF5's filter pipeline, chunk cache or type conversion (used by
+//! [`crate::parallel`] and by the crash-safety repairs in `durability`).
+
+use std::ffi::c_uint;
+
+use hdf5::Dataset;
+use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5d;
+use hdf5_sys::h5p::H5P_DEFAULT;
+
+use super::ffi::sync;
+use crate::error::{Error, Result};
+
+/// The offset of the chunk starting at row `row` (axis 0; the other axes
+/// are 0), with room for any rank.
+fn chunk_offset(row: u64) -> [hsize_t; 32] {
+    let mut off = [0 as hsize_t; 32];
+    off[0] = row;
+    off
+}
+
+/// Where the chunk starting at row `row` is stored: `(filter mask, size)`,
+/// or `None` if it is not allocated.
+///
+/// One lookup in the chunk index, as a read of the chunk would make
+/// (`H5Dread_chunk` with no buffer returns the stored size and mask
+/// without reading): constant time for the extensible and fixed array
+/// indexes HDF5 1.10+ writes, logarithmic for version 1 B-trees.
+/// `H5Dget_chunk_info_by_coord` would answer the same but walks the whole
+/// index on every call, which makes reading every chunk quadratic.
+pub(crate) fn stored_chunk(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
+    let off = chunk_offset(row);
+    let mut mask: u32 = 0;
+    let mut size: usize = 0;
+    // SAFETY: a valid dataset id; `off` has room for any rank; a null
+    // buffer with a size of 0 asks only for the chunk's size and mask
+    // (nothing is read).
+    let r = sync(|| unsafe {
+        h5d::H5Dread_chunk(
+            ds.id(),
+            H5P_DEFAULT,
+            off.as_ptr(),
+            &mut mask,
+            std::ptr::null_mut(),
+            &mut size,
+        )
+    });
+    (r >= 0 && size > 0).then_some((mask, size as hsize_t))
+}
+
+/// Reads the stored bytes of the chunk starting at row `row` into `buf`
+/// (no filter run); `Some((len, filter mask))` if it fits.
+pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Option<(usize, c_uint)> {
+    let off = chunk_offset(row);
+    let mut filters: u32 = 0;
+    let mut len: usize = buf.len();
+    // SAFETY: a valid dataset id; `buf` has `len` bytes of room (HDF5
+    // writes only if the chunk fits); the other pointers are valid.
+    let r = sync(|| unsafe {
+        h5d::H5Dread_chunk(
+            ds.id(),
+            H5P_DEFAULT,
+            off.as_ptr(),
+            &mut filters,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    });
+    (r >= 0 && len <= buf.len()).then_some((len, filters))
+}
+
+/// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows),
+/// each with its filter mask.
+pub(crate) fn write_chunks(
+    ds: &Dataset,
+    k0: u64,
+    c: u64,
+    chunks: &[(&[u8], c_uint)],
+    path: &str,
+) -> Result<()> {
+    sync(|| {
+        for (i, (data, mask)) in chunks.iter().enumerate() {
+            let off = chunk_offset((k0 + i as u64) * c);
+            // SAFETY: a valid dataset id; `data` holds `data.len()` bytes.
+            let r = unsafe {
+                h5d::H5Dwrite_chunk(
+                    ds.id(),
+                    H5P_DEFAULT,
+                    *mask,
+                    off.as_ptr(),
+                    data.len(),
+                    data.as_ptr().cast(),
+                )
+            };
+            if r < 0 {
+                return Err(Error::invalid(path, "direct chunk write failed"));
+            }
+        }
+        Ok(())
+    })
+}

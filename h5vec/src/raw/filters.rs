@@ -1,0 +1,158 @@
+//! Which filters h5vec runs, and refusing the others before HDF5 reads a
+//! dataset (SPEC.md 6.2).
+
+use std::ffi::c_char;
+
+use hdf5::Dataset;
+use hdf5_sys::h5d;
+use hdf5_sys::h5i::hid_t;
+
+use super::ffi::{sync, Owned};
+
+/// Lets Blosc use every core, once per process, when h5vec first creates
+/// or reads a Blosc dataset: Blosc's thread count is global and starts at
+/// 1, so it is raised to the available parallelism only while it is still
+/// 1 (a count the program set before is kept; the environment variable
+/// `BLOSC_NTHREADS`, which Blosc reads at every call, wins over both).
+/// Must not be called from inside [`sync`](super::sync) (it takes the HDF5 lock after
+/// a `Once`).
+pub fn blosc_threads() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if hdf5::filters::blosc_get_nthreads() == 1 {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            hdf5::filters::blosc_set_nthreads(u8::try_from(n).unwrap_or(u8::MAX));
+        }
+    });
+}
+
+/// What a dataset's filters must be, for error messages.
+pub(crate) const FILTERS_EXPECTED: &str = "only filters this build can decode (deflate, shuffle, LZF, Blosc, Fletcher32, n-bit, scale-offset)";
+
+/// The filters this build runs itself: HDF5's built-in deflate (1),
+/// shuffle (2), Fletcher32 (3), n-bit (5) and scale-offset (6), and the
+/// LZF (32000) and Blosc (32001) filters hdf5-metno registers at start-up.
+/// SZIP (4) is not built in. A dataset with any other filter is refused
+/// before HDF5 reads it, so HDF5 never looks for a plugin (SPEC.md 6.2).
+pub(crate) const KNOWN_FILTERS: [i32; 7] = [1, 2, 3, 5, 6, 32000, 32001];
+
+/// The first filter of `ds`'s pipeline that this build cannot run,
+/// described for an error message (``filter `name` (id N)`` and a hint). A
+/// Blosc filter (32001) whose compressor, its 7th parameter, this build of
+/// Blosc lacks (Snappy) counts as unavailable too. Reading a dataset with
+/// a Blosc filter this build can run sets up Blosc's threads
+/// ([`blosc_threads`]).
+///
+/// Filters are compared with a fixed list (deflate, shuffle, Fletcher32,
+/// n-bit, scale-offset, LZF, Blosc), never looked up in HDF5's registry
+/// (`H5Zfilter_avail` would make HDF5 `dlopen` every library in
+/// `HDF5_PLUGIN_PATH` looking for an unknown one).
+pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
+    // SAFETY: a valid dataset id; the property list is owned by an `Owned`
+    // and valid while `filters_in` reads it, under the lock.
+    let (out, blosc) = sync(|| unsafe {
+        match Owned::ok(h5d::H5Dget_create_plist(ds.id())) {
+            Some(dcpl) => filters_in(dcpl.id()),
+            None => (None, false),
+        }
+    });
+    if blosc && out.is_none() {
+        blosc_threads();
+    }
+    out
+}
+
+/// [`unavailable_filter`] on a dataset creation property list (without
+/// setting up Blosc's threads).
+///
+/// # Safety
+/// Caller holds the HDF5 lock; `dcpl` is a valid dataset creation property list.
+pub(crate) unsafe fn unavailable_filter_in(dcpl: hid_t) -> Option<String> {
+    // SAFETY: forwarded from the caller.
+    unsafe { filters_in(dcpl).0 }
+}
+
+/// The first filter of `dcpl` this build cannot run, and whether the
+/// pipeline has a Blosc filter.
+///
+/// # Safety
+/// As for [`unavailable_filter_in`].
+unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
+    use hdf5_sys::h5p;
+    const BLOSC: i32 = 32001;
+    let mut blosc = false;
+    // SAFETY: forwarded; the output buffers are as large as passed.
+    unsafe {
+        for i in 0..h5p::H5Pget_nfilters(dcpl).max(0) as std::ffi::c_uint {
+            let mut flags: std::ffi::c_uint = 0;
+            let mut cd = [0 as std::ffi::c_uint; 16];
+            let mut nelm: usize = cd.len();
+            let mut cfg: std::ffi::c_uint = 0;
+            let mut name = [0 as c_char; 64];
+            let id = h5p::H5Pget_filter2(
+                dcpl,
+                i,
+                &mut flags,
+                &mut nelm,
+                cd.as_mut_ptr(),
+                name.len(),
+                name.as_mut_ptr(),
+                &mut cfg,
+            );
+            let last = name.len() - 1;
+            name[last] = 0;
+            let name = || {
+                std::ffi::CStr::from_ptr(name.as_ptr())
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            if id < 0 {
+                return (
+                    Some(format!("filter number {i}, which HDF5 cannot describe")),
+                    blosc,
+                );
+            }
+            if !KNOWN_FILTERS.contains(&id) {
+                return (
+                    Some(format!("filter `{}` (id {id}){}", name(), filter_hint(id))),
+                    blosc,
+                );
+            }
+            if id == BLOSC {
+                // At most cd.len() values were copied; nelm is the full count.
+                let code = (nelm >= 7 && nelm <= cd.len()).then(|| cd[6]);
+                match code {
+                    Some(c) if crate::options::BloscCompressor::from_code(c).is_none() => {
+                        let cname = match c {
+                            3 => "snappy".to_owned(),
+                            c => format!("code {c}"),
+                        };
+                        return (
+                            Some(format!(
+                                "filter `{}` (id {id}) with compressor {cname} (this build of Blosc has {})",
+                                name(),
+                                crate::options::BloscCompressor::ALL.map(|c| c.name()).join(", ")
+                            )),
+                            blosc,
+                        );
+                    }
+                    _ => blosc = true,
+                }
+            }
+        }
+    }
+    (None, blosc)
+}
+
+/// Where a filter h5vec cannot run comes from, for error messages.
+fn filter_hint(id: i32) -> &'static str {
+    match id {
+        32004 => " (LZ4; in Python: `import hdf5plugin`)",
+        32008 => " (bitshuffle; in Python: `import hdf5plugin`)",
+        32013 => " (ZFP; in Python: `import hdf5plugin`)",
+        32015 => " (Zstandard; in Python: `import hdf5plugin`; h5vec writes Zstandard inside Blosc, 32001)",
+        32026 => " (Blosc2; in Python: `import hdf5plugin`; h5vec reads and writes Blosc 1, 32001)",
+        307 => " (bzip2; in Python: `import hdf5plugin`)",
+        _ => "",
+    }
+}

@@ -1,0 +1,51 @@
+//! Bulk HDF5 I/O straight from Rust slices, and the datatypes the high-level
+//! hdf5-metno API does not model (bitfields, fixed-length UTF-8 strings).
+//!
+//! Every column is written and read with one `H5Dwrite`/`H5Dread` per batch
+//! over a hyperslab of whole rows: never one call per element.
+//!
+//! The module is split by responsibility:
+//!
+//! | file            | what it holds                                                    |
+//! |-----------------|------------------------------------------------------------------|
+//! | `ffi.rs`        | the one checked, locked way to call HDF5's C API; owned ids      |
+//! | `types.rs`      | [`Pod`], [`Bits8`], [`TypeInfo`], string and h5col bool types    |
+//! | `rows.rs`       | creating columns, row (hyperslab) I/O, variable-length strings   |
+//! | `chunks.rs`     | direct chunk I/O (stored chunks, no filter pipeline)             |
+//! | `links.rs`      | links, renames, anonymous groups, [`Unlinked`], [`HeldObject`]   |
+//! | `attrs.rs`      | attributes, scalar string datasets, fill values                  |
+//! | `durability.rs` | crash safety: flushes, metadata cache, heap collections          |
+//! | `filters.rs`    | which filters this build runs; Blosc threads                     |
+
+mod attrs;
+pub(crate) mod chunks;
+mod durability;
+pub(crate) mod ffi;
+mod filters;
+mod links;
+mod rows;
+mod types;
+
+pub use attrs::{
+    attr_string, create_column_with_fill, read_attr_string, read_scalar_string, user_fill,
+    write_attr_ascii, write_scalar_string,
+};
+pub use durability::{
+    clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
+    has_free_space_managers, HoldMetadata,
+};
+pub(crate) use ffi::{check, sync, Owned};
+pub use filters::{blosc_threads, unavailable_filter};
+pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
+pub use links::{
+    create_anon_group, file_number, link_object, rename, unlink, HeldObject, Unlinked,
+};
+pub use rows::{
+    create_column, read_rows, read_rows_as, read_rows_bytes_native, read_rows_into,
+    read_rows_own_type, read_vlen_strings, set_rows, shape, trim_rows, write_rows, write_rows_raw,
+    write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
+};
+pub use types::{
+    copy_type, dataset_type, fixed_utf8, h5col_bool, is_h5col_bool, type_info, vlen_utf8, Bits8,
+    Pod, TypeInfo,
+};

@@ -1,0 +1,571 @@
+//! Row I/O: columns are chunked datasets of whole rows (`rows x inner...`,
+//! extendible along axis 0), written and read with one `H5Dwrite`/`H5Dread`
+//! per batch over a hyperslab of whole rows, never one call per element.
+//! Whole chunks of a deflated or unfiltered dataset bypass HDF5's pipeline
+//! (see [`crate::parallel`]).
+
+use std::ffi::{c_char, c_void};
+
+use hdf5::{Dataset, Datatype, Group};
+use hdf5_sys::h5::hsize_t;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::H5P_DEFAULT;
+use hdf5_sys::h5s::{H5S_seloper_t, H5S_ALL};
+use hdf5_sys::h5t::{self, H5T_class_t};
+use hdf5_sys::{h5d, h5s};
+
+use super::ffi::{call, check, sync};
+use super::filters::blosc_threads;
+use super::types::{dataset_type, vlen_utf8, Pod};
+use crate::error::{Context, Error, Result};
+use crate::parallel;
+
+/// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
+pub struct ColumnSpec<'a> {
+    /// File datatype.
+    pub dtype: &'a Datatype,
+    /// Shape of one row (empty for 1-D columns).
+    pub inner: &'a [usize],
+    /// Chunk length along axis 0 (>= 1).
+    pub chunk_rows: usize,
+    /// Filters to apply.
+    pub compression: &'a crate::options::Compression,
+}
+
+impl ColumnSpec<'_> {
+    /// The chunk shape: `chunk_rows` rows of the whole row shape.
+    pub(crate) fn chunk(&self) -> Vec<usize> {
+        let mut chunk = vec![self.chunk_rows.max(1)];
+        chunk.extend(self.inner.iter().map(|&d| d.max(1)));
+        chunk
+    }
+}
+
+/// Creates an empty, extendible, chunked column dataset.
+pub fn create_column(
+    group: &Group,
+    name: &str,
+    spec: &ColumnSpec<'_>,
+    path: &str,
+) -> Result<Dataset> {
+    let mut extents = vec![hdf5::Extent::resizable(0)];
+    extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
+    if spec.compression.is_blosc() {
+        blosc_threads();
+    }
+    group
+        .new_dataset_builder()
+        .empty_as(spec.dtype)
+        .shape(extents)
+        .chunk(spec.chunk())
+        .set_filters(&spec.compression.filters())
+        .create(name)
+        .at(path)
+}
+
+/// The current shape of a dataset.
+pub fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
+    Ok(ds
+        .get_shape()
+        .at(path)?
+        .into_iter()
+        .map(|d| d as u64)
+        .collect())
+}
+
+/// Selects rows `start..start + rows` (whole rows of shape `inner`) in the
+/// dataspace `ds_space`.
+fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    let mut st = vec![start as hsize_t];
+    st.extend(inner.iter().map(|_| 0 as hsize_t));
+    let mut cnt = vec![rows as hsize_t];
+    cnt.extend(inner.iter().map(|&d| d as hsize_t));
+    // SAFETY: `st` and `cnt` hold one value per dimension of the dataset's
+    // space (axis 0 and `inner`); null stride and block mean 1.
+    call(path, || unsafe {
+        h5s::H5Sselect_hyperslab(
+            ds_space,
+            H5S_seloper_t::H5S_SELECT_SET,
+            st.as_ptr(),
+            std::ptr::null(),
+            cnt.as_ptr(),
+            std::ptr::null(),
+        )
+    })?;
+    Ok(())
+}
+
+/// The dataset's file space with rows `start..start + rows` (whole rows of
+/// shape `inner`) selected.
+fn file_space(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: &str,
+) -> Result<hdf5::Dataspace> {
+    let fs = whole_space(ds, path)?;
+    row_selection(fs.id(), start, rows, inner, path)?;
+    Ok(fs)
+}
+
+/// The dataset's file space, everything selected.
+fn whole_space(ds: &Dataset, path: &str) -> Result<hdf5::Dataspace> {
+    // SAFETY: a valid dataset id; the new space is owned by the `Dataspace`.
+    sync(|| unsafe {
+        hdf5::from_id::<hdf5::Dataspace>(check(path, h5d::H5Dget_space(ds.id()))?).at(path)
+    })
+}
+
+/// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
+pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+    if ds.shape().first().map(|&d| d as u64) != Some(rows) {
+        let mut dims = vec![rows as hsize_t];
+        dims.extend(inner.iter().map(|&d| d as hsize_t));
+        // SAFETY: `dims` holds one extent per dimension of the dataset.
+        call(path, || unsafe {
+            h5d::H5Dset_extent(ds.id(), dims.as_ptr())
+        })?;
+    }
+    Ok(())
+}
+
+/// Shrinks a dataset to `rows` rows along axis 0 if it is longer.
+pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+    let mut shape: Vec<hsize_t> = ds.shape().iter().map(|&d| d as hsize_t).collect();
+    match shape.first_mut() {
+        Some(d) if *d > rows => {
+            *d = rows;
+            // SAFETY: `shape` holds one extent per dimension of the dataset.
+            call(path, || unsafe {
+                h5d::H5Dset_extent(ds.id(), shape.as_ptr())
+            })?;
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes `rows` whole rows starting at row `start`, growing the dataset to
+/// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
+/// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
+/// dataset are compressed in parallel (see [`crate::parallel`]).
+///
+/// # Safety
+/// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
+pub unsafe fn write_rows_raw(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *const c_void,
+    path: &str,
+) -> Result<()> {
+    let end = start
+        .checked_add(rows)
+        .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
+    let elems = inner
+        .iter()
+        .try_fold(rows, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
+    set_rows(ds, end, inner, path)?;
+    if elems == 0 {
+        return Ok(());
+    }
+    // SAFETY: `H5Tget_size` only reads the type (0 for an invalid id).
+    let elem_size = sync(|| unsafe { h5t::H5Tget_size(mem_type) });
+    let row_bytes = inner.iter().fold(elem_size as u64, |a, &d| a * d) as usize;
+    match parallel::Pipeline::detect(ds, mem_type) {
+        Some(p) if p.row_bytes == row_bytes => {
+            // SAFETY: the caller guarantees `rows` rows of `row_bytes` bytes at `buf`.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), rows as usize * row_bytes) };
+            parallel::write_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
+                // SAFETY: `b` holds `n` whole rows of `mem_type`.
+                unsafe { write_hyperslab(ds, mem_type, s, n, inner, b.as_ptr().cast(), path) }
+            })
+        }
+        // SAFETY: forwarded from the caller.
+        _ => unsafe { write_hyperslab(ds, mem_type, start, rows, inner, buf, path) },
+    }
+}
+
+/// A simple dataspace of shape `(rows, inner...)`.
+fn mem_space(rows: u64, inner: &[u64], path: &str) -> Result<hdf5::Dataspace> {
+    let mut dims = vec![rows as hsize_t];
+    dims.extend(inner.iter().map(|&d| d as hsize_t));
+    // SAFETY: `dims` holds `rank` extents (null: maximum = current); the new
+    // space is owned by the `Dataspace`.
+    sync(|| unsafe {
+        let ms = check(
+            path,
+            h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null()),
+        )?;
+        hdf5::from_id::<hdf5::Dataspace>(ms).at(path)
+    })
+}
+
+/// Writes `rows` rows at `start` of an already large enough dataset.
+///
+/// # Safety
+/// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
+unsafe fn write_hyperslab(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *const c_void,
+    path: &str,
+) -> Result<()> {
+    sync(|| {
+        let fs = file_space(ds, start, rows, inner, path)?;
+        // The memory space has the file selection's shape: with a rank-1
+        // memory space HDF5 maps chunks element by element.
+        let ms = mem_space(rows, inner, path)?;
+        // SAFETY: both selections hold `rows * prod(inner)` elements, which
+        // `buf` holds (caller's contract).
+        check(path, unsafe {
+            h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf)
+        })?;
+        Ok(())
+    })
+}
+
+/// Writes rows of plain values; see [`write_rows_raw`].
+pub fn write_rows<T: Pod>(
+    ds: &Dataset,
+    start: u64,
+    inner: &[u64],
+    buf: &[T],
+    path: &str,
+) -> Result<()> {
+    let per_row: u64 = inner.iter().product::<u64>().max(1);
+    let rows = buf.len() as u64 / per_row;
+    // SAFETY: buf holds rows * per_row values of T, whose memory type is T::mem_type().
+    unsafe {
+        write_rows_raw(
+            ds,
+            T::mem_type(),
+            start,
+            rows,
+            inner,
+            buf.as_ptr().cast(),
+            path,
+        )
+    }
+}
+
+/// Reads `rows` whole rows starting at `start` into a fresh `Vec`.
+/// The caller has checked `start + rows` against the dataset's extent.
+pub fn read_rows<T: Pod>(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: &str,
+) -> Result<Vec<T>> {
+    // SAFETY: T::mem_type() describes T exactly, and every bit pattern is a
+    // valid T (Pod contract).
+    unsafe { read_rows_as::<T>(ds, T::mem_type(), start, rows, inner, path) }
+}
+
+/// Like [`read_rows`] with an explicit memory type.
+///
+/// # Safety
+/// `mem_type` must describe `T` exactly, and every bit pattern HDF5 may
+/// produce for it must be a valid `T`.
+pub unsafe fn read_rows_as<T: Copy + Default>(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: &str,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    // SAFETY: forwarded from the caller.
+    unsafe { read_rows_into(ds, mem_type, start, rows, inner, &mut out, path)? };
+    Ok(out)
+}
+
+/// Like [`read_rows_as`], into `out` (replacing its contents, reusing its
+/// memory: a reader that reads batch after batch faults its buffer in once).
+///
+/// # Safety
+/// As for [`read_rows_as`].
+pub unsafe fn read_rows_into<T: Copy + Default>(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    out: &mut Vec<T>,
+    path: &str,
+) -> Result<()> {
+    let elems = inner
+        .iter()
+        .try_fold(rows, |a, &d| a.checked_mul(d))
+        .and_then(|e| usize::try_from(e).ok())
+        .ok_or_else(|| Error::invalid(path, "row range too large"))?;
+    // Initialised memory only: grown with defaults, shrunk without touching.
+    if out.len() > elems {
+        out.truncate(elems);
+    } else {
+        out.resize(elems, T::default());
+    }
+    if elems == 0 {
+        return Ok(());
+    }
+    let row_bytes = inner
+        .iter()
+        .fold(std::mem::size_of::<T>() as u64, |a, &d| a * d) as usize;
+    // SAFETY: `out` holds `elems` initialised plain values; viewing them as
+    // bytes is valid, and whatever HDF5 writes is a valid `T` (caller's promise).
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(
+            out.as_mut_ptr().cast::<u8>(),
+            elems * std::mem::size_of::<T>(),
+        )
+    };
+    match parallel::Pipeline::detect(ds, mem_type) {
+        Some(p) if p.row_bytes == row_bytes => {
+            parallel::read_rows(ds, &p, start, rows, bytes, &mut |s, n, b| {
+                // SAFETY: `b` has room for `n` whole rows of `mem_type`.
+                unsafe { read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path) }
+            })
+        }
+        // SAFETY: `bytes` has room for `rows` rows of `mem_type`.
+        _ => unsafe {
+            read_hyperslab(
+                ds,
+                mem_type,
+                start,
+                rows,
+                inner,
+                bytes.as_mut_ptr().cast(),
+                path,
+            )
+        },
+    }
+}
+
+/// Reads `rows` rows at `start` into `buf`.
+///
+/// # Safety
+/// `buf` must have room for `rows * prod(inner)` elements of `mem_type`.
+unsafe fn read_hyperslab(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *mut c_void,
+    path: &str,
+) -> Result<()> {
+    sync(|| {
+        let fs = file_space(ds, start, rows, inner, path)?;
+        // The memory space has the file selection's shape: with a rank-1
+        // memory space HDF5 maps chunks element by element.
+        let ms = mem_space(rows, inner, path)?;
+        // SAFETY: both selections hold `rows * prod(inner)` elements, for
+        // which `buf` has room (caller's contract).
+        check(path, unsafe {
+            h5d::H5Dread(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf)
+        })?;
+        Ok(())
+    })
+}
+
+/// Reads rows of a 1-byte dataset as raw bytes in the file's own type
+/// (no conversion), e.g. booleans stored as bitfield, enum or integer.
+pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
+    let dt = dataset_type(ds, path)?;
+    // SAFETY: `H5Tget_size` only reads a valid type.
+    if sync(|| unsafe { h5t::H5Tget_size(dt.id()) }) != 1 {
+        return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
+    }
+    // SAFETY: a 1-byte file type read as itself yields plain bytes.
+    unsafe { read_rows_as::<u8>(ds, dt.id(), start, rows, &[], path) }
+}
+
+/// Reads rows `start..start + rows` of a 1-D dataset of fixed-size elements
+/// in the dataset's own type (no conversion), e.g. fixed-length strings.
+/// Returns the bytes and the element size. Variable-length types are refused.
+pub fn read_rows_own_type(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    path: &str,
+) -> Result<(Vec<u8>, usize)> {
+    let dt = dataset_type(ds, path)?;
+    // SAFETY: these only read a valid datatype.
+    let (size, variable) = sync(|| unsafe {
+        (
+            h5t::H5Tget_size(dt.id()),
+            h5t::H5Tis_variable_str(dt.id()) > 0
+                || h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_VLEN,
+        )
+    });
+    if variable || size == 0 {
+        return Err(Error::mismatch(
+            path,
+            "a fixed-size type",
+            "a variable-length type",
+        ));
+    }
+    let total = usize::try_from(rows)
+        .ok()
+        .and_then(|r| r.checked_mul(size))
+        .ok_or_else(|| Error::invalid(path, "row range too large"))?;
+    let mut buf = vec![0u8; total];
+    if rows == 0 {
+        return Ok((buf, size));
+    }
+    sync(|| {
+        let fs = file_space(ds, start, rows, &[], path)?;
+        let ms = mem_space(rows, &[], path)?;
+        // SAFETY: `rows` elements of the file's own fixed size are selected,
+        // and `buf` holds `rows * size` bytes.
+        check(path, unsafe {
+            h5d::H5Dread(
+                ds.id(),
+                dt.id(),
+                ms.id(),
+                fs.id(),
+                H5P_DEFAULT,
+                buf.as_mut_ptr().cast(),
+            )
+        })
+    })?;
+    Ok((buf, size))
+}
+
+/// Writes one plain value to a scalar dataset.
+pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
+    // SAFETY: one value of `T`, which `T::mem_type()` describes (Pod
+    // contract), for the one element of a scalar dataset.
+    call(path, || unsafe {
+        h5d::H5Dwrite(
+            ds.id(),
+            T::mem_type(),
+            H5S_ALL,
+            H5S_ALL,
+            H5P_DEFAULT,
+            (v as *const T).cast(),
+        )
+    })?;
+    Ok(())
+}
+
+/// Writes variable-length UTF-8 strings as rows `start..`: `bytes` holds the
+/// strings back to back, each followed by a NUL; `starts` where each begins.
+pub fn write_vlen_buffer(
+    ds: &Dataset,
+    start: u64,
+    bytes: &[u8],
+    starts: &[usize],
+    path: &str,
+) -> Result<()> {
+    let base = bytes.as_ptr();
+    let ptrs: Vec<*const c_char> = starts
+        .iter()
+        .map(|&o| base.wrapping_add(o).cast())
+        .collect();
+    let mt = vlen_utf8(path)?;
+    // SAFETY: ptrs holds starts.len() pointers to NUL-terminated strings inside `bytes`.
+    unsafe {
+        write_rows_raw(
+            ds,
+            mt.id(),
+            start,
+            ptrs.len() as u64,
+            &[],
+            ptrs.as_ptr().cast(),
+            path,
+        )
+    }
+}
+
+/// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
+pub fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str) -> Result<()> {
+    let mut bytes = Vec::new();
+    let mut starts = Vec::with_capacity(strings.len());
+    for s in strings {
+        starts.push(bytes.len());
+        bytes.extend_from_slice(s.as_bytes());
+        bytes.push(0);
+    }
+    write_vlen_buffer(ds, start, &bytes, &starts, path)
+}
+
+/// Reads rows `start..start + n` of a variable-length string dataset (the
+/// one value of a scalar one). Invalid UTF-8 is an error naming the row.
+pub fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<String>> {
+    let mt = vlen_utf8(path)?;
+    let count = usize::try_from(n).map_err(|_| Error::invalid(path, "row range too large"))?;
+    let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    // Damaged heap collections that HDF5 would loop on (SPEC.md section 7).
+    crate::gheap::check(ds, start, n, path)?;
+    sync(|| {
+        let fs = whole_space(ds, path)?;
+        if !ds.is_scalar() {
+            row_selection(fs.id(), start, n, &[], path)?;
+        }
+        let ms = mem_space(n, &[], path)?;
+        // SAFETY: `n` elements are selected and `ptrs` holds `n` pointers,
+        // which HDF5 sets to strings it allocates (null for empty ones).
+        let read = unsafe {
+            h5d::H5Dread(
+                ds.id(),
+                mt.id(),
+                ms.id(),
+                fs.id(),
+                H5P_DEFAULT,
+                ptrs.as_mut_ptr().cast(),
+            )
+        };
+        // SAFETY: frees the strings HDF5 allocated into `ptrs` (null ones
+        // are skipped), once: every path below returns after this.
+        let reclaim = |ptrs: &mut Vec<*mut c_char>| unsafe {
+            h5t::H5Treclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
+        };
+        if read < 0 {
+            // A read that fails part way (e.g. a damaged heap object) has
+            // already allocated the strings before it: free them (the rest
+            // are still null).
+            reclaim(&mut ptrs);
+        }
+        check(path, read)?;
+        let mut out = Vec::with_capacity(count);
+        let mut bad = None;
+        for (i, &p) in ptrs.iter().enumerate() {
+            if p.is_null() {
+                out.push(String::new());
+                continue;
+            }
+            // SAFETY: a NUL-terminated string HDF5 allocated, alive until
+            // the reclaim below.
+            let b = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
+            match std::str::from_utf8(b) {
+                Ok(s) => out.push(s.to_owned()),
+                Err(_) => {
+                    bad.get_or_insert(i);
+                    out.push(String::new());
+                }
+            }
+        }
+        reclaim(&mut ptrs);
+        match bad {
+            Some(i) => Err(Error::invalid(
+                format!("{path}[{}]", start + i as u64),
+                "string is not valid UTF-8",
+            )),
+            None => Ok(out),
+        }
+    })
+}

@@ -1,0 +1,307 @@
+//! Plain values ([`Pod`], [`Bits8`]), what a stored datatype is
+//! ([`TypeInfo`]), and the datatypes the high-level hdf5-metno API does not
+//! build: UTF-8 strings of fixed or variable length and the h5col boolean.
+
+use std::ffi::c_void;
+
+use hdf5::{Dataset, Datatype};
+use hdf5_sys::h5d;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_sign_t, H5T_str_t};
+
+use super::ffi::{check, sync, Owned};
+use crate::error::{Context, Result};
+
+/// A plain value stored bit for bit: every bit pattern is a valid value.
+///
+/// # Safety
+/// Implementors must be plain old data (no padding, every bit pattern valid),
+/// and `mem_type` must describe exactly their in-memory representation.
+pub unsafe trait Pod: Copy + Default + Send + Sync + 'static {
+    /// HDF5 memory type of this Rust type.
+    fn mem_type() -> hid_t;
+    /// HDF5 file type written for it (little-endian standard type).
+    fn file_type() -> hid_t;
+    /// The HDF5Vectors (Julia) spelling of the encoded type.
+    const ENCODED: &'static str;
+    /// Whether a dataset of this file type can be read as `Self` without loss.
+    fn accepts(t: &TypeInfo) -> bool;
+    /// Read and write with the dataset's own (1-byte) type as memory type,
+    /// so a byte in any accepted encoding moves unchanged.
+    const AS_STORED: bool = false;
+}
+
+macro_rules! pod_int {
+    ($t:ty, $mem:ident, $file:ident, $enc:literal, $signed:expr) => {
+        // SAFETY: a primitive integer: no padding, every bit pattern valid.
+        unsafe impl Pod for $t {
+            fn mem_type() -> hid_t {
+                *h5t::$mem
+            }
+            fn file_type() -> hid_t {
+                *h5t::$file
+            }
+            const ENCODED: &'static str = $enc;
+            fn accepts(t: &TypeInfo) -> bool {
+                t.class == H5T_class_t::H5T_INTEGER
+                    && t.size == std::mem::size_of::<$t>()
+                    && t.signed == $signed
+            }
+        }
+    };
+}
+pod_int!(i8, H5T_NATIVE_INT8, H5T_STD_I8LE, "Int8", true);
+pod_int!(i16, H5T_NATIVE_INT16, H5T_STD_I16LE, "Int16", true);
+pod_int!(i32, H5T_NATIVE_INT32, H5T_STD_I32LE, "Int32", true);
+pod_int!(i64, H5T_NATIVE_INT64, H5T_STD_I64LE, "Int64", true);
+pod_int!(u8, H5T_NATIVE_UINT8, H5T_STD_U8LE, "UInt8", false);
+pod_int!(u16, H5T_NATIVE_UINT16, H5T_STD_U16LE, "UInt16", false);
+pod_int!(u32, H5T_NATIVE_UINT32, H5T_STD_U32LE, "UInt32", false);
+pod_int!(u64, H5T_NATIVE_UINT64, H5T_STD_U64LE, "UInt64", false);
+
+macro_rules! pod_float {
+    ($t:ty, $mem:ident, $file:ident, $enc:literal) => {
+        // SAFETY: a primitive float: no padding, every bit pattern valid.
+        unsafe impl Pod for $t {
+            fn mem_type() -> hid_t {
+                *h5t::$mem
+            }
+            fn file_type() -> hid_t {
+                *h5t::$file
+            }
+            const ENCODED: &'static str = $enc;
+            fn accepts(t: &TypeInfo) -> bool {
+                t.class == H5T_class_t::H5T_FLOAT && t.size == std::mem::size_of::<$t>()
+            }
+        }
+    };
+}
+pod_float!(f32, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, "Float32");
+pod_float!(f64, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, "Float64");
+
+/// One byte of an HDF5 `H5T_STD_B8LE` bitfield: how HDF5.jl stores `Bool`.
+///
+/// Reading also accepts any other one-byte boolean encoding (the h5col enum
+/// over int8 with `FALSE = 0`, `TRUE = 1`, or a plain 8-bit integer); the
+/// byte is read unchanged and any non-zero value means `true`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Bits8(pub u8);
+
+// SAFETY: a transparent wrapper around u8.
+unsafe impl Pod for Bits8 {
+    fn mem_type() -> hid_t {
+        *h5t::H5T_NATIVE_B8
+    }
+    fn file_type() -> hid_t {
+        *h5t::H5T_STD_B8LE
+    }
+    const ENCODED: &'static str = "Bool";
+    const AS_STORED: bool = true;
+    fn accepts(t: &TypeInfo) -> bool {
+        t.size == 1
+            && matches!(
+                t.class,
+                H5T_class_t::H5T_BITFIELD | H5T_class_t::H5T_ENUM | H5T_class_t::H5T_INTEGER
+            )
+    }
+}
+
+/// What a dataset's datatype is, in the terms h5vec checks.
+#[derive(Clone, Debug)]
+pub struct TypeInfo {
+    /// HDF5 type class.
+    pub class: H5T_class_t,
+    /// Size in bytes (for variable-length strings: the pointer size).
+    pub size: usize,
+    /// Integers: signed.
+    pub signed: bool,
+    /// Strings: variable length.
+    pub vlen_str: bool,
+    /// Strings: UTF-8 character set.
+    pub utf8: bool,
+    /// Compound: member names, in order.
+    pub members: Vec<(String, TypeInfo)>,
+}
+
+impl TypeInfo {
+    /// A short human description for error messages, like `int32` or `vlen string`.
+    pub fn describe(&self) -> String {
+        use H5T_class_t::*;
+        match self.class {
+            H5T_INTEGER => format!("{}int{}", if self.signed { "" } else { "u" }, self.size * 8),
+            H5T_FLOAT => format!("float{}", self.size * 8),
+            H5T_BITFIELD => format!("bitfield{}", self.size * 8),
+            H5T_ENUM => format!("enum({} bytes)", self.size),
+            H5T_STRING if self.vlen_str => "variable-length string".into(),
+            H5T_STRING => format!("fixed-length string({})", self.size),
+            H5T_COMPOUND => format!(
+                "compound{{{}}}",
+                self.members
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {}", t.describe()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            H5T_VLEN => "variable-length sequence".into(),
+            H5T_ARRAY => "array type".into(),
+            H5T_OPAQUE => "opaque".into(),
+            H5T_REFERENCE => "reference".into(),
+            _ => "unknown type".into(),
+        }
+    }
+}
+
+/// Reads the type information of datatype `id`.
+///
+/// # Safety
+/// The caller holds the HDF5 lock and `id` is a valid datatype id.
+pub(crate) unsafe fn type_info_of(id: hid_t) -> TypeInfo {
+    use H5T_class_t::*;
+    // SAFETY (whole body): `id` is a valid datatype id and the lock is held
+    // (caller's contract); every id opened here is owned by an `Owned`, and
+    // the member name HDF5 allocates is freed with `H5free_memory`.
+    unsafe {
+        let class = h5t::H5Tget_class(id);
+        let size = h5t::H5Tget_size(id);
+        let mut info = TypeInfo {
+            class,
+            size,
+            signed: false,
+            vlen_str: false,
+            utf8: false,
+            members: Vec::new(),
+        };
+        match class {
+            H5T_INTEGER => info.signed = h5t::H5Tget_sign(id) == H5T_sign_t::H5T_SGN_2,
+            H5T_STRING => {
+                info.vlen_str = h5t::H5Tis_variable_str(id) > 0;
+                info.utf8 = h5t::H5Tget_cset(id) == H5T_cset_t::H5T_CSET_UTF8;
+            }
+            H5T_ENUM => {
+                if let Some(base) = Owned::ok(h5t::H5Tget_super(id)) {
+                    info.signed = h5t::H5Tget_sign(base.id()) == H5T_sign_t::H5T_SGN_2;
+                }
+            }
+            H5T_COMPOUND => {
+                let n = h5t::H5Tget_nmembers(id).max(0) as u32;
+                for i in 0..n {
+                    let name_ptr = h5t::H5Tget_member_name(id, i);
+                    let name = if name_ptr.is_null() {
+                        String::new()
+                    } else {
+                        let s = std::ffi::CStr::from_ptr(name_ptr)
+                            .to_string_lossy()
+                            .into_owned();
+                        hdf5_sys::h5::H5free_memory(name_ptr as *mut c_void);
+                        s
+                    };
+                    let mi = match Owned::ok(h5t::H5Tget_member_type(id, i)) {
+                        Some(mt) => type_info_of(mt.id()),
+                        None => TypeInfo {
+                            class: H5T_NO_CLASS,
+                            size: 0,
+                            signed: false,
+                            vlen_str: false,
+                            utf8: false,
+                            members: vec![],
+                        },
+                    };
+                    info.members.push((name, mi));
+                }
+            }
+            _ => {}
+        }
+        info
+    }
+}
+
+/// The dataset's own (file) datatype.
+pub fn dataset_type(ds: &Dataset, path: &str) -> Result<Datatype> {
+    // SAFETY: a valid dataset id; the new type id is owned by the `Datatype`.
+    sync(|| unsafe { hdf5::from_id::<Datatype>(check(path, h5d::H5Dget_type(ds.id()))?).at(path) })
+}
+
+/// The type information of a dataset's file datatype.
+pub fn type_info(ds: &Dataset, path: &str) -> Result<TypeInfo> {
+    let t = dataset_type(ds, path)?;
+    // SAFETY: a valid datatype id, under the lock.
+    Ok(sync(|| unsafe { type_info_of(t.id()) }))
+}
+
+/// A copy of a predefined datatype, owned.
+pub fn copy_type(id: hid_t, path: &str) -> Result<Datatype> {
+    // SAFETY: `H5Tcopy` accepts any id (an invalid one is an error); the
+    // copy is owned by the `Datatype`.
+    sync(|| unsafe { hdf5::from_id::<Datatype>(check(path, h5t::H5Tcopy(id))?).at(path) })
+}
+
+/// A UTF-8 string type, NULLTERM, of `size` bytes or `H5T_VARIABLE`.
+fn utf8_string(size: usize, path: &str) -> Result<Datatype> {
+    let dt = copy_type(*h5t::H5T_C_S1, path)?;
+    // SAFETY: `dt` is a fresh, modifiable string type owned here.
+    sync(|| unsafe {
+        check(path, h5t::H5Tset_size(dt.id(), size))?;
+        check(path, h5t::H5Tset_cset(dt.id(), H5T_cset_t::H5T_CSET_UTF8))?;
+        check(
+            path,
+            h5t::H5Tset_strpad(dt.id(), H5T_str_t::H5T_STR_NULLTERM),
+        )?;
+        Ok(dt)
+    })
+}
+
+/// Variable-length UTF-8 string type, NULLTERM (what HDF5.jl and h5py's
+/// `string_dtype()` write).
+pub fn vlen_utf8(path: &str) -> Result<Datatype> {
+    utf8_string(h5t::H5T_VARIABLE, path)
+}
+
+/// Fixed-length UTF-8 string type of `size` bytes, NULLTERM.
+pub fn fixed_utf8(size: usize, path: &str) -> Result<Datatype> {
+    utf8_string(size.max(1), path)
+}
+
+/// The h5col boolean type: an enum over 8-bit signed integers with exactly
+/// `FALSE = 0` and `TRUE = 1`.
+pub fn h5col_bool(path: &str) -> Result<Datatype> {
+    // SAFETY: the new enum type is owned by the `Datatype` at once; the
+    // names are NUL-terminated and the values are `i8`s, the enum's base.
+    sync(|| unsafe {
+        let t = check(path, h5t::H5Tenum_create(*h5t::H5T_NATIVE_INT8))?;
+        let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+        for (name, v) in [(c"FALSE", 0i8), (c"TRUE", 1i8)] {
+            check(
+                path,
+                h5t::H5Tenum_insert(t, name.as_ptr(), (&v as *const i8).cast()),
+            )?;
+        }
+        Ok(dt)
+    })
+}
+
+/// Whether a dataset's type is the h5col boolean enum (int8 base, FALSE = 0, TRUE = 1).
+pub fn is_h5col_bool(ds: &Dataset, path: &str) -> Result<bool> {
+    let dt = dataset_type(ds, path)?;
+    // SAFETY: a valid datatype id; the base type is owned by an `Owned`;
+    // `H5Tenum_valueof` writes one `i8` (the enum's size, checked first).
+    sync(|| unsafe {
+        let t = dt.id();
+        if h5t::H5Tget_class(t) != H5T_class_t::H5T_ENUM
+            || h5t::H5Tget_size(t) != 1
+            || h5t::H5Tget_nmembers(t) != 2
+        {
+            return Ok(false);
+        }
+        let Some(base) = Owned::ok(h5t::H5Tget_super(t)) else {
+            return Ok(false);
+        };
+        let mut ok = h5t::H5Tget_sign(base.id()) == H5T_sign_t::H5T_SGN_2;
+        for (name, want) in [(c"FALSE", 0i8), (c"TRUE", 1i8)] {
+            let mut v: i8 = -1;
+            let r = h5t::H5Tenum_valueof(t, name.as_ptr(), (&mut v as *mut i8).cast());
+            ok &= r >= 0 && v == want;
+        }
+        Ok(ok)
+    })
+}
