@@ -114,21 +114,9 @@ pub fn save_strings_with(
     values: &[Option<String>],
     opts: &SaveOptions,
 ) -> Result<()> {
-    crate::vector::check_new_name(name, "VLS array")?;
-    if parent.link_exists(name) {
-        return Err(Error::bad_name(
-            format!("VLS array `{name}`"),
-            format!("`{}` already exists in `{}`", name, parent.name()),
-        ));
-    }
-    let group = parent.create_group(name).at(name)?;
-    let result = write_strings(&group, values, opts);
-    if result.is_err() {
-        drop(group);
-        // Best effort: the original error is what the caller needs to see.
-        let _ = parent.unlink(name);
-    }
-    result
+    crate::h5col::create_container(parent, name, "VLS array", |group| {
+        write_strings(group, values, opts)
+    })
 }
 
 fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -> Result<()> {

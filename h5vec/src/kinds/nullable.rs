@@ -20,7 +20,7 @@ use hdf5::Group;
 use crate::codec::{exhausted, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
-use crate::options::WriteCtx;
+use crate::options::{Compression, WriteCtx};
 use crate::raw::{self, Bits8};
 use crate::schema::{ids, Schema, Stored};
 
@@ -52,40 +52,60 @@ pub fn nullable_schema<T>(inner: Schema) -> Schema {
     s
 }
 
+/// What the h5col bool type is called in errors.
+const H5COL_BOOL: &str = "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)";
+
+/// Creates an empty 1-D dataset `name` of the h5col bool type in `group`
+/// (a `MASK`, or a bool column of an h5col table).
+pub fn create_bool_column(
+    group: &Group,
+    name: &str,
+    path: &str,
+    chunk_rows: usize,
+    compression: &Compression,
+) -> Result<PodWriter<Bits8>> {
+    let dt = raw::h5col_bool(path)?;
+    PodWriter::create_as(group, name, &dt, &[], chunk_rows, compression, path)
+}
+
+/// Opens 1-D dataset `name` of `group`, checked to be the h5col bool type
+/// with at least `rows` rows.
+pub fn open_bool_column(
+    group: &Group,
+    name: &str,
+    path: &str,
+    rows: u64,
+) -> Result<PodReader<Bits8>> {
+    let (ds, n) = open_column(
+        group,
+        name,
+        path,
+        &[],
+        rows,
+        |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_ENUM && t.size == 1,
+        H5COL_BOOL,
+    )?;
+    let p = format!("{path} ({})", ds.name());
+    if !raw::is_h5col_bool(&ds, &p)? {
+        return Err(Error::mismatch(p, H5COL_BOOL, "another enum"));
+    }
+    PodReader::new(ds, Vec::new(), n, path)
+}
+
 /// Creates an empty mask dataset in `group`.
 pub fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodWriter<Bits8>> {
-    let dt = raw::h5col_bool(path)?;
-    PodWriter::create_as(
+    create_bool_column(
         group,
         MASK,
-        &dt,
-        &[],
+        path,
         ctx.chunk_rows(1),
         ctx.compression_for(MASK),
-        path,
     )
 }
 
 /// Opens the mask dataset in `group` (checked: h5col bool, at least `rows` rows).
 pub fn open_mask(group: &Group, path: &str, rows: u64) -> Result<PodReader<Bits8>> {
-    let (ds, n) = open_column(
-        group,
-        MASK,
-        path,
-        &[],
-        rows,
-        |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_ENUM && t.size == 1,
-        "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)",
-    )?;
-    let p = format!("{path} ({})", ds.name());
-    if !raw::is_h5col_bool(&ds, &p)? {
-        return Err(Error::mismatch(
-            p,
-            "the h5col bool type (enum over int8: FALSE = 0, TRUE = 1)",
-            "another enum",
-        ));
-    }
-    PodReader::new(ds, Vec::new(), n, path)
+    open_bool_column(group, MASK, path, rows)
 }
 
 /// Writes values and their mask.
@@ -98,6 +118,17 @@ impl<E> MaskedEncoder<E> {
     /// Pairs a values encoder with a mask writer.
     pub fn new(inner: E, mask: PodWriter<Bits8>) -> Self {
         MaskedEncoder { inner, mask }
+    }
+
+    /// The values encoder, to flush its datasets on their own (an h5col
+    /// table writes every column's values before any mask).
+    pub(crate) fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+
+    /// Writes the buffered mask entries only.
+    pub(crate) fn flush_mask(&mut self) -> Result<()> {
+        self.mask.flush()
     }
 }
 
@@ -258,7 +289,5 @@ macro_rules! nullable_via_mask {
 nullable_via_mask! {
     crate::kinds::scalar::ScalarCodec<T> => [T: crate::kinds::scalar::Scalar],
     crate::kinds::dense::DenseCodec<A> => [A: crate::kinds::dense::DenseElem],
-    crate::kinds::record::RecordCodec<R> => [R: crate::kinds::record::Record],
     crate::kinds::constant::ConstantCodec<T> => [T: crate::kinds::constant::Constant],
-    crate::kinds::list::ListCodec<T> => [T: crate::kinds::list::ListItem],
 }

@@ -19,6 +19,7 @@ use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
 use crate::error::{Context, Result};
+use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
 use crate::schema::{ids, Schema, Stored};
 
@@ -320,6 +321,11 @@ impl<R: Record> Codec for RecordCodec<R> {
     }
 }
 
+/// `Option<R>`: the record's columns plus `MASK` (SPEC.md section 4.3).
+impl<R: Record> Nullable for RecordCodec<R> {
+    type Codec = NullableCodec<RecordCodec<R>>;
+}
+
 fn check_record<R: Record>(group: &Group, node: &Stored, path: &str) -> Result<()> {
     let mut want = Schema::new("record", ids::RECORD, R::CODEC, "");
     want.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
@@ -373,9 +379,6 @@ macro_rules! tuple_record {
         }
         impl<$($T: H5Vector + 'static),+> H5Vector for ($($T,)+) {
             type Codec = RecordCodec<Self>;
-        }
-        impl<$($T: H5Vector + 'static),+> crate::kinds::list::ListItem for ($($T,)+) {
-            type Item = crate::kinds::list::RecordItem<Self>;
         }
     )+};
     (@cons $T:ident $($rest:ident)*) => { (<$T as H5Vector>::Codec, tuple_record!(@cons $($rest)*)) };

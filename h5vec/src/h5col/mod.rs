@@ -1,0 +1,167 @@
+//! h5col tables (SPEC.md section 9): read and write the tables of the h5col
+//! reference implementation, one Rust struct per row.
+//!
+//! Layout on disk:
+//! ```text
+//! <table>/                 group; attributes CLASS = "COLUMN_TABLE", VERSION = "1.0",
+//!                          column-order, NROWS (see `table`)
+//! <table>/<col>            a number column: 1-D dataset, fill value = "missing" (`number`)
+//! <table>/<col>            a bool column: 1-D h5col bool, never missing (`boolean`)
+//! <table>/<col>            a string column: 1-D fixed-length UTF-8 strings, fill value ""
+//!                          (`string`)
+//! <table>/<col>/           a list column: exactly `crate::kinds::list`'s group, MASK for
+//!                          nullable lists (`list`)
+//! ```
+//! Every dataset may be longer than NROWS (a truncated table or an
+//! interrupted append): readers use rows `0..NROWS`, and offsets
+//! `0..=NROWS` of list columns, never the extents. Appends write every
+//! column's values first, then the masks, then the offsets, flush the file,
+//! and only then rewrite NROWS.
+//!
+//! Rust field types map to columns through [`TableColumn`]: `i8`..`u64`,
+//! `f32`, `f64` (and `Option` of them: `None` is the fill value), `bool`,
+//! `String` and `Option<String>` (`None` is ""), `Vec<T>` and
+//! `Option<Vec<T>>` for every list element type of
+//! [`ListItem`](crate::kinds::list::ListItem) (including `Option<number>`
+//! elements, stored as the fill value).
+//!
+//! Modules: `table` (the table group and its attributes), `fields` (the
+//! traits mapping struct fields to columns), and one module per column kind
+//! (`number`, `boolean`, `string`, `list`).
+
+use hdf5::Group;
+
+use crate::error::{Context, Error, Result};
+use crate::kinds::record::Record;
+use crate::options::{SaveOptions, WriteCtx};
+
+mod boolean;
+mod fields;
+mod list;
+mod number;
+mod string;
+mod table;
+
+pub use boolean::{BoolReader, BoolWriter};
+pub use fields::{ColumnReader, ColumnWriter, Phase, TableColumn, TableFields};
+pub use list::{ListReader, ListWriter, NullableListReader, NullableListWriter};
+pub use string::{FixedStrReader, FixedStrWriter};
+pub use table::{COLUMN_ORDER, COLUMN_TABLE, NROWS, VERSION};
+
+use table::{check_table, open_table, push_and_commit, write_new_table};
+
+/// Rows read per batch.
+const BATCH: u64 = 1 << 16;
+
+/// Loads table `name` of `parent` as one `T` per row; `T`'s fields are the
+/// columns (by name; the table may hold more columns than `T` reads).
+///
+/// The table is checked first (CLASS, VERSION, NROWS, every column's type,
+/// members and extents); reading then uses exactly NROWS rows. Errors name
+/// the table or the column (`/table/col`).
+pub fn load_table<T>(parent: &Group, name: &str) -> Result<Vec<T>>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    let table = open_table(parent, name)?;
+    let _walked = crate::guard::check(
+        &table,
+        crate::guard::Container::Table,
+        crate::guard::Access::Read,
+    )?;
+    let nrows = check_table(&table)?;
+    let path = table.name();
+    crate::limits::check_empty_rows::<T>(nrows, &path)?;
+    let mut readers = T::Fields::table_open(&table, T::FIELD_NAMES, nrows)?;
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < nrows {
+        let end = nrows.min(start + BATCH);
+        crate::limits::grow(&mut out, end - start, nrows, &path)?;
+        T::Fields::table_load(&mut readers, start..end)?;
+        for _ in start..end {
+            out.push(T::from_parts(T::Fields::table_next(&mut readers)?));
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+/// Saves `rows` as a new h5col table `name` in `parent`, one column per
+/// field of `T` (in declaration order, recorded in `column-order`).
+///
+/// The name must not exist yet; a failed save removes the partly written group.
+pub fn save_table<T>(parent: &Group, name: &str, rows: &[T]) -> Result<()>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    create_container(parent, name, "table", |table| write_new_table(table, rows))
+}
+
+/// Appends `rows` to the existing table `name` of `parent` (written by h5col
+/// or by [`save_table`]). `T`'s fields must be exactly the table's columns.
+///
+/// Rows past NROWS (a stale tail) are overwritten. NROWS is rewritten last,
+/// after the data is flushed, so an interrupted append leaves the table as
+/// it was.
+pub fn append_table<T>(parent: &Group, name: &str, rows: &[T]) -> Result<()>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    let table = open_table(parent, name)?;
+    let _walked = crate::guard::check(
+        &table,
+        crate::guard::Container::Table,
+        crate::guard::Access::Append,
+    )?;
+    let nrows = check_table(&table)?;
+    let path = table.name();
+    let mut members = table.member_names().at(&path)?;
+    members.sort();
+    let mut want: Vec<&str> = T::FIELD_NAMES.to_vec();
+    want.sort();
+    if members != want {
+        return Err(Error::mismatch(
+            &path,
+            format!("columns {want:?} (append writes every column)"),
+            format!("{members:?}"),
+        ));
+    }
+    let opts = SaveOptions::default();
+    let ctx = WriteCtx {
+        opts: &opts,
+        len_hint: nrows.saturating_add(rows.len() as u64),
+    };
+    let mut w = T::Fields::table_resume(&table, T::FIELD_NAMES, nrows, &ctx)?;
+    push_and_commit::<T>(&table, &mut w, rows, nrows)
+}
+
+/// Creates the new group `name` in `parent` for a container (`what`:
+/// "table", "VLS array") and fills it with `write`. The name must be a valid
+/// new name that does not exist yet; a failed `write` removes the partly
+/// written group. Shared by [`save_table`] and [`crate::vls::save_strings_with`].
+pub(crate) fn create_container(
+    parent: &Group,
+    name: &str,
+    what: &str,
+    write: impl FnOnce(&Group) -> Result<()>,
+) -> Result<()> {
+    crate::vector::check_new_name(name, what)?;
+    if parent.link_exists(name) {
+        return Err(Error::bad_name(
+            format!("{what} `{name}`"),
+            format!("`{}` already exists in `{}`", name, parent.name()),
+        ));
+    }
+    let group = parent.create_group(name).at(name)?;
+    let result = write(&group);
+    if result.is_err() {
+        drop(group);
+        // Best effort: the original error is what the caller needs to see.
+        let _ = parent.unlink(name);
+    }
+    result
+}

@@ -1,0 +1,293 @@
+//! Fixed-length string columns: `String` and `Option<String>` (SPEC.md
+//! section 9, "Scalar columns").
+//!
+//! Layout on disk:
+//! ```text
+//! <table>/<col>     1-D fixed-length UTF-8 strings, null-padded, sized to the longest
+//!                   value in bytes (at the first save); fill value "" (missing)
+//! ```
+//! A value ends at its first NUL; readers also accept ASCII and any padding,
+//! and compare against the dataset's own fill value.
+
+use std::ops::Range;
+
+use hdf5::{Dataset, Group};
+use hdf5_sys::h5t::H5T_class_t;
+
+use crate::codec::{exhausted, open_column, range_len};
+use crate::error::{Error, Result};
+use crate::options::WriteCtx;
+use crate::raw;
+
+use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
+use super::table::{column_path, fixed_string_type};
+
+/// Writes a fixed-length string column (`String` or `Option<String>`).
+/// The dataset is created at the first flush, sized to the longest value.
+pub struct FixedStrWriter {
+    table: Group,
+    name: String,
+    path: String,
+    ds: Option<(Dataset, usize)>,
+    vals: Vec<Option<String>>,
+    written: u64,
+    /// Chunk length choice; the row size is the longest value, known at
+    /// the first flush.
+    chunking: crate::options::RowChunks,
+    compression: crate::Compression,
+}
+
+/// Reads a fixed-length string column.
+pub struct FixedStrReader {
+    ds: Dataset,
+    path: String,
+    fill: Option<Vec<u8>>,
+    buf: Vec<u8>,
+    size: usize,
+    pos: usize,
+    row: u64,
+}
+
+fn open_fixed_str(table: &Group, name: &str, nrows: u64) -> Result<FixedStrReader> {
+    let path = column_path(table, name);
+    let (ds, _) = open_column(
+        table,
+        name,
+        &path,
+        &[],
+        nrows,
+        |t| t.class == H5T_class_t::H5T_STRING && !t.vlen_str,
+        "fixed-length strings",
+    )?;
+    let dt = raw::dataset_type(&ds, &path)?;
+    let size = dt.size();
+    let fill = raw::user_fill(&ds, dt.id(), size, &path)?;
+    Ok(FixedStrReader {
+        ds,
+        path,
+        fill,
+        buf: Vec::new(),
+        size,
+        pos: 0,
+        row: 0,
+    })
+}
+
+/// The bytes of a fixed-length string value: up to the first NUL.
+fn cut_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}
+
+impl FixedStrWriter {
+    fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Self {
+        FixedStrWriter {
+            table: table.clone(),
+            name: name.to_owned(),
+            path: column_path(table, name),
+            ds: None,
+            vals: Vec::new(),
+            written: 0,
+            chunking: ctx.row_chunks(),
+            compression: ctx.opts.get_compression().clone(),
+        }
+    }
+    fn resume(table: &Group, name: &str, nrows: u64) -> Result<Self> {
+        let r = open_fixed_str(table, name, nrows)?;
+        Ok(FixedStrWriter {
+            table: table.clone(),
+            name: name.to_owned(),
+            path: r.path,
+            ds: Some((r.ds, r.size)),
+            vals: Vec::new(),
+            written: nrows,
+            chunking: crate::options::RowChunks::exactly(1),
+            compression: crate::Compression::None,
+        })
+    }
+    fn push_opt(&mut self, v: Option<&str>) -> Result<()> {
+        let row = self.written + self.vals.len() as u64;
+        if let Some(s) = v {
+            if s.is_empty() {
+                return Err(Error::encode(
+                    format!("{}[{row}]", self.path),
+                    "the empty string is the column's fill value, which h5col reads as missing",
+                ));
+            }
+            if s.as_bytes().contains(&0) {
+                return Err(Error::encode(
+                    format!("{}[{row}]", self.path),
+                    "string contains a NUL byte, which ends a fixed-length string",
+                ));
+            }
+        }
+        self.vals.push(v.map(str::to_owned));
+        Ok(())
+    }
+    fn flush_values(&mut self) -> Result<()> {
+        let (ds, size) = match &self.ds {
+            Some(d) => d.clone(),
+            None => {
+                let size = self
+                    .vals
+                    .iter()
+                    .map(|v| v.as_ref().map_or(0, String::len))
+                    .max()
+                    .unwrap_or(0)
+                    .max(1);
+                let dt = fixed_string_type(size, true, &self.path)?;
+                let spec = raw::ColumnSpec {
+                    dtype: &dt,
+                    inner: &[],
+                    chunk_rows: self.chunking.rows(size),
+                    compression: &self.compression,
+                };
+                let fill = vec![0u8; size];
+                let ds = raw::create_column_with_fill(
+                    &self.table,
+                    &self.name,
+                    &spec,
+                    dt.id(),
+                    &fill,
+                    &self.path,
+                )?;
+                self.ds = Some((ds.clone(), size));
+                (ds, size)
+            }
+        };
+        let mut buf = vec![0u8; size * self.vals.len()];
+        for (i, v) in self.vals.iter().enumerate() {
+            let b = v.as_deref().unwrap_or("").as_bytes();
+            if b.len() > size {
+                return Err(Error::encode(
+                    format!("{}[{}]", self.path, self.written + i as u64),
+                    format!(
+                        "{} bytes do not fit the column's fixed length of {size} bytes",
+                        b.len()
+                    ),
+                ));
+            }
+            buf[i * size..i * size + b.len()].copy_from_slice(b);
+        }
+        let dt = raw::dataset_type(&ds, &self.path)?;
+        let rows = self.vals.len() as u64;
+        // SAFETY: buf holds `rows` values of the dataset's own type (size bytes each).
+        unsafe {
+            raw::write_rows_raw(
+                &ds,
+                dt.id(),
+                self.written,
+                rows,
+                &[],
+                buf.as_ptr().cast(),
+                &self.path,
+            )?
+        };
+        self.written += rows;
+        self.vals.clear();
+        Ok(())
+    }
+}
+
+impl ColumnWriter<String> for FixedStrWriter {
+    fn push(&mut self, value: &String) -> Result<()> {
+        self.push_opt(Some(value))
+    }
+    fn flush(&mut self, phase: Phase) -> Result<()> {
+        match phase {
+            Phase::Values => self.flush_values(),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ColumnWriter<Option<String>> for FixedStrWriter {
+    fn push(&mut self, value: &Option<String>) -> Result<()> {
+        self.push_opt(value.as_deref())
+    }
+    fn flush(&mut self, phase: Phase) -> Result<()> {
+        <Self as ColumnWriter<String>>::flush(self, phase)
+    }
+}
+
+impl FixedStrReader {
+    fn load_rows(&mut self, rows: Range<u64>) -> Result<()> {
+        let n = range_len(&rows, &self.path)?;
+        let (buf, size) = raw::read_rows_own_type(&self.ds, rows.start, n, &self.path)?;
+        self.buf = buf;
+        self.size = size;
+        self.pos = 0;
+        self.row = rows.start;
+        Ok(())
+    }
+    fn next_opt(&mut self) -> Result<(u64, Option<String>)> {
+        let raw_v = self
+            .buf
+            .get(self.pos..self.pos + self.size)
+            .ok_or_else(|| exhausted(&self.path))?;
+        let row = self.row;
+        self.pos += self.size;
+        self.row += 1;
+        let v = cut_nul(raw_v);
+        if let Some(f) = &self.fill {
+            if v == cut_nul(f) {
+                return Ok((row, None));
+            }
+        }
+        let s = std::str::from_utf8(v).map_err(|_| {
+            Error::invalid(format!("{}[{row}]", self.path), "string is not valid UTF-8")
+        })?;
+        Ok((row, Some(s.to_owned())))
+    }
+}
+
+impl ColumnReader<String> for FixedStrReader {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        self.load_rows(rows)
+    }
+    fn next(&mut self) -> Result<String> {
+        match self.next_opt()? {
+            (_, Some(s)) => Ok(s),
+            (row, None) => Err(Error::invalid(
+                format!("{}[{row}]", self.path),
+                "missing value (the column's fill value); load the column as Option<String>",
+            )),
+        }
+    }
+}
+
+impl ColumnReader<Option<String>> for FixedStrReader {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        self.load_rows(rows)
+    }
+    fn next(&mut self) -> Result<Option<String>> {
+        self.next_opt().map(|(_, v)| v)
+    }
+}
+
+impl TableColumn for String {
+    type Writer = FixedStrWriter;
+    type Reader = FixedStrReader;
+    fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
+        Ok(FixedStrWriter::create(table, name, ctx))
+    }
+    fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
+        FixedStrWriter::resume(table, name, nrows)
+    }
+    fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
+        open_fixed_str(table, name, nrows)
+    }
+}
+
+impl TableColumn for Option<String> {
+    type Writer = FixedStrWriter;
+    type Reader = FixedStrReader;
+    fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
+        Ok(FixedStrWriter::create(table, name, ctx))
+    }
+    fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
+        FixedStrWriter::resume(table, name, nrows)
+    }
+    fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
+        open_fixed_str(table, name, nrows)
+    }
+}

@@ -1,0 +1,301 @@
+//! The h5col table group: its attributes, and the order of a commit
+//! (SPEC.md section 9, "The table group").
+//!
+//! Layout on disk:
+//! ```text
+//! <table>/                 group; attributes (h5col writes them in this order):
+//!                            CLASS   = "COLUMN_TABLE"  fixed-length ASCII, null-padded, NUL counted
+//!                            VERSION = "1.0"           same type; readers accept major version 1
+//!                            column-order              1-D fixed-length UTF-8 strings, the column
+//!                                                      names in order (sized longest name + 1)
+//!                            NROWS                     scalar uint64, the committed row count,
+//!                                                      rewritten last after every append
+//!                          (TITLE and other attributes are allowed and ignored)
+//! <table>/<col>            one member per column
+//! ```
+
+use hdf5::Group;
+use hdf5_sys::h5t::{self, H5T_class_t};
+
+use crate::error::{Context, Error, Result};
+use crate::kinds::record::Record;
+use crate::options::{SaveOptions, WriteCtx};
+use crate::raw;
+
+use super::fields::{Phase, TableFields};
+
+/// `CLASS` of a table group.
+pub const COLUMN_TABLE: &str = "COLUMN_TABLE";
+/// `VERSION` h5vec writes.
+pub const VERSION: &str = "1.0";
+/// Name of the row-count attribute.
+pub const NROWS: &str = "NROWS";
+/// Name of the column-order attribute.
+pub const COLUMN_ORDER: &str = "column-order";
+
+/// Opens table group `name` of `parent` (an error names it when it is missing or a dataset).
+pub(super) fn open_table(parent: &Group, name: &str) -> Result<Group> {
+    let p = format!("{}/{name}", parent.name().trim_end_matches('/'));
+    if !parent.link_exists(name) {
+        return Err(Error::mismatch(&p, "an h5col table group", "nothing"));
+    }
+    parent
+        .group(name)
+        .map_err(|_| Error::mismatch(&p, "an h5col table group", "a dataset"))
+}
+
+/// Checks the table attributes and returns NROWS.
+pub(super) fn check_table(table: &Group) -> Result<u64> {
+    let path = table.name();
+    let class = raw::attr_string(table, "CLASS", &path)?;
+    if class.as_deref() != Some(COLUMN_TABLE) {
+        return Err(Error::mismatch(
+            format!("{path} (attribute CLASS)"),
+            format!("\"{COLUMN_TABLE}\""),
+            class.map_or("no CLASS attribute".into(), |c| format!("{c:?}")),
+        ));
+    }
+    let vp = format!("{path} (attribute VERSION)");
+    let version = raw::attr_string(table, "VERSION", &path)?
+        .ok_or_else(|| Error::mismatch(&vp, "a VERSION attribute", "nothing"))?;
+    let major = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u64>().ok());
+    if major != Some(1) || !version.contains('.') {
+        return Err(Error::mismatch(
+            &vp,
+            "an h5col version 1.x",
+            format!("{version:?}"),
+        ));
+    }
+    let nrows = read_nrows(table, &path)?;
+    if let Some(order) = read_column_order(table, &path)? {
+        for c in &order {
+            if !table.link_exists(c) {
+                return Err(Error::mismatch(
+                    format!("{path}/{c}"),
+                    "the column listed in column-order",
+                    "nothing",
+                ));
+            }
+        }
+    }
+    Ok(nrows)
+}
+
+fn read_nrows(table: &Group, path: &str) -> Result<u64> {
+    let p = format!("{path} (attribute {NROWS})");
+    if !table.attr_names().at(path)?.iter().any(|n| n == NROWS) {
+        return Err(Error::mismatch(&p, "a scalar uint64 NROWS", "nothing"));
+    }
+    let a = table.attr(NROWS).at(&p)?;
+    let dt = a.dtype().at(&p)?;
+    let ok = raw::sync(|| unsafe {
+        h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_INTEGER
+            && h5t::H5Tget_sign(dt.id()) == hdf5_sys::h5t::H5T_sign_t::H5T_SGN_NONE
+            && h5t::H5Tget_size(dt.id()) <= 8
+    });
+    if !ok {
+        return Err(Error::mismatch(
+            &p,
+            "an unsigned integer (uint64)",
+            format!("{:?}", dt.to_descriptor().map(|d| d.to_string())),
+        ));
+    }
+    if !a.is_scalar() {
+        return Err(Error::mismatch(
+            &p,
+            "a scalar",
+            format!("shape {:?}", a.shape()),
+        ));
+    }
+    a.read_scalar::<u64>().at(&p)
+}
+
+fn write_nrows(table: &Group, n: u64, path: &str) -> Result<()> {
+    let p = format!("{path} (attribute {NROWS})");
+    if table.attr_names().at(&p)?.iter().any(|a| a == NROWS) {
+        table.attr(NROWS).at(&p)?.write_scalar(&n).at(&p)
+    } else {
+        table
+            .new_attr::<u64>()
+            .shape(())
+            .create(NROWS)
+            .at(&p)?
+            .write_scalar(&n)
+            .at(&p)
+    }
+}
+
+/// Reads `column-order` if present: a 1-D array of strings.
+fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
+    if !table
+        .attr_names()
+        .at(path)?
+        .iter()
+        .any(|n| n == COLUMN_ORDER)
+    {
+        return Ok(None);
+    }
+    let p = format!("{path} (attribute {COLUMN_ORDER})");
+    let a = table.attr(COLUMN_ORDER).at(&p)?;
+    let dt = a.dtype().at(&p)?;
+    let (class, size, var) = raw::sync(|| unsafe {
+        (
+            h5t::H5Tget_class(dt.id()),
+            h5t::H5Tget_size(dt.id()),
+            h5t::H5Tis_variable_str(dt.id()) > 0,
+        )
+    });
+    if class != H5T_class_t::H5T_STRING || a.ndim() != 1 {
+        return Err(Error::mismatch(
+            &p,
+            "a 1-D array of strings",
+            format!("class {class:?}, shape {:?}", a.shape()),
+        ));
+    }
+    if var {
+        let v = a
+            .read_raw::<hdf5::types::VarLenUnicode>()
+            .or_else(|_| {
+                a.read_raw::<hdf5::types::VarLenAscii>().map(|v| {
+                    v.into_iter()
+                        .map(|s| s.as_str().parse().unwrap_or_default())
+                        .collect()
+                })
+            })
+            .at(&p)?;
+        return Ok(Some(v.into_iter().map(|s| s.as_str().to_owned()).collect()));
+    }
+    let n = a.size();
+    // The attribute's own storage holds every byte of its value.
+    let stored = raw::sync(|| unsafe { hdf5_sys::h5a::H5Aget_storage_size(a.id()) });
+    let total = n
+        .checked_mul(size)
+        .filter(|&t| t as u64 <= stored)
+        .ok_or_else(|| {
+            Error::invalid(
+                &p,
+                format!("{n} names of {size} bytes do not fit the {stored} bytes stored"),
+            )
+        })?;
+    let mut buf = vec![0u8; total];
+    raw::sync(|| unsafe {
+        hdf5::h5check(hdf5_sys::h5a::H5Aread(
+            a.id(),
+            dt.id(),
+            buf.as_mut_ptr().cast(),
+        ))
+    })
+    .at(&p)?;
+    let mut out = Vec::with_capacity(n);
+    for chunk in buf.chunks(size.max(1)) {
+        let end = chunk.iter().position(|&b| b == 0).unwrap_or(chunk.len());
+        out.push(
+            String::from_utf8(chunk[..end].to_vec())
+                .map_err(|_| Error::invalid(&p, "column name is not valid UTF-8"))?,
+        );
+    }
+    Ok(Some(out))
+}
+
+/// Writes `column-order` as h5col does: 1-D fixed-length UTF-8 strings,
+/// null-padded, sized to the longest name plus one byte.
+fn write_column_order(table: &Group, names: &[&str], path: &str) -> Result<()> {
+    let size = names.iter().map(|n| n.len()).max().unwrap_or(0) + 1;
+    let mut buf = vec![0u8; size * names.len()];
+    for (i, n) in names.iter().enumerate() {
+        buf[i * size..i * size + n.len()].copy_from_slice(n.as_bytes());
+    }
+    let p = format!("{path} (attribute {COLUMN_ORDER})");
+    let dt = fixed_string_type(size, true, &p)?;
+    let a = table
+        .new_attr_builder()
+        .empty_as(&dt)
+        .shape(names.len())
+        .create(COLUMN_ORDER)
+        .at(&p)?;
+    raw::sync(|| unsafe {
+        hdf5::h5check(hdf5_sys::h5a::H5Awrite(
+            a.id(),
+            dt.id(),
+            buf.as_ptr().cast(),
+        ))
+    })
+    .at(&p)?;
+    Ok(())
+}
+
+/// Fixed-length, null-padded string type of `size` bytes.
+pub(super) fn fixed_string_type(size: usize, utf8: bool, path: &str) -> Result<hdf5::Datatype> {
+    let dt = raw::copy_type(*h5t::H5T_C_S1, path)?;
+    raw::sync(|| unsafe {
+        hdf5::h5check(h5t::H5Tset_size(dt.id(), size.max(1)))?;
+        hdf5::h5check(h5t::H5Tset_strpad(dt.id(), h5t::H5T_str_t::H5T_STR_NULLPAD))?;
+        hdf5::h5check(h5t::H5Tset_cset(
+            dt.id(),
+            if utf8 {
+                h5t::H5T_cset_t::H5T_CSET_UTF8
+            } else {
+                h5t::H5T_cset_t::H5T_CSET_ASCII
+            },
+        ))
+    })
+    .at(path)?;
+    Ok(dt)
+}
+
+/// Writes the attributes and columns of new table `table` holding `rows`.
+pub(super) fn write_new_table<T>(table: &Group, rows: &[T]) -> Result<()>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    let path = table.name();
+    raw::write_attr_ascii(table, "CLASS", COLUMN_TABLE, &path)?;
+    raw::write_attr_ascii(table, "VERSION", VERSION, &path)?;
+    write_column_order(table, T::FIELD_NAMES, &path)?;
+    write_nrows(table, 0, &path)?;
+    let opts = SaveOptions::default();
+    let ctx = WriteCtx {
+        opts: &opts,
+        len_hint: rows.len() as u64,
+    };
+    let mut w = T::Fields::table_create(table, T::FIELD_NAMES, &ctx)?;
+    push_and_commit::<T>(table, &mut w, rows, 0)
+}
+
+/// Pushes `rows` after the `nrows` committed ones and commits them in
+/// h5col's order: values, masks, offsets; flush; then NROWS.
+pub(super) fn push_and_commit<T>(
+    table: &Group,
+    w: &mut <T::Fields as TableFields>::Writers,
+    rows: &[T],
+    nrows: u64,
+) -> Result<()>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    let path = table.name();
+    for r in rows {
+        T::Fields::table_push(w, r.parts())?;
+    }
+    // h5col's order: values, then masks, then offsets; flush; then NROWS.
+    T::Fields::table_flush(w, Phase::Values)?;
+    T::Fields::table_flush(w, Phase::Masks)?;
+    T::Fields::table_flush(w, Phase::Offsets)?;
+    crate::column::complete_file(table)?;
+    table.file().at(&path)?.flush().at(&path)?;
+    let n = nrows
+        .checked_add(rows.len() as u64)
+        .ok_or_else(|| Error::encode(&path, "row count overflows"))?;
+    write_nrows(table, n, &path)?;
+    table.file().at(&path)?.flush().at(&path)
+}
+
+/// The error path of column `name`: `/table/name`.
+pub(super) fn column_path(table: &Group, name: &str) -> String {
+    format!("{}/{name}", table.name().trim_end_matches('/'))
+}

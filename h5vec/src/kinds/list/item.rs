@@ -1,0 +1,370 @@
+//! List elements: which layout each Rust type uses as the `VALUES` member
+//! of a list group (SPEC.md section 4.2).
+//!
+//! Layout on disk (of `<list>/VALUES`):
+//! ```text
+//! VALUES                 leaf: 1-D dataset of numbers, bool (h5col enum), char, enums;
+//!                        [T; N] adds trailing axes
+//! VALUES/                nested list: CLASS = "LIST_COLUMN", KIND = "OFFSETS", OFFSETS, VALUES
+//! VALUES/                record: CLASS = "RECORD_VALUES", one column per field (section 3.3)
+//! VALUES/MASK            nullable group elements (Option<String>, Option<Vec<U>>): the
+//!                        element group plus an h5col bool per element, TRUE = present
+//! ```
+//! `String` elements (`STRING_VALUES`) are in `strings`, `Option<number>`
+//! elements (fill values) in `fill`; their [`ListItem`] impls are here with
+//! the others.
+
+use std::marker::PhantomData;
+
+use hdf5::Group;
+
+use crate::codec::{open_column, open_group, Codec, H5Vector};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Context, Result};
+use crate::kinds::dense::{
+    dense_schema, shape_of, shape_of_u64, DenseDecoder, DenseElem, DenseEncoder, RawOf,
+};
+use crate::kinds::nullable::{
+    check_nullable, child_with_mask, create_mask, nullable_schema, open_mask, MaskedDecoder,
+    MaskedEncoder,
+};
+use crate::kinds::record::{Record, RecordCodec};
+use crate::kinds::scalar::{scalar_schema, Scalar};
+use crate::options::WriteCtx;
+use crate::raw::{self, Pod};
+use crate::schema::{Schema, Stored};
+
+use super::fill::FillItem;
+use super::strings::StringValuesItem;
+use super::{check_class, list_schema, ListDecoder, ListEncoder, RECORD_VALUES};
+
+/// How a type is stored as the elements of a list (the `VALUES` member).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of an h5vec list column",
+    note = "list elements are numbers, bool, char, fieldless enums, fixed-size arrays, String, Option<String>, Vec<_>, Option<Vec<_>> and derived structs; store other data through serde with `#[h5vec(blob)]` or `#[h5vec(json)]` on the field"
+)]
+pub trait ListItem: Sized + 'static {
+    /// The element layout.
+    type Item: ItemCodec<Value = Self>;
+}
+
+/// One element layout: a member named `name` (usually `VALUES`) of a list group.
+pub trait ItemCodec: 'static {
+    /// The element type.
+    type Value;
+    /// Writes elements.
+    type Encoder: crate::codec::Encoder<Self::Value>;
+    /// Reads elements.
+    type Decoder: crate::codec::Decoder<Self::Value>;
+    /// The element's schema node (the list node's child).
+    fn schema(ctx: &WriteCtx<'_>) -> Schema;
+    /// Creates the member.
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder>;
+    /// Opens the member, which must hold at least `rows` elements.
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder>;
+    /// Opens the member for appending after its first `rows` elements.
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder>;
+}
+
+// ---------------------------------------------------------------------------
+// Which Rust type is which element layout.
+
+macro_rules! leaf_items {
+    ($($t:ty),*) => {$(
+        impl ListItem for $t {
+            type Item = LeafItem<$t>;
+        }
+    )*};
+}
+leaf_items!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, char);
+
+impl<T: DenseElem, const N: usize> ListItem for [T; N] {
+    type Item = LeafItem<[T; N]>;
+}
+
+macro_rules! fill_items {
+    ($($t:ty),*) => {$(
+        impl ListItem for Option<$t> {
+            type Item = FillItem<$t>;
+        }
+    )*};
+}
+fill_items!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl ListItem for String {
+    type Item = StringValuesItem;
+}
+
+impl ListItem for Option<String> {
+    type Item = NullableItem<StringValuesItem>;
+}
+
+impl<T: ListItem> ListItem for Vec<T> {
+    type Item = ListItemCodec<T>;
+}
+
+impl<T: ListItem> ListItem for Option<Vec<T>> {
+    type Item = NullableItem<ListItemCodec<T>>;
+}
+
+// Tuples are records; derived structs get the same impl from the derive.
+macro_rules! tuple_items {
+    ($(($($T:ident),+))+) => {$(
+        impl<$($T: H5Vector + 'static),+> ListItem for ($($T,)+) {
+            type Item = RecordItem<Self>;
+        }
+    )+};
+}
+tuple_items! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
+    (A, B, C, D, E, F, G, H, I)
+    (A, B, C, D, E, F, G, H, I, J)
+    (A, B, C, D, E, F, G, H, I, J, K)
+    (A, B, C, D, E, F, G, H, I, J, K, L)
+}
+
+// ---------------------------------------------------------------------------
+// Nested lists.
+
+/// `Vec<T>` as the element of an enclosing list: a nested list group.
+pub struct ListItemCodec<T>(PhantomData<T>);
+
+impl<T: ListItem> ItemCodec for ListItemCodec<T> {
+    type Value = Vec<T>;
+    type Encoder = ListEncoder<T::Item>;
+    type Decoder = ListDecoder<T::Item>;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        list_schema::<T, T::Item>(ctx)
+    }
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let g = parent.create_group(name).at(path)?;
+        ListEncoder::create_in(&g, path, ctx)
+    }
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder> {
+        ListDecoder::open_in(&open_group(parent, name, path)?, node, path, rows)
+    }
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        ListEncoder::resume_in(&open_group(parent, name, path)?, node, path, rows, ctx)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Nullable elements: a MASK inside the element's own group.
+
+/// `Option<V>` elements whose layout `I` is a group: `I`'s members plus `MASK`.
+pub struct NullableItem<I>(PhantomData<I>);
+
+impl<I: ItemCodec> ItemCodec for NullableItem<I> {
+    type Value = Option<I::Value>;
+    type Encoder = MaskedEncoder<I::Encoder>;
+    type Decoder = MaskedDecoder<I::Decoder>;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        nullable_schema::<I::Value>(I::schema(ctx))
+    }
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let inner = I::create(parent, name, path, ctx)?;
+        let g = parent.group(name).at(path)?;
+        Ok(MaskedEncoder::new(inner, create_mask(&g, path, ctx)?))
+    }
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder> {
+        check_nullable(node, path)?;
+        let g = open_group(parent, name, path)?;
+        let mask = open_mask(&g, path, rows)?;
+        let inner = I::open(parent, name, &child_with_mask(node, path)?, path, rows)?;
+        Ok(MaskedDecoder::new(inner, mask))
+    }
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        check_nullable(node, path)?;
+        let g = open_group(parent, name, path)?;
+        let mask = open_mask(&g, path, rows)?;
+        let inner = I::append(parent, name, &child_with_mask(node, path)?, path, rows, ctx)?;
+        Ok(MaskedEncoder::new(
+            inner,
+            PodWriter::resume(mask.ds, Vec::new(), rows, path)?,
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Leaf elements: one dataset.
+
+/// Numbers, bool, char, enums and fixed-size arrays of them as a leaf dataset.
+pub struct LeafItem<A>(PhantomData<A>);
+
+fn leaf_schema<A: DenseElem>() -> Schema {
+    if A::LEAVES == 1 && shape_of::<A>().is_empty() {
+        scalar_schema::<A>(<A::Leaf as Scalar>::CODEC, <RawOf<A> as Pod>::ENCODED)
+    } else {
+        dense_schema::<A>()
+    }
+}
+
+/// Checks the leaf's schema node and opens its dataset (at least `rows` rows):
+/// the dataset, its rows, and the element shape.
+fn open_leaf<A: DenseElem>(
+    parent: &Group,
+    name: &str,
+    node: &Stored,
+    path: &str,
+    rows: u64,
+) -> Result<(hdf5::Dataset, u64, Vec<u64>)> {
+    node.expect(&leaf_schema::<A>(), path)?;
+    let inner = shape_of_u64::<A>();
+    let (ds, n) = open_column(
+        parent,
+        name,
+        path,
+        &inner,
+        rows,
+        <RawOf<A> as Pod>::accepts,
+        <RawOf<A> as Pod>::ENCODED,
+    )?;
+    Ok((ds, n, inner))
+}
+
+impl<A: DenseElem> ItemCodec for LeafItem<A> {
+    type Value = A;
+    type Encoder = DenseEncoder<A>;
+    type Decoder = DenseDecoder<A>;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        leaf_schema::<A>()
+    }
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        // h5col requires its enum for booleans below a list column.
+        let dt = if <RawOf<A> as Pod>::AS_STORED {
+            raw::h5col_bool(path)?
+        } else {
+            raw::copy_type(<RawOf<A> as Pod>::file_type(), path)?
+        };
+        let shape = shape_of::<A>();
+        let chunk = ctx.chunk_rows(A::LEAVES.max(1) * std::mem::size_of::<RawOf<A>>());
+        let w = PodWriter::create_as(
+            parent,
+            name,
+            &dt,
+            &shape,
+            chunk,
+            ctx.compression_for(name),
+            path,
+        )?;
+        Ok(DenseEncoder::from_writer(w))
+    }
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder> {
+        let (ds, n, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
+        Ok(DenseDecoder::from_reader(PodReader::new(
+            ds, inner, n, path,
+        )?))
+    }
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        let (ds, _, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
+        Ok(DenseEncoder::from_writer(PodWriter::resume(
+            ds, inner, rows, path,
+        )?))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Records: RECORD_VALUES group with the record layout inside.
+
+/// Derived structs and tuples as list elements: a RECORD_VALUES group.
+pub struct RecordItem<R>(PhantomData<R>);
+
+impl<R: Record> ItemCodec for RecordItem<R> {
+    type Value = R;
+    type Encoder = <RecordCodec<R> as Codec>::Encoder;
+    type Decoder = <RecordCodec<R> as Codec>::Decoder;
+
+    fn schema(ctx: &WriteCtx<'_>) -> Schema {
+        RecordCodec::<R>::schema(ctx)
+    }
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let g = parent.create_group(name).at(path)?;
+        raw::write_attr_ascii(&g, "CLASS", RECORD_VALUES, path)?;
+        RecordCodec::<R>::create(&g, path, ctx)
+    }
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder> {
+        let g = open_group(parent, name, path)?;
+        check_class(&g, RECORD_VALUES, path)?;
+        RecordCodec::<R>::open(&g, node, path, rows)
+    }
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        let g = open_group(parent, name, path)?;
+        check_class(&g, RECORD_VALUES, path)?;
+        RecordCodec::<R>::append(&g, node, path, rows, ctx)
+    }
+}

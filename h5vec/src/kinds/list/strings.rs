@@ -1,0 +1,221 @@
+//! `String` list elements: a STRING_VALUES group (SPEC.md section 4.2).
+//!
+//! Layout on disk:
+//! ```text
+//! VALUES/             group, attribute CLASS = "STRING_VALUES"
+//! VALUES/OFFSETS      1-D uint64, n + 1 entries, OFFSETS[0] = 0, non-decreasing
+//! VALUES/CHARS        1-D uint8 (int8 refused), the UTF-8 bytes of all strings back to back
+//! VALUES/MASK         (Option<String> only, see `item::NullableItem`) h5col bool per string
+//! ```
+//! String `j` is `CHARS[OFFSETS[j] .. OFFSETS[j+1]]`, every byte kept (no NUL cut).
+
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{exhausted, expect_members, open_column, open_group, Decoder, Encoder};
+use crate::column::{PodReader, PodWriter};
+use crate::error::{Context, Error, Result};
+use crate::limits;
+use crate::options::WriteCtx;
+use crate::raw;
+use crate::schema::{ids, Schema, Stored};
+
+use super::item::ItemCodec;
+use super::{check_class, create_offsets, open_offsets, past_total, read_offsets, STRING_VALUES};
+
+/// `String` elements as a STRING_VALUES group (OFFSETS + CHARS).
+pub struct StringValuesItem;
+
+/// Writes a STRING_VALUES group.
+pub struct StringValuesEncoder {
+    offsets: PodWriter<u64>,
+    chars: PodWriter<u8>,
+    end: u64,
+}
+
+/// Reads a STRING_VALUES group.
+pub struct StringValuesDecoder {
+    offsets: PodReader<u64>,
+    chars: PodReader<u8>,
+    buf: Vec<u8>,
+    /// `buf` is valid UTF-8 as a whole.
+    utf8: bool,
+    /// OFFSETS of the loaded strings (one more than strings), reused.
+    offs: Vec<u64>,
+    /// Index into `offs` of the next string.
+    idx: usize,
+    next_row: u64,
+    /// `OFFSETS[rows]`, the bytes of all strings (as for [`ListDecoder`](super::ListDecoder)).
+    total: u64,
+}
+
+fn string_values_schema() -> Schema {
+    Schema::new(
+        "string_values",
+        ids::STRING_VALUES,
+        ids::H5VEC_CODEC,
+        "alloc::string::String",
+    )
+    .encoded("String")
+}
+
+impl ItemCodec for StringValuesItem {
+    type Value = String;
+    type Encoder = StringValuesEncoder;
+    type Decoder = StringValuesDecoder;
+
+    fn schema(_ctx: &WriteCtx<'_>) -> Schema {
+        string_values_schema()
+    }
+    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
+        let g = parent.create_group(name).at(path)?;
+        raw::write_attr_ascii(&g, "CLASS", STRING_VALUES, path)?;
+        let offsets = create_offsets(&g, path, ctx)?;
+        let chars = PodWriter::create(
+            &g,
+            "CHARS",
+            &[],
+            ctx.chunk_bytes(ctx.len_hint.saturating_mul(16)),
+            path,
+            ctx,
+        )?;
+        Ok(StringValuesEncoder {
+            offsets,
+            chars,
+            end: 0,
+        })
+    }
+    fn open(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+    ) -> Result<Self::Decoder> {
+        node.expect(&string_values_schema(), path)?;
+        let g = open_group(parent, name, path)?;
+        check_class(&g, STRING_VALUES, path)?;
+        expect_members(&g, &["OFFSETS", "CHARS"], node, path)?;
+        let (offsets, total) = open_offsets(&g, path, rows)?;
+        let (cds, cn) = open_column(
+            &g,
+            "CHARS",
+            path,
+            &[],
+            total,
+            limits::is_uint8,
+            "uint8 CHARS",
+        )?;
+        Ok(StringValuesDecoder {
+            offsets,
+            chars: PodReader::new(cds, Vec::new(), cn, path)?,
+            buf: Vec::new(),
+            utf8: false,
+            offs: Vec::new(),
+            idx: 0,
+            next_row: 0,
+            total,
+        })
+    }
+    fn append(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        _ctx: &WriteCtx<'_>,
+    ) -> Result<Self::Encoder> {
+        let dec = Self::open(parent, name, node, path, rows)?;
+        let end = dec.offsets.read(rows, 1)?[0];
+        Ok(StringValuesEncoder {
+            offsets: PodWriter::resume(dec.offsets.ds, Vec::new(), rows + 1, path)?,
+            chars: PodWriter::resume(dec.chars.ds, Vec::new(), end, path)?,
+            end,
+        })
+    }
+}
+
+impl Encoder<String> for StringValuesEncoder {
+    #[inline]
+    fn push(&mut self, value: &String) -> Result<()> {
+        self.chars.buf.extend_from_slice(value.as_bytes());
+        self.end += value.len() as u64;
+        self.offsets.buf.push(self.end);
+        Ok(())
+    }
+    fn push_null(&mut self) -> Result<()> {
+        self.offsets.buf.push(self.end);
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.chars.flush()?;
+        self.offsets.flush()
+    }
+}
+
+impl StringValuesDecoder {
+    /// The byte span of the next string in `buf`, advancing.
+    #[inline]
+    fn next_span(&mut self) -> Result<(usize, usize)> {
+        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return Err(exhausted(self.offsets.path())),
+        };
+        self.idx += 1;
+        self.next_row += 1;
+        // Checked in `load`: non-decreasing, from `base`, within `buf`.
+        let base = self.offs[0];
+        Ok(((a - base) as usize, (b - base) as usize))
+    }
+}
+
+impl Decoder<String> for StringValuesDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        read_offsets(&self.offsets, &rows, &mut self.offs)?;
+        let offs = &self.offs;
+        let (base, last) = (offs[0], offs[offs.len() - 1]);
+        if last > self.chars.rows {
+            return Err(Error::invalid(
+                self.offsets.element(rows.end),
+                format!(
+                    "offset {last} is past the end of CHARS ({} bytes)",
+                    self.chars.rows
+                ),
+            ));
+        }
+        if last > self.total {
+            return Err(past_total(self.offsets.element(rows.end), last, self.total));
+        }
+        if usize::try_from(last - base).is_err() {
+            return Err(Error::invalid(self.offsets.path(), "span too large"));
+        }
+        self.chars.read_into(base, last - base, &mut self.buf)?;
+        self.utf8 = std::str::from_utf8(&self.buf).is_ok();
+        self.idx = 0;
+        self.next_row = rows.start;
+        Ok(())
+    }
+    #[inline]
+    fn next(&mut self) -> Result<String> {
+        let row = self.next_row;
+        let (a, end) = self.next_span()?;
+        let text = if self.utf8 {
+            // SAFETY: `buf` was validated as UTF-8 as a whole in `load`;
+            // `get` then checks both ends are character boundaries.
+            unsafe { std::str::from_utf8_unchecked(&self.buf) }.get(a..end)
+        } else {
+            self.buf
+                .get(a..end)
+                .and_then(|b| std::str::from_utf8(b).ok())
+        };
+        if end > self.buf.len() {
+            return Err(exhausted(self.offsets.path()));
+        }
+        text.map(str::to_owned)
+            .ok_or_else(|| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
+    }
+    fn skip(&mut self) -> Result<()> {
+        self.next_span().map(drop)
+    }
+}
