@@ -533,7 +533,7 @@ impl Walk {
         // SAFETY: a valid dataset id, under the lock.
         if unsafe { h5d::H5Dget_offset(did) } != hdf5_sys::h5::HADDR_UNDEF
             && !(self.access == Access::Append && self.is_data(rel))
-            // SAFETY: as above (`header_lacks`'s contract).
+            // SAFETY: a valid object id, under the lock (`header_lacks`'s contract).
             && unsafe { header_lacks(did, H5O_EFL_ID) } == Some(true)
         {
             return Ok(());
@@ -550,7 +550,8 @@ impl Walk {
         // SAFETY: a valid dataset creation property list.
         let layout = unsafe { h5p::H5Pget_layout(dcpl.id()) };
         if layout == H5D_layout_t::H5D_VIRTUAL {
-            // SAFETY: as above; buffers sized as passed.
+            // SAFETY: a valid dataset creation property list, under the lock;
+            // `virtual_source` sizes its buffers as it passes them.
             let source = unsafe { virtual_source(dcpl.id()) };
             return Err(self.refuse(
                 rel,
@@ -559,10 +560,11 @@ impl Walk {
                 format!("a virtual dataset (its values come from {source})"),
             ));
         }
-        // SAFETY: as above.
+        // SAFETY: a valid dataset creation property list, under the lock.
         let external = unsafe { h5p::H5Pget_external_count(dcpl.id()) };
         if external != 0 {
-            // SAFETY: as above.
+            // SAFETY: a valid dataset creation property list with external
+            // storage, under the lock.
             let first = unsafe { external_file(dcpl.id()) };
             return Err(self.refuse(
                 rel,
@@ -571,7 +573,7 @@ impl Walk {
                 format!("external storage in {external} outside file(s), the first `{first}`"),
             ));
         }
-        // SAFETY: as above.
+        // SAFETY: a valid dataset creation property list, under the lock.
         if let Some(found) = unsafe { crate::raw::unavailable_filter_in(dcpl.id()) } {
             return Err(self.refuse(
                 rel,

@@ -161,7 +161,7 @@ pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &st
         };
         // SAFETY: a valid object id and a NUL-terminated name.
         if unsafe { h5a::H5Aexists(obj.id(), cname.as_ptr()) } > 0 {
-            // SAFETY: as above.
+            // SAFETY: a valid object id and a NUL-terminated name.
             check(path, unsafe { h5a::H5Adelete(obj.id(), cname.as_ptr()) })?;
         }
         // SAFETY: valid object, type and space ids and a NUL-terminated
