@@ -32,6 +32,7 @@
 use hdf5::Group;
 
 use crate::error::{Context, Error, Result};
+use crate::guard::Access;
 use crate::kinds::record::Record;
 use crate::options::{SaveOptions, WriteCtx};
 
@@ -48,7 +49,7 @@ pub use list::{ListReader, ListWriter, NullableListReader, NullableListWriter};
 pub use string::{FixedStrReader, FixedStrWriter};
 pub use table::{COLUMN_ORDER, COLUMN_TABLE, NROWS, VERSION};
 
-use table::{check_table, open_table, push_and_commit, write_new_table};
+use table::{open_checked, push_and_commit, write_new_table};
 
 /// Rows read per batch.
 const BATCH: u64 = 1 << 16;
@@ -64,13 +65,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    let table = open_table(parent, name)?;
-    let _walked = crate::guard::check(
-        &table,
-        crate::guard::Container::Table,
-        crate::guard::Access::Read,
-    )?;
-    let nrows = check_table(&table)?;
+    let (table, _walked, nrows) = open_checked(parent, name, Access::Read)?;
     let path = table.name();
     crate::limits::check_empty_rows::<T>(nrows, &path)?;
     let mut readers = T::Fields::table_open(&table, T::FIELD_NAMES, nrows)?;
@@ -111,13 +106,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    let table = open_table(parent, name)?;
-    let _walked = crate::guard::check(
-        &table,
-        crate::guard::Container::Table,
-        crate::guard::Access::Append,
-    )?;
-    let nrows = check_table(&table)?;
+    let (table, _walked, nrows) = open_checked(parent, name, Access::Append)?;
     let path = table.name();
     let mut members = table.member_names().at(&path)?;
     members.sort();

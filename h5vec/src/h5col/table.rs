@@ -18,6 +18,7 @@ use hdf5::Group;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::error::{Context, Error, Result};
+use crate::guard::{Access, Container, Walked};
 use crate::kinds::record::Record;
 use crate::options::{SaveOptions, WriteCtx};
 use crate::raw;
@@ -33,8 +34,22 @@ pub const NROWS: &str = "NROWS";
 /// Name of the column-order attribute.
 pub const COLUMN_ORDER: &str = "column-order";
 
+/// Opens table `name` of `parent` for `access`: the walk of SPEC.md
+/// section 7 (returned, to be kept while the table is used), then the table
+/// attributes. Returns the table, the walk and NROWS.
+pub(super) fn open_checked(
+    parent: &Group,
+    name: &str,
+    access: Access,
+) -> Result<(Group, Walked, u64)> {
+    let table = open_table(parent, name)?;
+    let walked = crate::guard::check(&table, Container::Table, access)?;
+    let nrows = check_table(&table)?;
+    Ok((table, walked, nrows))
+}
+
 /// Opens table group `name` of `parent` (an error names it when it is missing or a dataset).
-pub(super) fn open_table(parent: &Group, name: &str) -> Result<Group> {
+fn open_table(parent: &Group, name: &str) -> Result<Group> {
     let p = format!("{}/{name}", parent.name().trim_end_matches('/'));
     if !parent.link_exists(name) {
         return Err(Error::mismatch(&p, "an h5col table group", "nothing"));
@@ -45,7 +60,7 @@ pub(super) fn open_table(parent: &Group, name: &str) -> Result<Group> {
 }
 
 /// Checks the table attributes and returns NROWS.
-pub(super) fn check_table(table: &Group) -> Result<u64> {
+fn check_table(table: &Group) -> Result<u64> {
     let path = table.name();
     let class = raw::attr_string(table, "CLASS", &path)?;
     if class.as_deref() != Some(COLUMN_TABLE) {

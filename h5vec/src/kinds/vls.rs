@@ -44,21 +44,35 @@ pub struct Pointer {
     pub length: u64,
 }
 
-/// The compound type {offset, length} with members of `member` type.
-fn pointer_type(member: hdf5_sys::h5i::hid_t, path: &str) -> Result<hdf5::Datatype> {
-    sync(|| unsafe {
-        let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
-        if t < 0 {
-            return Err(Error::invalid(
-                path,
-                "cannot create the pointer compound type",
-            ));
+/// Creates the 16-byte compound {offset: `member` at 0, length: `member`
+/// at 8}; returns HDF5's id, negative when HDF5 cannot create the type.
+fn new_pointer_type(member: hid_t) -> hid_t {
+    sync(|| {
+        // SAFETY: HDF5 calls under the library lock; `t` is used only when
+        // valid, and the member names are NUL-terminated literals.
+        unsafe {
+            let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
+            if t >= 0 {
+                h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
+                h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
+            }
+            t
         }
-        let dt = hdf5::from_id::<hdf5::Datatype>(t).at(path)?;
-        h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
-        h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
-        Ok(dt)
     })
+}
+
+/// The compound type {offset, length} with members of `member` type, owned.
+fn pointer_type(member: hid_t, path: &str) -> Result<hdf5::Datatype> {
+    let t = new_pointer_type(member);
+    if t < 0 {
+        return Err(Error::invalid(
+            path,
+            "cannot create the pointer compound type",
+        ));
+    }
+    // SAFETY: `t` is a valid datatype id just created and held by nothing
+    // else; the returned `Datatype` owns (and closes) it.
+    sync(|| unsafe { hdf5::from_id::<hdf5::Datatype>(t) }).at(path)
 }
 
 /// Whether a file type is a valid pointer compound.
@@ -75,17 +89,8 @@ pub fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
 /// The pointer compound with `member` integers, created once and kept for
 /// the life of the process (a static type id, as HDF5's own types are).
 fn static_pointer_type(cell: &'static OnceLock<hid_t>, member: hid_t) -> hid_t {
-    *cell.get_or_init(|| {
-        sync(|| unsafe {
-            let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
-            if t >= 0 {
-                h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
-                h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
-            }
-            // On failure every use of the id fails with an HDF5 error.
-            t
-        })
-    })
+    // On failure every use of the id fails with an HDF5 error.
+    *cell.get_or_init(|| new_pointer_type(member))
 }
 
 // SAFETY: `#[repr(C)]` with two u64 fields: no padding, every bit pattern
