@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the mutation fuzzer (h5vec-fuzz) for a while, restarting it after
 # every hang (the fuzzer's watchdog ends the process with exit code 86 and
-# saves the input and a gdb backtrace) and every abort (the process dies by
-# a signal: this script saves the input named in DIR/current).
+# saves the input and a gdb backtrace), every leak (a mutant left HDF5
+# objects open: exit code 87, input saved) and every abort (the process dies
+# by a signal: this script saves the input named in DIR/current).
 #
 #   bash scripts/fuzz.sh [--minutes M] [--seed S] [--start I] [--dir DIR]
 #                        [--timeout SECS] [--jobs J] [--mem-gb G]
@@ -13,7 +14,16 @@
 # `h5vec-fuzz summary` of each directory. Inputs worth keeping are in
 # DIR/*/crashes; copy them into tests/fuzz/ (tests/fuzz_regressions.rs).
 set -u
-cd "$(dirname "$0")/.."
+# Run from a copy: bash reads a script as it goes, and an edit of this file
+# during a long run would break the running loop.
+if [ -z "${H5VEC_FUZZ_ROOT:-}" ]; then
+  H5VEC_FUZZ_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+  export H5VEC_FUZZ_ROOT
+  copy="$(mktemp "${TMPDIR:-/tmp}/h5vec-fuzz-XXXXXX.sh")"
+  cp "$0" "$copy"
+  exec bash "$copy" "$@"
+fi
+cd "$H5VEC_FUZZ_ROOT"
 minutes=10 seed=1 start=0 dir=fuzz-out timeout=10 jobs=1 mem_gb=6
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,7 +42,11 @@ source scripts/env.sh
 # env.sh turns on -e; a fuzzer that ends by a hang or a signal is expected here.
 set +e +o pipefail
 cargo build --release -p h5vec-fuzz || exit 1
-bin="${CARGO_TARGET_DIR:-$PWD/target}/release/h5vec-fuzz"
+# A copy: a rebuild during the run must not replace the binary under the
+# running fuzzers (gdb needs its symbols for the backtraces of hangs).
+mkdir -p "$dir"
+bin="$dir/h5vec-fuzz.bin"
+cp "${CARGO_TARGET_DIR:-$PWD/target}/release/h5vec-fuzz" "$bin" || exit 1
 until=$(( $(date +%s) + minutes * 60 ))
 
 # One fuzzer: restart after each hang or abort until the time is up.
@@ -57,6 +71,8 @@ drive() {
       echo "seed $s mutant $idx ($name, $entry): killed by signal $sig" >&2
     elif [ "$rc" -eq 86 ]; then
       echo "seed $s mutant $idx ($name, $entry): hang (see $out/crashes)" >&2
+    elif [ "$rc" -eq 87 ]; then
+      echo "seed $s mutant $idx ($name): HDF5 objects left open (see $out/crashes)" >&2
     else
       echo "seed $s mutant $idx: fuzzer exited with $rc" >&2
       break

@@ -33,6 +33,46 @@ pub use targets::{seeds, Seed};
 
 /// Exit code of a process ended by the hang watchdog.
 pub const HANG_EXIT: i32 = 86;
+/// Exit code of a process that ended after a mutant left HDF5 objects open
+/// (so the next mutants start from a clean library).
+pub const LEAK_EXIT: i32 = 87;
+
+/// Open HDF5 objects of every file, by kind: files, datasets, groups,
+/// datatypes, attributes.
+pub fn open_kinds() -> String {
+    use hdf5_sys::h5f::{
+        H5Fget_obj_count, H5F_OBJ_ALL, H5F_OBJ_ATTR, H5F_OBJ_DATASET, H5F_OBJ_DATATYPE,
+        H5F_OBJ_FILE, H5F_OBJ_GROUP,
+    };
+    let kinds = [
+        ("files", H5F_OBJ_FILE),
+        ("datasets", H5F_OBJ_DATASET),
+        ("groups", H5F_OBJ_GROUP),
+        ("datatypes", H5F_OBJ_DATATYPE),
+        ("attributes", H5F_OBJ_ATTR),
+    ];
+    kinds
+        .iter()
+        .map(|(name, k)| {
+            let n = h5vec::hdf5::sync::sync(|| {
+                // SAFETY: H5F_OBJ_ALL as the file id counts in every file.
+                unsafe { H5Fget_obj_count(H5F_OBJ_ALL as hdf5_sys::h5i::hid_t, *k) }
+            });
+            format!("{n} {name}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How many objects (files, groups, datasets, types, attributes) HDF5 has
+/// open, in every file.
+pub fn open_objects() -> isize {
+    use hdf5_sys::h5f::{H5Fget_obj_count, H5F_OBJ_ALL};
+    h5vec::hdf5::sync::sync(|| {
+        // SAFETY: H5F_OBJ_ALL as the file id counts the objects of every file.
+        unsafe { H5Fget_obj_count(H5F_OBJ_ALL as hdf5_sys::h5i::hid_t, H5F_OBJ_ALL) }
+    })
+}
 
 // ---------------------------------------------------------------------------
 // Random numbers: SplitMix64, seeded per mutant.
@@ -546,6 +586,8 @@ pub enum Class {
     OkDifferentGheap,
     /// Different values, file metadata changed: a silent corruption.
     OkDifferentMeta,
+    /// The loads returned, but HDF5 objects stayed open afterwards.
+    Leak,
     /// A panic (caught).
     Panic,
     /// A load past the timeout.
@@ -563,6 +605,7 @@ impl Class {
             Class::OkDifferentData => "ok-different-data",
             Class::OkDifferentGheap => "ok-different-gheap",
             Class::OkDifferentMeta => "ok-different-meta",
+            Class::Leak => "leak",
             Class::Panic => "panic",
             Class::Hang => "hang",
             Class::Abort => "abort",
@@ -665,6 +708,9 @@ pub struct RunOpts {
     /// Where mutants are written (a tmpfs such as `/dev/shm` keeps the
     /// flushes of appends cheap).
     pub work: PathBuf,
+    /// Run exactly these indices, in this order (to replay a failure that
+    /// needs the mutants before it in the same process).
+    pub only: Option<Vec<u64>>,
 }
 
 struct Watch {
@@ -785,8 +831,8 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
         .join(format!("h5vec-fuzz-work-{}", std::process::id()));
     let files = build_seeds(&work)?;
     let seeds = seeds();
-    let cur = work.join("cur.h5");
     let scratch = work.join("scratch.h5");
+    let baseline = open_objects();
 
     std::panic::set_hook(Box::new(|info| {
         let msg = format!("{info}");
@@ -808,8 +854,17 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
         std::thread::spawn(move || watchdog(d, t));
     }
     let mut last_flush = Instant::now();
-    let mut index = opts.start;
-    while index < opts.end {
+    let order: Vec<u64> = match &opts.only {
+        Some(v) => v.clone(),
+        None => Vec::new(),
+    };
+    let mut pos = 0;
+    let mut index = order.first().copied().unwrap_or(opts.start);
+    while (opts.only.is_some() && pos < order.len()) || (opts.only.is_none() && index < opts.end) {
+        if opts.only.is_some() {
+            index = order[pos];
+            pos += 1;
+        }
         if opts
             .until
             .is_some_and(|u| std::time::SystemTime::now() >= u)
@@ -818,6 +873,9 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
         }
         let m = mutant(opts.seed, index, &files);
         let seed = &seeds[m.seed];
+        // A new name per mutant: a file HDF5 failed to close must not be
+        // found again (HDF5 shares an open file) with other bytes in it.
+        let cur = work.join(format!("cur-{index}.h5"));
         std::fs::write(&cur, &m.bytes).map_err(|e| e.to_string())?;
         let bytes = Arc::new(m.bytes);
         let mut worst = Class::OkEqual;
@@ -923,6 +981,38 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
                     }
                 }
             }
+        }
+        let _ = std::fs::remove_file(&cur);
+        let open = open_objects();
+        if open > baseline {
+            let name = input_name(Class::Leak.name(), seed.name, opts.seed, index);
+            let _ = std::fs::write(dir.join("crashes").join(&name), &*bytes);
+            log_event(
+                dir,
+                &Event {
+                    class: Class::Leak.name().into(),
+                    seed: opts.seed,
+                    index,
+                    seed_name: seed.name.into(),
+                    entry: "(after all)".into(),
+                    ops: m.ops.clone(),
+                    secs: 0.0,
+                    detail: format!("HDF5 objects still open: {}", open_kinds()),
+                    input: name,
+                },
+            );
+            if let Ok(mut g) = COUNTS.lock() {
+                if let Some((_, c, _)) = g.as_mut() {
+                    // Counted by its worst load above: count it as a leak instead.
+                    if let Some(v) = c.by_mutant.get_mut(worst.name()) {
+                        *v -= 1;
+                    }
+                    *c.by_mutant.entry(Class::Leak.name().into()).or_default() += 1;
+                }
+            }
+            flush_counts();
+            let _ = std::fs::remove_dir_all(&work);
+            std::process::exit(LEAK_EXIT);
         }
         if last_flush.elapsed() > Duration::from_secs(2) {
             flush_counts();

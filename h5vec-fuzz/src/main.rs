@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! h5vec-fuzz run --dir DIR [--seed S] [--start I] [--count N] [--until UNIX_SECS]
-//!                [--timeout SECS] [--slow SECS] [--work TMPDIR]
+//!                [--timeout SECS] [--slow SECS] [--work TMPDIR] [--only I,J,...]
 //! h5vec-fuzz replay --seed S --index I [--out FILE]   rebuild one mutant and load it
 //! h5vec-fuzz check FILE...                            load saved inputs (seed from the name)
 //! h5vec-fuzz seeds DIR                                write the valid seed files
@@ -33,6 +33,13 @@ fn load_all(seed: &targets::Seed, path: &Path) -> bool {
         let t = std::time::Instant::now();
         let r = std::panic::catch_unwind(|| (seed.run)(e, path, &scratch));
         let secs = t.elapsed().as_secs_f64();
+        let open = h5vec_fuzz::open_objects();
+        if open > 0 {
+            println!(
+                "{e:<14} LEFT HDF5 objects open: {}",
+                h5vec_fuzz::open_kinds()
+            );
+        }
         match r {
             Ok(Ok(true)) => println!("{e:<14} ok-equal ({secs:.3} s)"),
             Ok(Ok(false)) => println!("{e:<14} ok-DIFFERENT ({secs:.3} s)"),
@@ -83,6 +90,8 @@ fn main() {
                 timeout: Duration::from_secs_f64(arg(&args, "--timeout").unwrap_or(10.0)),
                 slow: Duration::from_secs_f64(arg(&args, "--slow").unwrap_or(1.0)),
                 work: arg(&args, "--work").unwrap_or_else(default_work),
+                only: arg::<String>(&args, "--only")
+                    .map(|s| s.split(',').filter_map(|i| i.parse().ok()).collect()),
             };
             match h5vec_fuzz::run(&opts) {
                 Ok(c) => {
