@@ -106,6 +106,7 @@ fn read_nrows(table: &Group, path: &str) -> Result<u64> {
     }
     let a = table.attr(NROWS).at(&p)?;
     let dt = a.dtype().at(&p)?;
+    // SAFETY: queries of the open datatype `dt`, under the library lock.
     let ok = raw::sync(|| unsafe {
         h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_INTEGER
             && h5t::H5Tget_sign(dt.id()) == hdf5_sys::h5t::H5T_sign_t::H5T_SGN_NONE
@@ -156,6 +157,7 @@ fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
     let p = format!("{path} (attribute {COLUMN_ORDER})");
     let a = table.attr(COLUMN_ORDER).at(&p)?;
     let dt = a.dtype().at(&p)?;
+    // SAFETY: queries of the open datatype `dt`, under the library lock.
     let (class, size, var) = raw::sync(|| unsafe {
         (
             h5t::H5Tget_class(dt.id()),
@@ -185,6 +187,7 @@ fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
     }
     let n = a.size();
     // The attribute's own storage holds every byte of its value.
+    // SAFETY: a query of the open attribute `a`, under the library lock.
     let stored = raw::sync(|| unsafe { hdf5_sys::h5a::H5Aget_storage_size(a.id()) });
     let total = n
         .checked_mul(size)
@@ -196,6 +199,8 @@ fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
             )
         })?;
     let mut buf = vec![0u8; total];
+    // SAFETY: `buf` holds `n * size` bytes: all `n` values of the attribute
+    // in its own type `dt` (`size` bytes each).
     raw::sync(|| unsafe {
         hdf5::h5check(hdf5_sys::h5a::H5Aread(
             a.id(),
@@ -231,6 +236,8 @@ fn write_column_order(table: &Group, names: &[&str], path: &str) -> Result<()> {
         .shape(names.len())
         .create(COLUMN_ORDER)
         .at(&p)?;
+    // SAFETY: `buf` holds `names.len()` values of `dt` (`size` bytes each),
+    // the attribute's type and shape.
     raw::sync(|| unsafe {
         hdf5::h5check(hdf5_sys::h5a::H5Awrite(
             a.id(),
@@ -245,6 +252,7 @@ fn write_column_order(table: &Group, names: &[&str], path: &str) -> Result<()> {
 /// Fixed-length, null-padded string type of `size` bytes.
 pub(super) fn fixed_string_type(size: usize, utf8: bool, path: &str) -> Result<hdf5::Datatype> {
     let dt = raw::copy_type(*h5t::H5T_C_S1, path)?;
+    // SAFETY: `dt` is a copy owned here; the setters change only it.
     raw::sync(|| unsafe {
         hdf5::h5check(h5t::H5Tset_size(dt.id(), size.max(1)))?;
         hdf5::h5check(h5t::H5Tset_strpad(dt.id(), h5t::H5T_str_t::H5T_STR_NULLPAD))?;

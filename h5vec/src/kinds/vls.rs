@@ -1,4 +1,4 @@
-//! Compressed VLS strings (seed 000): a byte heap plus pointers into it.
+//! Compressed VLS strings (SPEC.md section 4.1): a byte heap plus pointers into it.
 //!
 //! Layout on disk:
 //! ```text
