@@ -9,12 +9,13 @@ use h5vec::h5col::load_table;
 use h5vec::hdf5::{File, Group};
 use h5vec::vls::load_strings;
 use h5vec::H5Vector;
+use h5vec_tests::{overwrite_rows, read_rows_bytes, set_vls_pointer, write_attr_ascii};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 /// `tests/golden` in this repository.
 fn golden_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden");
     assert!(
         dir.join("h5col").is_dir() && dir.join("vls").is_dir(),
         "golden files not found at {} (expected tests/golden/{{h5col,vls}})",
@@ -88,6 +89,22 @@ struct F {
     names: Option<Vec<Option<String>>>,
 }
 
+/// A row type of the golden tables, loaded from the table group `table`.
+trait Table: Sized + std::fmt::Debug {
+    fn load(f: &File) -> h5vec::Result<Vec<Self>>;
+}
+
+macro_rules! tables {
+    ($($t:ty),*) => {$(
+        impl Table for $t {
+            fn load(f: &File) -> h5vec::Result<Vec<Self>> {
+                load_table(f, "table")
+            }
+        }
+    )*};
+}
+tables!(A, B, C, D, E, F);
+
 fn h5col_path(stem: &str) -> PathBuf {
     golden_dir().join("h5col").join(format!("{stem}.h5"))
 }
@@ -95,8 +112,7 @@ fn h5col_path(stem: &str) -> PathBuf {
 /// Loads the golden table `stem` as `T` and compares it with its JSON rows.
 fn check_table<T>(stem: &str) -> Vec<T>
 where
-    T: h5vec::kinds::record::Record + DeserializeOwned + PartialEq + std::fmt::Debug,
-    T::Fields: h5vec::h5col::TableFields,
+    T: Table + DeserializeOwned + PartialEq,
 {
     let j = json(&golden_dir().join("h5col").join(format!("{stem}.json")));
     assert_eq!(j["conformance"], "ok");
@@ -104,7 +120,7 @@ where
     let want: Vec<T> = serde_json::from_value(j["rows"].clone()).unwrap();
     assert_eq!(want.len() as u64, j["nrows"].as_u64().unwrap());
     let f = File::open(h5col_path(stem)).unwrap();
-    let got: Vec<T> = load_table(&f, "table").unwrap_or_else(|e| panic!("{stem}: {e}"));
+    let got: Vec<T> = T::load(&f).unwrap_or_else(|e| panic!("{stem}: {e}"));
     assert_eq!(got, want, "{stem}");
     want
 }
@@ -287,12 +303,8 @@ fn corrupt_copy(sub: &str, stem: &str) -> (tempfile::TempDir, File) {
     (dir, f)
 }
 
-fn table_err<T>(f: &File) -> String
-where
-    T: h5vec::kinds::record::Record + std::fmt::Debug,
-    T::Fields: h5vec::h5col::TableFields,
-{
-    match load_table::<T>(f, "table") {
+fn table_err<T: Table>(f: &File) -> String {
+    match T::load(f) {
         Ok(v) => panic!("corrupt table loaded: {v:?}"),
         Err(e) => e.to_string(),
     }
@@ -345,15 +357,15 @@ fn corrupt_list_extent_below_nrows() {
 fn corrupt_version_and_class() {
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     let g = f.group("table").unwrap();
-    h5vec::raw::write_attr_ascii(&g, "VERSION", "2.0", "test").unwrap();
+    write_attr_ascii(&g, "VERSION", "2.0");
     assert_has(&table_err::<D>(&f), &["/table", "VERSION", "\"2.0\""]);
-    h5vec::raw::write_attr_ascii(&g, "VERSION", "1.3", "test").unwrap();
+    write_attr_ascii(&g, "VERSION", "1.3");
     assert_eq!(
         load_table::<D>(&f, "table").unwrap().len(),
         6,
         "minor versions are accepted"
     );
-    h5vec::raw::write_attr_ascii(&g, "CLASS", "TABLE", "test").unwrap();
+    write_attr_ascii(&g, "CLASS", "TABLE");
     assert_has(
         &table_err::<D>(&f),
         &["/table", "CLASS", "COLUMN_TABLE", "\"TABLE\""],
@@ -436,22 +448,17 @@ fn corrupt_mask_of_wrong_type() {
     // A MASK value other than 0/1.
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     let m = f.dataset("table/tags/MASK").unwrap();
-    let dt = h5vec::raw::dataset_type(&m, "t").unwrap();
     let mut bytes = [1u8; 11];
     bytes[1] = 0;
     bytes[6] = 7;
-    unsafe {
-        h5vec::raw::write_rows_raw(&m, dt.id(), 0, 11, &[], bytes.as_ptr().cast(), "t").unwrap();
-    }
+    overwrite_rows(&m, 0, &bytes);
     assert_has(&table_err::<B>(&f), &["/table/tags", "MASK", "7"]);
     // A null row with a non-empty span.
     let (_d, f) = corrupt_copy("h5col", "b_nullable_strings");
     let m = f.dataset("table/tags/MASK").unwrap();
     let mut bytes = [1u8; 11];
     bytes[0] = 0; // row 0 has two elements
-    unsafe {
-        h5vec::raw::write_rows_raw(&m, dt.id(), 0, 11, &[], bytes.as_ptr().cast(), "t").unwrap();
-    }
+    overwrite_rows(&m, 0, &bytes);
     assert_has(
         &table_err::<B>(&f),
         &["/table/tags", "null row", "empty span"],
@@ -499,25 +506,17 @@ fn corrupt_offsets() {
 fn corrupt_fixed_string_utf8() {
     let (_d, f) = corrupt_copy("h5col", "d_mixed_table");
     let ds = f.dataset("table/name").unwrap();
-    let dt = h5vec::raw::dataset_type(&ds, "t").unwrap();
-    // (write_rows_raw sets the extent to the rows written: rewrite all 6.)
-    let (mut rows, size) = h5vec::raw::read_rows_own_type(&ds, 0, 6, "t").unwrap();
-    assert_eq!(size, 16);
+    let (mut rows, size) = read_rows_bytes(&ds);
+    assert_eq!((rows.len(), size), (6 * 16, 16));
     rows[32..34].copy_from_slice(&[0xff, 0xfe]);
-    unsafe {
-        h5vec::raw::write_rows_raw(&ds, dt.id(), 0, 6, &[], rows.as_ptr().cast(), "t").unwrap();
-    }
+    overwrite_rows(&ds, 0, &rows);
     assert_has(&table_err::<D>(&f), &["/table/name[2]", "UTF-8"]);
 }
 
-/// Writes pointer entry `row` of a VLS copy as (offset, length) in the file's u64 compound.
+/// Writes pointer entry `row` of a VLS copy as (offset, length).
 fn set_pointer(f: &File, row: u64, offset: u64, length: u64) {
     let ds = f.dataset("atomic_vector/pointers").unwrap();
-    let dt = h5vec::raw::dataset_type(&ds, "t").unwrap();
-    let entry = [offset, length];
-    unsafe {
-        h5vec::raw::write_rows_raw(&ds, dt.id(), row, 1, &[], entry.as_ptr().cast(), "t").unwrap();
-    }
+    set_vls_pointer(&ds, row, offset, length);
 }
 
 fn vls_err(f: &File) -> String {
@@ -557,7 +556,7 @@ fn corrupt_vls_structure() {
     let g = f.group("atomic_vector").unwrap();
     g.delete_attr("type").unwrap();
     assert_has(&vls_err(&f), &["/atomic_vector", "type"]);
-    h5vec::raw::write_attr_ascii(&g, "type", "string", "t").unwrap();
+    write_attr_ascii(&g, "type", "string");
     assert_has(&vls_err(&f), &["/atomic_vector", "\"vls\"", "\"string\""]);
     // Missing heap.
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");

@@ -165,7 +165,7 @@ struct Truncated {
 
 fn golden(sub: &str, stem: &str) -> (tempfile::TempDir, File) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/golden")
+        .join("golden")
         .join(sub)
         .join(format!("{stem}.h5"));
     assert!(src.is_file(), "golden file missing: {}", src.display());

@@ -4,13 +4,12 @@
 //! binary, which is a failure). The files are valid vectors saved by
 //! h5vec, then edited at test time with hdf5-metno.
 
-mod common;
+use h5vec_tests as common;
 
 use std::time::{Duration, Instant};
 
 use common::{invalid, mem_file, mismatch};
 use h5vec::hdf5;
-use h5vec::kinds::vls::Pointer;
 use h5vec::{Error, ErrorKind, H5Vector};
 use serde::{Deserialize, Serialize};
 
@@ -187,11 +186,7 @@ fn vls_heap_sparse_extent() {
     let extent = 1u64 << 40;
     replace(&f, "v/data/name", "heap", extent, 1 << 16, b"ab");
     let ptrs = f.dataset("v/data/name/pointers").unwrap();
-    let p = Pointer {
-        offset: 0,
-        length: extent,
-    };
-    h5vec::raw::write_rows(&ptrs, 0, &[], &[p], "test").unwrap();
+    common::set_vls_pointer(&ptrs, 0, 0, extent);
     let e = fails_fast("sparse heap", || h5vec::load_vector::<WithVls>(&f, "v"));
     assert_eq!(e.path(), "$.name[0]", "{e}");
     assert!(
@@ -205,7 +200,7 @@ fn vls_heap_sparse_extent() {
     replace(&f, "arr", "heap", extent, 1 << 16, b"ab");
     let arr = f.group("arr").unwrap();
     let ptrs = arr.dataset("pointers").unwrap();
-    h5vec::raw::write_rows(&ptrs, 0, &[], &[p], "test").unwrap();
+    common::set_vls_pointer(&ptrs, 0, 0, extent);
     let e = fails_fast("vls array heap", || h5vec::vls::load_strings(&arr));
     assert!(e.path().starts_with("/arr[0]"), "{e}");
     ptrs.resize(1_000_000_000usize).unwrap();

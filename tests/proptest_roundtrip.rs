@@ -2,7 +2,7 @@
 //! bit (floats compared through `to_bits`, so NaN payloads, -0.0 and
 //! subnormals count), and `#[h5vec(json)]` f64 fields keep every bit.
 
-mod common;
+use h5vec_tests as common;
 
 use common::mem_file;
 use h5vec::H5Vector;

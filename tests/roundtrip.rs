@@ -1,7 +1,7 @@
 //! Round trips for every row of the type mapping (issue 2), including empty
 //! vectors, large vectors across write batches, and save options.
 
-mod common;
+use h5vec_tests as common;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;

@@ -5,8 +5,6 @@
 //! Every test here holds one lock for its whole run, so the timings of one
 //! are not disturbed by another (HDF5 calls are serialised in the process).
 
-mod common;
-
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;

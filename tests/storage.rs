@@ -569,14 +569,22 @@ fn blosc_compressor_missing_from_this_build_is_a_clear_error() {
 
 #[test]
 fn columns_with_fill_values_take_every_compression() {
-    // h5col's fill-valued columns are created outside hdf5-metno's builder;
-    // they get the same filters as every other column.
-    use h5vec::raw::{self, Pod};
+    // The leaves of `Vec<Option<number>>` mark missing elements with the
+    // dataset's fill value (SPEC.md, h5col layout); they are created outside
+    // hdf5-metno's builder and get the same filters as every other column.
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct Sparse {
+        v: Vec<Option<f64>>,
+    }
     let dir = tempfile::tempdir().unwrap();
     let f = File::create(dir.path().join("f.h5")).unwrap();
-    let g = f.create_group("g").unwrap();
-    let dt = raw::copy_type(<f64 as Pod>::file_type(), "g").unwrap();
-    let fill = (-1.5f64).to_ne_bytes();
+    let rows = vec![
+        Sparse {
+            v: vec![Some(1.0), None, Some(-1.5)],
+        },
+        Sparse { v: vec![] },
+        Sparse { v: vec![None] },
+    ];
     for (name, c, want) in [
         (
             "zstd",
@@ -591,26 +599,25 @@ fn columns_with_fill_values_take_every_compression() {
         ),
         ("none", Compression::None, vec![]),
     ] {
-        let spec = raw::ColumnSpec {
-            dtype: &dt,
-            inner: &[],
-            chunk_rows: 16,
-            compression: &c,
-        };
-        let ds =
-            raw::create_column_with_fill(&g, name, &spec, <f64 as Pod>::mem_type(), &fill, name)
-                .unwrap();
+        let opts = SaveOptions::default().compression(c);
+        save_vector_with(&f, name, &rows, &opts).unwrap();
+        let ds = f.dataset(&format!("{name}/data/v/VALUES")).unwrap();
         assert_eq!(ds.filters(), want, "{name}");
-        ds.resize(40).unwrap();
-        ds.write_slice(&[1.0f64, 2.0], 3..5).unwrap();
-        let mut expect = vec![-1.5f64; 40];
-        expect[3] = 1.0;
-        expect[4] = 2.0;
-        assert_eq!(ds.read_raw::<f64>().unwrap(), expect, "{name}");
+        assert_eq!(load_vector::<Sparse>(&f, name).unwrap(), rows, "{name}");
     }
     assert_eq!(
-        filter_params(&f, "g/zstd", 32001),
-        (1, vec![2, 2, 8, 128, 6, 1, 5])
+        filter_params(&f, "zstd/data/v/VALUES", 32001),
+        (
+            1,
+            blosc_cd(
+                &f,
+                "zstd/data/v/VALUES",
+                8,
+                6,
+                BloscShuffle::Byte,
+                BloscCompressor::Zstd
+            )
+        )
     );
 }
 

@@ -3,7 +3,7 @@
 //! failed saves leave nothing behind. Broken files are made with the hdf5
 //! crate after a normal save.
 
-mod common;
+use h5vec_tests as common;
 
 use std::collections::HashMap;
 
@@ -885,7 +885,7 @@ fn invalid_utf8_string_names_the_element() {
     let good = c"ok";
     let bad = b"\xff\xfe\0";
     let ptrs: [*const std::ffi::c_char; 2] = [good.as_ptr(), bad.as_ptr().cast()];
-    let mt = h5vec::raw::vlen_utf8("t").unwrap();
+    let mt = hdf5::Datatype::from_type::<VarLenUnicode>().unwrap();
     hdf5::sync::sync(|| unsafe {
         let r = hdf5_sys::h5d::H5Dwrite(
             ds.id(),

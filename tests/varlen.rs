@@ -98,15 +98,11 @@ fn events_roundtrip_and_layout() {
     // tags: list of strings with STRING_VALUES.
     let tags = f.group("events/data/tags").unwrap();
     assert_eq!(
-        h5vec::raw::attr_string(&tags, "CLASS", "t")
-            .unwrap()
-            .as_deref(),
+        h5vec_tests::attr_string(&tags, "CLASS").as_deref(),
         Some("LIST_COLUMN")
     );
     assert_eq!(
-        h5vec::raw::attr_string(&tags, "KIND", "t")
-            .unwrap()
-            .as_deref(),
+        h5vec_tests::attr_string(&tags, "KIND").as_deref(),
         Some("OFFSETS")
     );
     assert_eq!(
@@ -125,9 +121,7 @@ fn events_roundtrip_and_layout() {
     assert_eq!(chars, "qcrawhéllo qc".replace(' ', "").as_bytes());
     let vals = f.group("events/data/tags/VALUES").unwrap();
     assert_eq!(
-        h5vec::raw::attr_string(&vals, "CLASS", "t")
-            .unwrap()
-            .as_deref(),
+        h5vec_tests::attr_string(&vals, "CLASS").as_deref(),
         Some("STRING_VALUES")
     );
     assert_eq!(
@@ -202,7 +196,7 @@ fn nulls_roundtrip() {
     ];
     roundtrip(&f, "n", &v, &SaveOptions::default());
     let mask = f.dataset("n/data/maybe_list/MASK").unwrap();
-    assert!(h5vec::raw::is_h5col_bool(&mask, "t").unwrap());
+    assert!(h5vec_tests::is_h5col_bool(&mask));
     assert_eq!(
         strs(&f.dataset("n/data/maybe_list/OFFSETS").unwrap()),
         [0, 0, 0, 3]
@@ -210,7 +204,7 @@ fn nulls_roundtrip() {
     // The placeholder avoids the real value "NA" in the same batch.
     let ph = f.dataset("n/data/maybe_vls/pointers").unwrap();
     let a = ph.attr("missing-value-placeholder").unwrap();
-    assert_eq!(h5vec::raw::read_attr_string(&a, "t").unwrap(), "NA_");
+    assert_eq!(h5vec_tests::read_attr_string(&a), "NA_");
 }
 
 #[test]
@@ -251,7 +245,7 @@ fn nested_lists_and_records() {
     ];
     roundtrip(&f, "deep", &v, &SaveOptions::default());
     let flags = f.dataset("deep/data/flags/VALUES").unwrap();
-    assert!(h5vec::raw::is_h5col_bool(&flags, "t").unwrap());
+    assert!(h5vec_tests::is_h5col_bool(&flags));
     assert_eq!(
         f.dataset("deep/data/points/VALUES/a/values")
             .unwrap()

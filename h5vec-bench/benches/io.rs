@@ -14,7 +14,7 @@
 //!
 //! Large sizes use few samples and short measurement times to keep the
 //! default run short; criterion's statistics are correspondingly wider than
-//! those of `bench/compare.sh`, which is the reference for the targets.
+//! those of `scripts/compare.sh`, which is the reference for the targets.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

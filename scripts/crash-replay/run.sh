@@ -8,7 +8,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 OUT="$(mkdir -p "$1" && cd "$1" && pwd)"; BASE=${2:-10}; STEPS=${3:-2}
 cc -O2 -shared -fPIC -o "$OUT/wtrace.so" "$HERE/wtrace.c" -ldl
-EXE=$(cd "$ROOT" && cargo test --release --test crash --no-run --message-format=json 2>/dev/null \
+EXE=$(cd "$ROOT" && cargo test --release -p h5vec-tests --test crash --no-run --message-format=json 2>/dev/null \
       | python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)

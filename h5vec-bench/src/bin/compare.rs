@@ -86,7 +86,7 @@ struct Args {
     keep: bool,
     /// Append one JSON line per measured phase to this file.
     jsonl: Option<PathBuf>,
-    /// Outer pass number written into the JSON lines (set by bench/compare.sh).
+    /// Outer pass number written into the JSON lines (set by scripts/compare.sh).
     pass_label: usize,
     /// Add the `clone-vec` floor (a deep `Vec::clone` of the input) per pass.
     clone: bool,

@@ -1,5 +1,5 @@
 //! Writes the generated W1 and W2 data as canonical numpy columns (`.npy`),
-//! so that the Python peers of `bench/compare.sh` measure exactly the data
+//! so that the Python peers of `scripts/compare.sh` measure exactly the data
 //! the Rust side generates (no second generator to keep in sync).
 //!
 //! ```text

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Run each phase in its own process (under `/usr/bin/time -v` for an
-//! outside view of "Maximum resident set size"); `bench/stream_mem.sh` does.
+//! outside view of "Maximum resident set size"); `scripts/stream_mem.sh` does.
 
 use std::error::Error;
 use std::time::Instant;

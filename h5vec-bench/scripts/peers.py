@@ -1,7 +1,7 @@
-"""Python peers of bench/compare.sh: h5py (columns, variable-length types) and
+"""Python peers of compare.sh (this directory): h5py (columns, variable-length types) and
 pyarrow Parquet (snappy, zstd), on the data the Rust side generated.
 
-    python3 bench/peers.py <impl> <w1|w2> <data_dir> <out_file> [--warmup 1] [--reps 1] [--pass K]
+    python3 h5vec-bench/scripts/peers.py <impl> <w1|w2> <data_dir> <out_file> [--warmup 1] [--reps 1] [--pass K]
 
 impl: h5py-cols | h5py-vlen (W2 only) | parquet-snappy | parquet-zstd
 

@@ -3,13 +3,13 @@
 # VectorWriter and read back through VectorReader, each phase in its own
 # process under /usr/bin/time -v (target: max RSS under 200 MiB per phase).
 #
-#   bench/stream_mem.sh [ROWS] [extra stream_mem args, e.g. --deflate]
+#   h5vec-bench/scripts/stream_mem.sh [ROWS] [extra stream_mem args, e.g. --deflate]
 #
 # Needs /usr/bin/time (apt-get install time). The file (~2.2 GB for 50M rows
 # uncompressed) goes to BENCH_TMP (default /tmp) and is removed afterwards.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$HERE")
+ROOT=$(cd "$HERE/../.." && pwd)
 ROWS=${1:-50000000}
 shift || true
 TMP=${BENCH_TMP:-${TMPDIR:-/tmp}}

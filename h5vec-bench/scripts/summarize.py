@@ -1,6 +1,6 @@
-"""JSON lines of bench/compare.sh -> one markdown table plus target checks.
+"""JSON lines of compare.sh (this directory) -> one markdown table plus target checks.
 
-    python3 bench/summarize.py results.jsonl [env.txt] > results-N.md
+    python3 h5vec-bench/scripts/summarize.py results.jsonl [env.txt] > results-N.md
 """
 
 import json

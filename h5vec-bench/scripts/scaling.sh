@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Per-row cost of h5vec save/load at 100k, 1M and 10M rows (issue 6: linear growth).
 #
-#   bench/scaling.sh [SIZES...]     # default: 100000 1000000 10000000; PASSES=3
+#   h5vec-bench/scripts/scaling.sh [SIZES...]     # default: 100000 1000000 10000000; PASSES=3
 #
 # Runs the compare binary (h5vec rows only, uncompressed and deflate4) once per
-# (workload, size), appends its JSON lines to bench/scaling.jsonl and prints
+# (workload, size), appends its JSON lines to h5vec-bench/results/scaling.jsonl and prints
 # ns/row per size plus the ratio to the smallest size (1.00 = perfectly linear).
 # 10M W2 rows need ~7 GB of RAM (input + loaded copy).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$HERE")
+ROOT=$(cd "$HERE/../.." && pwd)
+RESULTS=$(dirname "$HERE")/results
 PASSES=${PASSES:-3}
 SIZES=("$@")
 [[ ${#SIZES[@]} -gt 0 ]] || SIZES=(100000 1000000 10000000)
 TMP=${BENCH_TMP:-${TMPDIR:-/tmp}/h5vec-scaling-$$}
-OUT="$HERE/scaling.jsonl"
+OUT="$RESULTS/scaling.jsonl"
 cd "$ROOT"
 cargo build --release -q -p h5vec-bench --bin compare
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
@@ -28,7 +29,7 @@ for wl in w1 w2; do
       --only h5vec,h5vec-deflate4 --no-compound --no-clone --dir "$TMP" --jsonl "$OUT" > /dev/null
   done
 done
-python3 - "$OUT" <<'PY' | tee "$HERE/scaling.md"
+python3 - "$OUT" <<'PY' | tee "$RESULTS/scaling.md"
 import json, statistics, sys
 from collections import defaultdict
 g = defaultdict(list)

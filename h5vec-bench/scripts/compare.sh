@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h5vec against its peers on the same data, in one run (issue 6).
 #
-#   bench/compare.sh [ROWS]        # default 1000000; PASSES=3 (>= 3), ~4 min at 1M
+#   h5vec-bench/scripts/compare.sh [ROWS]        # default 1000000; PASSES=3 (>= 3), ~4 min at 1M
 #
 # Measures W1 (Measurement) and W2 (Event) with
 #   rs-h5vec, rs-h5vec-deflate4                 h5vec save_vector / load_vector
@@ -15,18 +15,19 @@
 # Python peers read those columns, so every implementation sees the same data.
 # Each (implementation group, workload) runs in its own process: 1 unreported
 # warm-up + 1 measured repetition, in PASSES interleaved passes with a
-# rotating order. Output: bench/results-ROWS.md (table + target checks) and
-# bench/results-ROWS.jsonl (raw). Env: PASSES, BENCH_TMP, CARGO_TARGET_DIR,
+# rotating order. Output: h5vec-bench/results/results-ROWS.md (table + target
+# checks) and h5vec-bench/results/results-ROWS.jsonl (raw). Env: PASSES, BENCH_TMP, CARGO_TARGET_DIR,
 # PYTHON (python3), ARROW_DEFAULT_MEMORY_POOL (see README).
 set -euo pipefail
 ROWS=${1:-1000000}
 PASSES=${PASSES:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$HERE")
+ROOT=$(cd "$HERE/../.." && pwd)
+RESULTS=$(dirname "$HERE")/results
 TMP=${BENCH_TMP:-${TMPDIR:-/tmp}/h5vec-compare-$$}
 PY=${PYTHON:-python3}
-OUT_JSONL="$HERE/results-$ROWS.jsonl"
-OUT_MD="$HERE/results-$ROWS.md"
+OUT_JSONL="$RESULTS/results-$ROWS.jsonl"
+OUT_MD="$RESULTS/results-$ROWS.md"
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072
 
 "$PY" -c "import h5py, numpy, pyarrow" 2>/dev/null || {
