@@ -85,34 +85,26 @@ impl<T: FillNumber> ColumnReader<Option<T>> for FillDecoder<T> {
     }
 }
 
+// `T` and `Option<T>` are the same column: `None` is the fill value.
 macro_rules! number_columns {
     ($($t:ty),*) => {$(
-        impl TableColumn for $t {
-            type Writer = FillEncoder<$t>;
-            type Reader = FillDecoder<$t>;
-            fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-                number_create(table, name, ctx)
-            }
-            fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
-                number_resume(table, name, nrows)
-            }
-            fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-                number_open(table, name, nrows)
-            }
-        }
-        impl TableColumn for Option<$t> {
-            type Writer = FillEncoder<$t>;
-            type Reader = FillDecoder<$t>;
-            fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-                number_create(table, name, ctx)
-            }
-            fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
-                number_resume(table, name, nrows)
-            }
-            fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-                number_open(table, name, nrows)
-            }
-        }
+        number_columns!(@one $t, $t);
+        number_columns!(@one Option<$t>, $t);
     )*};
+    (@one $col:ty, $t:ty) => {
+        impl TableColumn for $col {
+            type Writer = FillEncoder<$t>;
+            type Reader = FillDecoder<$t>;
+            fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
+                number_create(table, name, ctx)
+            }
+            fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
+                number_resume(table, name, nrows)
+            }
+            fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
+                number_open(table, name, nrows)
+            }
+        }
+    };
 }
 number_columns!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);

@@ -264,30 +264,22 @@ impl ColumnReader<Option<String>> for FixedStrReader {
     }
 }
 
-impl TableColumn for String {
-    type Writer = FixedStrWriter;
-    type Reader = FixedStrReader;
-    fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-        Ok(FixedStrWriter::create(table, name, ctx))
-    }
-    fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
-        FixedStrWriter::resume(table, name, nrows)
-    }
-    fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-        open_fixed_str(table, name, nrows)
-    }
+// `String` and `Option<String>` are the same column: `None` is "".
+macro_rules! fixed_str_columns {
+    ($($col:ty),*) => {$(
+        impl TableColumn for $col {
+            type Writer = FixedStrWriter;
+            type Reader = FixedStrReader;
+            fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
+                Ok(FixedStrWriter::create(table, name, ctx))
+            }
+            fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
+                FixedStrWriter::resume(table, name, nrows)
+            }
+            fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
+                open_fixed_str(table, name, nrows)
+            }
+        }
+    )*};
 }
-
-impl TableColumn for Option<String> {
-    type Writer = FixedStrWriter;
-    type Reader = FixedStrReader;
-    fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-        Ok(FixedStrWriter::create(table, name, ctx))
-    }
-    fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
-        FixedStrWriter::resume(table, name, nrows)
-    }
-    fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-        open_fixed_str(table, name, nrows)
-    }
-}
+fixed_str_columns!(String, Option<String>);
