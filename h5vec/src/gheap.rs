@@ -10,9 +10,10 @@
 //! from the file's bytes first and refuses such a collection.
 //!
 //! It reads only what it can read without HDF5 touching the heap: the
-//! 16-byte heap IDs of contiguous datasets and of chunks stored without a
-//! filter, in files opened with the default (sec2) driver. Anything else
-//! (compact or filtered storage, other drivers, bytes that do not look like
+//! 16-byte heap IDs of contiguous datasets and of chunks (compressed chunks
+//! go through HDF5's own filters in a scratch in-memory file, as opaque
+//! bytes), in files opened with the default (sec2) driver. Anything else
+//! (compact storage, attributes, other drivers, bytes that do not look like
 //! a collection) is left to HDF5 unchanged; only a collection HDF5 would
 //! loop on is an error.
 
@@ -126,18 +127,36 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<()> 
             if c == 0 || ds.ndim() != 1 {
                 return Ok(());
             }
-            let mut buf = vec![0u8; usize::try_from(c * id).unwrap_or(0)];
+            let raw_len = usize::try_from(c * id).unwrap_or(0);
             let last = start + n.max(1) - 1;
+            let mut scratch = None;
             for k in start / c..=last / c {
-                let got = crate::raw::chunks::read_stored_chunk(ds, k * c, &mut buf);
-                // Only chunks stored as they are (no filter ran on them).
-                let Some((len, mask)) = got else { continue };
-                if len != buf.len() || (!unfiltered && mask == 0) {
+                let Some((_, size)) = crate::raw::chunks::stored_chunk(ds, k * c) else {
+                    continue;
+                };
+                // Stored sizes are bounded by the raw size (plus what a
+                // filter may add to incompressible data).
+                if size > (raw_len as u64).saturating_mul(2).saturating_add(1 << 16) {
                     continue;
                 }
+                let mut buf = vec![0u8; size as usize];
+                let got = crate::raw::chunks::read_stored_chunk(ds, k * c, &mut buf);
+                let Some((len, mask)) = got else { continue };
+                buf.truncate(len);
+                let plain = if unfiltered || mask_skips_all(ds, mask) {
+                    (len == raw_len).then_some(buf)
+                } else {
+                    // HDF5 runs the dataset's own filters on the stored
+                    // bytes (heap IDs as opaque bytes: no heap is read).
+                    let s = scratch.get_or_insert_with(|| Unfilter::new(ds, c, id));
+                    s.as_ref()
+                        .and_then(|u| u.run(&buf, mask))
+                        .filter(|b| b.len() == raw_len)
+                };
+                let Some(plain) = plain else { continue };
                 let lo = start.max(k * c) - k * c;
                 let hi = (last + 1).min(k * c + c) - k * c;
-                ids.extend_from_slice(&buf[(lo * id) as usize..(hi * id) as usize]);
+                ids.extend_from_slice(&plain[(lo * id) as usize..(hi * id) as usize]);
             }
         }
         _ => return Ok(()),
@@ -155,6 +174,132 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<()> 
         walk(&f, addr, ss as u64, eof, path)?;
     }
     Ok(())
+}
+
+/// Whether chunk filter `mask` says every filter of `ds` was skipped.
+#[cfg(unix)]
+fn mask_skips_all(ds: &Dataset, mask: u32) -> bool {
+    let n = ds.filters().len().min(32);
+    n > 0 && (0..n).all(|i| mask & (1 << i) != 0)
+}
+
+/// A one-chunk dataset in a scratch in-memory file with `ds`'s filters and
+/// an opaque element type of one heap ID: a filtered chunk written there
+/// with `H5Dwrite_chunk` reads back through HDF5's own filter pipeline.
+#[cfg(unix)]
+struct Unfilter {
+    _file: hdf5::File,
+    ds: crate::raw::Owned,
+    ty: crate::raw::Owned,
+}
+
+#[cfg(unix)]
+impl Unfilter {
+    fn new(src: &Dataset, rows: u64, id: u64) -> Option<Unfilter> {
+        use hdf5_sys::{h5d, h5p, h5s, h5t};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SCRATCH: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "h5vec-gheap-{}-{}.h5",
+            std::process::id(),
+            SCRATCH.fetch_add(1, Ordering::Relaxed)
+        );
+        let file = hdf5::File::with_options()
+            .with_fapl(|p| p.core_filebacked(false))
+            .create(&name)
+            .ok()?;
+        let src_dcpl = src.create_plist().ok()?;
+        sync(|| {
+            // SAFETY: every id below is fresh and owned (closed on drop); the
+            // filter parameters are read into buffers of the sizes passed.
+            unsafe {
+                let ty = crate::raw::Owned::ok(h5t::H5Tcreate(h5t::H5T_OPAQUE, id as usize))?;
+                let dcpl = crate::raw::Owned::ok(h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
+                let dims = [rows];
+                if h5p::H5Pset_chunk(dcpl.id(), 1, dims.as_ptr()) < 0 {
+                    return None;
+                }
+                let nf = h5p::H5Pget_nfilters(src_dcpl.id());
+                for i in 0..nf.max(0) as u32 {
+                    let mut flags = 0u32;
+                    let mut cd = [0u32; 32];
+                    let mut ncd = cd.len();
+                    let mut fname = [0 as std::ffi::c_char; 64];
+                    let mut config = 0u32;
+                    let f = h5p::H5Pget_filter2(
+                        src_dcpl.id(),
+                        i,
+                        &mut flags,
+                        &mut ncd,
+                        cd.as_mut_ptr(),
+                        fname.len(),
+                        fname.as_mut_ptr(),
+                        &mut config,
+                    );
+                    if f < 0
+                        || h5p::H5Pset_filter(dcpl.id(), f, flags, ncd.min(32), cd.as_ptr()) < 0
+                    {
+                        return None;
+                    }
+                }
+                let space = crate::raw::Owned::ok(h5s::H5Screate_simple(
+                    1,
+                    dims.as_ptr(),
+                    std::ptr::null(),
+                ))?;
+                let ds = crate::raw::Owned::ok(h5d::H5Dcreate2(
+                    file.id(),
+                    c"c".as_ptr(),
+                    ty.id(),
+                    space.id(),
+                    h5p::H5P_DEFAULT,
+                    dcpl.id(),
+                    h5p::H5P_DEFAULT,
+                ))?;
+                Some(Unfilter {
+                    _file: file,
+                    ds,
+                    ty,
+                })
+            }
+        })
+    }
+
+    /// The chunk's unfiltered bytes, or `None` if a filter fails on them.
+    fn run(&self, stored: &[u8], mask: u32) -> Option<Vec<u8>> {
+        use hdf5_sys::{h5d, h5p, h5s};
+        sync(|| {
+            // SAFETY: `stored` has the length passed; the read fills `out`,
+            // which holds the dataset's one chunk (its whole extent).
+            unsafe {
+                let off = [0u64];
+                let w = h5d::H5Dwrite_chunk(
+                    self.ds.id(),
+                    h5p::H5P_DEFAULT,
+                    mask,
+                    off.as_ptr(),
+                    stored.len(),
+                    stored.as_ptr().cast(),
+                );
+                if w < 0 {
+                    return None;
+                }
+                let space = crate::raw::Owned::ok(h5d::H5Dget_space(self.ds.id()))?;
+                let n = h5s::H5Sget_simple_extent_npoints(space.id());
+                let size = hdf5_sys::h5t::H5Tget_size(self.ty.id());
+                let mut out = vec![0u8; usize::try_from(n).ok()?.checked_mul(size)?];
+                let r = h5d::H5Dread(
+                    self.ds.id(),
+                    self.ty.id(),
+                    h5s::H5S_ALL,
+                    h5s::H5S_ALL,
+                    h5p::H5P_DEFAULT,
+                    out.as_mut_ptr().cast(),
+                );
+                (r >= 0).then_some(out)
+            }
+        })
+    }
 }
 
 #[cfg(not(unix))]
