@@ -112,6 +112,15 @@ pub(crate) struct WriteJob {
     /// How the file treats freed space.
     space: Space,
     path: String,
+    /// What the compression tasks share with the writer. The tasks hold
+    /// only this, not the job: a task that is still returning after its
+    /// last signal must not keep the dataset (and so the file) open once
+    /// the writer is done with it.
+    work: Arc<Work>,
+}
+
+/// The state of a job's compression tasks, and the signal they give.
+struct Work {
     state: Mutex<State>,
     done: Condvar,
 }
@@ -155,41 +164,42 @@ impl WriteJob {
             rewrites,
             space,
             path: path.to_owned(),
-            state: Mutex::new(State {
-                remaining: if compress { whole } else { 0 },
-                out: if compress {
-                    take_buffers(whole)
-                } else {
-                    Vec::new()
-                },
-                masks: vec![0; if compress { whole } else { 0 }],
-                written: whole == 0,
-                failed: None,
-                tail: if tail_rows > 0 {
-                    Tail::Waiting
-                } else {
-                    Tail::None
-                },
-                input: Some(input.clone()),
+            work: Arc::new(Work {
+                state: Mutex::new(State {
+                    remaining: if compress { whole } else { 0 },
+                    out: if compress {
+                        take_buffers(whole)
+                    } else {
+                        Vec::new()
+                    },
+                    masks: vec![0; if compress { whole } else { 0 }],
+                    written: whole == 0,
+                    failed: None,
+                    tail: if tail_rows > 0 {
+                        Tail::Waiting
+                    } else {
+                        Tail::None
+                    },
+                    input: Some(input.clone()),
+                }),
+                done: Condvar::new(),
             }),
-            done: Condvar::new(),
         });
         if compress {
             let cb = job.chunk_bytes();
             for i in 0..whole {
-                let (job, input) = (job.clone(), input.clone());
+                let (work, input, p) = (job.work.clone(), input.clone(), job.p);
                 let task = move || {
-                    let mut out = std::mem::take(&mut lock(&job.state).out[i]);
+                    let mut out = std::mem::take(&mut lock(&work.state).out[i]);
                     // A panic here must still count the task as done, or
                     // the writer would wait forever.
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        job.p
-                            .compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out)
+                        p.compress(&input.bytes()[i * cb..(i + 1) * cb], &mut out)
                     }));
                     // Let go of the buffer before saying "done", so the
                     // writer can take it back as soon as the count is 0.
                     drop(input);
-                    let mut st = lock(&job.state);
+                    let mut st = lock(&work.state);
                     match r {
                         Ok(mask) => {
                             st.out[i] = out;
@@ -199,7 +209,7 @@ impl WriteJob {
                     }
                     st.remaining -= 1;
                     if st.remaining == 0 {
-                        job.done.notify_all();
+                        work.done.notify_all();
                     }
                 };
                 match pool() {
@@ -265,9 +275,9 @@ impl WriteJob {
     /// an index on disk that still names the old copy and its larger size
     /// reads the new stream there (inflating stops at its end).
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
-        let mut st = lock(&self.state);
+        let mut st = lock(&self.work.state);
         while st.remaining > 0 {
-            st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = self.work.done.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         if let Some(msg) = &st.failed {
             return Err(Error::invalid(&self.path, msg.clone()));
@@ -355,7 +365,7 @@ impl WriteJob {
     pub(crate) fn reclaim<T: Pod>(self: Arc<Self>) -> (Result<()>, Vec<T>, bool) {
         let r = self.finish(false);
         let (buf, stored) = {
-            let mut st = lock(&self.state);
+            let mut st = lock(&self.work.state);
             if st.tail == Tail::Waiting {
                 st.tail = Tail::Cancelled;
             }
