@@ -21,12 +21,15 @@ pub const NAME: &str = "v";
 /// different values (a silent change), `Err` an error message.
 pub type Check = Result<bool, String>;
 
+/// What writing a seed file returned (an h5vec or an HDF5 error).
+pub type Built = Result<(), Box<dyn std::error::Error>>;
+
 /// One kind of seed file.
 pub struct Seed {
     /// Short name, used in file names of saved inputs.
     pub name: &'static str,
     /// Writes the valid file.
-    pub build: fn(&Path) -> h5vec::Result<()>,
+    pub build: fn(&Path) -> Built,
     /// The load entry points run on each mutant.
     pub entries: &'static [&'static str],
     /// Runs one entry point on the file at `path`; `scratch` is a path the
@@ -340,11 +343,11 @@ fn build_vector<T: H5Vector>(
     saved: usize,
     opts: &SaveOptions,
     create_file: bool,
-) -> h5vec::Result<()> {
+) -> Built {
     let file = if create_file {
         h5vec::create_file(path)?
     } else {
-        File::create(path).map_err(|e| h5vec::Error::hdf5("$", e))?
+        File::create(path)?
     };
     h5vec::save_vector_with(&file, NAME, &values[..saved], opts)?;
     let mid = saved + (values.len() - saved) / 2;
@@ -550,10 +553,10 @@ pub fn seeds() -> Vec<Seed> {
         Seed {
             name: "h5col_table",
             build: |p| {
-                let f = File::create(p).map_err(|e| h5vec::Error::hdf5("$", e))?;
+                let f = File::create(p)?;
                 let rows = events(TABLE_ROWS);
                 h5vec::h5col::save_table(&f, NAME, &rows[..5])?;
-                h5vec::h5col::append_table(&f, NAME, &rows[5..])
+                Ok(h5vec::h5col::append_table(&f, NAME, &rows[5..])?)
             },
             entries: TABLE_ENTRIES,
             run: run_table,
@@ -561,8 +564,8 @@ pub fn seeds() -> Vec<Seed> {
         Seed {
             name: "vls_array",
             build: |p| {
-                let f = File::create(p).map_err(|e| h5vec::Error::hdf5("$", e))?;
-                h5vec::vls::save_strings(&f, NAME, &vls_array(VLS_ROWS))
+                let f = File::create(p)?;
+                Ok(h5vec::vls::save_strings(&f, NAME, &vls_array(VLS_ROWS))?)
             },
             entries: VLS_ARRAY_ENTRIES,
             run: run_vls_array,

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::limits;
 
 /// Appends the encoding of `value` to `out`.
-pub fn encode_into<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), String> {
+pub(crate) fn encode_into<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), String> {
     bincode::serde::encode_into_std_write(value, out, bincode::config::standard())
         .map(drop)
         .map_err(|e| e.to_string())
@@ -33,7 +33,7 @@ pub fn encode_into<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), Str
 
 /// Decodes one value that must use all of `bytes`, within the bounds of
 /// the module documentation.
-pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let st = State {
         depth: Cell::new(0),
         used: Cell::new(0),

@@ -94,14 +94,14 @@ pub trait Decoder<T> {
 }
 
 /// The logical path of a field: `$.a` below `$`.
-pub fn child_path(path: &str, field: &str) -> String {
+pub(crate) fn child_path(path: &str, field: &str) -> String {
     format!("{path}.{field}")
 }
 
 /// Checks that `group` has exactly the members `expected` plus the stored
 /// node's `extra_members` (set by an enclosing layout, e.g. a null mask
 /// beside the values), in any order.
-pub fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &str) -> Result<()> {
+pub(crate) fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &str) -> Result<()> {
     let mut names = group.member_names().at(path)?;
     names.sort();
     let mut want: Vec<&str> = expected.to_vec();
@@ -118,7 +118,7 @@ pub fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &st
 }
 
 /// The HDF5 path of member `name` of `group` (`/x` below the root, not `//x`).
-pub fn member_path(group: &Group, name: &str) -> String {
+pub(crate) fn member_path(group: &Group, name: &str) -> String {
     let g = group.name();
     if g.ends_with('/') {
         format!("{g}{name}")
@@ -128,7 +128,7 @@ pub fn member_path(group: &Group, name: &str) -> String {
 }
 
 /// Opens the child group `name` of `group`, or says what is there instead.
-pub fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
+pub(crate) fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
     if !group.link_exists(name) {
         return Err(Error::mismatch(
             path,
@@ -147,7 +147,7 @@ pub fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
 
 /// Opens dataset `name` and checks its rank, trailing shape, datatype and
 /// that it holds at least `min_rows` rows. Returns the dataset and its rows.
-pub fn open_column(
+pub(crate) fn open_column(
     group: &Group,
     name: &str,
     path: &str,
@@ -206,7 +206,7 @@ pub fn open_column(
 }
 
 /// Rows `range` as a length, checked.
-pub fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
+pub(crate) fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
     range
         .end
         .checked_sub(range.start)
@@ -214,7 +214,7 @@ pub fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
 }
 
 /// Error for a decoder asked for more values than it loaded.
-pub fn exhausted(path: &str) -> Error {
+pub(crate) fn exhausted(path: &str) -> Error {
     Error::invalid(
         path,
         "fewer values loaded than requested (internal bookkeeping error)",

@@ -364,7 +364,7 @@ impl<T: Pod> Drop for PodWriter<T> {
 /// Writes every batch still queued for the file holding `obj` (partial
 /// chunks included). Every commit calls it before flushing the file and
 /// writing `count`.
-pub fn complete_file(obj: &hdf5::Location) -> Result<()> {
+pub(crate) fn complete_file(obj: &hdf5::Location) -> Result<()> {
     crate::deferred::complete_file(raw::file_number(obj.id()))
 }
 
@@ -535,7 +535,7 @@ impl StrWriter {
 }
 
 /// Opens a 1-D variable-length string dataset checked for `min_rows` rows.
-pub fn open_str_column(
+pub(crate) fn open_str_column(
     group: &Group,
     name: &str,
     path: &str,
@@ -556,14 +556,14 @@ pub fn open_str_column(
 /// once, and each slice then only needs its two ends on character
 /// boundaries (an O(1) check). A buffer that is not valid UTF-8 as a whole
 /// (bytes no slice uses, say) falls back to validating each slice.
-pub struct Utf8Slices<'a> {
+pub(crate) struct Utf8Slices<'a> {
     bytes: &'a [u8],
     whole: Option<&'a str>,
 }
 
 impl<'a> Utf8Slices<'a> {
     /// Validates `bytes` as a whole.
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Utf8Slices {
             bytes,
             whole: std::str::from_utf8(bytes).ok(),
@@ -572,7 +572,7 @@ impl<'a> Utf8Slices<'a> {
 
     /// The text of `bytes[a..b]`, or `None` if out of range or not UTF-8.
     #[inline]
-    pub fn get(&self, a: usize, b: usize) -> Option<&'a str> {
+    pub(crate) fn get(&self, a: usize, b: usize) -> Option<&'a str> {
         match self.whole {
             Some(s) => s.get(a..b),
             None => self

@@ -15,7 +15,7 @@ use crate::raw::{check, sync};
 
 /// Links the object header of a group made by [`create_file`] (its root
 /// group) or [`create_group`] has room for from the start.
-pub const PREALLOCATED_LINKS: u32 = 64;
+pub(crate) const PREALLOCATED_LINKS: u32 = 64;
 
 /// Links such a group keeps in its object header (compact storage), beyond
 /// [`PREALLOCATED_LINKS`] in header continuation blocks, before it switches
@@ -25,7 +25,7 @@ pub const PREALLOCATED_LINKS: u32 = 64;
 /// links, and HDF5's switch to a link index costs much more than linearly
 /// (measured: 2 ms at 256 links, 0.4 s at 512, 10.5 s at 1,024, for one
 /// save; `cargo run --release -p h5vec-bench --bin many_saves`).
-pub const COMPACT_LINKS: u32 = 256;
+pub(crate) const COMPACT_LINKS: u32 = 256;
 
 /// Sets the link storage of a group creation (or file creation, for the
 /// root group) property list: compact up to [`COMPACT_LINKS`], a header
@@ -114,10 +114,9 @@ pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// starts with room for 4 and grows by continuation blocks, and from 9
 /// links on keeps them in a link index (a B-tree and a heap). Linking a
 /// saved vector into it then writes several blocks, and a kill between
-/// those writes leaves the group unreadable. This group keeps up to
-/// [`COMPACT_LINKS`] links in its object header, created with room for
-/// [`PREALLOCATED_LINKS`]: until then, linking a vector (or replacing one)
-/// rewrites that one block.
+/// those writes leaves the group unreadable. This group keeps up to 256
+/// links in its object header, created with room for 64: until then,
+/// linking a vector (or replacing one) rewrites that one block.
 ///
 /// ```
 /// # fn main() -> h5vec::Result<()> {

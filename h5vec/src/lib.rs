@@ -1,7 +1,10 @@
 //! # h5vec
 //!
-//! Store vectors of Rust values in HDF5 in the documented, field-oriented
-//! HDF5Vectors layout, readable from Python (h5py), Julia and C without Rust.
+//! Store vectors of Rust values in HDF5, field by field, in the documented
+//! HDF5Vectors layout: a `Vec<T>` of a derived struct becomes one group per
+//! field and one dataset per column, which h5py, HDF5.jl and C read without
+//! Rust. Loads check everything against `T` first and return exactly what
+//! was saved, or an [`Error`] naming the field (`$.timestamp.weeks`).
 //!
 //! ```
 //! use h5vec::H5Vector;
@@ -14,7 +17,7 @@
 //!
 //! # fn main() -> h5vec::Result<()> {
 //! # let dir = tempfile::tempdir().unwrap();
-//! let file = h5vec::hdf5::File::create(dir.path().join("m.h5")).unwrap();
+//! let file = h5vec::create_file(dir.path().join("m.h5"))?;
 //! let ms = vec![Measurement {
 //!     timestamp: GpsTimeStamp { weeks: 2300, microseconds: 5 },
 //!     temperature: 21.5,
@@ -24,42 +27,114 @@
 //! // h5py: f["measurements/data/position/values"].shape == (1, 3)
 //! let back: Vec<Measurement> = h5vec::load_vector(&file, "measurements")?;
 //! assert_eq!(back, ms);
+//! h5vec::append_vector(&file, "measurements", &ms)?;
+//! assert_eq!(h5vec::vector_len(&file, "measurements")?, 2);
+//! let weeks: Vec<i32> = h5vec::load_column(&file, "measurements", "timestamp.weeks")?;
+//! assert_eq!(weeks, [2300, 2300]);
 //! # Ok(()) }
 //! ```
 //!
-//! See `SPEC.md` in the repository for the on-disk format.
+//! `SPEC.md` in the repository describes every byte h5vec writes, and what
+//! it checks when it reads; `ARCHITECTURE.md` the way through the code.
+//!
+//! # The public API
+//!
+//! - [`H5Vector`], the trait and its derive: which types can be stored
+//!   (numbers, `bool`, `char`, `String`, arrays, tuples, `Vec<T>`,
+//!   `Option<T>`, derived structs and fieldless enums; any serde type as a
+//!   field with `#[h5vec(blob)]` or `#[h5vec(json)]`);
+//! - whole vectors: [`save_vector`], [`save_vector_with`], [`load_vector`];
+//!   growing and partial access: [`append_vector`], [`append_vector_with`],
+//!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
+//!   with bounded memory: [`VectorWriter`], [`VectorReader`];
+//! - how datasets are written: [`SaveOptions`], [`Compression`],
+//!   [`BloscCompressor`], [`BloscShuffle`], [`DatasetRole`];
+//! - [`create_file`] and [`create_group`], which make files and groups with
+//!   the properties the crash protocol relies on (SPEC.md section 8);
+//! - [`Error`], [`ErrorKind`], [`Result`];
+//! - the other containers h5vec reads and writes: [`h5col`] tables and
+//!   [`vls`] string arrays;
+//! - [`hdf5`], the HDF5 crate the functions take files and groups of.
+//!
+//! That is all. The storage kinds, their codecs, the schema tree and the
+//! HDF5 layer are private: `H5Vector` is implemented by the derive and by
+//! h5vec itself, not by hand, and its `Codec` machinery (the `Codec`,
+//! `Encoder` and `Decoder` traits) is not an extension point, so that
+//! kinds and their checks can change without a breaking release. The
+//! derive's generated code reaches what it needs through the hidden
+//! `h5vec::__private` module, which belongs to the derive of the same
+//! version and is not an API.
+//!
+//! # Architecture
+//!
+//! A save turns values into columns in three layers: a *codec* per storage
+//! kind knows a layout, *column* writers batch rows of one dataset, and the
+//! *raw* layer talks to HDF5. A load runs the same layers the other way,
+//! after a *guard* walk and the *schema* check have made sure the file holds
+//! what the type needs. `ARCHITECTURE.md` follows a save, a load and an
+//! append through them.
+//!
+//! | module | what it does |
+//! |---|---|
+//! | `vector` | the vector group (`data/`, `metadata/`, `count`): [`save_vector`], [`load_vector`], open and commit (SPEC 1, 8) |
+//! | `stream` | appends, ranges, columns, [`VectorWriter`], [`VectorReader`], [`repair`]: the append protocol (SPEC 8) |
+//! | `schema` | the schema tree under `metadata/schema`: the node a codec writes, and the node read back (SPEC 2) |
+//! | `codec` | the traits every kind implements (`H5Vector::Codec`, `Codec`, `Encoder`, `Decoder`) and the checks kinds share (members, datasets) |
+//! | `kinds/` | one storage kind per file, each opening with its layout on disk: `scalar`, `dense`, `record`, `constant`, `blob`, `json`, `string`, `vls`, `nullable`, `list/` (SPEC 3, 4) |
+//! | `column` | one dataset of rows written and read in batches (`PodWriter`, `PodReader`, `StrWriter`): what every kind's datasets go through |
+//! | `deferred` | a batch's chunks compressed on worker threads while the next batch is encoded; finished by each commit |
+//! | `parallel` | deflate and shuffle of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3) |
+//! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters |
+//! | `guard` | the walk over every object below a container before anything is read: hard links only, no external or virtual storage, known filters (SPEC 7) |
+//! | `limits`, `gheap` | bounds on what a hostile file can make h5vec allocate or loop over; global heap collections checked before HDF5 reads them (SPEC 7) |
+//! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
+//! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |
+//! | `file` | [`create_file`], [`create_group`] |
+//! | `error` | [`Error`]: the logical path, the HDF5 object, expected against found |
+//! | `h5col/` | [`h5col`] tables: the table group, and one file per column kind (SPEC 9) |
+//! | `vls` | standalone [`vls`] string arrays, on `kinds::vls`'s columns (SPEC 10) |
+//!
+//! **A new kind** goes in its own file under `kinds/`: its layout on disk
+//! in the module docs (and a SPEC.md section), a zero-sized codec
+//! implementing `Codec` (its schema node, `create`, `append`, and `open`,
+//! which checks everything before a value is read), an encoder and a
+//! decoder built on `column`'s writers and readers, and the `H5Vector`
+//! impls of the Rust types that use it (or a `#[h5vec(...)]` attribute in
+//! the derive, reaching the codec through `__private`). Its schema
+//! identifiers live in `schema`. HDF5 calls the kind needs that hdf5-metno
+//! does not offer go in `raw/`, behind its locked helpers.
 
 #![warn(missing_docs)]
+// Every `pub` item outside the public modules must be `pub(crate)`, or
+// reachable from the public API (the derive's support through `__private`).
+#![warn(unreachable_pub)]
 
 mod bincode_codec;
-pub mod codec;
-pub mod column;
+mod codec;
+mod column;
 mod deferred;
 mod error;
 mod file;
 mod gheap;
 mod guard;
 pub mod h5col;
-pub mod kinds;
+mod kinds;
 mod limits;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
 #[doc(hidden)]
 pub mod lock_audit;
 mod options;
-pub mod parallel;
-pub mod raw;
-pub mod schema;
+mod parallel;
+mod raw;
+mod schema;
 mod stream;
 mod vector;
 pub mod vls;
 
-pub use codec::{Codec, Decoder, Encoder, H5Vector};
+pub use codec::H5Vector;
 pub use error::{Error, ErrorKind, Result};
-pub use file::{create_file, create_group, COMPACT_LINKS, PREALLOCATED_LINKS};
-pub use options::{
-    BloscCompressor, BloscShuffle, Compression, DatasetRole, FieldStorage, SaveOptions, WriteCtx,
-};
-pub use schema::Schema;
+pub use file::{create_file, create_group};
+pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,
     VectorWriter, COMMIT_BATCHES,
@@ -72,10 +147,12 @@ pub use h5vec_derive::H5Vector;
 /// The HDF5 crate h5vec is built on (hdf5-metno), for opening files and groups.
 pub use hdf5;
 
-/// Support for the derive macro; not a public API.
+/// What the code `#[derive(H5Vector)]` generates refers to; not a public API
+/// (no semver promise: it changes with the derive macro of the same version).
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__dense_leaf as dense_leaf;
+    pub use crate::codec::Codec;
     pub use crate::kinds::blob::BlobCodec;
     pub use crate::kinds::constant::{Constant, ConstantCodec};
     pub use crate::kinds::dense::DenseElem;
@@ -84,6 +161,7 @@ pub mod __private {
     pub use crate::kinds::record::{FieldList, Record, RecordCodec};
     pub use crate::kinds::scalar::{Scalar, ScalarCodec};
     pub use crate::kinds::vls::{VlsField, VlsStringCodec};
+    pub use crate::options::FieldStorage;
     pub use crate::schema::ids;
     pub use serde;
     pub use std;

@@ -15,39 +15,39 @@ use crate::raw::{check, sync, Owned, TypeInfo};
 /// Most rows h5vec produces for a type that occupies no memory and no
 /// dataset (unit structs, `()`, `PhantomData`, `[T; 0]`, records of them):
 /// such rows cost time but no storage, so nothing in the file bounds them.
-pub const MAX_EMPTY_ROWS: u64 = 1 << 32;
+pub(crate) const MAX_EMPTY_ROWS: u64 = 1 << 32;
 
 /// Deepest nesting of containers (sequences, maps, structs, enums,
 /// options, newtypes) inside one blob value.
-pub const MAX_BLOB_DEPTH: usize = 256;
+pub(crate) const MAX_BLOB_DEPTH: usize = 256;
 
 /// Memory a blob value may decode to beyond [`BLOB_BYTES_FACTOR`] times its
 /// encoded length, in bytes as bincode counts them: the size of every
 /// decoded element plus the bytes of every string and byte buffer.
-pub const BLOB_BASE_BUDGET: u64 = 16 << 20;
+pub(crate) const BLOB_BASE_BUDGET: u64 = 16 << 20;
 
 /// Decoded bytes allowed per encoded byte of a blob value (a 1-byte varint
 /// decodes to at most a 16-byte integer; a 1-byte `None` to its `Option`).
-pub const BLOB_BYTES_FACTOR: u64 = 32;
+pub(crate) const BLOB_BYTES_FACTOR: u64 = 32;
 
 /// Largest chunk (rows per chunk times bytes per row) h5vec appends into.
 /// Appends rewrite a partly filled last chunk whole, so the chunk size read
 /// from an existing file sizes a buffer; HDF5 itself allows up to 4 GiB.
-pub const MAX_APPEND_CHUNK_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_APPEND_CHUNK_BYTES: u64 = 1 << 30;
 
 /// Rows times bytes per row below which [`check_stored`] trusts a count:
 /// reading that much costs milliseconds even where nothing was written.
-pub const UNCHECKED_CLAIM_BYTES: u64 = 16 << 20;
+pub(crate) const UNCHECKED_CLAIM_BYTES: u64 = 16 << 20;
 
 /// The decoded-memory budget of a blob value of `len` encoded bytes.
-pub fn blob_budget(len: usize) -> u64 {
+pub(crate) fn blob_budget(len: usize) -> u64 {
     (len as u64)
         .saturating_mul(BLOB_BYTES_FACTOR)
         .saturating_add(BLOB_BASE_BUDGET)
 }
 
 /// Refuses `rows` rows of a zero-sized `T` beyond [`MAX_EMPTY_ROWS`].
-pub fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
+pub(crate) fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
     if std::mem::size_of::<T>() == 0 && rows > MAX_EMPTY_ROWS {
         return Err(Error::invalid(
             path,
@@ -63,7 +63,7 @@ pub fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
 
 /// Grows `v` so it can hold `n` elements in all, or says it cannot
 /// (instead of aborting the process when the allocation fails).
-pub fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
+pub(crate) fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
     let fail = || {
         Error::invalid(
             path,
@@ -81,7 +81,7 @@ pub fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
 /// Makes room in `v` for `more` further elements, doubling its capacity
 /// (at most to `max` elements in all) like `push` would, but with an error
 /// instead of an abort when the memory is not there.
-pub fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
+pub(crate) fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
     if (v.capacity() - v.len()) as u64 >= more {
         return Ok(());
     }
@@ -98,7 +98,7 @@ pub fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
 ///
 /// External and virtual storage are other rules' business (section 7):
 /// they count as the extent here.
-pub fn stored_rows(ds: &Dataset, shape: &[u64], path: &str) -> Result<u64> {
+pub(crate) fn stored_rows(ds: &Dataset, shape: &[u64], path: &str) -> Result<u64> {
     let extent = shape.first().copied().unwrap_or(1);
     // SAFETY: a valid dataset id; the property list is owned by an `Owned`
     // and valid while `stored_rows_in` reads it, under the lock.
@@ -167,7 +167,7 @@ unsafe fn stored_rows_in(
 /// cost little to read even as fill values, and the check walks the chunk
 /// index, whose cost grows with the chunk count (and which a damaged index
 /// can make HDF5 walk for very long: `tests/fuzz/KNOWN.md`).
-pub fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Result<()> {
+pub(crate) fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Result<()> {
     if need == 0 || shape.iter().skip(1).any(|&d| d == 0) {
         return Ok(());
     }
@@ -198,7 +198,7 @@ pub fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Resul
 /// used, none padding) or an IEEE float, so that HDF5's conversion to the
 /// Rust type (and back, on append) keeps every value exactly. Other
 /// classes pass (their own checks apply).
-pub fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<()> {
+pub(crate) fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<()> {
     let dt = crate::raw::dataset_type(ds, path)?;
     // SAFETY: these only read a valid datatype and the predefined IEEE types.
     let ok = sync(|| unsafe {
@@ -234,13 +234,13 @@ pub fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<(
 /// Whether a 1-byte column's type is exactly UInt8 (blob `bytes`, VLS
 /// `heap`, list `CHARS`): a signed byte would be converted, and every byte
 /// of 0x80 or more would read as 0.
-pub fn is_uint8(t: &TypeInfo) -> bool {
+pub(crate) fn is_uint8(t: &TypeInfo) -> bool {
     t.class == H5T_class_t::H5T_INTEGER && t.size == 1 && !t.signed
 }
 
 /// Refuses to append into `ds` when one chunk is larger than
 /// [`MAX_APPEND_CHUNK_BYTES`] (a chunk length read from the file).
-pub fn check_append_chunk(ds: &Dataset, path: &str) -> Result<()> {
+pub(crate) fn check_append_chunk(ds: &Dataset, path: &str) -> Result<()> {
     let Some(chunk) = ds.chunk() else {
         return Ok(());
     };

@@ -224,7 +224,7 @@ pub enum DatasetRole {
 
 impl DatasetRole {
     /// The role of a dataset by its name in the layout.
-    pub fn of(dataset: &str) -> DatasetRole {
+    pub(crate) fn of(dataset: &str) -> DatasetRole {
         match dataset {
             "OFFSETS" | "stops" | "pointers" => DatasetRole::Offsets,
             "heap" | "CHARS" | "bytes" => DatasetRole::Bytes,
@@ -254,13 +254,13 @@ pub struct FieldStorage {
 
 impl FieldStorage {
     /// No override.
-    pub const DEFAULT: FieldStorage = FieldStorage {
+    pub(crate) const DEFAULT: FieldStorage = FieldStorage {
         chunk_length: None,
         compression: None,
     };
 
     /// Whether this changes nothing.
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == Self::DEFAULT
     }
 }
@@ -372,7 +372,7 @@ impl SaveOptions {
     }
 
     /// These options with a field's own storage settings applied.
-    pub fn with_field(&self, f: &FieldStorage) -> SaveOptions {
+    pub(crate) fn with_field(&self, f: &FieldStorage) -> SaveOptions {
         let mut o = self.clone();
         if let Some(c) = f.chunk_length {
             o.chunk_length = Some(c.max(1));

@@ -26,7 +26,7 @@ use crate::raw::ffi::{sync, Owned};
 
 /// The filter pipeline of a chunked dataset that h5vec can run itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pipeline {
+pub(crate) struct Pipeline {
     /// Rows per chunk (axis 0).
     pub chunk_rows: u64,
     /// Bytes per row (element size times the trailing dimensions).
@@ -99,7 +99,7 @@ thread_local! {
 impl Pipeline {
     /// Detects a pipeline h5vec can run for `ds` accessed through memory
     /// type `mem_type` (which must equal the file type byte for byte).
-    pub fn detect(ds: &Dataset, mem_type: hid_t) -> Option<Pipeline> {
+    pub(crate) fn detect(ds: &Dataset, mem_type: hid_t) -> Option<Pipeline> {
         if !enabled() || cfg!(target_endian = "big") {
             return None;
         }
@@ -318,7 +318,7 @@ fn looks_incompressible(c: &mut libdeflater::Compressor, src: &[u8]) -> bool {
 }
 
 /// HDF5's shuffle filter: byte `j` of element `i` goes to `j * n + i`.
-pub fn shuffle(raw: &[u8], elem: usize, out: &mut Vec<u8>) {
+pub(crate) fn shuffle(raw: &[u8], elem: usize, out: &mut Vec<u8>) {
     let n = raw.len() / elem;
     out.clear();
     out.resize(raw.len(), 0);
@@ -363,7 +363,7 @@ fn shuffle_n<const N: usize>(raw: &[u8], n: usize, out: &mut [u8]) {
 }
 
 /// Inverse of [`shuffle`].
-pub fn unshuffle(sh: &[u8], elem: usize, out: &mut [u8]) {
+pub(crate) fn unshuffle(sh: &[u8], elem: usize, out: &mut [u8]) {
     let n = sh.len() / elem;
     match elem {
         2 => unshuffle_n::<2>(sh, n, out),
@@ -414,16 +414,16 @@ fn full_chunks(p: &Pipeline, start: u64, end: u64) -> (u64, u64) {
 
 /// The normal (HDF5 pipeline) path for rows a direct write cannot take:
 /// `(first_row, rows, bytes)`.
-pub type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + 'a;
+pub(crate) type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + 'a;
 /// The normal path for rows a direct read cannot take: `(first_row, rows, out)`.
-pub type ReadFallback<'a> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 'a;
+pub(crate) type ReadFallback<'a> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 'a;
 /// One chunk to decompress: its output, its compressed bytes, and whether it worked.
 type Slot<'a> = (&'a mut [u8], Option<(Vec<u8>, c_uint)>, bool);
 
 /// Writes rows `start..start + rows` from `buf` (row-major bytes): whole
 /// chunks compressed in parallel and written directly; the partial chunks
 /// at either end through `normal(first_row, rows, bytes)`.
-pub fn write_rows(
+pub(crate) fn write_rows(
     ds: &Dataset,
     p: &Pipeline,
     start: u64,
@@ -518,7 +518,7 @@ fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) ->
 /// chunks read directly and decompressed in parallel; everything else
 /// (partial chunks, chunks stored with a filter skipped, unallocated
 /// chunks) through `normal(first_row, rows, out)`.
-pub fn read_rows(
+pub(crate) fn read_rows(
     ds: &Dataset,
     p: &Pipeline,
     start: u64,

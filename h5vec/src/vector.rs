@@ -321,7 +321,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
 
 pub(crate) fn write_metadata(
     meta: &Group,
-    schema: &crate::Schema,
+    schema: &crate::schema::Schema,
     logical_type: &str,
 ) -> Result<()> {
     let p = "$ (metadata)";

@@ -20,7 +20,7 @@
 //!
 //! Writers choose the placeholder over all values: "NA", else "NA_",
 //! "NA__", ... (dolomite's rule), and write no attribute when nothing is
-//! missing. The columns themselves are [`crate::kinds::vls`]'s.
+//! missing. The columns themselves are those of the `vls_string` kind (SPEC.md section 4.1).
 
 use hdf5::Group;
 
@@ -30,7 +30,7 @@ use crate::options::{Compression, SaveOptions, WriteCtx};
 use crate::raw;
 
 /// The value of the group's `type` attribute.
-pub const TYPE_VLS: &str = "vls";
+pub(crate) const TYPE_VLS: &str = "vls";
 
 /// Members a takane `atomic_vector` group may hold besides `heap` and `pointers`.
 const OPTIONAL_MEMBERS: &[&str] = &["names"];

@@ -1,6 +1,6 @@
 //! Many small vectors saved into one group, side by side: a file of
 //! `h5vec::create_file` (its root group keeps up to
-//! `h5vec::COMPACT_LINKS` links in its object header) against one of
+//! 256 links in its object header) against one of
 //! `hdf5::File::create` (HDF5's default group: a link index from 9 links).
 //!
 //! ```text

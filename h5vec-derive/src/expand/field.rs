@@ -133,7 +133,7 @@ fn stored_def(trait_ident: &syn::Ident, what: &str, via: Via) -> TokenStream {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
         pub trait #trait_ident: #private::std::marker::Sized + 'static {
-            type Codec: ::h5vec::Codec<Value = Self> + 'static;
+            type Codec: #private::Codec<Value = Self> + 'static;
         }
         impl<T: #bound + 'static> #trait_ident for T {
             type Codec = #codec;
@@ -141,7 +141,7 @@ fn stored_def(trait_ident: &syn::Ident, what: &str, via: Via) -> TokenStream {
     }
 }
 
-/// A field's storage settings as an `h5vec::FieldStorage` expression.
+/// A field's storage settings as an `h5vec::__private::FieldStorage` expression.
 pub fn storage(storage: &Storage) -> TokenStream {
     let option = quote!(::h5vec::__private::std::option::Option);
     let chunk = match storage.chunk_length {
@@ -155,7 +155,7 @@ pub fn storage(storage: &Storage) -> TokenStream {
             quote!(#option::Some(#comp))
         }
     };
-    quote!(::h5vec::FieldStorage { chunk_length: #chunk, compression: #compression })
+    quote!(::h5vec::__private::FieldStorage { chunk_length: #chunk, compression: #compression })
 }
 
 /// A compression as an `h5vec::Compression` expression.

@@ -55,7 +55,7 @@ pub fn expand(input: &Input<'_>, fields: &[Field<'_>], style: Style) -> TokenStr
         let items = stored
             .iter()
             .map(|(f, _)| field::storage(&f.attrs.storage()));
-        quote!(const FIELD_STORAGE: &'static [::h5vec::FieldStorage] = &[#(#items),*];)
+        quote!(const FIELD_STORAGE: &'static [::h5vec::__private::FieldStorage] = &[#(#items),*];)
     } else {
         quote!()
     };

@@ -1,6 +1,6 @@
 //! Storage settings of a field: `chunk_length = N` and the compression
 //! attributes (`deflate`, `lzf`, `zstd`, `blosc(...)`, `no_compression`),
-//! as `h5vec::FieldStorage` will get them (SPEC.md section 6).
+//! as `h5vec::__private::FieldStorage` will get them (SPEC.md section 6).
 
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;

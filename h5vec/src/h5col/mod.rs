@@ -18,12 +18,13 @@
 //! column's values first, then the masks, then the offsets, flush the file,
 //! and only then rewrite NROWS.
 //!
-//! Rust field types map to columns through [`TableColumn`]: `i8`..`u64`,
+//! Rust field types map to columns (the `TableColumn` trait): `i8`..`u64`,
 //! `f32`, `f64` (and `Option` of them: `None` is the fill value), `bool`,
 //! `String` and `Option<String>` (`None` is ""), `Vec<T>` and
-//! `Option<Vec<T>>` for every list element type of
-//! [`ListItem`](crate::kinds::list::ListItem) (including `Option<number>`
-//! elements, stored as the fill value).
+//! `Option<Vec<T>>` for every element type a `Vec<T>` field of a vector
+//! takes (numbers, `bool`, `char`, enums, `String`, `Option<String>`,
+//! nested `Vec`s, arrays, tuples, derived structs, and `Option<number>`,
+//! stored as the fill value).
 //!
 //! Modules: `table` (the table group and its attributes), `fields` (the
 //! traits mapping struct fields to columns), and one module per column kind
@@ -43,11 +44,8 @@ mod number;
 mod string;
 mod table;
 
-pub use boolean::{BoolReader, BoolWriter};
-pub use fields::{ColumnReader, ColumnWriter, Phase, TableColumn, TableFields};
-pub use list::{ListReader, ListWriter, NullableListReader, NullableListWriter};
-pub use string::{FixedStrReader, FixedStrWriter};
-pub use table::{COLUMN_ORDER, COLUMN_TABLE, NROWS, VERSION};
+use fields::TableFields;
+pub(crate) use table::COLUMN_TABLE;
 
 use table::{open_checked, push_and_commit, write_new_table};
 

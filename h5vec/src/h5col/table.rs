@@ -26,13 +26,13 @@ use crate::raw;
 use super::fields::{Phase, TableFields};
 
 /// `CLASS` of a table group.
-pub const COLUMN_TABLE: &str = "COLUMN_TABLE";
+pub(crate) const COLUMN_TABLE: &str = "COLUMN_TABLE";
 /// `VERSION` h5vec writes.
-pub const VERSION: &str = "1.0";
+pub(super) const VERSION: &str = "1.0";
 /// Name of the row-count attribute.
-pub const NROWS: &str = "NROWS";
+pub(super) const NROWS: &str = "NROWS";
 /// Name of the column-order attribute.
-pub const COLUMN_ORDER: &str = "column-order";
+pub(super) const COLUMN_ORDER: &str = "column-order";
 
 /// Opens table `name` of `parent` for `access`: the walk of SPEC.md
 /// section 7 (returned, to be kept while the table is used), then the table

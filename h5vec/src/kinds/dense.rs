@@ -25,7 +25,7 @@ use crate::raw::Pod;
 use crate::schema::{ids, Schema, Stored};
 
 /// The raw leaf type of a dense element.
-pub type RawOf<A> = <<A as DenseElem>::Leaf as Scalar>::Raw;
+pub(crate) type RawOf<A> = <<A as DenseElem>::Leaf as Scalar>::Raw;
 
 /// A value that can be an element of a dense array: a scalar leaf or a
 /// fixed-size array of dense elements.
@@ -45,24 +45,26 @@ pub trait DenseElem: Sized + 'static {
 }
 
 /// Implements [`DenseElem`] for a [`Scalar`] type (a leaf of dense arrays).
+/// Expanded in the crates of derived enums too, so it names h5vec's items
+/// by their `__private` paths.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __dense_leaf {
     ($($t:ty),*) => {$(
-        impl $crate::kinds::dense::DenseElem for $t {
+        impl $crate::__private::DenseElem for $t {
             type Leaf = $t;
             const LEAVES: usize = 1;
             fn shape(_out: &mut ::std::vec::Vec<usize>) {}
             #[inline]
-            fn flatten(&self, out: &mut ::std::vec::Vec<<$t as $crate::kinds::scalar::Scalar>::Raw>) {
-                out.push($crate::kinds::scalar::Scalar::to_raw(self));
+            fn flatten(&self, out: &mut ::std::vec::Vec<<$t as $crate::__private::Scalar>::Raw>) {
+                out.push($crate::__private::Scalar::to_raw(self));
             }
             #[inline]
-            fn unflatten(src: &[<$t as $crate::kinds::scalar::Scalar>::Raw]) -> ::std::option::Option<$t> {
-                src.first().copied().and_then(<$t as $crate::kinds::scalar::Scalar>::from_raw)
+            fn unflatten(src: &[<$t as $crate::__private::Scalar>::Raw]) -> ::std::option::Option<$t> {
+                src.first().copied().and_then(<$t as $crate::__private::Scalar>::from_raw)
             }
             fn placeholder() -> $t {
-                <$t as $crate::kinds::scalar::Scalar>::placeholder()
+                <$t as $crate::__private::Scalar>::placeholder()
             }
         }
     )*};
@@ -134,7 +136,7 @@ impl<A: DenseElem> DenseDecoder<A> {
 }
 
 /// `A`'s shape, outermost axis first.
-pub fn shape_of_u64<A: DenseElem>() -> Vec<u64> {
+pub(crate) fn shape_of_u64<A: DenseElem>() -> Vec<u64> {
     shape_of::<A>().iter().map(|&d| d as u64).collect()
 }
 
@@ -147,7 +149,7 @@ pub struct DenseDecoder<A: DenseElem> {
 }
 
 /// The schema node of dense type `A`.
-pub fn dense_schema<A: DenseElem>() -> Schema {
+pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     let mut s = Schema::new(
         "dense",
         ids::DENSE,
@@ -160,7 +162,7 @@ pub fn dense_schema<A: DenseElem>() -> Schema {
 }
 
 /// `A`'s shape, outermost axis first.
-pub fn shape_of<A: DenseElem>() -> Vec<usize> {
+pub(crate) fn shape_of<A: DenseElem>() -> Vec<usize> {
     let mut s = Vec::new();
     A::shape(&mut s);
     s

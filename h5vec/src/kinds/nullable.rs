@@ -25,7 +25,7 @@ use crate::raw::{self, Bits8};
 use crate::schema::{ids, Schema, Stored};
 
 /// Name of the mask dataset.
-pub const MASK: &str = "MASK";
+pub(crate) const MASK: &str = "MASK";
 
 /// A codec whose values can be null, and the codec of `Option` of them.
 pub trait Nullable: Codec {
@@ -41,7 +41,7 @@ where
 }
 
 /// The schema node of a nullable value around `inner`.
-pub fn nullable_schema<T>(inner: Schema) -> Schema {
+pub(crate) fn nullable_schema<T>(inner: Schema) -> Schema {
     let mut s = Schema::new(
         "nullable",
         ids::NULLABLE,
@@ -57,7 +57,7 @@ const H5COL_BOOL: &str = "the h5col bool type (enum over int8: FALSE = 0, TRUE =
 
 /// Creates an empty 1-D dataset `name` of the h5col bool type in `group`
 /// (a `MASK`, or a bool column of an h5col table).
-pub fn create_bool_column(
+pub(crate) fn create_bool_column(
     group: &Group,
     name: &str,
     path: &str,
@@ -70,7 +70,7 @@ pub fn create_bool_column(
 
 /// Opens 1-D dataset `name` of `group`, checked to be the h5col bool type
 /// with at least `rows` rows.
-pub fn open_bool_column(
+pub(crate) fn open_bool_column(
     group: &Group,
     name: &str,
     path: &str,
@@ -93,7 +93,7 @@ pub fn open_bool_column(
 }
 
 /// Creates an empty mask dataset in `group`.
-pub fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodWriter<Bits8>> {
+pub(crate) fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodWriter<Bits8>> {
     create_bool_column(
         group,
         MASK,
@@ -104,7 +104,7 @@ pub fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodW
 }
 
 /// Opens the mask dataset in `group` (checked: h5col bool, at least `rows` rows).
-pub fn open_mask(group: &Group, path: &str, rows: u64) -> Result<PodReader<Bits8>> {
+pub(crate) fn open_mask(group: &Group, path: &str, rows: u64) -> Result<PodReader<Bits8>> {
     open_bool_column(group, MASK, path, rows)
 }
 
@@ -216,7 +216,7 @@ impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
 pub struct NullableCodec<C>(PhantomData<C>);
 
 /// The stored child node with `MASK` allowed beside its members.
-pub fn child_with_mask(node: &Stored, path: &str) -> Result<Stored> {
+pub(crate) fn child_with_mask(node: &Stored, path: &str) -> Result<Stored> {
     let mut child = node.child(0, path)?.clone();
     child.extra_members.push(MASK.to_owned());
     Ok(child)
@@ -273,7 +273,7 @@ impl<C: Codec> Codec for NullableCodec<C> {
 }
 
 /// Checks a stored `nullable` node (kind, identifiers, one child).
-pub fn check_nullable(node: &Stored, path: &str) -> Result<()> {
+pub(crate) fn check_nullable(node: &Stored, path: &str) -> Result<()> {
     let mut want = Schema::new("nullable", ids::NULLABLE, ids::MASK_CODEC, "");
     want.children.push(Schema::new("", "", "", ""));
     node.expect(&want, path)

@@ -265,7 +265,7 @@ pub struct RecordEncoder<R: Record>(<R::Fields as FieldList>::Encoders);
 pub struct RecordDecoder<R: Record>(<R::Fields as FieldList>::Decoders);
 
 /// The schema node of record type `R`.
-pub fn record_schema<R: Record>(ctx: &WriteCtx<'_>) -> Schema {
+pub(crate) fn record_schema<R: Record>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new("record", ids::RECORD, R::CODEC, std::any::type_name::<R>());
     s.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
     R::Fields::schemas(ctx, &mut s.children);

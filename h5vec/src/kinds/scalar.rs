@@ -118,7 +118,7 @@ pub struct ScalarDecoder<T: Scalar> {
 }
 
 /// The schema node of a scalar kind with encoded type `encoded`.
-pub fn scalar_schema<T>(codec: &str, encoded: &str) -> Schema {
+pub(crate) fn scalar_schema<T>(codec: &str, encoded: &str) -> Schema {
     Schema::new("scalar", ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
 }
 

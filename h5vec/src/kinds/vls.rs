@@ -32,12 +32,12 @@ use crate::raw::{self, sync};
 use crate::schema::{ids, Schema, Stored};
 
 /// Name of the pointer attribute that holds the missing-value placeholder.
-pub const PLACEHOLDER_ATTR: &str = "missing-value-placeholder";
+pub(crate) const PLACEHOLDER_ATTR: &str = "missing-value-placeholder";
 
 /// One pointer entry as held in memory (`offset`, `length`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
-pub struct Pointer {
+pub(crate) struct Pointer {
     /// Start of the slice on the heap.
     pub offset: u64,
     /// Length of the slice in bytes.
@@ -76,7 +76,7 @@ fn pointer_type(member: hid_t, path: &str) -> Result<hdf5::Datatype> {
 }
 
 /// Whether a file type is a valid pointer compound.
-pub fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
+pub(crate) fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
     t.class == H5T_class_t::H5T_COMPOUND
         && t.members.len() == 2
         && t.members[0].0 == "offset"
@@ -112,7 +112,7 @@ unsafe impl raw::Pod for Pointer {
 
 /// Writes pointer entries (HDF5 converts them to the dataset's member
 /// width when it differs from 64 bits).
-pub type PointerWriter = PodWriter<Pointer>;
+pub(crate) type PointerWriter = PodWriter<Pointer>;
 
 /// Creates the pointer dataset `name` in `group`.
 fn create_pointers(
@@ -125,7 +125,7 @@ fn create_pointers(
 }
 
 /// Reads pointer entries of any unsigned member width.
-pub fn read_pointers(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<Pointer>> {
+pub(crate) fn read_pointers(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<Pointer>> {
     let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
     // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
     // `Pointer` (repr(C)); HDF5 converts narrower unsigned members by name.
@@ -155,7 +155,7 @@ pub type VlsStringCodec = VlsCodec<String>;
 
 /// The schema node of a VLS string column (`nullable` for `Option<String>`,
 /// whose missing values equal the placeholder attribute).
-pub fn vls_schema(nullable: bool) -> Schema {
+pub(crate) fn vls_schema(nullable: bool) -> Schema {
     let mut s = Schema::new(
         "vls_string",
         ids::VLS,
@@ -344,7 +344,7 @@ fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
 }
 
 /// Reads the `missing-value-placeholder` attribute, if any.
-pub fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
+pub(crate) fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
     if !ds
         .attr_names()
         .at(path)?
@@ -360,7 +360,7 @@ pub fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
 
 /// Checks that pointer `p` (element `row`) lies inside a heap of `heap_len`
 /// bytes, without overflow.
-pub fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> Result<Range<u64>> {
+pub(crate) fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> Result<Range<u64>> {
     if p.offset > heap_len {
         return Err(Error::invalid(
             format!("{path}[{row}]"),
@@ -609,7 +609,7 @@ impl VlsValue for Option<String> {
 pub struct VlsCodec<V>(PhantomData<V>);
 
 /// The compressed VLS layout for `Option<String>`.
-pub type OptVlsStringCodec = VlsCodec<Option<String>>;
+pub(crate) type OptVlsStringCodec = VlsCodec<Option<String>>;
 
 impl<V: VlsValue> Codec for VlsCodec<V>
 where

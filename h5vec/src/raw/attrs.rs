@@ -20,7 +20,7 @@ use crate::error::{Context, Error, Result};
 
 /// Writes a scalar fixed-length UTF-8 string dataset `name` in `group`,
 /// sized to the string's bytes (what HDF5.jl writes for a `String`).
-pub fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -> Result<()> {
+pub(crate) fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -> Result<()> {
     let dt = fixed_utf8(value.len(), path)?;
     let ds = group
         .new_dataset_builder()
@@ -48,7 +48,7 @@ pub fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -
 }
 
 /// Reads a scalar string dataset (fixed-length or variable-length).
-pub fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
+pub(crate) fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
     let info = type_info(ds, path)?;
     if info.class != H5T_class_t::H5T_STRING {
         return Err(Error::mismatch(path, "a scalar string", info.describe()));
@@ -87,7 +87,7 @@ pub fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
 }
 
 /// Reads a scalar string attribute (fixed-length or variable-length).
-pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
+pub(crate) fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
     sync(|| {
         // SAFETY: a valid attribute id; the type is owned by the `Datatype`.
         let dt = unsafe {
@@ -140,7 +140,7 @@ pub fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
 
 /// Writes a fixed-length ASCII string attribute, NUL included in its size
 /// and null-padded (how h5col writes `CLASS`, `KIND`, `VERSION`).
-pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &str) -> Result<()> {
+pub(crate) fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &str) -> Result<()> {
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(path, "attribute name contains NUL"))?;
     let mut buf = value.as_bytes().to_vec();
@@ -189,7 +189,7 @@ pub fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &st
 }
 
 /// Reads string attribute `name` of `obj`, or `None` if it does not exist.
-pub fn attr_string(obj: &hdf5::Location, name: &str, path: &str) -> Result<Option<String>> {
+pub(crate) fn attr_string(obj: &hdf5::Location, name: &str, path: &str) -> Result<Option<String>> {
     if !obj.attr_names().at(path)?.iter().any(|n| n == name) {
         return Ok(None);
     }
@@ -201,7 +201,7 @@ pub fn attr_string(obj: &hdf5::Location, name: &str, path: &str) -> Result<Optio
 /// [`create_column`](super::create_column), with a user-defined fill value:
 /// `fill` holds one value of type `fill_type` (HDF5 converts it to the file
 /// type). h5col marks missing scalar values with the dataset's fill value.
-pub fn create_column_with_fill(
+pub(crate) fn create_column_with_fill(
     group: &Group,
     name: &str,
     spec: &ColumnSpec<'_>,
@@ -264,7 +264,7 @@ pub fn create_column_with_fill(
 /// The dataset's user-defined fill value as one value of `mem_type` (of
 /// `size` bytes), or `None` when the fill value is not user-defined (the
 /// library default, which h5col does not treat as "missing").
-pub fn user_fill(
+pub(crate) fn user_fill(
     ds: &Dataset,
     mem_type: hid_t,
     size: usize,

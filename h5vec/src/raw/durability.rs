@@ -35,7 +35,7 @@ fn libver_bounds(file: hid_t) -> Option<(H5F_libver_t, H5F_libver_t)> {
 /// of the file, so objects a writer killed during its last flush placed past
 /// the end of allocation its superblock records can still be read. Works on
 /// read-only handles too (nothing is written); best effort.
-pub fn cover_whole_file(file: &hdf5::File) {
+pub(crate) fn cover_whole_file(file: &hdf5::File) {
     let id = file.id();
     // SAFETY: a valid file id; failure leaves the file unchanged.
     sync(|| unsafe { H5Fincrement_filesize(id, 0) });
@@ -52,7 +52,7 @@ pub fn cover_whole_file(file: &hdf5::File) {
 /// allocation past the end of the file after every flush, whatever the next
 /// flush hands back lies beyond what the superblock on disk records, so the
 /// file never gets shorter than that.
-pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
+pub(crate) fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
     file.flush().at(path)?;
     let id = file.id();
     // SAFETY: a valid file id; failure leaves the end of allocation as it is
@@ -63,7 +63,7 @@ pub fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
 
 /// Whether HDF5 manages the free space of `file` with free-space managers
 /// (its default strategy, and the paged one), or cannot tell.
-pub fn has_free_space_managers(file: &hdf5::File) -> bool {
+pub(crate) fn has_free_space_managers(file: &hdf5::File) -> bool {
     // SAFETY: a valid file id; the property list is owned by an `Owned`;
     // the strategy, persistence and threshold are outputs.
     sync(|| unsafe {
@@ -128,7 +128,7 @@ unsafe fn cache_config(
 ///
 /// Dirty metadata is written by the eviction, in the cache's order: call it
 /// right after a flush, or where nothing a reader relies on is dirty.
-pub fn forget_heap_collections(file: &hdf5::File) {
+pub(crate) fn forget_heap_collections(file: &hdf5::File) {
     let id = file.id();
     if unlinked().contains(&file_number(id)) {
         return;
@@ -165,7 +165,7 @@ pub fn forget_heap_collections(file: &hdf5::File) {
 ///
 /// While it lives, objects are also created in at least the HDF5 1.10
 /// format (see [`HoldMetadata::new`]).
-pub struct HoldMetadata {
+pub(crate) struct HoldMetadata {
     file: hid_t,
     saved: Option<Box<H5AC_cache_config_t>>,
     bounds: Option<(H5F_libver_t, H5F_libver_t)>,
@@ -186,7 +186,7 @@ impl HoldMetadata {
     /// never move, instead of a version 1 B-tree, whose nodes split in place
     /// (a kill in the middle of the flush that writes a split leaves a chunk
     /// index that loses committed chunks).
-    pub fn new(file: hdf5::File) -> Self {
+    pub(crate) fn new(file: hdf5::File) -> Self {
         let id = file.id();
         if has_free_space_managers(&file) {
             // Not after a flush: right after the file was opened, a flush
@@ -260,7 +260,7 @@ impl Drop for HoldMetadata {
 /// is cut back to `rows`: HDF5 drops the chunks past it without reading
 /// them, where overwriting them would make HDF5 read (and fail on) the
 /// references they hold.
-pub fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+pub(crate) fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     trim_rows(ds, rows, path)?;
     let Some(chunk) = ds.chunk().and_then(|c| c.first().copied()) else {
         return Ok(());

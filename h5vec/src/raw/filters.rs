@@ -16,7 +16,7 @@ use super::ffi::{sync, Owned};
 /// `BLOSC_NTHREADS`, which Blosc reads at every call, wins over both).
 /// Must not be called from inside [`sync`](super::sync) (it takes the HDF5 lock after
 /// a `Once`).
-pub fn blosc_threads() {
+pub(crate) fn blosc_threads() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if hdf5::filters::blosc_get_nthreads() == 1 {
@@ -47,7 +47,7 @@ pub(crate) const KNOWN_FILTERS: [i32; 7] = [1, 2, 3, 5, 6, 32000, 32001];
 /// n-bit, scale-offset, LZF, Blosc), never looked up in HDF5's registry
 /// (`H5Zfilter_avail` would make HDF5 `dlopen` every library in
 /// `HDF5_PLUGIN_PATH` looking for an unknown one).
-pub fn unavailable_filter(ds: &Dataset) -> Option<String> {
+pub(crate) fn unavailable_filter(ds: &Dataset) -> Option<String> {
     // SAFETY: a valid dataset id; the property list is owned by an `Owned`
     // and valid while `filters_in` reads it, under the lock.
     let (out, blosc) = sync(|| unsafe {

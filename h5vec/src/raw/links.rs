@@ -8,7 +8,7 @@ use std::ffi::CString;
 use hdf5::Group;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::{h5f, h5i, h5l, h5o};
+use hdf5_sys::{h5f, h5i, h5o};
 
 use super::ffi::{call, sync, Owned};
 use crate::error::{Context, Error, Result};
@@ -20,7 +20,7 @@ fn c_name(name: &str, path: &str) -> Result<CString> {
 
 /// The number HDF5 gives the open file holding object `id` (the same for
 /// every handle of that file), or 0 if it has none.
-pub fn file_number(id: hid_t) -> u64 {
+pub(crate) fn file_number(id: hid_t) -> u64 {
     // SAFETY: `H5Iget_file_id` accepts any id (an invalid one fails) and
     // returns a new file id, owned by an `Owned`; `n` is an output value.
     sync(|| unsafe {
@@ -37,32 +37,14 @@ pub fn file_number(id: hid_t) -> u64 {
 }
 
 /// Deletes the link `name` in `group` (the object goes when nothing else links it).
-pub fn unlink(group: &Group, name: &str) -> hdf5::Result<()> {
+pub(crate) fn unlink(group: &Group, name: &str) -> hdf5::Result<()> {
     group.unlink(name)
-}
-
-/// Renames `from` to `to` inside `group`.
-pub fn rename(group: &Group, from: &str, to: &str, path: &str) -> Result<()> {
-    let f = c_name(from, path)?;
-    let t = c_name(to, path)?;
-    // SAFETY: a valid group id and NUL-terminated names.
-    call(path, || unsafe {
-        h5l::H5Lmove(
-            group.id(),
-            f.as_ptr(),
-            group.id(),
-            t.as_ptr(),
-            H5P_DEFAULT,
-            H5P_DEFAULT,
-        )
-    })?;
-    Ok(())
 }
 
 /// Creates an anonymous group in the file of `parent`: linked nowhere, so
 /// nothing a reader can reach changes while it is written. It is deleted
 /// when its last handle closes unless [`link_object`] links it first.
-pub fn create_anon_group(parent: &Group, path: &str) -> Result<Group> {
+pub(crate) fn create_anon_group(parent: &Group, path: &str) -> Result<Group> {
     parent.create_group_builder().create(None).at(path)
 }
 
@@ -84,11 +66,11 @@ pub(crate) fn unlinked() -> std::sync::MutexGuard<'static, Vec<u64>> {
 /// was open made HDF5 hand its storage out again (a later append wrote a
 /// chunk over a dataset of a streamed vector's group, linked in between;
 /// HDF5 2.x, default file space handling).
-pub struct Unlinked(u64);
+pub(crate) struct Unlinked(u64);
 
 impl Unlinked {
     /// Marks the file holding the object `id`.
-    pub fn new(id: hid_t) -> Self {
+    pub(crate) fn new(id: hid_t) -> Self {
         let n = file_number(id);
         unlinked().push(n);
         Unlinked(n)
@@ -116,14 +98,14 @@ fn link_id(id: hid_t, group: &Group, name: &str, path: &str) -> Result<()> {
 }
 
 /// Links the object `obj` (typically anonymous) as `name` in `group`.
-pub fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) -> Result<()> {
+pub(crate) fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) -> Result<()> {
     link_id(obj.id(), group, name, path)
 }
 
 /// An open handle on an object: while it lives, HDF5 keeps the object's
 /// storage even if its last link is deleted (the storage is freed when the
 /// handle closes).
-pub struct HeldObject {
+pub(crate) struct HeldObject {
     /// Declared first, so the object closes before its file is unmarked.
     obj: Owned,
     /// Marks the file while the object may have no link (see [`Unlinked`]).
@@ -132,7 +114,7 @@ pub struct HeldObject {
 
 impl HeldObject {
     /// Opens the object linked as `name` in `group`.
-    pub fn open(group: &Group, name: &str, path: &str) -> Result<Self> {
+    pub(crate) fn open(group: &Group, name: &str, path: &str) -> Result<Self> {
         let n = c_name(name, path)?;
         // SAFETY: a valid group id and a NUL-terminated name; the opened
         // object is owned by the `Owned`.
@@ -147,7 +129,7 @@ impl HeldObject {
     }
 
     /// Links the held object as `name` in `group` again.
-    pub fn relink(&self, group: &Group, name: &str, path: &str) -> Result<()> {
+    pub(crate) fn relink(&self, group: &Group, name: &str, path: &str) -> Result<()> {
         link_id(self.obj.id(), group, name, path)
     }
 }

@@ -26,26 +26,23 @@ mod links;
 mod rows;
 mod types;
 
-pub use attrs::{
+pub(crate) use attrs::{
     attr_string, create_column_with_fill, read_attr_string, read_scalar_string, user_fill,
     write_attr_ascii, write_scalar_string,
 };
-pub use durability::{
+pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
     has_free_space_managers, HoldMetadata,
 };
 pub(crate) use ffi::{check, sync, Owned};
-pub use filters::{blosc_threads, unavailable_filter};
+pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
-pub use links::{
-    create_anon_group, file_number, link_object, rename, unlink, HeldObject, Unlinked,
+pub(crate) use links::{create_anon_group, file_number, link_object, unlink, HeldObject, Unlinked};
+pub(crate) use rows::{
+    create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
+    set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
+    ColumnSpec,
 };
-pub use rows::{
-    create_column, read_rows, read_rows_as, read_rows_bytes_native, read_rows_into,
-    read_rows_own_type, read_vlen_strings, set_rows, shape, trim_rows, write_rows, write_rows_raw,
-    write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
-};
-pub use types::{
-    copy_type, dataset_type, fixed_utf8, h5col_bool, is_h5col_bool, type_info, vlen_utf8, Bits8,
-    Pod, TypeInfo,
+pub(crate) use types::{
+    copy_type, dataset_type, h5col_bool, is_h5col_bool, type_info, vlen_utf8, Bits8, Pod, TypeInfo,
 };

@@ -21,7 +21,7 @@ use crate::error::{Context, Error, Result};
 use crate::parallel;
 
 /// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
-pub struct ColumnSpec<'a> {
+pub(crate) struct ColumnSpec<'a> {
     /// File datatype.
     pub dtype: &'a Datatype,
     /// Shape of one row (empty for 1-D columns).
@@ -42,7 +42,7 @@ impl ColumnSpec<'_> {
 }
 
 /// Creates an empty, extendible, chunked column dataset.
-pub fn create_column(
+pub(crate) fn create_column(
     group: &Group,
     name: &str,
     spec: &ColumnSpec<'_>,
@@ -64,7 +64,7 @@ pub fn create_column(
 }
 
 /// The current shape of a dataset.
-pub fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
+pub(crate) fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
     Ok(ds
         .get_shape()
         .at(path)?
@@ -118,7 +118,7 @@ fn whole_space(ds: &Dataset, path: &str) -> Result<hdf5::Dataspace> {
 }
 
 /// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
-pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+pub(crate) fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
     if ds.shape().first().map(|&d| d as u64) != Some(rows) {
         let mut dims = vec![rows as hsize_t];
         dims.extend(inner.iter().map(|&d| d as hsize_t));
@@ -131,7 +131,7 @@ pub fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()
 }
 
 /// Shrinks a dataset to `rows` rows along axis 0 if it is longer.
-pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
     let mut shape: Vec<hsize_t> = ds.shape().iter().map(|&d| d as hsize_t).collect();
     match shape.first_mut() {
         Some(d) if *d > rows => {
@@ -153,7 +153,7 @@ pub fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
 ///
 /// # Safety
 /// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
-pub unsafe fn write_rows_raw(
+pub(crate) unsafe fn write_rows_raw(
     ds: &Dataset,
     mem_type: hid_t,
     start: u64,
@@ -233,33 +233,9 @@ unsafe fn write_hyperslab(
     })
 }
 
-/// Writes rows of plain values; see [`write_rows_raw`].
-pub fn write_rows<T: Pod>(
-    ds: &Dataset,
-    start: u64,
-    inner: &[u64],
-    buf: &[T],
-    path: &str,
-) -> Result<()> {
-    let per_row: u64 = inner.iter().product::<u64>().max(1);
-    let rows = buf.len() as u64 / per_row;
-    // SAFETY: buf holds rows * per_row values of T, whose memory type is T::mem_type().
-    unsafe {
-        write_rows_raw(
-            ds,
-            T::mem_type(),
-            start,
-            rows,
-            inner,
-            buf.as_ptr().cast(),
-            path,
-        )
-    }
-}
-
 /// Reads `rows` whole rows starting at `start` into a fresh `Vec`.
 /// The caller has checked `start + rows` against the dataset's extent.
-pub fn read_rows<T: Pod>(
+pub(crate) fn read_rows<T: Pod>(
     ds: &Dataset,
     start: u64,
     rows: u64,
@@ -276,7 +252,7 @@ pub fn read_rows<T: Pod>(
 /// # Safety
 /// `mem_type` must describe `T` exactly, and every bit pattern HDF5 may
 /// produce for it must be a valid `T`.
-pub unsafe fn read_rows_as<T: Copy + Default>(
+pub(crate) unsafe fn read_rows_as<T: Copy + Default>(
     ds: &Dataset,
     mem_type: hid_t,
     start: u64,
@@ -295,7 +271,7 @@ pub unsafe fn read_rows_as<T: Copy + Default>(
 ///
 /// # Safety
 /// As for [`read_rows_as`].
-pub unsafe fn read_rows_into<T: Copy + Default>(
+pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
     ds: &Dataset,
     mem_type: hid_t,
     start: u64,
@@ -378,22 +354,10 @@ unsafe fn read_hyperslab(
     })
 }
 
-/// Reads rows of a 1-byte dataset as raw bytes in the file's own type
-/// (no conversion), e.g. booleans stored as bitfield, enum or integer.
-pub fn read_rows_bytes_native(ds: &Dataset, start: u64, rows: u64, path: &str) -> Result<Vec<u8>> {
-    let dt = dataset_type(ds, path)?;
-    // SAFETY: `H5Tget_size` only reads a valid type.
-    if sync(|| unsafe { h5t::H5Tget_size(dt.id()) }) != 1 {
-        return Err(Error::mismatch(path, "a 1-byte type", "a wider type"));
-    }
-    // SAFETY: a 1-byte file type read as itself yields plain bytes.
-    unsafe { read_rows_as::<u8>(ds, dt.id(), start, rows, &[], path) }
-}
-
 /// Reads rows `start..start + rows` of a 1-D dataset of fixed-size elements
 /// in the dataset's own type (no conversion), e.g. fixed-length strings.
 /// Returns the bytes and the element size. Variable-length types are refused.
-pub fn read_rows_own_type(
+pub(crate) fn read_rows_own_type(
     ds: &Dataset,
     start: u64,
     rows: u64,
@@ -443,7 +407,7 @@ pub fn read_rows_own_type(
 }
 
 /// Writes one plain value to a scalar dataset.
-pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
+pub(crate) fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
     // SAFETY: one value of `T`, which `T::mem_type()` describes (Pod
     // contract), for the one element of a scalar dataset.
     call(path, || unsafe {
@@ -461,7 +425,7 @@ pub fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
 
 /// Writes variable-length UTF-8 strings as rows `start..`: `bytes` holds the
 /// strings back to back, each followed by a NUL; `starts` where each begins.
-pub fn write_vlen_buffer(
+pub(crate) fn write_vlen_buffer(
     ds: &Dataset,
     start: u64,
     bytes: &[u8],
@@ -489,7 +453,7 @@ pub fn write_vlen_buffer(
 }
 
 /// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
-pub fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str) -> Result<()> {
+pub(crate) fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str) -> Result<()> {
     let mut bytes = Vec::new();
     let mut starts = Vec::with_capacity(strings.len());
     for s in strings {
@@ -502,7 +466,7 @@ pub fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str
 
 /// Reads rows `start..start + n` of a variable-length string dataset (the
 /// one value of a scalar one). Invalid UTF-8 is an error naming the row.
-pub fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<String>> {
+pub(crate) fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<String>> {
     let mt = vlen_utf8(path)?;
     let count = usize::try_from(n).map_err(|_| Error::invalid(path, "row range too large"))?;
     let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];

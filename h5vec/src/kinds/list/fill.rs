@@ -76,9 +76,9 @@ fill_number! {
 pub struct FillItem<T>(PhantomData<T>);
 
 /// Schema identifier of [`FillItem`] leaves.
-pub const FILL_SCHEMA: &str = "h5vec.FillValueSchema";
+pub(crate) const FILL_SCHEMA: &str = "h5vec.FillValueSchema";
 /// Codec identifier of [`FillItem`] leaves.
-pub const FILL_CODEC: &str = "h5vec.FillValueCodec";
+pub(crate) const FILL_CODEC: &str = "h5vec.FillValueCodec";
 
 fn fill_schema<T: FillNumber>() -> Schema {
     Schema::new(

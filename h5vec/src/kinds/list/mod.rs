@@ -43,18 +43,18 @@ mod fill;
 mod item;
 mod strings;
 
-pub use fill::{FillDecoder, FillEncoder, FillItem, FillNumber, FILL_CODEC, FILL_SCHEMA};
-pub use item::{ItemCodec, LeafItem, ListItem, ListItemCodec, NullableItem, RecordItem};
-pub use strings::{StringValuesDecoder, StringValuesEncoder, StringValuesItem};
+pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
+pub(crate) use item::ItemCodec;
+pub use item::{LeafItem, ListItem, RecordItem};
 
 /// `CLASS` of a list group.
-pub const LIST_COLUMN: &str = "LIST_COLUMN";
+pub(crate) const LIST_COLUMN: &str = "LIST_COLUMN";
 /// `KIND` of a list group.
-pub const KIND_OFFSETS: &str = "OFFSETS";
+pub(crate) const KIND_OFFSETS: &str = "OFFSETS";
 /// `CLASS` of a string values group.
-pub const STRING_VALUES: &str = "STRING_VALUES";
+pub(crate) const STRING_VALUES: &str = "STRING_VALUES";
 /// `CLASS` of a record values group (h5vec's extension).
-pub const RECORD_VALUES: &str = "RECORD_VALUES";
+pub(crate) const RECORD_VALUES: &str = "RECORD_VALUES";
 
 /// Checks the `CLASS` attribute of list group or values group `g`.
 fn check_class(g: &Group, want: &str, path: &str) -> Result<()> {
