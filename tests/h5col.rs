@@ -108,11 +108,10 @@ fn empty_table() {
     assert!(load_table::<Row>(&f, "t").unwrap().is_empty());
     // String columns are fixed-length, sized at the first save (1 byte here):
     // longer values cannot be appended, and the error says so.
-    let e = append_table(&f, "t", &rows()).unwrap_err().to_string();
-    assert!(
-        e.contains("/t/name[0]") && e.contains("fixed length of 1 bytes"),
-        "{e}"
-    );
+    let e = append_table(&f, "t", &rows()).unwrap_err();
+    assert_eq!(e.path(), "$.name[0]", "{e}");
+    assert_eq!(e.location(), Some("/t/name"), "{e}");
+    assert!(e.to_string().contains("fixed length of 1 bytes"), "{e}");
     assert!(load_table::<Row>(&f, "t").unwrap().is_empty());
     #[derive(H5Vector, Debug, PartialEq)]
     struct NoStrings {
@@ -133,24 +132,34 @@ fn write_errors_name_the_column_and_leave_no_trace() {
     let (_d, f) = tmp();
     let mut r = rows();
     r[1].small = Some(-2147483647);
-    let e = save_table(&f, "t", &r).unwrap_err().to_string();
-    assert!(e.contains("/t/small[1]") && e.contains("fill value"), "{e}");
+    let e = save_table(&f, "t", &r).unwrap_err();
+    assert_eq!(e.path(), "$.small[1]", "{e}");
+    assert!(e.to_string().contains("fill value"), "{e}");
     assert!(!f.link_exists("t"));
     let mut r = rows();
     r[2].name = String::new();
     let e = save_table(&f, "t", &r).unwrap_err().to_string();
-    assert!(e.contains("/t/name[2]") && e.contains("fill value"), "{e}");
+    assert!(
+        e.contains("$.name[2] (/t/name)") && e.contains("fill value"),
+        "{e}"
+    );
     let mut r = rows();
     r[0].note = Some("a\0b".into());
     let e = save_table(&f, "t", &r).unwrap_err().to_string();
-    assert!(e.contains("/t/note[0]") && e.contains("NUL"), "{e}");
+    assert!(
+        e.contains("$.note[0] (/t/note)") && e.contains("NUL"),
+        "{e}"
+    );
     // Appending a longer string than the fixed length is refused, and the
     // committed rows stay as they were.
     save_table(&f, "t", &rows()).unwrap();
     let mut long = rows();
     long[0].name = "x".repeat(22);
     let e = append_table(&f, "t", &long).unwrap_err().to_string();
-    assert!(e.contains("/t/name[3]") && e.contains("22 bytes"), "{e}");
+    assert!(
+        e.contains("$.name[3] (/t/name)") && e.contains("22 bytes"),
+        "{e}"
+    );
     assert_eq!(load_table::<Row>(&f, "t").unwrap(), rows());
     // Saving over an existing name.
     assert!(save_table(&f, "t", &rows()).is_err());
@@ -309,10 +318,9 @@ fn vls_roundtrip() {
 #[test]
 fn vls_write_errors() {
     let (_d, f) = tmp();
-    let e = save_strings(&f, "x", &[Some("ok".into()), Some("a\0b".into())])
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("/x[1]") && e.contains("NUL"), "{e}");
+    let e = save_strings(&f, "x", &[Some("ok".into()), Some("a\0b".into())]).unwrap_err();
+    assert_eq!(e.path(), "$[1]", "{e}");
+    assert!(e.to_string().contains("NUL"), "{e}");
     assert!(!f.link_exists("x"));
     save_strings(&f, "x", &[None]).unwrap();
     assert!(save_strings(&f, "x", &[None]).is_err());

@@ -528,22 +528,17 @@ fn reserved_names_are_rejected_on_save() {
         ".h5vec-partial",
         "..h5vec-partial-12",
     ] {
-        let check = |r: h5vec::Result<()>, what: &str| {
+        let check = |r: h5vec::Result<()>| {
             let e = r.unwrap_err();
             assert!(matches!(e.kind(), ErrorKind::BadName(_)), "{e}");
-            assert_eq!(e.path(), format!("{what} `{name}`"));
-            assert!(
-                e.to_string().contains("reserved for h5vec's temporaries"),
-                "{e}"
-            );
+            assert_eq!(e.path(), "$");
+            assert_eq!(e.location(), Some(format!("/{name}").as_str()));
+            assert!(e.to_string().contains("are reserved"), "{e}");
         };
-        check(h5vec::save_vector(&f, name, &recs(1)), "vector");
-        check(
-            h5vec::VectorWriter::<Rec>::create(&f, name, &SaveOptions::default()).map(|_| ()),
-            "vector",
-        );
-        check(h5vec::h5col::save_table(&f, name, &[Row { n: 1 }]), "table");
-        check(h5vec::vls::save_strings(&f, name, &[None]), "VLS array");
+        check(h5vec::save_vector(&f, name, &recs(1)));
+        check(h5vec::VectorWriter::<Rec>::create(&f, name, &SaveOptions::default()).map(|_| ()));
+        check(h5vec::h5col::save_table(&f, name, &[Row { n: 1 }]));
+        check(h5vec::vls::save_strings(&f, name, &[None]));
         assert!(!f.link_exists(name));
     }
     // Names that only resemble them are fine.
@@ -554,11 +549,13 @@ fn reserved_names_are_rejected_on_save() {
     ] {
         h5vec::save_vector(&f, name, &recs(1)).unwrap();
     }
-    // Other name errors name the container.
+    // Other name errors say what the container is.
     let e = h5vec::h5col::save_table(&f, "a/b", &[Row { n: 1 }]).unwrap_err();
-    assert_eq!(e.path(), "table `a/b`");
+    assert_eq!((e.path(), e.location()), ("$", Some("/a/b")));
+    assert!(e.to_string().contains("the table name contains `/`"), "{e}");
     let e = h5vec::vls::save_strings(&f, "", &[None]).unwrap_err();
-    assert_eq!(e.path(), "VLS array ``");
+    assert_eq!((e.path(), e.location()), ("$", Some("/")));
+    assert!(e.to_string().contains("the VLS array name is empty"), "{e}");
 }
 
 #[test]
@@ -574,15 +571,15 @@ fn tables_and_vls_arrays_are_walked_too() {
     let s = f.group("s").unwrap();
     s.link_external("elsewhere.h5", "/x", "names").unwrap();
     let e = h5vec::h5col::load_table::<Row>(&f, "t").unwrap_err();
-    assert_eq!(e.path(), "/t/n");
+    assert_eq!((e.path(), e.location()), ("$.n", Some("/t/n")));
     assert!(
         e.to_string().contains("soft link to `/w/data/values`"),
         "{e}"
     );
     let e = h5vec::h5col::append_table(&f, "t", &[Row { n: 3 }]).unwrap_err();
-    assert_eq!(e.path(), "/t/n");
+    assert_eq!((e.path(), e.location()), ("$.n", Some("/t/n")));
     let e = h5vec::vls::load_strings(&s).unwrap_err();
-    assert_eq!(e.path(), "/s/names");
+    assert_eq!((e.path(), e.location()), ("$", Some("/s/names")));
     assert!(
         e.to_string()
             .contains("an external link to `elsewhere.h5`:`/x`"),

@@ -550,12 +550,8 @@ fn format_version_2() {
 fn missing_vector() {
     let f = mem_file();
     let e = load_err::<f64>(&f, "nope");
-    assert_mismatch(
-        &e,
-        "vector `nope`",
-        "a vector group `nope` in `/`",
-        "nothing",
-    );
+    assert_eq!(e.location(), Some("/nope"), "{e}");
+    assert_mismatch(&e, "$", "a vector group `nope` in `/`", "nothing");
 }
 
 // --- blob ------------------------------------------------------------------
@@ -906,22 +902,32 @@ fn invalid_utf8_string_names_the_element() {
 #[test]
 fn bad_names_on_save_and_load() {
     let f = mem_file();
+    // The path is the vector's (`$`); the location, the HDF5 path the name
+    // would have (NUL escaped).
     let cases = [
-        ("", "vector ``", "the name is empty"),
-        (".", "vector `.`", "`.` and `..` are not names"),
-        ("..", "vector `..`", "`.` and `..` are not names"),
+        ("", "/", "the vector name is empty"),
+        (".", "/.", "`.` and `..` are not vector names"),
+        ("..", "/..", "`.` and `..` are not vector names"),
         (
             "a/b",
-            "vector `a/b`",
-            "the name contains `/` (create the parent group and pass it instead)",
+            "/a/b",
+            "the vector name contains `/` (create the parent group and pass it instead)",
         ),
-        ("a\0b", "vector `a\\0b`", "the name contains a NUL byte"),
+        ("a\0b", "/a\\0b", "the vector name contains a NUL byte"),
     ];
-    for (name, path, msg) in cases {
+    for (name, location, msg) in cases {
         let e = h5vec::save_vector(&f, name, &[1.0f64]).expect_err(name);
-        assert_eq!((e.path(), bad_name(&e)), (path, msg), "{name:?}");
+        assert_eq!(
+            (e.path(), e.location(), bad_name(&e)),
+            ("$", Some(location), msg),
+            "{name:?}"
+        );
         let e = load_err::<f64>(&f, name);
-        assert_eq!((e.path(), bad_name(&e)), (path, msg), "{name:?}");
+        assert_eq!(
+            (e.path(), e.location(), bad_name(&e)),
+            ("$", Some(location), msg),
+            "{name:?}"
+        );
     }
     assert_eq!(members(&f), Vec::<String>::new());
 }
@@ -931,10 +937,11 @@ fn saving_over_an_existing_name_fails_and_keeps_the_old_vector() {
     let f = saved();
     let e = h5vec::save_vector(&f, "m", &[1.0f64, 2.0]).expect_err("overwrite");
     assert_eq!(
-        (e.path(), bad_name(&e)),
+        (e.path(), e.location(), bad_name(&e)),
         (
-            "vector `m`",
-            "`m` already exists in `/` (use SaveOptions::replace(true) to replace it)"
+            "$",
+            Some("/m"),
+            "vector `m` already exists in `/` (use SaveOptions::replace(true) to replace it)"
         )
     );
     assert_eq!(
@@ -946,10 +953,11 @@ fn saving_over_an_existing_name_fails_and_keeps_the_old_vector() {
     g.new_dataset::<u8>().shape(1).create("taken").unwrap();
     let e = h5vec::save_vector(&g, "taken", &[1u8]).expect_err("over a dataset");
     assert_eq!(
-        (e.path(), bad_name(&e)),
+        (e.path(), e.location(), bad_name(&e)),
         (
-            "vector `taken`",
-            "`taken` already exists in `/sub` (use SaveOptions::replace(true) to replace it)"
+            "$",
+            Some("/sub/taken"),
+            "vector `taken` already exists in `/sub` (use SaveOptions::replace(true) to replace it)"
         )
     );
     assert_eq!(members(&g), ["taken"]);

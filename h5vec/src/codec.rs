@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use hdf5::{Dataset, Group};
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw::{self, TypeInfo};
 use crate::schema::{Schema, Stored};
@@ -101,7 +101,12 @@ pub(crate) fn child_path(path: &str, field: &str) -> String {
 /// Checks that `group` has exactly the members `expected` plus the stored
 /// node's `extra_members` (set by an enclosing layout, e.g. a null mask
 /// beside the values), in any order.
-pub(crate) fn expect_members(group: &Group, expected: &[&str], node: &Stored, path: &str) -> Result<()> {
+pub(crate) fn expect_members(
+    group: &Group,
+    expected: &[&str],
+    node: &Stored,
+    path: &str,
+) -> Result<()> {
     let mut names = group.member_names().at(path)?;
     names.sort();
     let mut want: Vec<&str> = expected.to_vec();
@@ -109,7 +114,7 @@ pub(crate) fn expect_members(group: &Group, expected: &[&str], node: &Stored, pa
     want.sort();
     if names != want {
         return Err(Error::mismatch(
-            format!("{path} ({})", group.name()),
+            Place::new(path, group.name()),
             format!("members {want:?}"),
             format!("{names:?}"),
         ));
@@ -129,17 +134,18 @@ pub(crate) fn member_path(group: &Group, name: &str) -> String {
 
 /// Opens the child group `name` of `group`, or says what is there instead.
 pub(crate) fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {
+    let full = member_path(group, name);
     if !group.link_exists(name) {
         return Err(Error::mismatch(
-            path,
-            format!("group `{}`", member_path(group, name)),
+            Place::new(path, &full),
+            format!("group `{full}`"),
             "nothing",
         ));
     }
     group.group(name).map_err(|_| {
         Error::mismatch(
-            path,
-            format!("`{}` to be a group", member_path(group, name)),
+            Place::new(path, &full),
+            format!("`{full}` to be a group"),
             crate::guard::describe_member(group, name),
         )
     })
@@ -171,7 +177,7 @@ pub(crate) fn open_column(
             crate::guard::describe_member(group, name),
         )
     })?;
-    let p = format!("{path} ({full})");
+    let p = Place::new(path, full);
     let shape = raw::shape(&ds, &p)?;
     if shape.len() != 1 + inner.len() || shape[1..] != *inner {
         let mut want = vec!["N".to_string()];
@@ -206,7 +212,7 @@ pub(crate) fn open_column(
 }
 
 /// Rows `range` as a length, checked.
-pub(crate) fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
+pub(crate) fn range_len(range: &Range<u64>, path: impl Into<Place>) -> Result<u64> {
     range
         .end
         .checked_sub(range.start)
@@ -214,7 +220,7 @@ pub(crate) fn range_len(range: &Range<u64>, path: &str) -> Result<u64> {
 }
 
 /// Error for a decoder asked for more values than it loaded.
-pub(crate) fn exhausted(path: &str) -> Error {
+pub(crate) fn exhausted(path: impl Into<Place>) -> Error {
     Error::invalid(
         path,
         "fewer values loaded than requested (internal bookkeeping error)",

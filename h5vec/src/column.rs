@@ -7,7 +7,7 @@ use hdf5::{Dataset, Datatype, Group};
 use std::sync::Arc;
 
 use crate::deferred::{Space, WriteJob};
-use crate::error::{Context, Result};
+use crate::error::{Context, Place, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::parallel::Pipeline;
 use crate::raw::{self, ColumnSpec, Pod};
@@ -376,17 +376,17 @@ pub struct PodReader<T: Pod> {
     inner: Vec<u64>,
     /// Rows in the dataset.
     pub rows: u64,
-    path: String,
-    logical: String,
+    /// The logical path and the dataset, for errors.
+    at: Place,
     _t: std::marker::PhantomData<T>,
 }
 
 impl<T: Pod> PodReader<T> {
     /// Wraps a dataset already checked with [`crate::codec::open_column`].
     pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Result<Self> {
-        let full = format!("{path} ({})", ds.name());
+        let at = Place::new(path, ds.name());
         let mem = if T::AS_STORED {
-            Some(raw::dataset_type(&ds, &full)?)
+            Some(raw::dataset_type(&ds, &at)?)
         } else {
             None
         };
@@ -395,15 +395,14 @@ impl<T: Pod> PodReader<T> {
             mem,
             inner,
             rows,
-            path: full,
-            logical: path.to_owned(),
+            at,
             _t: std::marker::PhantomData,
         })
     }
 
     /// The logical path of element `row`, for errors: `$.field[row]`.
     pub fn element(&self, row: u64) -> String {
-        format!("{}[{row}]", self.logical)
+        format!("{}[{row}]", self.at.path())
     }
 
     /// Reads rows `start..start + n`, checked against the extent.
@@ -425,11 +424,11 @@ impl<T: Pod> PodReader<T> {
                 // SAFETY: `mem` describes `T` (Pod contract), or is the
                 // dataset's own 1-byte type for AS_STORED bytes.
                 unsafe {
-                    raw::read_rows_into::<T>(&self.ds, mem, start, n, &self.inner, out, &self.path)
+                    raw::read_rows_into::<T>(&self.ds, mem, start, n, &self.inner, out, &self.at)
                 }
             }
             _ => Err(crate::Error::invalid(
-                &self.path,
+                &self.at,
                 format!(
                     "rows {start}..{} past the end of a dataset of {} rows",
                     start.saturating_add(n),
@@ -439,9 +438,9 @@ impl<T: Pod> PodReader<T> {
         }
     }
 
-    /// The logical path with the dataset name, for errors.
-    pub fn path(&self) -> &str {
-        &self.path
+    /// The logical path and the dataset, for errors.
+    pub(crate) fn place(&self) -> &Place {
+        &self.at
     }
 }
 

@@ -2,7 +2,9 @@
 //!
 //! Every error names the logical field path where it happened (`$` is the
 //! whole vector, `$.timestamp.weeks` a nested field, `$.name[17]` one
-//! element) and says what was expected against what was found.
+//! element) and, where known, the HDF5 object involved (`location`), and
+//! says what was expected against what was found. Both are fields set where
+//! the error is made ([`Place`]), never parsed back out of a message.
 
 use std::fmt;
 
@@ -30,46 +32,130 @@ pub enum ErrorKind {
     Hdf5(hdf5::Error),
 }
 
-/// An h5vec error: where (`path`) and what (`kind`).
-#[derive(Debug)]
-pub struct Error {
+/// Where an error happened: the logical field path (`$`, `$.a.b`, `$[3]`,
+/// `$.tags[]` for the items of a list) and, if known, the HDF5 object or
+/// attribute involved (`/m/data/a/b/values`, `metadata/count`, `attribute
+/// NROWS`). Checks and codecs build one where they know both, and errors
+/// carry it as it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Place {
     path: String,
-    /// The HDF5 object involved (`/m/data/weeks/values`, `metadata/count`), if any.
     location: Option<String>,
-    kind: ErrorKind,
 }
 
-/// Splits `"$.a.b (/m/data/a/b/values)"` into the logical path and the HDF5
-/// location the codecs append in parentheses.
-fn split_location(full: String) -> (String, Option<String>) {
-    if full.starts_with('$') && full.ends_with(')') {
-        if let Some(i) = full.find(" (") {
-            let loc = full[i + 2..full.len() - 1].to_owned();
-            let mut path = full;
-            path.truncate(i);
-            return (path, Some(loc));
+impl Place {
+    /// Logical path `path` at HDF5 object (or attribute) `location`.
+    pub(crate) fn new(path: impl Into<String>, location: impl Into<String>) -> Place {
+        Place {
+            path: path.into(),
+            location: Some(location.into()),
         }
     }
-    (full, None)
+
+    /// The logical path.
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Attribute `name` of the object at this place: the location becomes
+    /// `<object> attribute <name>` (`attribute <name>` if the object is not
+    /// known).
+    pub(crate) fn attribute(&self, name: &str) -> Place {
+        let location = match &self.location {
+            Some(loc) => format!("{loc} attribute {name}"),
+            None => format!("attribute {name}"),
+        };
+        Place {
+            path: self.path.clone(),
+            location: Some(location),
+        }
+    }
+
+    /// Element `row` of this place: `$.a[3]`, at the same HDF5 object.
+    pub(crate) fn element(&self, row: u64) -> Place {
+        Place {
+            path: format!("{}[{row}]", self.path),
+            location: self.location.clone(),
+        }
+    }
+}
+
+/// A logical path alone, without an HDF5 location.
+impl From<&str> for Place {
+    fn from(path: &str) -> Place {
+        Place {
+            path: path.to_owned(),
+            location: None,
+        }
+    }
+}
+
+impl From<String> for Place {
+    fn from(path: String) -> Place {
+        Place {
+            path,
+            location: None,
+        }
+    }
+}
+
+impl From<&String> for Place {
+    fn from(path: &String) -> Place {
+        Place::from(path.as_str())
+    }
+}
+
+impl From<&Place> for Place {
+    fn from(place: &Place) -> Place {
+        place.clone()
+    }
+}
+
+/// `path (location)`, or `path` alone.
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if let Some(loc) = &self.location {
+            write!(f, " ({loc})")?;
+        }
+        Ok(())
+    }
+}
+
+/// What functions that make errors take for where: a logical path (`&str`,
+/// `&String`) or a `&Place`.
+pub(crate) trait At: Into<Place> + Copy {
+    /// The place itself.
+    fn place(self) -> Place {
+        self.into()
+    }
+}
+
+impl<T: Into<Place> + Copy> At for T {}
+
+/// An h5vec error: where (`path`, `location`) and what (`kind`).
+#[derive(Debug)]
+pub struct Error {
+    place: Place,
+    kind: ErrorKind,
 }
 
 impl Error {
     /// The logical path where the error happened, like `$.timestamp.weeks`
-    /// (`$` is the whole vector, `[i]` an element).
+    /// (`$` is the whole vector, table or VLS array, `[i]` an element,
+    /// `[]` the items of a list).
     pub fn path(&self) -> &str {
-        &self.path
+        &self.place.path
     }
 
     /// The HDF5 object involved, like `/m/data/timestamp/weeks/values`, if any.
     pub fn location(&self) -> Option<&str> {
-        self.location.as_deref()
+        self.place.location.as_deref()
     }
 
-    fn at_path(path: impl Into<String>, kind: ErrorKind) -> Self {
-        let (path, location) = split_location(path.into());
+    fn at_place(place: impl Into<Place>, kind: ErrorKind) -> Self {
         Error {
-            path,
-            location,
+            place: place.into(),
             kind,
         }
     }
@@ -80,13 +166,13 @@ impl Error {
     }
 
     /// A mismatch between what was expected and what was found.
-    pub fn mismatch(
-        path: impl Into<String>,
+    pub(crate) fn mismatch(
+        at: impl Into<Place>,
         expected: impl fmt::Display,
         found: impl fmt::Display,
     ) -> Self {
-        Error::at_path(
-            path,
+        Error::at_place(
+            at,
             ErrorKind::Mismatch {
                 expected: expected.to_string(),
                 found: found.to_string(),
@@ -95,32 +181,29 @@ impl Error {
     }
 
     /// A value in the file that breaks a layout rule.
-    pub fn invalid(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error::at_path(path, ErrorKind::Invalid(msg.to_string()))
+    pub(crate) fn invalid(at: impl Into<Place>, msg: impl fmt::Display) -> Self {
+        Error::at_place(at, ErrorKind::Invalid(msg.to_string()))
     }
 
     /// A value that could not be encoded.
-    pub fn encode(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error::at_path(path, ErrorKind::Encode(msg.to_string()))
+    pub(crate) fn encode(at: impl Into<Place>, msg: impl fmt::Display) -> Self {
+        Error::at_place(at, ErrorKind::Encode(msg.to_string()))
     }
 
-    /// A bad vector or group name.
-    pub fn bad_name(path: impl Into<String>, msg: impl fmt::Display) -> Self {
-        Error::at_path(path, ErrorKind::BadName(msg.to_string()))
+    /// A bad vector, table or VLS array name.
+    pub(crate) fn bad_name(at: impl Into<Place>, msg: impl fmt::Display) -> Self {
+        Error::at_place(at, ErrorKind::BadName(msg.to_string()))
     }
 
-    /// An HDF5 library error at `path`.
-    pub fn hdf5(path: impl Into<String>, err: hdf5::Error) -> Self {
-        Error::at_path(path, ErrorKind::Hdf5(err))
+    /// An HDF5 library error.
+    pub(crate) fn hdf5(at: impl Into<Place>, err: hdf5::Error) -> Self {
+        Error::at_place(at, ErrorKind::Hdf5(err))
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path)?;
-        if let Some(loc) = &self.location {
-            write!(f, " ({loc})")?;
-        }
+        write!(f, "{}", self.place)?;
         match &self.kind {
             ErrorKind::Mismatch { expected, found } => {
                 write!(f, ": expected {}, found {}", expected, found)
@@ -142,13 +225,13 @@ impl std::error::Error for Error {
     }
 }
 
-/// Attach a path to an HDF5 result.
+/// Attach a place to an HDF5 result.
 pub(crate) trait Context<T> {
-    fn at(self, path: &str) -> Result<T>;
+    fn at(self, at: impl Into<Place>) -> Result<T>;
 }
 
 impl<T> Context<T> for hdf5::Result<T> {
-    fn at(self, path: &str) -> Result<T> {
-        self.map_err(|e| Error::hdf5(path, e))
+    fn at(self, at: impl Into<Place>) -> Result<T> {
+        self.map_err(|e| Error::hdf5(at, e))
     }
 }

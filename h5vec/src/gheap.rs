@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use hdf5::Dataset;
 
-use crate::error::{Error, Result};
+use crate::error::{At, Error, Result};
 use crate::raw::sync;
 
 /// Most distinct collections looked at per read.
@@ -85,7 +85,7 @@ fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
 /// Checks the collections that rows `start..start + n` of the vlen string
 /// dataset `ds` point to; `path` names the dataset in errors.
 #[cfg(unix)]
-pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<()> {
+pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<()> {
     let Some(f) = sec2_file(ds) else {
         return Ok(());
     };
@@ -303,13 +303,13 @@ impl Unfilter {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn check(_ds: &Dataset, _start: u64, _n: u64, _path: &str) -> Result<()> {
+pub(crate) fn check(_ds: &Dataset, _start: u64, _n: u64, _path: impl At) -> Result<()> {
     Ok(())
 }
 
 /// Walks the collection at `addr` as `H5HG__cache_heap_deserialize` does.
 #[cfg(unix)]
-fn walk(f: &std::fs::File, addr: u64, ss: u64, eof: u64, path: &str) -> Result<()> {
+fn walk(f: &std::fs::File, addr: u64, ss: u64, eof: u64, path: impl At) -> Result<()> {
     // Header: "GCOL", version 1, 3 reserved bytes, collection size.
     let Some(hdr) = align8(8 + ss) else {
         return Ok(());

@@ -27,7 +27,7 @@ use hdf5_sys::h5o::{H5O_info2_t, H5O_type_t, H5O_INFO_BASIC};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5d, h5l, h5o, h5p, h5s};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::raw::{sync, Owned};
 
 /// Deepest HDF5 group nesting below a container (a schema tree of
@@ -338,11 +338,11 @@ impl Walk {
         p
     }
 
-    /// The error path for the object at `rel`: for a vector, the field
-    /// path (groups below `data`; a list's `VALUES` or `STRING_VALUES` is
-    /// `[]`) and the HDF5 path in parentheses; for tables and VLS arrays,
-    /// the HDF5 path.
-    fn error_path(&self, rel: &[String], is_group: bool) -> String {
+    /// Where the object at `rel` is, for errors: its logical path (for a
+    /// vector, the field groups below `data`; for a table, the column and
+    /// the groups below it; a list's `VALUES` or `STRING_VALUES` is `[]`;
+    /// `$` for a VLS array) at its HDF5 path.
+    fn error_place(&self, rel: &[String], is_group: bool) -> Place {
         // A link not followed may stand for a group or a dataset: the
         // names of layout datasets are not fields.
         const DATASETS: [&str; 9] = [
@@ -352,23 +352,29 @@ impl Walk {
             || rel
                 .last()
                 .is_some_and(|l| !DATASETS.contains(&l.as_str()) && rel.len() > 1);
-        let h = self.hdf5_path(rel);
-        if self.container != Container::Vector {
-            return h;
-        }
+        let groups = if is_group {
+            rel.len()
+        } else {
+            rel.len().saturating_sub(1)
+        };
+        let fields = match self.container {
+            Container::Vector if rel.first().map(String::as_str) == Some("data") => {
+                rel.get(1..groups).unwrap_or(&[])
+            }
+            // A table's members are its columns: fields of the row.
+            Container::Table => rel.get(..groups.max(1)).unwrap_or(&[]),
+            _ => &[],
+        };
         let mut logical = String::from("$");
-        if rel.first().map(String::as_str) == Some("data") {
-            let groups = if is_group { rel.len() } else { rel.len() - 1 };
-            for c in rel.iter().take(groups).skip(1) {
-                if c == "VALUES" || c == "STRING_VALUES" {
-                    logical.push_str("[]");
-                } else {
-                    logical.push('.');
-                    logical.push_str(c);
-                }
+        for c in fields {
+            if c == "VALUES" || c == "STRING_VALUES" {
+                logical.push_str("[]");
+            } else {
+                logical.push('.');
+                logical.push_str(c);
             }
         }
-        format!("{logical} ({h})")
+        Place::new(logical, self.hdf5_path(rel))
     }
 
     fn refuse(
@@ -378,7 +384,7 @@ impl Walk {
         expected: impl std::fmt::Display,
         found: impl std::fmt::Display,
     ) -> Error {
-        Error::mismatch(self.error_path(rel, is_group), expected, found)
+        Error::mismatch(self.error_place(rel, is_group), expected, found)
     }
 
     /// Whether the object at `rel` holds values that appends extend.

@@ -9,7 +9,7 @@ use hdf5_sys::h5d::{self, H5D_layout_t};
 use hdf5_sys::h5p;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
-use crate::error::{Error, Result};
+use crate::error::{At, Error, Place, Result};
 use crate::raw::{check, sync, Owned, TypeInfo};
 
 /// Most rows h5vec produces for a type that occupies no memory and no
@@ -47,7 +47,7 @@ pub(crate) fn blob_budget(len: usize) -> u64 {
 }
 
 /// Refuses `rows` rows of a zero-sized `T` beyond [`MAX_EMPTY_ROWS`].
-pub(crate) fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
+pub(crate) fn check_empty_rows<T>(rows: u64, path: impl At) -> Result<()> {
     if std::mem::size_of::<T>() == 0 && rows > MAX_EMPTY_ROWS {
         return Err(Error::invalid(
             path,
@@ -63,7 +63,7 @@ pub(crate) fn check_empty_rows<T>(rows: u64, path: &str) -> Result<()> {
 
 /// Grows `v` so it can hold `n` elements in all, or says it cannot
 /// (instead of aborting the process when the allocation fails).
-pub(crate) fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
+pub(crate) fn reserve<T>(v: &mut Vec<T>, n: u64, path: impl At) -> Result<()> {
     let fail = || {
         Error::invalid(
             path,
@@ -81,7 +81,7 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, n: u64, path: &str) -> Result<()> {
 /// Makes room in `v` for `more` further elements, doubling its capacity
 /// (at most to `max` elements in all) like `push` would, but with an error
 /// instead of an abort when the memory is not there.
-pub(crate) fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result<()> {
+pub(crate) fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: impl At) -> Result<()> {
     if (v.capacity() - v.len()) as u64 >= more {
         return Ok(());
     }
@@ -98,7 +98,7 @@ pub(crate) fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: &str) -> Result
 ///
 /// External and virtual storage are other rules' business (section 7):
 /// they count as the extent here.
-pub(crate) fn stored_rows(ds: &Dataset, shape: &[u64], path: &str) -> Result<u64> {
+pub(crate) fn stored_rows(ds: &Dataset, shape: &[u64], path: impl At) -> Result<u64> {
     let extent = shape.first().copied().unwrap_or(1);
     // SAFETY: a valid dataset id; the property list is owned by an `Owned`
     // and valid while `stored_rows_in` reads it, under the lock.
@@ -118,7 +118,7 @@ unsafe fn stored_rows_in(
     dcpl: i64,
     shape: &[u64],
     extent: u64,
-    path: &str,
+    path: impl At,
 ) -> Result<u64> {
     // SAFETY (whole body): `ds` and `dcpl` are valid ids and the caller
     // holds the lock; `dims` has room for the 32 extents asked for, `n` is an
@@ -167,7 +167,7 @@ unsafe fn stored_rows_in(
 /// cost little to read even as fill values, and the check walks the chunk
 /// index, whose cost grows with the chunk count (and which a damaged index
 /// can make HDF5 walk for very long: `tests/fuzz/KNOWN.md`).
-pub(crate) fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -> Result<()> {
+pub(crate) fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: impl At) -> Result<()> {
     if need == 0 || shape.iter().skip(1).any(|&d| d == 0) {
         return Ok(());
     }
@@ -198,7 +198,7 @@ pub(crate) fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: &str) -
 /// used, none padding) or an IEEE float, so that HDF5's conversion to the
 /// Rust type (and back, on append) keeps every value exactly. Other
 /// classes pass (their own checks apply).
-pub(crate) fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: &str) -> Result<()> {
+pub(crate) fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: impl At) -> Result<()> {
     let dt = crate::raw::dataset_type(ds, path)?;
     // SAFETY: these only read a valid datatype and the predefined IEEE types.
     let ok = sync(|| unsafe {
@@ -251,7 +251,7 @@ pub(crate) fn check_append_chunk(ds: &Dataset, path: &str) -> Result<()> {
         .unwrap_or(u64::MAX);
     if bytes > MAX_APPEND_CHUNK_BYTES {
         return Err(Error::mismatch(
-            format!("{path} ({})", ds.name()),
+            Place::new(path, ds.name()),
             format!("chunks of at most {MAX_APPEND_CHUNK_BYTES} bytes to append into"),
             format!("chunks of {bytes} bytes (chunk shape {chunk:?})"),
         ));

@@ -20,7 +20,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5z::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE};
 use hdf5_sys::{h5d, h5p, h5t};
 
-use crate::error::Result;
+use crate::error::{At, Result};
 use crate::raw::chunks::{read_stored_chunk, stored_chunk, write_chunks};
 use crate::raw::ffi::{sync, Owned};
 
@@ -429,7 +429,7 @@ pub(crate) fn write_rows(
     start: u64,
     rows: u64,
     buf: &[u8],
-    path: &str,
+    path: impl At,
     normal: &mut WriteFallback<'_>,
 ) -> Result<()> {
     let end = start + rows;

@@ -10,7 +10,7 @@
 use hdf5::Group;
 use serde::Serialize;
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::raw;
 
 /// Schema identifiers of HDF5Vectors and of h5vec's own kinds.
@@ -58,10 +58,36 @@ pub mod ids {
     pub const STRING_VALUES: &str = "h5vec.StringValuesSchema";
 }
 
+/// The `kind` entry of a schema node: how its data group is laid out, as
+/// spelled on disk (SPEC.md section 2). Every writer and every check uses
+/// these, never a literal.
+pub(crate) mod kind {
+    /// HDF5Vectors: one dataset of numbers, bools or fixed-length strings.
+    pub(crate) const SCALAR: &str = "scalar";
+    /// HDF5Vectors: fixed-shape arrays.
+    pub(crate) const DENSE: &str = "dense";
+    /// HDF5Vectors: one child group per field.
+    pub(crate) const RECORD: &str = "record";
+    /// HDF5Vectors: serialized bytes with stops.
+    pub(crate) const BLOB: &str = "blob";
+    /// HDF5Vectors: one value for every element, no data.
+    pub(crate) const CONSTANT: &str = "constant";
+    /// h5vec: compressed VLS strings (heap + pointers).
+    pub(crate) const VLS_STRING: &str = "vls_string";
+    /// h5vec: list column (OFFSETS + VALUES).
+    pub(crate) const LIST: &str = "list";
+    /// h5vec: strings inside a list (OFFSETS + CHARS).
+    pub(crate) const STRING_VALUES: &str = "string_values";
+    /// h5vec: a MASK beside the values.
+    pub(crate) const NULLABLE: &str = "nullable";
+    /// h5vec: numbers whose fill value marks a missing element.
+    pub(crate) const FILL_NULLABLE: &str = "fill_nullable";
+}
+
 /// One node of the schema tree, as h5vec writes it and expects it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Schema {
-    /// `scalar`, `dense`, `record`, `blob`, `constant`, or an h5vec kind.
+    /// One of [`kind`]'s identifiers.
     pub kind: String,
     /// Schema identifier, e.g. `HDF5Vectors.ScalarSchema`.
     pub schema: String,
@@ -175,7 +201,7 @@ fn read_str(group: &Group, name: &str, path: &str) -> Result<Option<String>> {
     if !group.link_exists(name) {
         return Ok(None);
     }
-    let p = format!("{path} (metadata/schema .../{name})");
+    let p = Place::new(path, crate::codec::member_path(group, name));
     let ds = group
         .dataset(name)
         .map_err(|_| Error::mismatch(&p, "a scalar string dataset", "something else"))?;
@@ -206,7 +232,7 @@ impl Stored {
         let logical_type = read_str(group, "logical_type", path)?.unwrap_or_default();
         let encoded_type = read_str(group, "encoded_type", path)?;
         let dimensions = if group.link_exists("dimensions") {
-            let p = format!("{path} (schema dimensions)");
+            let p = Place::new(path, crate::codec::member_path(group, "dimensions"));
             let ds = group.dataset("dimensions").at(&p)?;
             let info = raw::type_info(&ds, &p)?;
             if info.class != hdf5_sys::h5t::H5T_class_t::H5T_INTEGER || ds.ndim() > 1 {
@@ -225,7 +251,7 @@ impl Stored {
             None
         };
         let field_names = if group.link_exists("field_names") {
-            let p = format!("{path} (schema field_names)");
+            let p = Place::new(path, crate::codec::member_path(group, "field_names"));
             let ds = group.dataset("field_names").at(&p)?;
             let info = raw::type_info(&ds, &p)?;
             if !info.vlen_str || ds.ndim() != 1 {

@@ -19,10 +19,10 @@ use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
 use crate::error::{Context, Error, Result};
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::Stored;
+use crate::schema::{kind, Stored};
 use crate::vector::{
-    check_new_name, check_replaceable, commit_vector, open_vector, open_vector_group, read_count,
-    read_rows, remove_leftovers, write_count, write_metadata,
+    check_new_member, commit_vector, open_vector, open_vector_group, read_count, read_rows,
+    remove_leftovers, write_count, write_metadata,
 };
 
 /// The number of elements of vector `name`, from `metadata/count` alone.
@@ -92,7 +92,7 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
     }
     for seg in field.split('.') {
         let names = match (&node.kind[..], &node.field_names) {
-            ("record", Some(n)) => n.clone(),
+            (kind::RECORD, Some(n)) => n.clone(),
             _ => {
                 return Err(Error::mismatch(
                     &path,
@@ -151,17 +151,7 @@ pub struct VectorWriter<T: H5Vector> {
 impl<T: H5Vector> VectorWriter<T> {
     /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
-        check_new_name(name, "vector")?;
-        let exists = parent.link_exists(name);
-        if exists && !opts.get_replace() {
-            return Err(Error::bad_name(
-                format!("vector `{name}`"),
-                format!("`{name}` already exists in `{}`", parent.name()),
-            ));
-        }
-        if exists {
-            check_replaceable(parent, name)?;
-        }
+        let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).
         let group = crate::raw::create_anon_group(parent, "$")?;

@@ -15,7 +15,7 @@
 use hdf5::Group;
 
 use crate::codec::{expect_members, member_path, open_group, Codec, Decoder, Encoder, H5Vector};
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::guard::{self, Access, Container};
 use crate::options::{SaveOptions, WriteCtx};
 use crate::raw::{self, Bits8, Pod};
@@ -26,33 +26,35 @@ pub const FORMAT_NAME: &str = "HDF5Vectors";
 /// The `format_version` h5vec writes and expects.
 pub const FORMAT_VERSION: i64 = 1;
 
-/// Checks the name of a container (`what`: "vector", "table", "VLS
-/// array"): non-empty, not `.`/`..`, no `/` or NUL.
-pub(crate) fn check_name(name: &str, what: &str) -> Result<()> {
-    let bad = |why: &str| {
-        Err(Error::bad_name(
-            format!("{what} `{}`", name.escape_debug()),
-            why,
-        ))
-    };
+/// Where container `name` of `parent` is, for errors: `$` at its HDF5
+/// path (the name escaped, so a NUL byte shows as `\0`).
+pub(crate) fn container_place(parent: &Group, name: &str) -> Place {
+    Place::new("$", member_path(parent, &name.escape_debug().to_string()))
+}
+
+/// Checks the name of container `name` of `parent` (`what`: "vector",
+/// "table", "VLS array"): non-empty, not `.`/`..`, no `/` or NUL.
+pub(crate) fn check_name(parent: &Group, name: &str, what: &str) -> Result<()> {
+    let bad = |why: String| Err(Error::bad_name(container_place(parent, name), why));
     if name.is_empty() {
-        return bad("the name is empty");
+        return bad(format!("the {what} name is empty"));
     }
     if name == "." || name == ".." {
-        return bad("`.` and `..` are not names");
+        return bad(format!("`.` and `..` are not {what} names"));
     }
     if name.contains('/') {
-        return bad("the name contains `/` (create the parent group and pass it instead)");
+        return bad(format!(
+            "the {what} name contains `/` (create the parent group and pass it instead)"
+        ));
     }
     if name.contains('\0') {
-        return bad("the name contains a NUL byte");
+        return bad(format!("the {what} name contains a NUL byte"));
     }
     Ok(())
 }
 
-/// Whether `name` has the form of the temporary names of earlier h5vec
-/// saves: `.X.h5vec-partial` or `.X.h5vec-partial-N` (SPEC.md section 1,
-/// "Names").
+/// Whether `name` has the form h5vec reserves (SPEC.md section 1, "Names"):
+/// `.X.h5vec-partial` or `.X.h5vec-partial-N`.
 pub(crate) fn is_reserved_name(name: &str) -> bool {
     const TAIL: &str = ".h5vec-partial";
     if !name.starts_with('.') {
@@ -69,18 +71,44 @@ pub(crate) fn is_reserved_name(name: &str) -> bool {
     }
 }
 
-/// [`check_name`] for a name about to be saved: also refuses the names
-/// h5vec reserves for temporaries ([`is_reserved_name`]).
-pub(crate) fn check_new_name(name: &str, what: &str) -> Result<()> {
-    check_name(name, what)?;
+/// Checks the name of a container about to be saved as `name` in `parent`
+/// (`what`: "vector", "table", "VLS array"): [`check_name`], not a reserved
+/// name ([`is_reserved_name`]), and not linked yet, unless `replace` is
+/// `Some(true)` (`None`: the container cannot replace anything). Returns
+/// whether the save replaces an existing vector (checked by
+/// [`check_replaceable`]).
+pub(crate) fn check_new_member(
+    parent: &Group,
+    name: &str,
+    what: &str,
+    replace: Option<bool>,
+) -> Result<bool> {
+    check_name(parent, name, what)?;
     if is_reserved_name(name) {
         return Err(Error::bad_name(
-            format!("{what} `{}`", name.escape_debug()),
+            container_place(parent, name),
             "names of the form `.NAME.h5vec-partial` and `.NAME.h5vec-partial-N` are reserved \
-             for h5vec's temporaries (SPEC.md section 1, Names)",
+             (SPEC.md section 1, Names)",
         ));
     }
-    Ok(())
+    if !parent.link_exists(name) {
+        return Ok(false);
+    }
+    let hint = match replace {
+        Some(true) => {
+            check_replaceable(parent, name)?;
+            return Ok(true);
+        }
+        Some(false) => " (use SaveOptions::replace(true) to replace it)",
+        None => "",
+    };
+    Err(Error::bad_name(
+        container_place(parent, name),
+        format!(
+            "{what} `{name}` already exists in `{}`{hint}",
+            parent.name()
+        ),
+    ))
 }
 
 /// Checks that what `name` links in `parent` is an h5vec vector that
@@ -89,7 +117,7 @@ pub(crate) fn check_new_name(name: &str, what: &str) -> Result<()> {
 /// `metadata/schema`. Anything else (a dataset, a group of user data, an
 /// h5col table, a VLS array) is an error saying what is there.
 pub(crate) fn check_replaceable(parent: &Group, name: &str) -> Result<()> {
-    let at = format!("$ ({})", member_path(parent, name));
+    let at = container_place(parent, name);
     let refuse = |found: String| {
         Error::mismatch(
             &at,
@@ -167,21 +195,7 @@ pub fn save_vector_with<T: H5Vector>(
     values: &[T],
     opts: &SaveOptions,
 ) -> Result<()> {
-    check_new_name(name, "vector")?;
-    let exists = parent.link_exists(name);
-    if exists && !opts.get_replace() {
-        return Err(Error::bad_name(
-            format!("vector `{name}`"),
-            format!(
-                "`{}` already exists in `{}` (use SaveOptions::replace(true) to replace it)",
-                name,
-                parent.name()
-            ),
-        ));
-    }
-    if exists {
-        check_replaceable(parent, name)?;
-    }
+    let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
     // Dropped on error: an anonymous group goes with its last handle.
     let group = raw::create_anon_group(parent, "$")?;
@@ -324,7 +338,7 @@ pub(crate) fn write_metadata(
     schema: &crate::schema::Schema,
     logical_type: &str,
 ) -> Result<()> {
-    let p = "$ (metadata)";
+    let p = &Place::new("$", "metadata");
     raw::write_scalar_string(meta, "format_name", FORMAT_NAME, p)?;
     meta.new_dataset::<i64>()
         .shape(())
@@ -354,7 +368,7 @@ pub(crate) fn write_metadata(
 }
 
 pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
-    let p = "$ (metadata/count)";
+    let p = &Place::new("$", "metadata/count");
     let v = i64::try_from(count).map_err(|_| Error::encode(p, "count exceeds Int64"))?;
     if meta.link_exists("count") {
         meta.dataset("count").at(p)?.write_scalar(&v).at(p)
@@ -387,10 +401,10 @@ pub(crate) fn open_vector_group(
     name: &str,
     access: Access,
 ) -> Result<(Group, guard::Walked)> {
-    check_name(name, "vector")?;
+    check_name(parent, name, "vector")?;
     if !parent.link_exists(name) {
         return Err(Error::mismatch(
-            format!("vector `{name}`"),
+            container_place(parent, name),
             format!("a vector group `{name}` in `{}`", parent.name()),
             "nothing",
         ));
@@ -410,7 +424,7 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
     expect_members(&group, &["data", "metadata"], &Stored::default(), "$")?;
     let meta = open_group(&group, "metadata", "$")?;
     let data = open_group(&group, "data", "$")?;
-    let p = "$ (metadata/format_name)";
+    let p = &Place::new("$", "metadata/format_name");
     let fname = raw::read_scalar_string(
         &meta
             .dataset("format_name")
@@ -427,13 +441,13 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
     let version = read_scalar_int(&meta, "format_version")?;
     if version != FORMAT_VERSION {
         return Err(Error::mismatch(
-            "$ (metadata/format_version)",
+            Place::new("$", "metadata/format_version"),
             FORMAT_VERSION,
             version,
         ));
     }
     let count = read_count(&meta)?;
-    let sg = open_group(&meta, "schema", "$ (metadata)")?;
+    let sg = open_group(&meta, "schema", "$")?;
     let schema = Stored::read(&sg, "$")?;
     Ok(Opened {
         data,
@@ -447,12 +461,16 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
 /// Reads `metadata/count`: scalar, Int64, >= 0.
 pub(crate) fn read_count(meta: &Group) -> Result<u64> {
     let v = read_scalar_int(meta, "count")?;
-    u64::try_from(v)
-        .map_err(|_| Error::invalid("$ (metadata/count)", format!("negative count {v}")))
+    u64::try_from(v).map_err(|_| {
+        Error::invalid(
+            Place::new("$", "metadata/count"),
+            format!("negative count {v}"),
+        )
+    })
 }
 
 fn read_scalar_int(meta: &Group, name: &str) -> Result<i64> {
-    let p = format!("$ (metadata/{name})");
+    let p = Place::new("$", format!("metadata/{name}"));
     if !meta.link_exists(name) {
         return Err(Error::mismatch(
             &p,

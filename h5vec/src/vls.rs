@@ -24,7 +24,7 @@
 
 use hdf5::Group;
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::kinds::vls::{VlsDecoder, VlsEncoder};
 use crate::options::{Compression, SaveOptions, WriteCtx};
 use crate::raw;
@@ -47,37 +47,37 @@ pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
         crate::guard::Container::VlsArray,
         crate::guard::Access::Read,
     )?;
-    let path = group.name();
-    match raw::attr_string(group, "type", &path)? {
+    let at = Place::new("$", group.name());
+    match raw::attr_string(group, "type", &at)? {
         Some(t) if t == TYPE_VLS => {}
         Some(t) => {
             return Err(Error::mismatch(
-                format!("{path} (attribute type)"),
+                at.attribute("type"),
                 format!("\"{TYPE_VLS}\""),
                 format!("{t:?}"),
             ))
         }
         None => {
             return Err(Error::mismatch(
-                &path,
+                &at,
                 format!("a string attribute `type = \"{TYPE_VLS}\"`"),
                 "no `type` attribute",
             ))
         }
     }
-    let mut names = group.member_names().at(&path)?;
+    let mut names = group.member_names().at(&at)?;
     names.retain(|n| !OPTIONAL_MEMBERS.contains(&n.as_str()));
     names.sort();
     if names != ["heap", "pointers"] {
         return Err(Error::mismatch(
-            &path,
+            &at,
             "members heap and pointers (and optionally names)",
             format!("{names:?}"),
         ));
     }
     // Every pointer is an element: all of them must be stored.
-    let all = VlsDecoder::open_datasets(group, &path, 0)?.len();
-    let dec = VlsDecoder::open_datasets(group, &path, all)?;
+    let all = VlsDecoder::open_datasets(group, "$", 0)?.len();
+    let dec = VlsDecoder::open_datasets(group, "$", all)?;
     dec.read(0..dec.len())
 }
 
@@ -120,22 +120,22 @@ pub fn save_strings_with(
 }
 
 fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -> Result<()> {
-    let path = group.name();
+    let at = Place::new("$", group.name());
     let t: hdf5::types::VarLenUnicode = TYPE_VLS
         .parse()
-        .map_err(|_| Error::encode(&path, "bad type attribute"))?;
+        .map_err(|_| Error::encode(at.attribute("type"), "bad type attribute"))?;
     group
         .new_attr::<hdf5::types::VarLenUnicode>()
         .shape(())
         .create("type")
-        .at(&path)?
+        .at(at.attribute("type"))?
         .write_scalar(&t)
-        .at(&path)?;
+        .at(at.attribute("type"))?;
     let ctx = WriteCtx {
         opts,
         len_hint: values.len() as u64,
     };
-    let mut enc = VlsEncoder::create(group, &path, &ctx)?;
+    let mut enc = VlsEncoder::create(group, "$", &ctx)?;
     // One batch: the placeholder is chosen over all values.
     for v in values {
         match v {
@@ -145,5 +145,5 @@ fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -
     }
     enc.flush()?;
     crate::column::complete_file(group)?;
-    group.file().at(&path)?.flush().at(&path)
+    group.file().at(&at)?.flush().at(&at)
 }

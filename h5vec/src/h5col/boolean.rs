@@ -30,14 +30,14 @@ pub struct BoolReader {
 }
 
 fn open_bool(table: &Group, name: &str, nrows: u64) -> Result<PodReader<Bits8>> {
-    open_bool_column(table, name, &column_path(table, name), nrows)
+    open_bool_column(table, name, &column_path(name), nrows)
 }
 
 impl TableColumn for bool {
     type Writer = BoolWriter;
     type Reader = BoolReader;
     fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-        let path = column_path(table, name);
+        let path = column_path(name);
         Ok(BoolWriter(create_bool_column(
             table,
             name,
@@ -48,7 +48,7 @@ impl TableColumn for bool {
     }
     fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
         let r = open_bool(table, name, nrows)?;
-        let path = column_path(table, name);
+        let path = column_path(name);
         Ok(BoolWriter(PodWriter::resume(
             r.ds,
             Vec::new(),
@@ -80,13 +80,13 @@ impl ColumnWriter<bool> for BoolWriter {
 
 impl ColumnReader<bool> for BoolReader {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.col.path())?;
+        let n = range_len(&rows, self.col.place())?;
         self.buf = self.col.read(rows.start, n)?.into_iter();
         self.row = rows.start;
         Ok(())
     }
     fn next(&mut self) -> Result<bool> {
-        let b = self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        let b = self.buf.next().ok_or_else(|| exhausted(self.col.place()))?;
         let row = self.row;
         self.row += 1;
         match b.0 {

@@ -23,7 +23,7 @@ use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::{Schema, Stored};
 
 use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
-use super::table::column_path;
+use super::table::{column_path, column_place};
 
 /// The schema node kinds::list checks, built from the codec (h5col files
 /// carry no schema; the Rust type is the schema).
@@ -54,13 +54,14 @@ fn list_node<T: ListItem>(mask: bool) -> Stored {
     node
 }
 
-fn list_group(table: &Group, name: &str, path: &str) -> Result<Group> {
+fn list_group(table: &Group, name: &str) -> Result<Group> {
+    let p = column_place(table, name);
     if !table.link_exists(name) {
-        return Err(Error::mismatch(path, "a list column group", "nothing"));
+        return Err(Error::mismatch(&p, "a list column group", "nothing"));
     }
     table
         .group(name)
-        .map_err(|_| Error::mismatch(path, "a list column group", "a dataset"))
+        .map_err(|_| Error::mismatch(&p, "a list column group", "a dataset"))
 }
 
 /// Creates list column `name`: its group (returned) and the list in it.
@@ -69,7 +70,7 @@ fn create_list<T: ListItem>(
     name: &str,
     ctx: &WriteCtx<'_>,
 ) -> Result<(Group, String, ListEncoder<T::Item>)> {
-    let path = column_path(table, name);
+    let path = column_path(name);
     let g = table.create_group(name).at(&path)?;
     let list = ListEncoder::create_in(&g, &path, ctx)?;
     Ok((g, path, list))
@@ -84,8 +85,8 @@ fn resume_list<T: ListItem>(
     ctx: &WriteCtx<'_>,
     nullable: bool,
 ) -> Result<(Group, String, ListEncoder<T::Item>)> {
-    let path = column_path(table, name);
-    let g = list_group(table, name, &path)?;
+    let path = column_path(name);
+    let g = list_group(table, name)?;
     let list = ListEncoder::resume_in(&g, &list_node::<T>(nullable), &path, nrows, ctx)?;
     Ok((g, path, list))
 }
@@ -158,8 +159,8 @@ impl<T: ListItem> TableColumn for Vec<T> {
         Ok(ListWriter(list))
     }
     fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-        let path = column_path(table, name);
-        let g = list_group(table, name, &path)?;
+        let path = column_path(name);
+        let g = list_group(table, name)?;
         let list = ListDecoder::open_in(&g, &list_node::<T>(false), &path, nrows)?;
         Ok(ListReader(list))
     }
@@ -180,8 +181,8 @@ impl<T: ListItem> TableColumn for Option<Vec<T>> {
         Ok(NullableListWriter(MaskedEncoder::new(list, mask)))
     }
     fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-        let path = column_path(table, name);
-        let g = list_group(table, name, &path)?;
+        let path = column_path(name);
+        let g = list_group(table, name)?;
         let mask = open_mask(&g, &path, nrows)?;
         let list = ListDecoder::open_in(&g, &list_node::<T>(true), &path, nrows)?;
         Ok(NullableListReader(MaskedDecoder::new(list, mask)))

@@ -64,7 +64,7 @@ where
     T::Fields: TableFields,
 {
     let (table, _walked, nrows) = open_checked(parent, name, Access::Read)?;
-    let path = table.name();
+    let path = table::table_place(&table);
     crate::limits::check_empty_rows::<T>(nrows, &path)?;
     let mut readers = T::Fields::table_open(&table, T::FIELD_NAMES, nrows)?;
     let mut out = Vec::new();
@@ -105,7 +105,7 @@ where
     T::Fields: TableFields,
 {
     let (table, _walked, nrows) = open_checked(parent, name, Access::Append)?;
-    let path = table.name();
+    let path = table::table_place(&table);
     let mut members = table.member_names().at(&path)?;
     members.sort();
     let mut want: Vec<&str> = T::FIELD_NAMES.to_vec();
@@ -136,14 +136,10 @@ pub(crate) fn create_container(
     what: &str,
     write: impl FnOnce(&Group) -> Result<()>,
 ) -> Result<()> {
-    crate::vector::check_new_name(name, what)?;
-    if parent.link_exists(name) {
-        return Err(Error::bad_name(
-            format!("{what} `{name}`"),
-            format!("`{}` already exists in `{}`", name, parent.name()),
-        ));
-    }
-    let group = parent.create_group(name).at(name)?;
+    crate::vector::check_new_member(parent, name, what, None)?;
+    let group = parent
+        .create_group(name)
+        .at(crate::vector::container_place(parent, name))?;
     let result = write(&group);
     if result.is_err() {
         drop(group);

@@ -28,16 +28,16 @@ fn number_create<T: FillNumber>(
     name: &str,
     ctx: &WriteCtx<'_>,
 ) -> Result<FillEncoder<T>> {
-    FillEncoder::create(table, name, &column_path(table, name), ctx)
+    FillEncoder::create(table, name, &column_path(name), ctx)
 }
 
 fn number_open<T: FillNumber>(table: &Group, name: &str, nrows: u64) -> Result<FillDecoder<T>> {
-    FillDecoder::open(table, name, &column_path(table, name), nrows)
+    FillDecoder::open(table, name, &column_path(name), nrows)
 }
 
 fn number_resume<T: FillNumber>(table: &Group, name: &str, nrows: u64) -> Result<FillEncoder<T>> {
     let r = number_open::<T>(table, name, nrows)?;
-    FillEncoder::resume(r.into_dataset(), nrows, &column_path(table, name))
+    FillEncoder::resume(r.into_dataset(), nrows, &column_path(name))
 }
 
 impl<T: FillNumber> ColumnWriter<T> for FillEncoder<T> {

@@ -15,19 +15,19 @@ use hdf5::{Dataset, Group};
 use hdf5_sys::h5t::H5T_class_t;
 
 use crate::codec::{exhausted, open_column, range_len};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw;
 
 use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
-use super::table::{column_path, fixed_string_type};
+use super::table::{column_place, fixed_string_type};
 
 /// Writes a fixed-length string column (`String` or `Option<String>`).
 /// The dataset is created at the first flush, sized to the longest value.
 pub struct FixedStrWriter {
     table: Group,
     name: String,
-    path: String,
+    path: Place,
     ds: Option<(Dataset, usize)>,
     vals: Vec<Option<String>>,
     written: u64,
@@ -40,7 +40,7 @@ pub struct FixedStrWriter {
 /// Reads a fixed-length string column.
 pub struct FixedStrReader {
     ds: Dataset,
-    path: String,
+    path: Place,
     fill: Option<Vec<u8>>,
     buf: Vec<u8>,
     size: usize,
@@ -49,11 +49,11 @@ pub struct FixedStrReader {
 }
 
 fn open_fixed_str(table: &Group, name: &str, nrows: u64) -> Result<FixedStrReader> {
-    let path = column_path(table, name);
+    let path = column_place(table, name);
     let (ds, _) = open_column(
         table,
         name,
-        &path,
+        path.path(),
         &[],
         nrows,
         |t| t.class == H5T_class_t::H5T_STRING && !t.vlen_str,
@@ -83,7 +83,7 @@ impl FixedStrWriter {
         FixedStrWriter {
             table: table.clone(),
             name: name.to_owned(),
-            path: column_path(table, name),
+            path: column_place(table, name),
             ds: None,
             vals: Vec::new(),
             written: 0,
@@ -109,13 +109,13 @@ impl FixedStrWriter {
         if let Some(s) = v {
             if s.is_empty() {
                 return Err(Error::encode(
-                    format!("{}[{row}]", self.path),
+                    self.path.element(row),
                     "the empty string is the column's fill value, which h5col reads as missing",
                 ));
             }
             if s.as_bytes().contains(&0) {
                 return Err(Error::encode(
-                    format!("{}[{row}]", self.path),
+                    self.path.element(row),
                     "string contains a NUL byte, which ends a fixed-length string",
                 ));
             }
@@ -159,7 +159,7 @@ impl FixedStrWriter {
             let b = v.as_deref().unwrap_or("").as_bytes();
             if b.len() > size {
                 return Err(Error::encode(
-                    format!("{}[{}]", self.path, self.written + i as u64),
+                    self.path.element(self.written + i as u64),
                     format!(
                         "{} bytes do not fit the column's fixed length of {size} bytes",
                         b.len()
@@ -233,9 +233,8 @@ impl FixedStrReader {
                 return Ok((row, None));
             }
         }
-        let s = std::str::from_utf8(v).map_err(|_| {
-            Error::invalid(format!("{}[{row}]", self.path), "string is not valid UTF-8")
-        })?;
+        let s = std::str::from_utf8(v)
+            .map_err(|_| Error::invalid(self.path.element(row), "string is not valid UTF-8"))?;
         Ok((row, Some(s.to_owned())))
     }
 }
@@ -248,7 +247,7 @@ impl ColumnReader<String> for FixedStrReader {
         match self.next_opt()? {
             (_, Some(s)) => Ok(s),
             (row, None) => Err(Error::invalid(
-                format!("{}[{row}]", self.path),
+                self.path.element(row),
                 "missing value (the column's fill value); load the column as Option<String>",
             )),
         }

@@ -17,7 +17,7 @@
 use hdf5::Group;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Place, Result};
 use crate::guard::{Access, Container, Walked};
 use crate::kinds::record::Record;
 use crate::options::{SaveOptions, WriteCtx};
@@ -50,7 +50,7 @@ pub(super) fn open_checked(
 
 /// Opens table group `name` of `parent` (an error names it when it is missing or a dataset).
 fn open_table(parent: &Group, name: &str) -> Result<Group> {
-    let p = format!("{}/{name}", parent.name().trim_end_matches('/'));
+    let p = Place::new("$", crate::codec::member_path(parent, name));
     if !parent.link_exists(name) {
         return Err(Error::mismatch(&p, "an h5col table group", "nothing"));
     }
@@ -61,17 +61,17 @@ fn open_table(parent: &Group, name: &str) -> Result<Group> {
 
 /// Checks the table attributes and returns NROWS.
 fn check_table(table: &Group) -> Result<u64> {
-    let path = table.name();
-    let class = raw::attr_string(table, "CLASS", &path)?;
+    let path = &table_place(table);
+    let class = raw::attr_string(table, "CLASS", path)?;
     if class.as_deref() != Some(COLUMN_TABLE) {
         return Err(Error::mismatch(
-            format!("{path} (attribute CLASS)"),
+            path.attribute("CLASS"),
             format!("\"{COLUMN_TABLE}\""),
             class.map_or("no CLASS attribute".into(), |c| format!("{c:?}")),
         ));
     }
-    let vp = format!("{path} (attribute VERSION)");
-    let version = raw::attr_string(table, "VERSION", &path)?
+    let vp = path.attribute("VERSION");
+    let version = raw::attr_string(table, "VERSION", path)?
         .ok_or_else(|| Error::mismatch(&vp, "a VERSION attribute", "nothing"))?;
     let major = version
         .split('.')
@@ -84,12 +84,12 @@ fn check_table(table: &Group) -> Result<u64> {
             format!("{version:?}"),
         ));
     }
-    let nrows = read_nrows(table, &path)?;
-    if let Some(order) = read_column_order(table, &path)? {
+    let nrows = read_nrows(table, path)?;
+    if let Some(order) = read_column_order(table, path)? {
         for c in &order {
             if !table.link_exists(c) {
                 return Err(Error::mismatch(
-                    format!("{path}/{c}"),
+                    column_place(table, c),
                     "the column listed in column-order",
                     "nothing",
                 ));
@@ -99,9 +99,9 @@ fn check_table(table: &Group) -> Result<u64> {
     Ok(nrows)
 }
 
-fn read_nrows(table: &Group, path: &str) -> Result<u64> {
-    let p = format!("{path} (attribute {NROWS})");
-    if !table.attr_names().at(path)?.iter().any(|n| n == NROWS) {
+fn read_nrows(table: &Group, path: &Place) -> Result<u64> {
+    let p = path.attribute(NROWS);
+    if !raw::has_attr(table, NROWS, path)? {
         return Err(Error::mismatch(&p, "a scalar uint64 NROWS", "nothing"));
     }
     let a = table.attr(NROWS).at(&p)?;
@@ -129,9 +129,9 @@ fn read_nrows(table: &Group, path: &str) -> Result<u64> {
     a.read_scalar::<u64>().at(&p)
 }
 
-fn write_nrows(table: &Group, n: u64, path: &str) -> Result<()> {
-    let p = format!("{path} (attribute {NROWS})");
-    if table.attr_names().at(&p)?.iter().any(|a| a == NROWS) {
+fn write_nrows(table: &Group, n: u64, path: &Place) -> Result<()> {
+    let p = path.attribute(NROWS);
+    if raw::has_attr(table, NROWS, &p)? {
         table.attr(NROWS).at(&p)?.write_scalar(&n).at(&p)
     } else {
         table
@@ -145,16 +145,11 @@ fn write_nrows(table: &Group, n: u64, path: &str) -> Result<()> {
 }
 
 /// Reads `column-order` if present: a 1-D array of strings.
-fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
-    if !table
-        .attr_names()
-        .at(path)?
-        .iter()
-        .any(|n| n == COLUMN_ORDER)
-    {
+fn read_column_order(table: &Group, path: &Place) -> Result<Option<Vec<String>>> {
+    if !raw::has_attr(table, COLUMN_ORDER, path)? {
         return Ok(None);
     }
-    let p = format!("{path} (attribute {COLUMN_ORDER})");
+    let p = path.attribute(COLUMN_ORDER);
     let a = table.attr(COLUMN_ORDER).at(&p)?;
     let dt = a.dtype().at(&p)?;
     // SAFETY: queries of the open datatype `dt`, under the library lock.
@@ -222,13 +217,13 @@ fn read_column_order(table: &Group, path: &str) -> Result<Option<Vec<String>>> {
 
 /// Writes `column-order` as h5col does: 1-D fixed-length UTF-8 strings,
 /// null-padded, sized to the longest name plus one byte.
-fn write_column_order(table: &Group, names: &[&str], path: &str) -> Result<()> {
+fn write_column_order(table: &Group, names: &[&str], path: &Place) -> Result<()> {
     let size = names.iter().map(|n| n.len()).max().unwrap_or(0) + 1;
     let mut buf = vec![0u8; size * names.len()];
     for (i, n) in names.iter().enumerate() {
         buf[i * size..i * size + n.len()].copy_from_slice(n.as_bytes());
     }
-    let p = format!("{path} (attribute {COLUMN_ORDER})");
+    let p = path.attribute(COLUMN_ORDER);
     let dt = fixed_string_type(size, true, &p)?;
     let a = table
         .new_attr_builder()
@@ -250,7 +245,7 @@ fn write_column_order(table: &Group, names: &[&str], path: &str) -> Result<()> {
 }
 
 /// Fixed-length, null-padded string type of `size` bytes.
-pub(super) fn fixed_string_type(size: usize, utf8: bool, path: &str) -> Result<hdf5::Datatype> {
+pub(super) fn fixed_string_type(size: usize, utf8: bool, path: impl At) -> Result<hdf5::Datatype> {
     let dt = raw::copy_type(*h5t::H5T_C_S1, path)?;
     // SAFETY: `dt` is a copy owned here; the setters change only it.
     raw::sync(|| unsafe {
@@ -275,7 +270,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    let path = table.name();
+    let path = table_place(table);
     raw::write_attr_ascii(table, "CLASS", COLUMN_TABLE, &path)?;
     raw::write_attr_ascii(table, "VERSION", VERSION, &path)?;
     write_column_order(table, T::FIELD_NAMES, &path)?;
@@ -301,7 +296,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    let path = table.name();
+    let path = table_place(table);
     for r in rows {
         T::Fields::table_push(w, r.parts())?;
     }
@@ -318,7 +313,18 @@ where
     table.file().at(&path)?.flush().at(&path)
 }
 
-/// The error path of column `name`: `/table/name`.
-pub(super) fn column_path(table: &Group, name: &str) -> String {
-    format!("{}/{name}", table.name().trim_end_matches('/'))
+/// Where table `table` is, for errors: `$` at its HDF5 path.
+pub(super) fn table_place(table: &Group) -> Place {
+    Place::new("$", table.name())
+}
+
+/// The logical path of column `name`: `$.name` (a field of the row).
+pub(super) fn column_path(name: &str) -> String {
+    format!("$.{name}")
+}
+
+/// Where column `name` of `table` is, for errors: `$.name` at
+/// `/table/name`.
+pub(super) fn column_place(table: &Group, name: &str) -> Place {
+    Place::new(column_path(name), crate::codec::member_path(table, name))
 }

@@ -19,11 +19,11 @@ use serde::Serialize;
 use crate::bincode_codec;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// Stores `T` as a serde blob (`#[h5vec(blob)]`).
 pub struct BlobCodec<T>(PhantomData<T>);
@@ -52,7 +52,12 @@ pub struct BlobDecoder<T> {
 }
 
 fn blob_schema<T>() -> Schema {
-    Schema::new("blob", ids::BLOB, ids::BINCODE, std::any::type_name::<T>())
+    Schema::new(
+        kind::BLOB,
+        ids::BLOB,
+        ids::BINCODE,
+        std::any::type_name::<T>(),
+    )
 }
 
 impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
@@ -119,7 +124,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
                 ));
             }
             // The bytes the stops use must be stored, not an unwritten extent.
-            let p = format!("{path} ({})", bds.name());
+            let p = Place::new(path, bds.name());
             limits::check_stored(&bds, last as u64, &[brows], &p)?;
             end = last as u64;
         }
@@ -161,7 +166,7 @@ impl<T: Serialize> Encoder<T> for BlobEncoder<T> {
 
 impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.stops.path())?;
+        let n = range_len(&rows, self.stops.place())?;
         // One stop before the range gives where its first value starts.
         let (first, stops) = if rows.start == 0 {
             (0i64, self.stops.read(0, n)?)
@@ -178,7 +183,7 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
             ));
         }
         let mut ends = Vec::new();
-        limits::reserve(&mut ends, stops.len() as u64, self.stops.path())?;
+        limits::reserve(&mut ends, stops.len() as u64, self.stops.place())?;
         for (i, &s) in stops.iter().enumerate() {
             if s < prev {
                 return Err(Error::invalid(
@@ -208,7 +213,7 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
             prev = s;
         }
         let len = (prev - first) as u64;
-        limits::reserve(&mut self.buf, len, self.bytes.path())?;
+        limits::reserve(&mut self.buf, len, self.bytes.place())?;
         self.bytes.read_into(first as u64, len, &mut self.buf)?;
         self.ends = ends.into_iter();
         self.pos = 0;
@@ -219,11 +224,11 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
         let end = self
             .ends
             .next()
-            .ok_or_else(|| exhausted(self.stops.path()))?;
+            .ok_or_else(|| exhausted(self.stops.place()))?;
         let slice = self
             .buf
             .get(self.pos..end)
-            .ok_or_else(|| exhausted(self.stops.path()))?;
+            .ok_or_else(|| exhausted(self.stops.place()))?;
         let row = self.next_row;
         self.pos = end;
         self.next_row += 1;
@@ -235,7 +240,7 @@ impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
         let end = self
             .ends
             .next()
-            .ok_or_else(|| exhausted(self.stops.path()))?;
+            .ok_or_else(|| exhausted(self.stops.place()))?;
         self.pos = end;
         self.next_row += 1;
         Ok(())

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::kinds::scalar::Scalar;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// The raw leaf type of a dense element.
 pub(crate) type RawOf<A> = <<A as DenseElem>::Leaf as Scalar>::Raw;
@@ -151,7 +151,7 @@ pub struct DenseDecoder<A: DenseElem> {
 /// The schema node of dense type `A`.
 pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     let mut s = Schema::new(
-        "dense",
+        kind::DENSE,
         ids::DENSE,
         <A::Leaf as Scalar>::CODEC,
         std::any::type_name::<A>(),
@@ -251,7 +251,7 @@ impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
 
 impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.col.path())?;
+        let n = range_len(&rows, self.col.place())?;
         self.col.read_into(rows.start, n, &mut self.buf)?;
         self.pos = 0;
         self.next_row = rows.start;
@@ -263,7 +263,7 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
         let src = self
             .buf
             .get(self.pos..end)
-            .ok_or_else(|| exhausted(self.col.path()))?;
+            .ok_or_else(|| exhausted(self.col.place()))?;
         let v = A::unflatten(src);
         self.pos = end;
         self.next_row += 1;
@@ -280,7 +280,7 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
     fn skip(&mut self) -> Result<()> {
         let end = self.pos + A::LEAVES;
         if end > self.buf.len() {
-            return Err(exhausted(self.col.path()));
+            return Err(exhausted(self.col.place()));
         }
         self.pos = end;
         self.next_row += 1;

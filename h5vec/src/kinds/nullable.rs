@@ -19,10 +19,10 @@ use hdf5::Group;
 
 use crate::codec::{exhausted, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::raw::{self, Bits8};
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// Name of the mask dataset.
 pub(crate) const MASK: &str = "MASK";
@@ -43,7 +43,7 @@ where
 /// The schema node of a nullable value around `inner`.
 pub(crate) fn nullable_schema<T>(inner: Schema) -> Schema {
     let mut s = Schema::new(
-        "nullable",
+        kind::NULLABLE,
         ids::NULLABLE,
         ids::MASK_CODEC,
         std::any::type_name::<Option<T>>(),
@@ -85,7 +85,7 @@ pub(crate) fn open_bool_column(
         |t| t.class == hdf5_sys::h5t::H5T_class_t::H5T_ENUM && t.size == 1,
         H5COL_BOOL,
     )?;
-    let p = format!("{path} ({})", ds.name());
+    let p = Place::new(path, ds.name());
     if !raw::is_h5col_bool(&ds, &p)? {
         return Err(Error::mismatch(p, H5COL_BOOL, "another enum"));
     }
@@ -93,7 +93,11 @@ pub(crate) fn open_bool_column(
 }
 
 /// Creates an empty mask dataset in `group`.
-pub(crate) fn create_mask(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<PodWriter<Bits8>> {
+pub(crate) fn create_mask(
+    group: &Group,
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<Bits8>> {
     create_bool_column(
         group,
         MASK,
@@ -181,7 +185,7 @@ impl<D> MaskedDecoder<D> {
 
 impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.mask.path())?;
+        let n = range_len(&rows, self.mask.place())?;
         let m = self.mask.read(rows.start, n)?;
         if let Some(i) = m.iter().position(|b| b.0 > 1) {
             return Err(Error::invalid(
@@ -195,7 +199,10 @@ impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
     }
     #[inline]
     fn next(&mut self) -> Result<Option<T>> {
-        let present = self.buf.next().ok_or_else(|| exhausted(self.mask.path()))?;
+        let present = self
+            .buf
+            .next()
+            .ok_or_else(|| exhausted(self.mask.place()))?;
         self.next_row += 1;
         if present.0 != 0 {
             self.inner.next().map(Some)
@@ -205,7 +212,9 @@ impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
         }
     }
     fn skip(&mut self) -> Result<()> {
-        self.buf.next().ok_or_else(|| exhausted(self.mask.path()))?;
+        self.buf
+            .next()
+            .ok_or_else(|| exhausted(self.mask.place()))?;
         self.next_row += 1;
         self.inner.skip()
     }
@@ -274,7 +283,7 @@ impl<C: Codec> Codec for NullableCodec<C> {
 
 /// Checks a stored `nullable` node (kind, identifiers, one child).
 pub(crate) fn check_nullable(node: &Stored, path: &str) -> Result<()> {
-    let mut want = Schema::new("nullable", ids::NULLABLE, ids::MASK_CODEC, "");
+    let mut want = Schema::new(kind::NULLABLE, ids::NULLABLE, ids::MASK_CODEC, "");
     want.children.push(Schema::new("", "", "", ""));
     node.expect(&want, path)
 }

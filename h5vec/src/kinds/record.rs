@@ -21,7 +21,7 @@ use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encod
 use crate::error::{Context, Result};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// A struct or tuple stored field by field.
 pub trait Record: Sized + 'static {
@@ -266,7 +266,12 @@ pub struct RecordDecoder<R: Record>(<R::Fields as FieldList>::Decoders);
 
 /// The schema node of record type `R`.
 pub(crate) fn record_schema<R: Record>(ctx: &WriteCtx<'_>) -> Schema {
-    let mut s = Schema::new("record", ids::RECORD, R::CODEC, std::any::type_name::<R>());
+    let mut s = Schema::new(
+        kind::RECORD,
+        ids::RECORD,
+        R::CODEC,
+        std::any::type_name::<R>(),
+    );
     s.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
     R::Fields::schemas(ctx, &mut s.children);
     s
@@ -327,7 +332,7 @@ impl<R: Record> Nullable for RecordCodec<R> {
 }
 
 fn check_record<R: Record>(group: &Group, node: &Stored, path: &str) -> Result<()> {
-    let mut want = Schema::new("record", ids::RECORD, R::CODEC, "");
+    let mut want = Schema::new(kind::RECORD, ids::RECORD, R::CODEC, "");
     want.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
     // Children are checked one by one by their own codecs; here only their number.
     want.children = vec![Schema::new("", "", "", ""); R::Fields::LEN];

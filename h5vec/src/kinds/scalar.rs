@@ -21,7 +21,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
 use crate::raw::{Bits8, Pod};
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// A value stored as one plain encoded number.
 pub trait Scalar: Sized + 'static {
@@ -119,7 +119,7 @@ pub struct ScalarDecoder<T: Scalar> {
 
 /// The schema node of a scalar kind with encoded type `encoded`.
 pub(crate) fn scalar_schema<T>(codec: &str, encoded: &str) -> Schema {
-    Schema::new("scalar", ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
+    Schema::new(kind::SCALAR, ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
 }
 
 impl<T: Scalar> Codec for ScalarCodec<T> {
@@ -195,7 +195,7 @@ impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
 
 impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.col.path())?;
+        let n = range_len(&rows, self.col.place())?;
         self.col.read_into(rows.start, n, &mut self.buf)?;
         self.pos = 0;
         self.next_row = rows.start;
@@ -206,14 +206,14 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
         let raw = *self
             .buf
             .get(self.pos)
-            .ok_or_else(|| exhausted(self.col.path()))?;
+            .ok_or_else(|| exhausted(self.col.place()))?;
         self.pos += 1;
         self.next_row += 1;
         T::from_raw(raw).ok_or_else(|| bad_value::<T>(&self.col, self.next_row - 1))
     }
     fn skip(&mut self) -> Result<()> {
         if self.pos >= self.buf.len() {
-            return Err(exhausted(self.col.path()));
+            return Err(exhausted(self.col.place()));
         }
         self.pos += 1;
         self.next_row += 1;
@@ -225,6 +225,6 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
 fn bad_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64) -> Error {
     Error::invalid(
         col.element(row),
-        format!("expected {} in {}", T::expected(), col.path()),
+        format!("expected {} in {}", T::expected(), col.place()),
     )
 }

@@ -20,7 +20,7 @@ use crate::kinds::scalar::scalar_schema;
 use crate::kinds::vls::{OptVlsStringCodec, VlsDecoder, VlsEncoder, VlsStringCodec};
 use crate::options::WriteCtx;
 use crate::raw;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 impl H5Vector for String {
     type Codec = StringCodec;
@@ -79,7 +79,7 @@ impl Codec for StringCodec {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        if node.kind == "scalar" {
+        if node.kind == kind::SCALAR {
             let dec = VlenStrDecoder::open(group, node, path, count)?;
             crate::limits::check_append_chunk(&dec.ds, path)?;
             Ok(StringEncoder::Scalar(StrWriter::resume(
@@ -93,7 +93,7 @@ impl Codec for StringCodec {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        if node.kind == "scalar" {
+        if node.kind == kind::SCALAR {
             Ok(StringDecoder::Scalar(VlenStrDecoder::open(
                 group, node, path, count,
             )?))
@@ -271,7 +271,7 @@ impl Codec for OptStringCodec {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        if node.kind == "vls_string" {
+        if node.kind == kind::VLS_STRING {
             Ok(OptStringEncoder::Vls(OptVlsStringCodec::append(
                 group, node, path, count, ctx,
             )?))
@@ -282,7 +282,7 @@ impl Codec for OptStringCodec {
         }
     }
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        if node.kind == "vls_string" {
+        if node.kind == kind::VLS_STRING {
             Ok(OptStringDecoder::Vls(OptVlsStringCodec::open(
                 group, node, path, count,
             )?))

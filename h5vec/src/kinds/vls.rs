@@ -24,12 +24,12 @@ use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Place, Result};
 use crate::kinds::scalar::scalar_schema;
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::{self, sync};
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// Name of the pointer attribute that holds the missing-value placeholder.
 pub(crate) const PLACEHOLDER_ATTR: &str = "missing-value-placeholder";
@@ -62,7 +62,7 @@ fn new_pointer_type(member: hid_t) -> hid_t {
 }
 
 /// The compound type {offset, length} with members of `member` type, owned.
-fn pointer_type(member: hid_t, path: &str) -> Result<hdf5::Datatype> {
+fn pointer_type(member: hid_t, path: impl At) -> Result<hdf5::Datatype> {
     let t = new_pointer_type(member);
     if t < 0 {
         return Err(Error::invalid(
@@ -125,7 +125,12 @@ fn create_pointers(
 }
 
 /// Reads pointer entries of any unsigned member width.
-pub(crate) fn read_pointers(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<Pointer>> {
+pub(crate) fn read_pointers(
+    ds: &Dataset,
+    start: u64,
+    n: u64,
+    path: impl At,
+) -> Result<Vec<Pointer>> {
     let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
     // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
     // `Pointer` (repr(C)); HDF5 converts narrower unsigned members by name.
@@ -157,7 +162,7 @@ pub type VlsStringCodec = VlsCodec<String>;
 /// whose missing values equal the placeholder attribute).
 pub(crate) fn vls_schema(nullable: bool) -> Schema {
     let mut s = Schema::new(
-        "vls_string",
+        kind::VLS_STRING,
         ids::VLS,
         if nullable {
             ids::PLACEHOLDER_CODEC
@@ -224,12 +229,12 @@ impl VlsEncoder {
             start += n;
         }
         Ok(VlsEncoder {
-            heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, &dec.path)?,
-            ptrs: PodWriter::resume(dec.ptrs, Vec::new(), count, &dec.path)?,
+            heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, dec.path.path())?,
+            ptrs: PodWriter::resume(dec.ptrs, Vec::new(), count, dec.path.path())?,
             dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
             placeholder: dec.placeholder,
             missing: Vec::new(),
-            path: dec.path,
+            path: dec.path.path().to_owned(),
         })
     }
 
@@ -345,25 +350,20 @@ fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
 
 /// Reads the `missing-value-placeholder` attribute, if any.
 pub(crate) fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String>> {
-    if !ds
-        .attr_names()
-        .at(path)?
-        .iter()
-        .any(|n| n == PLACEHOLDER_ATTR)
-    {
+    if !raw::has_attr(ds, PLACEHOLDER_ATTR, path)? {
         return Ok(None);
     }
-    let a = ds.attr(PLACEHOLDER_ATTR).at(path)?;
-    let p = format!("{path} (attribute {PLACEHOLDER_ATTR})");
+    let p = Place::new(path, ds.name()).attribute(PLACEHOLDER_ATTR);
+    let a = ds.attr(PLACEHOLDER_ATTR).at(&p)?;
     raw::read_attr_string(&a, &p).map(Some)
 }
 
 /// Checks that pointer `p` (element `row`) lies inside a heap of `heap_len`
 /// bytes, without overflow.
-pub(crate) fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> Result<Range<u64>> {
+pub(crate) fn check_slice(p: &Pointer, heap_len: u64, at: &Place, row: u64) -> Result<Range<u64>> {
     if p.offset > heap_len {
         return Err(Error::invalid(
-            format!("{path}[{row}]"),
+            at.element(row),
             format!(
                 "pointer offset {} is past the end of the heap ({heap_len} bytes)",
                 p.offset
@@ -373,7 +373,7 @@ pub(crate) fn check_slice(p: &Pointer, heap_len: u64, path: &str, row: u64) -> R
     match p.offset.checked_add(p.length) {
         Some(end) if end <= heap_len => Ok(p.offset..end),
         _ => Err(Error::invalid(
-            format!("{path}[{row}]"),
+            at.element(row),
             format!(
                 "pointer slice offset {} + length {} runs past the end of the heap ({heap_len} bytes)",
                 p.offset, p.length
@@ -392,7 +392,7 @@ pub struct VlsDecoder {
     heap_buf: Vec<u8>,
     out: Vec<Option<String>>,
     pos: usize,
-    path: String,
+    path: Place,
 }
 
 impl VlsDecoder {
@@ -411,9 +411,14 @@ impl VlsDecoder {
             open_column(group, "heap", path, &[], 0, limits::is_uint8, "uint8")?;
         // Pointers are checked against the heap bytes the file stores, not
         // an unwritten extent (SPEC.md, section 7).
-        let heap_rows =
-            limits::stored_rows(&heap, &[heap_rows], &format!("{path} ({})", heap.name()))?;
+        // A heap of at most `UNCHECKED_CLAIM_BYTES` is trusted as `check_stored` trusts it.
+        let heap_rows = if heap_rows <= limits::UNCHECKED_CLAIM_BYTES {
+            heap_rows
+        } else {
+            limits::stored_rows(&heap, &[heap_rows], &Place::new(path, heap.name()))?
+        };
         let placeholder = read_placeholder(&ptrs, path)?;
+        let ptrs_name = ptrs.name();
         Ok(VlsDecoder {
             heap: PodReader::new(heap, Vec::new(), heap_rows, path)?,
             ptrs,
@@ -423,7 +428,7 @@ impl VlsDecoder {
             heap_buf: Vec::new(),
             out: Vec::new(),
             pos: 0,
-            path: path.to_owned(),
+            path: Place::new(path, ptrs_name),
         })
     }
 
@@ -511,7 +516,7 @@ impl VlsDecoder {
             };
             let s = text.get(a, b).ok_or_else(|| {
                 Error::invalid(
-                    format!("{}[{}]", self.path, rows.start + i as u64),
+                    self.path.element(rows.start + i as u64),
                     "string is not valid UTF-8",
                 )
             })?;

@@ -16,11 +16,16 @@ use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
 use super::rows::{read_vlen_strings, ColumnSpec};
 use super::types::{copy_type, dataset_type, fixed_utf8, type_info, type_info_of};
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Result};
 
 /// Writes a scalar fixed-length UTF-8 string dataset `name` in `group`,
 /// sized to the string's bytes (what HDF5.jl writes for a `String`).
-pub(crate) fn write_scalar_string(group: &Group, name: &str, value: &str, path: &str) -> Result<()> {
+pub(crate) fn write_scalar_string(
+    group: &Group,
+    name: &str,
+    value: &str,
+    path: impl At,
+) -> Result<()> {
     let dt = fixed_utf8(value.len(), path)?;
     let ds = group
         .new_dataset_builder()
@@ -48,7 +53,7 @@ pub(crate) fn write_scalar_string(group: &Group, name: &str, value: &str, path: 
 }
 
 /// Reads a scalar string dataset (fixed-length or variable-length).
-pub(crate) fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
+pub(crate) fn read_scalar_string(ds: &Dataset, path: impl At) -> Result<String> {
     let info = type_info(ds, path)?;
     if info.class != H5T_class_t::H5T_STRING {
         return Err(Error::mismatch(path, "a scalar string", info.describe()));
@@ -87,7 +92,7 @@ pub(crate) fn read_scalar_string(ds: &Dataset, path: &str) -> Result<String> {
 }
 
 /// Reads a scalar string attribute (fixed-length or variable-length).
-pub(crate) fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<String> {
+pub(crate) fn read_attr_string(attr: &hdf5::Attribute, path: impl At) -> Result<String> {
     sync(|| {
         // SAFETY: a valid attribute id; the type is owned by the `Datatype`.
         let dt = unsafe {
@@ -140,7 +145,12 @@ pub(crate) fn read_attr_string(attr: &hdf5::Attribute, path: &str) -> Result<Str
 
 /// Writes a fixed-length ASCII string attribute, NUL included in its size
 /// and null-padded (how h5col writes `CLASS`, `KIND`, `VERSION`).
-pub(crate) fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, path: &str) -> Result<()> {
+pub(crate) fn write_attr_ascii(
+    obj: &hdf5::Location,
+    name: &str,
+    value: &str,
+    path: impl At,
+) -> Result<()> {
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(path, "attribute name contains NUL"))?;
     let mut buf = value.as_bytes().to_vec();
@@ -188,13 +198,30 @@ pub(crate) fn write_attr_ascii(obj: &hdf5::Location, name: &str, value: &str, pa
     })
 }
 
+/// Whether `obj` has an attribute `name`. Asks HDF5 for that one name
+/// (`H5Aexists`) rather than listing every attribute: a damaged object
+/// header can claim names whose listing would allocate without bound.
+pub(crate) fn has_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Result<bool> {
+    let c = CString::new(name)
+        .map_err(|_| Error::invalid(path, format!("attribute name {name:?} holds a NUL byte")))?;
+    // SAFETY: `obj` is an open object id and `c` a NUL-terminated name that
+    // outlives the call; `call` holds the lock.
+    let r = call(path, || unsafe { h5a::H5Aexists(obj.id(), c.as_ptr()) })?;
+    Ok(r > 0)
+}
+
 /// Reads string attribute `name` of `obj`, or `None` if it does not exist.
-pub(crate) fn attr_string(obj: &hdf5::Location, name: &str, path: &str) -> Result<Option<String>> {
-    if !obj.attr_names().at(path)?.iter().any(|n| n == name) {
+pub(crate) fn attr_string(
+    obj: &hdf5::Location,
+    name: &str,
+    path: impl At,
+) -> Result<Option<String>> {
+    if !has_attr(obj, name, path)? {
         return Ok(None);
     }
     let a = obj.attr(name).at(path)?;
-    read_attr_string(&a, &format!("{path} (attribute {name})")).map(Some)
+    read_attr_string(&a, &path.place().attribute(name)).map(Some)
+
 }
 
 /// Creates an empty, extendible, chunked column dataset like
@@ -207,7 +234,7 @@ pub(crate) fn create_column_with_fill(
     spec: &ColumnSpec<'_>,
     fill_type: hid_t,
     fill: &[u8],
-    path: &str,
+    path: impl At,
 ) -> Result<Dataset> {
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(path, "dataset name contains NUL"))?;
@@ -268,7 +295,7 @@ pub(crate) fn user_fill(
     ds: &Dataset,
     mem_type: hid_t,
     size: usize,
-    path: &str,
+    path: impl At,
 ) -> Result<Option<Vec<u8>>> {
     use hdf5_sys::h5d::H5D_fill_value_t;
     sync(|| {

@@ -10,7 +10,7 @@ use hdf5_sys::h5d;
 use hdf5_sys::h5p::H5P_DEFAULT;
 
 use super::ffi::sync;
-use crate::error::{Error, Result};
+use crate::error::{At, Error, Result};
 
 /// The offset of the chunk starting at row `row` (axis 0; the other axes
 /// are 0), with room for any rank.
@@ -77,7 +77,7 @@ pub(crate) fn write_chunks(
     k0: u64,
     c: u64,
     chunks: &[(&[u8], c_uint)],
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     sync(|| {
         for (i, (data, mask)) in chunks.iter().enumerate() {

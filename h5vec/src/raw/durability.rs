@@ -17,7 +17,7 @@ use super::chunks::{read_stored_chunk, stored_chunk};
 use super::ffi::{call, sync, H5Fincrement_filesize, H5Fset_libver_bounds, Owned};
 use super::links::{file_number, unlinked};
 use super::rows::trim_rows;
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Result};
 
 /// The library version bounds `file` creates objects with, as `(low, high)`.
 fn libver_bounds(file: hid_t) -> Option<(H5F_libver_t, H5F_libver_t)> {
@@ -52,7 +52,7 @@ pub(crate) fn cover_whole_file(file: &hdf5::File) {
 /// allocation past the end of the file after every flush, whatever the next
 /// flush hands back lies beyond what the superblock on disk records, so the
 /// file never gets shorter than that.
-pub(crate) fn flush_file(file: &hdf5::File, path: &str) -> Result<()> {
+pub(crate) fn flush_file(file: &hdf5::File, path: impl At) -> Result<()> {
     file.flush().at(path)?;
     let id = file.id();
     // SAFETY: a valid file id; failure leaves the end of allocation as it is
@@ -260,7 +260,7 @@ impl Drop for HoldMetadata {
 /// is cut back to `rows`: HDF5 drops the chunks past it without reading
 /// them, where overwriting them would make HDF5 read (and fail on) the
 /// references they hold.
-pub(crate) fn clear_chunk_tail(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+pub(crate) fn clear_chunk_tail(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
     trim_rows(ds, rows, path)?;
     let Some(chunk) = ds.chunk().and_then(|c| c.first().copied()) else {
         return Ok(());

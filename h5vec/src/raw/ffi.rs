@@ -13,7 +13,7 @@ use hdf5_sys::h5::{herr_t, hsize_t};
 use hdf5_sys::h5f::H5F_libver_t;
 use hdf5_sys::h5i::hid_t;
 
-use crate::error::{Context, Result};
+use crate::error::{At, Context, Result};
 
 pub(crate) use hdf5::sync::sync;
 
@@ -36,12 +36,12 @@ impl Checked for i64 {
 /// Turns a negative `herr_t` or `hid_t` from a raw HDF5 call into an error
 /// naming `path` (with HDF5's own error stack as the source). Called under
 /// the lock, right after the call (the error stack is per call).
-pub(crate) fn check<T: Checked>(path: &str, v: T) -> Result<T> {
+pub(crate) fn check<T: Checked>(path: impl At, v: T) -> Result<T> {
     v.checked().at(path)
 }
 
 /// Runs one raw HDF5 call under the lock and checks its result ([`check`]).
-pub(crate) fn call<T: Checked>(path: &str, f: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn call<T: Checked>(path: impl At, f: impl FnOnce() -> T) -> Result<T> {
     sync(|| check(path, f()))
 }
 
@@ -55,7 +55,7 @@ impl Owned {
     /// # Safety
     /// A non-negative `id` must be one the caller owns (a fresh id from an
     /// HDF5 call that opens or creates, which nothing else closes).
-    pub(crate) unsafe fn new(path: &str, id: hid_t) -> Result<Owned> {
+    pub(crate) unsafe fn new(path: impl At, id: hid_t) -> Result<Owned> {
         check(path, id).map(Owned)
     }
 

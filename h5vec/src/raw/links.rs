@@ -11,10 +11,10 @@ use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5f, h5i, h5o};
 
 use super::ffi::{call, sync, Owned};
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Result};
 
 /// `name` as a C string, or a bad-name error at `path`.
-fn c_name(name: &str, path: &str) -> Result<CString> {
+fn c_name(name: &str, path: impl At) -> Result<CString> {
     CString::new(name).map_err(|_| Error::bad_name(path, "name contains NUL"))
 }
 
@@ -44,7 +44,7 @@ pub(crate) fn unlink(group: &Group, name: &str) -> hdf5::Result<()> {
 /// Creates an anonymous group in the file of `parent`: linked nowhere, so
 /// nothing a reader can reach changes while it is written. It is deleted
 /// when its last handle closes unless [`link_object`] links it first.
-pub(crate) fn create_anon_group(parent: &Group, path: &str) -> Result<Group> {
+pub(crate) fn create_anon_group(parent: &Group, path: impl At) -> Result<Group> {
     parent.create_group_builder().create(None).at(path)
 }
 
@@ -87,7 +87,7 @@ impl Drop for Unlinked {
 }
 
 /// Links the object `id` as `name` in `group`.
-fn link_id(id: hid_t, group: &Group, name: &str, path: &str) -> Result<()> {
+fn link_id(id: hid_t, group: &Group, name: &str, path: impl At) -> Result<()> {
     let n = c_name(name, path)?;
     // SAFETY: `id` is an open object and `group` a valid group (callers'
     // handles keep both open); the name is NUL-terminated.
@@ -98,7 +98,12 @@ fn link_id(id: hid_t, group: &Group, name: &str, path: &str) -> Result<()> {
 }
 
 /// Links the object `obj` (typically anonymous) as `name` in `group`.
-pub(crate) fn link_object(obj: &hdf5::Location, group: &Group, name: &str, path: &str) -> Result<()> {
+pub(crate) fn link_object(
+    obj: &hdf5::Location,
+    group: &Group,
+    name: &str,
+    path: impl At,
+) -> Result<()> {
     link_id(obj.id(), group, name, path)
 }
 
@@ -114,7 +119,7 @@ pub(crate) struct HeldObject {
 
 impl HeldObject {
     /// Opens the object linked as `name` in `group`.
-    pub(crate) fn open(group: &Group, name: &str, path: &str) -> Result<Self> {
+    pub(crate) fn open(group: &Group, name: &str, path: impl At) -> Result<Self> {
         let n = c_name(name, path)?;
         // SAFETY: a valid group id and a NUL-terminated name; the opened
         // object is owned by the `Owned`.
@@ -129,7 +134,7 @@ impl HeldObject {
     }
 
     /// Links the held object as `name` in `group` again.
-    pub(crate) fn relink(&self, group: &Group, name: &str, path: &str) -> Result<()> {
+    pub(crate) fn relink(&self, group: &Group, name: &str, path: impl At) -> Result<()> {
         link_id(self.obj.id(), group, name, path)
     }
 }

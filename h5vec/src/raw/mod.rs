@@ -26,6 +26,7 @@ mod links;
 mod rows;
 mod types;
 
+pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
     attr_string, create_column_with_fill, read_attr_string, read_scalar_string, user_fill,
     write_attr_ascii, write_scalar_string,

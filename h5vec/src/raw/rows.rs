@@ -17,7 +17,7 @@ use hdf5_sys::{h5d, h5s};
 use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
 use super::types::{dataset_type, vlen_utf8, Pod};
-use crate::error::{Context, Error, Result};
+use crate::error::{At, Context, Error, Result};
 use crate::parallel;
 
 /// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
@@ -46,7 +46,7 @@ pub(crate) fn create_column(
     group: &Group,
     name: &str,
     spec: &ColumnSpec<'_>,
-    path: &str,
+    path: impl At,
 ) -> Result<Dataset> {
     let mut extents = vec![hdf5::Extent::resizable(0)];
     extents.extend(spec.inner.iter().map(|&d| hdf5::Extent::fixed(d)));
@@ -64,7 +64,7 @@ pub(crate) fn create_column(
 }
 
 /// The current shape of a dataset.
-pub(crate) fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
+pub(crate) fn shape(ds: &Dataset, path: impl At) -> Result<Vec<u64>> {
     Ok(ds
         .get_shape()
         .at(path)?
@@ -75,7 +75,13 @@ pub(crate) fn shape(ds: &Dataset, path: &str) -> Result<Vec<u64>> {
 
 /// Selects rows `start..start + rows` (whole rows of shape `inner`) in the
 /// dataspace `ds_space`.
-fn row_selection(ds_space: hid_t, start: u64, rows: u64, inner: &[u64], path: &str) -> Result<()> {
+fn row_selection(
+    ds_space: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    path: impl At,
+) -> Result<()> {
     let mut st = vec![start as hsize_t];
     st.extend(inner.iter().map(|_| 0 as hsize_t));
     let mut cnt = vec![rows as hsize_t];
@@ -102,7 +108,7 @@ fn file_space(
     start: u64,
     rows: u64,
     inner: &[u64],
-    path: &str,
+    path: impl At,
 ) -> Result<hdf5::Dataspace> {
     let fs = whole_space(ds, path)?;
     row_selection(fs.id(), start, rows, inner, path)?;
@@ -110,16 +116,46 @@ fn file_space(
 }
 
 /// The dataset's file space, everything selected.
-fn whole_space(ds: &Dataset, path: &str) -> Result<hdf5::Dataspace> {
+fn whole_space(ds: &Dataset, path: impl At) -> Result<hdf5::Dataspace> {
     // SAFETY: a valid dataset id; the new space is owned by the `Dataspace`.
     sync(|| unsafe {
         hdf5::from_id::<hdf5::Dataspace>(check(path, h5d::H5Dget_space(ds.id()))?).at(path)
     })
 }
 
+/// Most chunk rows (slabs of one chunk length) a shrink may drop.
+const MAX_SHRINK_CHUNK_ROWS: u64 = 1 << 20;
+
+/// Refuses to shrink `ds` from `from` to `to` rows when that drops more
+/// than [`MAX_SHRINK_CHUNK_ROWS`] chunk rows: HDF5 visits every chunk
+/// position between the two extents, so a damaged extent (2^64 rows) would
+/// keep it busy for hours. Appends only ever leave a few uncommitted
+/// batches beyond `count`.
+fn check_shrink(ds: &Dataset, from: u64, to: u64, path: impl At) -> Result<()> {
+    let Some(c) = ds.chunk().and_then(|c| c.first().copied()) else {
+        return Ok(());
+    };
+    let c = (c as u64).max(1);
+    let dropped = from.div_ceil(c).saturating_sub(to.div_ceil(c));
+    if dropped > MAX_SHRINK_CHUNK_ROWS {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "the dataset's extent of {from} rows is {dropped} chunks beyond the {to} rows in \
+                 use; h5vec does not trim that far (the extent is damaged)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Sets the extent of a dataset of rows of shape `inner` to `rows` rows.
-pub(crate) fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Result<()> {
-    if ds.shape().first().map(|&d| d as u64) != Some(rows) {
+pub(crate) fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: impl At) -> Result<()> {
+    let cur = ds.shape().first().map(|&d| d as u64);
+    if let Some(cur) = cur.filter(|&cur| cur > rows) {
+        check_shrink(ds, cur, rows, path)?;
+    }
+    if cur != Some(rows) {
         let mut dims = vec![rows as hsize_t];
         dims.extend(inner.iter().map(|&d| d as hsize_t));
         // SAFETY: `dims` holds one extent per dimension of the dataset.
@@ -131,10 +167,11 @@ pub(crate) fn set_rows(ds: &Dataset, rows: u64, inner: &[u64], path: &str) -> Re
 }
 
 /// Shrinks a dataset to `rows` rows along axis 0 if it is longer.
-pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: &str) -> Result<()> {
+pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
     let mut shape: Vec<hsize_t> = ds.shape().iter().map(|&d| d as hsize_t).collect();
     match shape.first_mut() {
         Some(d) if *d > rows => {
+            check_shrink(ds, *d, rows, path)?;
             *d = rows;
             // SAFETY: `shape` holds one extent per dimension of the dataset.
             call(path, || unsafe {
@@ -160,7 +197,7 @@ pub(crate) unsafe fn write_rows_raw(
     rows: u64,
     inner: &[u64],
     buf: *const c_void,
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     let end = start
         .checked_add(rows)
@@ -192,7 +229,7 @@ pub(crate) unsafe fn write_rows_raw(
 }
 
 /// A simple dataspace of shape `(rows, inner...)`.
-fn mem_space(rows: u64, inner: &[u64], path: &str) -> Result<hdf5::Dataspace> {
+fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace> {
     let mut dims = vec![rows as hsize_t];
     dims.extend(inner.iter().map(|&d| d as hsize_t));
     // SAFETY: `dims` holds `rank` extents (null: maximum = current); the new
@@ -217,7 +254,7 @@ unsafe fn write_hyperslab(
     rows: u64,
     inner: &[u64],
     buf: *const c_void,
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
@@ -240,7 +277,7 @@ pub(crate) fn read_rows<T: Pod>(
     start: u64,
     rows: u64,
     inner: &[u64],
-    path: &str,
+    path: impl At,
 ) -> Result<Vec<T>> {
     // SAFETY: T::mem_type() describes T exactly, and every bit pattern is a
     // valid T (Pod contract).
@@ -258,7 +295,7 @@ pub(crate) unsafe fn read_rows_as<T: Copy + Default>(
     start: u64,
     rows: u64,
     inner: &[u64],
-    path: &str,
+    path: impl At,
 ) -> Result<Vec<T>> {
     let mut out = Vec::new();
     // SAFETY: forwarded from the caller.
@@ -278,7 +315,7 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
     rows: u64,
     inner: &[u64],
     out: &mut Vec<T>,
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     let elems = inner
         .iter()
@@ -338,7 +375,7 @@ unsafe fn read_hyperslab(
     rows: u64,
     inner: &[u64],
     buf: *mut c_void,
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
@@ -361,7 +398,7 @@ pub(crate) fn read_rows_own_type(
     ds: &Dataset,
     start: u64,
     rows: u64,
-    path: &str,
+    path: impl At,
 ) -> Result<(Vec<u8>, usize)> {
     let dt = dataset_type(ds, path)?;
     // SAFETY: these only read a valid datatype.
@@ -407,7 +444,7 @@ pub(crate) fn read_rows_own_type(
 }
 
 /// Writes one plain value to a scalar dataset.
-pub(crate) fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: &str) -> Result<()> {
+pub(crate) fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: impl At) -> Result<()> {
     // SAFETY: one value of `T`, which `T::mem_type()` describes (Pod
     // contract), for the one element of a scalar dataset.
     call(path, || unsafe {
@@ -430,7 +467,7 @@ pub(crate) fn write_vlen_buffer(
     start: u64,
     bytes: &[u8],
     starts: &[usize],
-    path: &str,
+    path: impl At,
 ) -> Result<()> {
     let base = bytes.as_ptr();
     let ptrs: Vec<*const c_char> = starts
@@ -453,7 +490,12 @@ pub(crate) fn write_vlen_buffer(
 }
 
 /// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
-pub(crate) fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], path: &str) -> Result<()> {
+pub(crate) fn write_vlen_strings(
+    ds: &Dataset,
+    start: u64,
+    strings: &[&str],
+    path: impl At,
+) -> Result<()> {
     let mut bytes = Vec::new();
     let mut starts = Vec::with_capacity(strings.len());
     for s in strings {
@@ -466,7 +508,12 @@ pub(crate) fn write_vlen_strings(ds: &Dataset, start: u64, strings: &[&str], pat
 
 /// Reads rows `start..start + n` of a variable-length string dataset (the
 /// one value of a scalar one). Invalid UTF-8 is an error naming the row.
-pub(crate) fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) -> Result<Vec<String>> {
+pub(crate) fn read_vlen_strings(
+    ds: &Dataset,
+    start: u64,
+    n: u64,
+    path: impl At,
+) -> Result<Vec<String>> {
     let mt = vlen_utf8(path)?;
     let count = usize::try_from(n).map_err(|_| Error::invalid(path, "row range too large"))?;
     let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
@@ -526,8 +573,9 @@ pub(crate) fn read_vlen_strings(ds: &Dataset, start: u64, n: u64, path: &str) ->
         reclaim(&mut ptrs);
         match bad {
             Some(i) => Err(Error::invalid(
-                format!("{path}[{}]", start + i as u64),
+                path.place().element(start + i as u64),
                 "string is not valid UTF-8",
+
             )),
             None => Ok(out),
         }

@@ -10,7 +10,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_sign_t, H5T_str_t};
 
 use super::ffi::{check, sync, Owned};
-use crate::error::{Context, Result};
+use crate::error::{At, Context, Result};
 
 /// A plain value stored bit for bit: every bit pattern is a valid value.
 ///
@@ -217,27 +217,27 @@ pub(crate) unsafe fn type_info_of(id: hid_t) -> TypeInfo {
 }
 
 /// The dataset's own (file) datatype.
-pub(crate) fn dataset_type(ds: &Dataset, path: &str) -> Result<Datatype> {
+pub(crate) fn dataset_type(ds: &Dataset, path: impl At) -> Result<Datatype> {
     // SAFETY: a valid dataset id; the new type id is owned by the `Datatype`.
     sync(|| unsafe { hdf5::from_id::<Datatype>(check(path, h5d::H5Dget_type(ds.id()))?).at(path) })
 }
 
 /// The type information of a dataset's file datatype.
-pub(crate) fn type_info(ds: &Dataset, path: &str) -> Result<TypeInfo> {
+pub(crate) fn type_info(ds: &Dataset, path: impl At) -> Result<TypeInfo> {
     let t = dataset_type(ds, path)?;
     // SAFETY: a valid datatype id, under the lock.
     Ok(sync(|| unsafe { type_info_of(t.id()) }))
 }
 
 /// A copy of a predefined datatype, owned.
-pub(crate) fn copy_type(id: hid_t, path: &str) -> Result<Datatype> {
+pub(crate) fn copy_type(id: hid_t, path: impl At) -> Result<Datatype> {
     // SAFETY: `H5Tcopy` accepts any id (an invalid one is an error); the
     // copy is owned by the `Datatype`.
     sync(|| unsafe { hdf5::from_id::<Datatype>(check(path, h5t::H5Tcopy(id))?).at(path) })
 }
 
 /// A UTF-8 string type, NULLTERM, of `size` bytes or `H5T_VARIABLE`.
-fn utf8_string(size: usize, path: &str) -> Result<Datatype> {
+fn utf8_string(size: usize, path: impl At) -> Result<Datatype> {
     let dt = copy_type(*h5t::H5T_C_S1, path)?;
     // SAFETY: `dt` is a fresh, modifiable string type owned here.
     sync(|| unsafe {
@@ -253,18 +253,18 @@ fn utf8_string(size: usize, path: &str) -> Result<Datatype> {
 
 /// Variable-length UTF-8 string type, NULLTERM (what HDF5.jl and h5py's
 /// `string_dtype()` write).
-pub(crate) fn vlen_utf8(path: &str) -> Result<Datatype> {
+pub(crate) fn vlen_utf8(path: impl At) -> Result<Datatype> {
     utf8_string(h5t::H5T_VARIABLE, path)
 }
 
 /// Fixed-length UTF-8 string type of `size` bytes, NULLTERM.
-pub(crate) fn fixed_utf8(size: usize, path: &str) -> Result<Datatype> {
+pub(crate) fn fixed_utf8(size: usize, path: impl At) -> Result<Datatype> {
     utf8_string(size.max(1), path)
 }
 
 /// The h5col boolean type: an enum over 8-bit signed integers with exactly
 /// `FALSE = 0` and `TRUE = 1`.
-pub(crate) fn h5col_bool(path: &str) -> Result<Datatype> {
+pub(crate) fn h5col_bool(path: impl At) -> Result<Datatype> {
     // SAFETY: the new enum type is owned by the `Datatype` at once; the
     // names are NUL-terminated and the values are `i8`s, the enum's base.
     sync(|| unsafe {
@@ -281,7 +281,7 @@ pub(crate) fn h5col_bool(path: &str) -> Result<Datatype> {
 }
 
 /// Whether a dataset's type is the h5col boolean enum (int8 base, FALSE = 0, TRUE = 1).
-pub(crate) fn is_h5col_bool(ds: &Dataset, path: &str) -> Result<bool> {
+pub(crate) fn is_h5col_bool(ds: &Dataset, path: impl At) -> Result<bool> {
     let dt = dataset_type(ds, path)?;
     // SAFETY: a valid datatype id; the base type is owned by an `Owned`;
     // `H5Tenum_valueof` writes one `i8` (the enum's size, checked first).

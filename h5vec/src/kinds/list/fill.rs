@@ -22,7 +22,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
-use crate::schema::{Schema, Stored};
+use crate::schema::{kind, Schema, Stored};
 
 use super::item::ItemCodec;
 
@@ -82,7 +82,7 @@ pub(crate) const FILL_CODEC: &str = "h5vec.FillValueCodec";
 
 fn fill_schema<T: FillNumber>() -> Schema {
     Schema::new(
-        "fill_nullable",
+        kind::FILL_NULLABLE,
         FILL_SCHEMA,
         FILL_CODEC,
         std::any::type_name::<Option<T>>(),
@@ -175,7 +175,7 @@ impl<T: FillNumber> FillDecoder<T> {
 
     /// The next loaded element and its row; `None` where it equals the fill value.
     pub(crate) fn next_raw(&mut self) -> Result<(u64, Option<T>)> {
-        let v = self.buf.next().ok_or_else(|| exhausted(self.col.path()))?;
+        let v = self.buf.next().ok_or_else(|| exhausted(self.col.place()))?;
         let row = self.row;
         self.row += 1;
         Ok((row, (!self.fill.is_some_and(|f| v.is_fill(f))).then_some(v)))
@@ -240,7 +240,7 @@ impl<T: FillNumber> Encoder<Option<T>> for FillEncoder<T> {
 
 impl<T: FillNumber> Decoder<Option<T>> for FillDecoder<T> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.col.path())?;
+        let n = range_len(&rows, self.col.place())?;
         self.buf = self.col.read(rows.start, n)?.into_iter();
         self.row = rows.start;
         Ok(())

@@ -32,12 +32,12 @@ use hdf5::Group;
 use crate::codec::H5Vector;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 mod fill;
 mod item;
@@ -58,7 +58,7 @@ pub(crate) const RECORD_VALUES: &str = "RECORD_VALUES";
 
 /// Checks the `CLASS` attribute of list group or values group `g`.
 fn check_class(g: &Group, want: &str, path: &str) -> Result<()> {
-    let p = format!("{path} ({})", g.name());
+    let p = Place::new(path, g.name());
     match raw::attr_string(g, "CLASS", &p)? {
         Some(c) if c == want => Ok(()),
         Some(c) => Err(Error::mismatch(
@@ -116,7 +116,7 @@ fn open_offsets(group: &Group, path: &str, rows: u64) -> Result<(PodReader<u64>,
 /// Reads `OFFSETS[rows.start ..= rows.end]` into `offs` and checks that
 /// they do not decrease.
 fn read_offsets(offsets: &PodReader<u64>, rows: &Range<u64>, offs: &mut Vec<u64>) -> Result<()> {
-    let n = range_len(rows, offsets.path())?;
+    let n = range_len(rows, offsets.place())?;
     offsets.read_into(rows.start, n + 1, offs)?;
     if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
         return Err(Error::invalid(
@@ -250,7 +250,7 @@ impl<I: ItemCodec> ListDecoder<I> {
     pub fn open_in(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
         node.expect(&list_node_shape(), path)?;
         check_class(group, LIST_COLUMN, path)?;
-        let p = format!("{path} ({})", group.name());
+        let p = Place::new(path, group.name());
         match raw::attr_string(group, "KIND", &p)? {
             Some(k) if k == KIND_OFFSETS => {}
             other => {
@@ -285,7 +285,7 @@ impl<I: ItemCodec> ListDecoder<I> {
     fn next_len(&mut self) -> Result<usize> {
         let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
             (Some(&a), Some(&b)) => (a, b),
-            _ => return Err(exhausted(self.offsets.path())),
+            _ => return Err(exhausted(self.offsets.place())),
         };
         // Non-decreasing: checked in `load`.
         let n = b - a;
@@ -297,14 +297,14 @@ impl<I: ItemCodec> ListDecoder<I> {
 }
 
 fn list_node_shape() -> Schema {
-    let mut s = Schema::new("list", ids::LIST, ids::H5VEC_CODEC, "");
+    let mut s = Schema::new(kind::LIST, ids::LIST, ids::H5VEC_CODEC, "");
     s.children.push(Schema::new("", "", "", ""));
     s
 }
 
 fn list_schema<T, I: ItemCodec>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new(
-        "list",
+        kind::LIST,
         ids::LIST,
         ids::H5VEC_CODEC,
         std::any::type_name::<Vec<T>>(),

@@ -19,7 +19,7 @@ use crate::error::{Context, Error, Result};
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, kind, Schema, Stored};
 
 use super::item::ItemCodec;
 use super::{check_class, create_offsets, open_offsets, past_total, read_offsets, STRING_VALUES};
@@ -52,7 +52,7 @@ pub struct StringValuesDecoder {
 
 fn string_values_schema() -> Schema {
     Schema::new(
-        "string_values",
+        kind::STRING_VALUES,
         ids::STRING_VALUES,
         ids::H5VEC_CODEC,
         "alloc::string::String",
@@ -160,7 +160,7 @@ impl StringValuesDecoder {
     fn next_span(&mut self) -> Result<(usize, usize)> {
         let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
             (Some(&a), Some(&b)) => (a, b),
-            _ => return Err(exhausted(self.offsets.path())),
+            _ => return Err(exhausted(self.offsets.place())),
         };
         self.idx += 1;
         self.next_row += 1;
@@ -188,7 +188,7 @@ impl Decoder<String> for StringValuesDecoder {
             return Err(past_total(self.offsets.element(rows.end), last, self.total));
         }
         if usize::try_from(last - base).is_err() {
-            return Err(Error::invalid(self.offsets.path(), "span too large"));
+            return Err(Error::invalid(self.offsets.place(), "span too large"));
         }
         self.chars.read_into(base, last - base, &mut self.buf)?;
         self.utf8 = std::str::from_utf8(&self.buf).is_ok();
@@ -210,7 +210,7 @@ impl Decoder<String> for StringValuesDecoder {
                 .and_then(|b| std::str::from_utf8(b).ok())
         };
         if end > self.buf.len() {
-            return Err(exhausted(self.offsets.path()));
+            return Err(exhausted(self.offsets.place()));
         }
         text.map(str::to_owned)
             .ok_or_else(|| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
