@@ -1,4 +1,4 @@
-//! The seed's `Measurement` example end to end: save 100 measurements, load
+//! The `Measurement` example end to end: save 100 measurements, load
 //! them back, and show where each field lives in the file.
 //!
 //! Run: `cargo run --example quickstart` (writes `quickstart.h5` in the

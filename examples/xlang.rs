@@ -24,7 +24,7 @@ struct GpsTimeStamp {
     microseconds: i64,
 }
 
-/// The seed's record.
+/// The Measurement example's record.
 #[derive(H5Vector, Serialize, Debug, Clone, PartialEq)]
 struct Measurement {
     timestamp: GpsTimeStamp,

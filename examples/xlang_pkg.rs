@@ -108,7 +108,7 @@ struct Serded {
     payload: String,
 }
 
-/// The seed's record.
+/// The Measurement example's record.
 #[derive(H5Vector, Serialize, Debug, Clone, PartialEq)]
 struct GpsTimeStamp {
     weeks: i32,

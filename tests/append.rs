@@ -1,4 +1,5 @@
-//! Appends, range reads, column reads, streaming and replacement (issue 5).
+//! Appends, range reads, column reads, streaming and replacement (SPEC.md
+//! section 8).
 
 use std::collections::BTreeMap;
 

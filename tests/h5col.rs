@@ -1,4 +1,4 @@
-//! Round trips of h5col tables and VLS arrays written by h5vec (issue 4),
+//! Round trips of h5col tables and VLS arrays written by h5vec (SPEC.md sections 9, 10),
 //! appends (also to h5col-written golden files) and write-side errors.
 
 use std::path::Path;

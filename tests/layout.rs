@@ -1,4 +1,4 @@
-//! The exact on-disk layout (issue 2 / seed 003): paths, shapes, dtypes,
+//! The exact on-disk layout (SPEC.md sections 1-4): paths, shapes, dtypes,
 //! metadata and the schema tree, checked through the HDF5 C API.
 
 use h5vec_tests as common;

@@ -1,4 +1,4 @@
-//! Round trips for every row of the type mapping (issue 2), including empty
+//! Round trips for every row of the type mapping (SPEC.md section 5), including empty
 //! vectors, large vectors across write batches, and save options.
 
 use h5vec_tests as common;

@@ -1,4 +1,4 @@
-//! Storage control (issue 6): per-field chunking and compression, per-role
+//! Storage control (SPEC.md section 6): per-field chunking and compression, per-role
 //! compression, LZF, and what the datasets end up with.
 
 use h5vec::hdf5::filters::Filter;

@@ -1,4 +1,4 @@
-//! Loading validates (issue 2): every broken file is an `Err` naming the
+//! Loading validates (SPEC.md section 7): every broken file is an `Err` naming the
 //! field path and saying what was expected and what was found; bad names and
 //! failed saves leave nothing behind. Broken files are made with the hdf5
 //! crate after a normal save.

@@ -1,4 +1,4 @@
-//! Variable-length data (issue 3): compressed VLS strings, list columns and
+//! Variable-length data (SPEC.md section 4): compressed VLS strings, list columns and
 //! nulls, round trips and exact layouts.
 
 use h5vec::hdf5::{File, Group};

@@ -10,7 +10,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5f, h5g, h5p};
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::raw::{check, sync};
 
 /// Links the object header of a group made by [`create_file`] (its root
@@ -34,7 +34,7 @@ pub(crate) const COMPACT_LINKS: u32 = 256;
 /// # Safety
 /// The caller holds the HDF5 lock, and `plist` is a valid group or file
 /// creation property list.
-unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
+unsafe fn set_link_storage(plist: hid_t, at: &Place) -> Result<()> {
     // SAFETY: a valid creation property list under the lock (caller's
     // contract); both calls take plain values.
     unsafe {
@@ -80,30 +80,30 @@ unsafe fn set_link_storage(plist: hid_t, at: &str) -> Result<()> {
 /// ```
 pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
     let path = path.as_ref();
-    let at = format!("file `{}`", path.display());
+    let at = &Place::new("$", path.display().to_string());
     let name = path
         .to_str()
         .and_then(|p| CString::new(p).ok())
-        .ok_or_else(|| Error::bad_name(&at, "the path is not UTF-8 without NUL"))?;
+        .ok_or_else(|| Error::bad_name(at, "the path is not UTF-8 without NUL"))?;
     let fapl: FileAccess = FileAccess::build()
         .libver_bounds(LibraryVersion::V18, LibraryVersion::latest())
         .finish()
-        .at(&at)?;
+        .at(at)?;
     // hdf5-metno's name for H5F_FSPACE_STRATEGY_AGGR (aggregators only).
     let fcpl: FileCreate = FileCreate::build()
         .file_space_strategy(FileSpaceStrategy::PageAggregation)
         .finish()
-        .at(&at)?;
+        .at(at)?;
     sync(|| {
         // SAFETY: valid property lists and a NUL-terminated name; the new
         // file id is owned by the returned `File`.
         unsafe {
-            set_link_storage(fcpl.id(), &at)?;
+            set_link_storage(fcpl.id(), at)?;
             let id = check(
-                &at,
+                at,
                 h5f::H5Fcreate(name.as_ptr(), h5f::H5F_ACC_TRUNC, fcpl.id(), fapl.id()),
             )?;
-            hdf5::from_id::<hdf5::File>(id).at(&at)
+            hdf5::from_id::<hdf5::File>(id).at(at)
         }
     })
 }
@@ -127,17 +127,17 @@ pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// # Ok(()) }
 /// ```
 pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
-    let at = format!("group `{}`", name.escape_debug());
+    let at = &crate::vector::container_place(parent, name);
     let cname =
-        CString::new(name).map_err(|_| Error::bad_name(&at, "the name contains a NUL byte"))?;
-    let gcpl = GroupCreate::try_new().at(&at)?;
+        CString::new(name).map_err(|_| Error::bad_name(at, "the name contains a NUL byte"))?;
+    let gcpl = GroupCreate::try_new().at(at)?;
     sync(|| {
         // SAFETY: a valid property list, location and NUL-terminated name;
         // the new group id is owned by the returned `Group`.
         unsafe {
-            set_link_storage(gcpl.id(), &at)?;
+            set_link_storage(gcpl.id(), at)?;
             let id = check(
-                &at,
+                at,
                 h5g::H5Gcreate2(
                     parent.id(),
                     cname.as_ptr(),
@@ -146,7 +146,7 @@ pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
                     H5P_DEFAULT,
                 ),
             )?;
-            hdf5::from_id::<Group>(id).at(&at)
+            hdf5::from_id::<Group>(id).at(at)
         }
     })
 }

@@ -22,7 +22,7 @@ use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::{kind, Stored};
 use crate::vector::{
     check_new_member, commit_vector, open_vector, open_vector_group, read_count, read_rows,
-    remove_leftovers, write_count, write_metadata,
+    write_count, write_metadata,
 };
 
 /// The number of elements of vector `name`, from `metadata/count` alone.
@@ -369,14 +369,9 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 }
 
 /// Trims what an interrupted append left behind: every dataset is cut back
-/// to what `count` covers. A leftover hidden group of a save of `name`
-/// interrupted under an earlier h5vec version (`.NAME.h5vec-partial`, or
-/// with `-N` appended) is removed only when it is provably one: an
-/// HDF5Vectors group without `metadata/count`, which no reader loads
-/// (SPEC.md section 8, "Repair"); anything else under such a name is left
-/// alone. Loading never needs this; it reclaims space.
+/// to what `count` covers (SPEC.md section 8, "Repair"). Loading never
+/// needs this; it reclaims space.
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
-    remove_leftovers(parent, name);
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
     // An empty batch still sets every extent to exactly what count covers.
     w.enc.flush()?;

@@ -53,8 +53,9 @@ pub(crate) fn check_name(parent: &Group, name: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// Whether `name` has the form h5vec reserves (SPEC.md section 1, "Names"):
-/// `.X.h5vec-partial` or `.X.h5vec-partial-N`.
+/// Whether `name` is one of the names h5vec reserves (SPEC.md section 1,
+/// "Names"): `.X.h5vec-partial` or `.X.h5vec-partial-N`. Saves refuse them;
+/// loads treat them as any other name.
 pub(crate) fn is_reserved_name(name: &str) -> bool {
     const TAIL: &str = ".h5vec-partial";
     if !name.starts_with('.') {
@@ -202,73 +203,6 @@ pub fn save_vector_with<T: H5Vector>(
     let _unlinked = raw::Unlinked::new(group.id());
     write_vector(&group, values, opts)?;
     commit_vector(parent, &group, name, exists)
-}
-
-/// The hidden name the saves of earlier h5vec versions wrote a vector
-/// under before it was complete; readers ignore it, [`repair`](crate::repair)
-/// removes it when it can prove it is such a leftover.
-pub(crate) fn temp_name(name: &str) -> String {
-    format!(".{name}.h5vec-partial")
-}
-
-/// Most `-N` suffixes of leftovers looked at.
-const MAX_LEFTOVERS: u32 = 1024;
-
-/// Removes what interrupted saves of earlier h5vec versions left behind
-/// (`temp_name(name)`, or with `-1`, `-2`, ... appended), but only what is
-/// provably such a leftover ([`is_torn_temporary`]); anything else under
-/// those names is left as it is. Best effort: errors are ignored.
-pub(crate) fn remove_leftovers(parent: &Group, name: &str) {
-    let base = temp_name(name);
-    for k in 0..MAX_LEFTOVERS {
-        let cand = if k == 0 {
-            base.clone()
-        } else {
-            format!("{base}-{k}")
-        };
-        if !parent.link_exists(&cand) {
-            break;
-        }
-        if is_torn_temporary(parent, &cand) {
-            let _ = raw::unlink(parent, &cand);
-        }
-    }
-}
-
-/// Whether `cand` in `parent` is the torn temporary of an interrupted save
-/// (SPEC.md section 8, "Repair"): a group linked by a hard link, passing
-/// the walk of [`guard::check`], whose members are among `data` and
-/// `metadata`, whose `metadata/format_name` is "HDF5Vectors", and which has
-/// no `metadata/count`. Without `count` no reader loads it, so it holds
-/// nobody's vector; a complete vector under such a name is kept.
-fn is_torn_temporary(parent: &Group, cand: &str) -> bool {
-    if !guard::is_hard_link(parent, cand) {
-        return false;
-    }
-    let Ok(group) = parent.group(cand) else {
-        return false;
-    };
-    if guard::check(&group, Container::Vector, Access::Read).is_err() {
-        // (The walk's objects are closed at once: only a verdict is needed.)
-        return false;
-    }
-    let Ok(members) = group.member_names() else {
-        return false;
-    };
-    if !members.iter().all(|m| m == "data" || m == "metadata") {
-        return false;
-    }
-    let Ok(meta) = group.group("metadata") else {
-        return false;
-    };
-    if meta.link_exists("count") || !meta.link_exists("format_name") {
-        return false;
-    }
-    let format = meta
-        .dataset("format_name")
-        .ok()
-        .and_then(|ds| raw::read_scalar_string(&ds, "$").ok());
-    format.as_deref() == Some(FORMAT_NAME)
 }
 
 /// Links the complete anonymous vector group `group` as `name` in `parent`

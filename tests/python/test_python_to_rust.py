@@ -15,7 +15,7 @@ import expected as X
 import hdf5vectors as H
 
 # ---------------------------------------------------------------------------
-# Measurement, as Julia's HDF5Vectors stores the seed's example
+# Measurement, as Julia's HDF5Vectors stores the Measurement example
 
 
 def jl_measurement(i):

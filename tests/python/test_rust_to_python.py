@@ -1,6 +1,6 @@
 """Rust writes (examples/xlang.rs `write`), plain h5py + numpy read.
 
-Checks the promises of the HDF5Vectors layout (the seed) and of the layout
+Checks the promises of the HDF5Vectors layout (SPEC.md) and of the layout
 comments in h5vec/src: paths, shapes, dtypes, metadata, schema trees, and
 the values themselves, reconstructed field by field from the paths.
 """
@@ -200,7 +200,7 @@ def test_columns_follow_schema_and_count(rust_files, fname, name):
 
 
 # ---------------------------------------------------------------------------
-# The seed's Measurement
+# The Measurement example
 
 
 def test_measurement_paths_shapes_dtypes(rust_files):

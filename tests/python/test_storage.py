@@ -1,4 +1,4 @@
-"""Storage control from the outside (issue 6): what h5vec writes with LZF and
+"""Storage control from the outside (SPEC.md section 6): what h5vec writes with LZF and
 with deflate through its parallel direct-chunk path reads in stock h5py;
 Blosc (filter 32001) round trips with h5py + hdf5plugin both ways; and a
 filter the Rust side cannot decode is a clear error naming it and the

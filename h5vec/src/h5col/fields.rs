@@ -116,7 +116,7 @@ fn split<'a, 'b>(names: &'b [&'a str]) -> Result<(&'a str, &'b [&'a str])> {
     names
         .split_first()
         .map(|(n, r)| (*n, r))
-        .ok_or_else(|| Error::invalid("table", "fewer field names than fields"))
+        .ok_or_else(|| Error::invalid("$", "fewer field names than fields"))
 }
 
 impl<C, Rest> TableFields for (C, Rest)

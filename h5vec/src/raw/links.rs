@@ -36,11 +36,6 @@ pub(crate) fn file_number(id: hid_t) -> u64 {
     })
 }
 
-/// Deletes the link `name` in `group` (the object goes when nothing else links it).
-pub(crate) fn unlink(group: &Group, name: &str) -> hdf5::Result<()> {
-    group.unlink(name)
-}
-
 /// Creates an anonymous group in the file of `parent`: linked nowhere, so
 /// nothing a reader can reach changes while it is written. It is deleted
 /// when its last handle closes unless [`link_object`] links it first.

@@ -38,7 +38,7 @@ pub(crate) use durability::{
 pub(crate) use ffi::{check, sync, Owned};
 pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
-pub(crate) use links::{create_anon_group, file_number, link_object, unlink, HeldObject, Unlinked};
+pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
