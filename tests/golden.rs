@@ -510,7 +510,7 @@ fn corrupt_fixed_string_utf8() {
     assert_eq!((rows.len(), size), (6 * 16, 16));
     rows[32..34].copy_from_slice(&[0xff, 0xfe]);
     overwrite_rows(&ds, 0, &rows);
-    assert_has(&table_err::<D>(&f), &["/table/name[2]", "UTF-8"]);
+    assert_has(&table_err::<D>(&f), &["$.name[2] (/table/name)", "UTF-8"]);
 }
 
 /// Writes pointer entry `row` of a VLS copy as (offset, length).
@@ -533,20 +533,29 @@ fn corrupt_vls_pointers() {
     assert_has(
         &vls_err(&f),
         &[
-            "/atomic_vector[3]",
+            "$[3] (/atomic_vector/pointers)",
             "offset 396",
             "past the end of the heap",
         ],
     );
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");
     set_pointer(&f, 5, 390, 6);
-    assert_has(&vls_err(&f), &["/atomic_vector[5]", "395 bytes"]);
+    assert_has(
+        &vls_err(&f),
+        &["$[5] (/atomic_vector/pointers)", "395 bytes"],
+    );
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");
     set_pointer(&f, 2, 5, u64::MAX);
-    assert_has(&vls_err(&f), &["/atomic_vector[2]", "runs past the end"]);
+    assert_has(
+        &vls_err(&f),
+        &["$[2] (/atomic_vector/pointers)", "runs past the end"],
+    );
     let (_d, f) = corrupt_copy("vls", "dolomite_strings");
     set_pointer(&f, 2, u64::MAX, 1);
-    assert_has(&vls_err(&f), &["/atomic_vector[2]", "past the end"]);
+    assert_has(
+        &vls_err(&f),
+        &["$[2] (/atomic_vector/pointers)", "past the end"],
+    );
 }
 
 #[test]
@@ -584,5 +593,5 @@ fn corrupt_vls_structure() {
     // Invalid UTF-8 before the NUL.
     let (_d, f) = corrupt_copy("vls", "spec_nul_garbage");
     set_pointer(&f, 0, 3, 2);
-    assert_has(&vls_err(&f), &["/atomic_vector[0]", "UTF-8"]);
+    assert_has(&vls_err(&f), &["$[0] (/atomic_vector/pointers)", "UTF-8"]);
 }

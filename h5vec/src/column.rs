@@ -400,9 +400,9 @@ impl<T: Pod> PodReader<T> {
         })
     }
 
-    /// The logical path of element `row`, for errors: `$.field[row]`.
-    pub fn element(&self, row: u64) -> String {
-        format!("{}[{row}]", self.at.path())
+    /// Where element `row` is, for errors: `$.field[row]` at the dataset.
+    pub(crate) fn element(&self, row: u64) -> Place {
+        self.at.element(row)
     }
 
     /// Reads rows `start..start + n`, checked against the extent.

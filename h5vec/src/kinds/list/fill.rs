@@ -19,7 +19,7 @@ use hdf5::{Dataset, Group};
 
 use crate::codec::{exhausted, open_column, range_len, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
 use crate::schema::{kind, Schema, Stored};
@@ -181,8 +181,8 @@ impl<T: FillNumber> FillDecoder<T> {
         Ok((row, (!self.fill.is_some_and(|f| v.is_fill(f))).then_some(v)))
     }
 
-    /// The error path of element `row`.
-    pub(crate) fn element(&self, row: u64) -> String {
+    /// Where element `row` is, for errors.
+    pub(crate) fn element(&self, row: u64) -> Place {
         self.col.element(row)
     }
 }

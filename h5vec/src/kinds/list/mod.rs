@@ -132,7 +132,7 @@ fn read_offsets(offsets: &PodReader<u64>, rows: &Range<u64>, offs: &mut Vec<u64>
 }
 
 /// An offset of a row before `count` past the offset of row `count`.
-fn past_total(at: String, offset: u64, total: u64) -> Error {
+fn past_total(at: Place, offset: u64, total: u64) -> Error {
     Error::invalid(
         at,
         format!("offset {offset} is past the last offset {total} (OFFSETS must not decrease)"),
