@@ -221,7 +221,6 @@ pub(crate) fn attr_string(
     }
     let a = obj.attr(name).at(path)?;
     read_attr_string(&a, &path.place().attribute(name)).map(Some)
-
 }
 
 /// Creates an empty, extendible, chunked column dataset like

@@ -575,7 +575,6 @@ pub(crate) fn read_vlen_strings(
             Some(i) => Err(Error::invalid(
                 path.place().element(start + i as u64),
                 "string is not valid UTF-8",
-
             )),
             None => Ok(out),
         }
