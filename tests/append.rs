@@ -645,3 +645,63 @@ fn committed_string_collections_keep_their_bytes() {
         }
     }
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Labelled {
+    id: u32,
+    name: String,
+    #[h5vec(vls)]
+    note: String,
+}
+
+fn labelled(from: u32, to: u32) -> Vec<Labelled> {
+    (from..to)
+        .map(|i| Labelled {
+            id: i,
+            name: format!("n{i}"),
+            note: format!("note {i}"),
+        })
+        .collect()
+}
+
+/// HDF5 objects open in the file of `f` (the file itself included).
+fn objects_open_in(f: &File) -> isize {
+    use hdf5_sys::h5f::{H5Fget_obj_count, H5F_OBJ_ALL};
+    let id = f.id();
+    // SAFETY: a valid file id; the count covers that file's objects only.
+    h5vec::hdf5::sync::sync(|| unsafe { H5Fget_obj_count(id, H5F_OBJ_ALL) })
+}
+
+/// An append that fails half way (rows of every column already written,
+/// some committed, then a string HDF5 cannot hold) leaves nothing of the
+/// file open once the writer and the file are dropped: the same path opens
+/// read-write again as a fresh file, the vector has the committed rows,
+/// and the next append works.
+#[test]
+fn a_failed_append_leaves_nothing_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.h5");
+    let opts = SaveOptions::default().chunk_length(4).deflate(1);
+    {
+        let f = File::create(&path).unwrap();
+        save_vector_with(&f, "v", &labelled(0, 10), &opts).unwrap();
+    }
+    {
+        let f = File::open_rw(&path).unwrap();
+        let mut w = VectorWriter::<Labelled>::open_append(&f, "v", &opts).unwrap();
+        w.extend(&labelled(10, 30)).unwrap();
+        w.flush().unwrap();
+        w.extend(&labelled(30, 50)).unwrap();
+        let mut bad = labelled(50, 51).remove(0);
+        bad.name = "a\0b".into();
+        let e = w.push(&bad).unwrap_err();
+        assert!(e.to_string().contains("NUL"), "{e}");
+        drop(w);
+        assert_eq!(objects_open_in(&f), 1, "only the file itself is open");
+    }
+    let f = File::open_rw(&path).unwrap();
+    assert_eq!(objects_open_in(&f), 1, "a fresh file, not a stale one");
+    assert_eq!(load_vector::<Labelled>(&f, "v").unwrap(), labelled(0, 30));
+    append_vector(&f, "v", &labelled(30, 40)).unwrap();
+    assert_eq!(load_vector::<Labelled>(&f, "v").unwrap(), labelled(0, 40));
+}

@@ -22,7 +22,8 @@ use crate::raw::{self, ColumnSpec, Pod};
 /// writes everything with [`complete_file`].
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
-    /// Memory type override (the dataset's own type, for `Pod::AS_STORED`).
+    /// Memory type override: the dataset's own type for `Pod::AS_STORED`,
+    /// or a type the writer's owner made (see [`PodWriter::resume_with`]).
     mem: Option<Datatype>,
     inner: Vec<u64>,
     /// Values buffered since the last flush (row-major, `inner` per row);
@@ -166,6 +167,37 @@ impl<T: Pod> PodWriter<T> {
         compression: &Compression,
         path: &str,
     ) -> Result<Self> {
+        // SAFETY: no memory type override.
+        unsafe {
+            Self::create_with(
+                group,
+                name,
+                dtype,
+                None,
+                inner,
+                chunk_rows,
+                compression,
+                path,
+            )
+        }
+    }
+
+    /// [`create_as`](Self::create_as) with the memory type `mem` in place
+    /// of `T::mem_type()` (see [`resume_with`](Self::resume_with)).
+    ///
+    /// # Safety
+    /// As [`resume_with`](Self::resume_with): `mem`, if given, describes `T`.
+    #[allow(clippy::too_many_arguments)] // create_as's arguments and the memory type
+    pub(crate) unsafe fn create_with(
+        group: &Group,
+        name: &str,
+        dtype: &Datatype,
+        mem: Option<Datatype>,
+        inner: &[usize],
+        chunk_rows: usize,
+        compression: &Compression,
+        path: &str,
+    ) -> Result<Self> {
         let spec = ColumnSpec {
             dtype,
             inner,
@@ -173,18 +205,39 @@ impl<T: Pod> PodWriter<T> {
             compression,
         };
         let ds = raw::create_column(group, name, &spec, path)?;
-        let mut w = Self::resume(ds, inner.iter().map(|&d| d as u64).collect(), 0, path)?;
+        let inner = inner.iter().map(|&d| d as u64).collect();
+        // SAFETY: the caller's guarantee on `mem`.
+        let mut w = unsafe { Self::resume_with(ds, mem, inner, 0, path)? };
         w.space.stored_tails = false;
         Ok(w)
     }
 
     /// Continues writing an existing dataset at row `written`.
     pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
+        // SAFETY: no memory type override.
+        unsafe { Self::resume_with(ds, None, inner, written, path) }
+    }
+
+    /// [`resume`](Self::resume) with the memory type `mem` (which must
+    /// describe `T` exactly) in place of `T::mem_type()`: for a `T` HDF5
+    /// has no predefined type for, whose type the caller creates and the
+    /// writer closes, so that no type id outlives the writer.
+    ///
+    /// # Safety
+    /// `mem`, if given, describes `T` exactly (size and layout): rows are
+    /// read into and written from `T` buffers with it.
+    pub(crate) unsafe fn resume_with(
+        ds: Dataset,
+        mem: Option<Datatype>,
+        inner: Vec<u64>,
+        written: u64,
+        path: &str,
+    ) -> Result<Self> {
         crate::limits::check_append_chunk(&ds, path)?;
-        let mem = if T::AS_STORED {
-            Some(raw::dataset_type(&ds, path)?)
-        } else {
-            None
+        let mem = match mem {
+            Some(m) => Some(m),
+            None if T::AS_STORED => Some(raw::dataset_type(&ds, path)?),
+            None => None,
         };
         let mem_id = mem.as_ref().map_or_else(T::mem_type, |m| m.id());
         let row_bytes = inner
@@ -231,8 +284,9 @@ impl<T: Pod> PodWriter<T> {
             // batch as one whole chunk.
             let start = written - written % p.chunk_rows;
             if start < written {
-                // SAFETY: `mem_id` describes `T` (Pod contract), or is the
-                // dataset's own 1-byte type for AS_STORED bytes.
+                // SAFETY: `mem_id` describes `T` (Pod contract, or the
+                // caller's override), or is the dataset's own 1-byte type
+                // for AS_STORED bytes.
                 unsafe {
                     raw::read_rows_into::<T>(
                         &w.ds,
@@ -321,7 +375,8 @@ impl<T: Pod> PodWriter<T> {
         let mem = match &self.mem {
             None => T::mem_type(),
             // AS_STORED types are single bytes and the dataset's own type is
-            // a 1-byte type, so the buffer matches it value for value.
+            // a 1-byte type, so the buffer matches it value for value; any
+            // other override describes `T` (`resume_with`).
             Some(m) => m.id(),
         };
         let per = self.inner.iter().product::<u64>() as usize;

@@ -143,9 +143,33 @@ pub struct VectorWriter<T: H5Vector> {
     /// Rows pushed but not yet written.
     buffered: usize,
     batch: usize,
+    /// An operation failed: the file is flushed before the datasets close
+    /// (see the `Drop` impl).
+    failed: bool,
     /// Metadata reaches the disk only at flushes while the writer lives.
     _hold: crate::raw::HoldMetadata,
     _t: PhantomData<T>,
+}
+
+impl<T: H5Vector> Drop for VectorWriter<T> {
+    /// After a failed operation, flushes the file (best effort) before the
+    /// encoders close their datasets.
+    ///
+    /// A dataset whose chunk cache still holds rows HDF5 cannot write (a
+    /// damaged chunk index, say) fails to close: HDF5 then frees the
+    /// dataset but keeps its id, which keeps the file open after the user
+    /// drops it and which a later flush of a file at the same path reaches
+    /// (a crash). A flush first makes HDF5 try those writes; a failed chunk
+    /// index insertion then leaves the chunk placed, and the close that
+    /// follows succeeds. A flush never writes `count`, so the vector stays
+    /// as the last commit left it (SPEC.md section 8).
+    fn drop(&mut self) {
+        if self.failed {
+            if let Ok(file) = self.group.file() {
+                let _ = crate::raw::flush_file(&file, "$");
+            }
+        }
+    }
 }
 
 impl<T: H5Vector> VectorWriter<T> {
@@ -181,6 +205,7 @@ impl<T: H5Vector> VectorWriter<T> {
             pending: 0,
             buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
+            failed: false,
             _hold: hold,
             _t: PhantomData,
         })
@@ -213,6 +238,7 @@ impl<T: H5Vector> VectorWriter<T> {
             pending: 0,
             buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
+            failed: false,
             _hold: hold,
             _t: PhantomData,
         })
@@ -221,6 +247,12 @@ impl<T: H5Vector> VectorWriter<T> {
     /// Adds one value; writes a batch when one is full, and commits every
     /// [`COMMIT_BATCHES`] batches.
     pub fn push(&mut self, value: &T) -> Result<()> {
+        let r = self.push_inner(value);
+        self.failed |= r.is_err();
+        r
+    }
+
+    fn push_inner(&mut self, value: &T) -> Result<()> {
         self.enc.push(value)?;
         self.pending += 1;
         self.buffered += 1;
@@ -258,6 +290,12 @@ impl<T: H5Vector> VectorWriter<T> {
 
     /// Writes and commits the buffered rows: data, flush, `count`, flush.
     pub fn flush(&mut self) -> Result<()> {
+        let r = self.flush_inner();
+        self.failed |= r.is_err();
+        r
+    }
+
+    fn flush_inner(&mut self) -> Result<()> {
         if self.pending == 0 {
             return Ok(());
         }
@@ -283,7 +321,9 @@ impl<T: H5Vector> VectorWriter<T> {
     pub fn finish(mut self) -> Result<u64> {
         self.flush()?;
         if let Some(replace) = self.link_as_new.take() {
-            commit_vector(&self.parent, &self.group, &self.name, replace)?;
+            let r = commit_vector(&self.parent, &self.group, &self.name, replace);
+            self.failed |= r.is_err();
+            r?;
             self.unlinked = None;
         }
         Ok(self.committed)
@@ -373,10 +413,14 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 /// needs this; it reclaims space.
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
-    // An empty batch still sets every extent to exactly what count covers.
-    w.enc.flush()?;
-    crate::column::complete_file(&w.group)?;
-    crate::raw::flush_file(&w.group.file().at("$")?, "$")?;
+    let r = (|| {
+        // An empty batch still sets every extent to exactly what count covers.
+        w.enc.flush()?;
+        crate::column::complete_file(&w.group)?;
+        crate::raw::flush_file(&w.group.file().at("$")?, "$")
+    })();
+    w.failed |= r.is_err();
+    r?;
     let g = open_group(parent, name, "$")?;
     expect_members(&g, &["data", "metadata"], &Stored::default(), "$")
 }

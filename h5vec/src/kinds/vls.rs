@@ -88,6 +88,12 @@ pub(crate) fn pointer_type_ok(t: &raw::TypeInfo) -> bool {
 
 /// The pointer compound with `member` integers, created once and kept for
 /// the life of the process (a static type id, as HDF5's own types are).
+///
+/// Only for `Pod`'s `mem_type`/`file_type`, which h5vec's own pointer
+/// reads and writes do not call: they use owned types ([`pointer_type`],
+/// [`create_pointers`], [`resume_pointers`]), because this id, once made,
+/// counts as an object the program holds open (`H5Fget_obj_count` with
+/// `H5F_OBJ_ALL`) until the process ends.
 fn static_pointer_type(cell: &'static OnceLock<hid_t>, member: hid_t) -> hid_t {
     // On failure every use of the id fails with an HDF5 error.
     *cell.get_or_init(|| new_pointer_type(member))
@@ -114,14 +120,31 @@ unsafe impl raw::Pod for Pointer {
 /// width when it differs from 64 bits).
 pub(crate) type PointerWriter = PodWriter<Pointer>;
 
-/// Creates the pointer dataset `name` in `group`.
+/// Creates the pointer dataset `name` in `group`. The writer owns its
+/// memory type (no process-wide type id, see [`static_pointer_type`]).
 fn create_pointers(
     group: &Group,
     name: &str,
     path: &str,
     ctx: &WriteCtx<'_>,
 ) -> Result<PointerWriter> {
-    PodWriter::create(group, name, &[], ctx.chunk_rows(16), path, ctx)
+    let file = pointer_type(*h5t::H5T_STD_U64LE, path)?;
+    let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
+    let compression = ctx.compression_for(name);
+    let chunk = ctx.chunk_rows(16);
+    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
+    // exactly `Pointer` (repr(C)).
+    unsafe { PodWriter::create_with(group, name, &file, Some(mem), &[], chunk, compression, path) }
+}
+
+/// Continues the pointer dataset `ds` at row `count`, with an owned memory
+/// type as [`create_pointers`].
+fn resume_pointers(ds: Dataset, count: u64, path: &str) -> Result<PointerWriter> {
+    let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
+    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
+    // exactly `Pointer` (repr(C)); HDF5 converts it to the dataset's
+    // member widths.
+    unsafe { PodWriter::resume_with(ds, Some(mem), Vec::new(), count, path) }
 }
 
 /// Reads pointer entries of any unsigned member width.
@@ -230,7 +253,7 @@ impl VlsEncoder {
         }
         Ok(VlsEncoder {
             heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, dec.path.path())?,
-            ptrs: PodWriter::resume(dec.ptrs, Vec::new(), count, dec.path.path())?,
+            ptrs: resume_pointers(dec.ptrs, count, dec.path.path())?,
             dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
             placeholder: dec.placeholder,
             missing: Vec::new(),
