@@ -72,6 +72,32 @@ fn assert_refused<T: std::fmt::Debug>(
     assert!(msg.contains(text), "`{text}` not in: {msg}");
 }
 
+/// `cmd`, whose child keeps no file descriptor of this process but stdin,
+/// stdout and stderr.
+///
+/// HDF5 opens files without `O_CLOEXEC`: a child would otherwise hold the
+/// files other tests have open when it starts, with their `flock` locks,
+/// until it ends, and a test reopening its file meanwhile fails with
+/// "unable to lock file, errno 11".
+fn without_inherited_files(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn close_range(first: u32, last: u32, flags: i32) -> i32;
+    }
+    /// Linux's `CLOSE_RANGE_CLOEXEC`: mark the descriptors close-on-exec.
+    const CLOSE_RANGE_CLOEXEC: i32 = 4;
+    // SAFETY: the closure runs in the child between fork and exec and makes
+    // one async-signal-safe system call on the child's own descriptors;
+    // stdio (0-2) is already in place and stays open. Failure (an old
+    // kernel) leaves the descriptors as they were.
+    unsafe {
+        cmd.pre_exec(|| {
+            close_range(3, u32::MAX, CLOSE_RANGE_CLOEXEC);
+            Ok(())
+        })
+    }
+}
+
 struct Dir {
     dir: tempfile::TempDir,
 }
@@ -165,7 +191,7 @@ fn external_storage_next_to_the_file_is_never_read_or_written() {
 fn external_storage_on_a_fifo_errors_at_once() {
     let d = Dir::new();
     let fifo = d.path("pipe");
-    let ok = std::process::Command::new("mkfifo")
+    let ok = without_inherited_files(&mut std::process::Command::new("mkfifo"))
         .arg(&fifo)
         .status()
         .unwrap();
@@ -693,7 +719,7 @@ const void *H5PLget_plugin_info(void) { return 0; }
     .unwrap();
     let plugins = dir.join("plugins");
     std::fs::create_dir(&plugins).unwrap();
-    let ok = std::process::Command::new("cc")
+    let ok = without_inherited_files(&mut std::process::Command::new("cc"))
         .args(["-shared", "-fPIC", "-o"])
         .arg(plugins.join("libh5vec_fake_filter.so"))
         .arg(&src)
@@ -709,19 +735,21 @@ fn unknown_filters_never_load_plugins() {
     let d = Dir::new();
     fake_plugin(d.dir.path());
     write_unknown_filter_file(&d.path("f.h5"));
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "plugin_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("HDF5_PLUGIN_PATH", d.path("plugins"))
-        .env("H5VEC_PLUGIN_MARKER", d.path("marker"))
-        .env("H5VEC_PLUGIN_FILE", d.path("f.h5"))
-        .output()
-        .unwrap();
+    let out = without_inherited_files(&mut std::process::Command::new(
+        std::env::current_exe().unwrap(),
+    ))
+    .args([
+        "plugin_child",
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("HDF5_PLUGIN_PATH", d.path("plugins"))
+    .env("H5VEC_PLUGIN_MARKER", d.path("marker"))
+    .env("H5VEC_PLUGIN_FILE", d.path("f.h5"))
+    .output()
+    .unwrap();
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),
