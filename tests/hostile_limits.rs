@@ -438,3 +438,37 @@ fn list_offset_past_the_last_one_in_an_early_batch() {
         "{e}"
     );
 }
+
+/// Rows below `count` in a chunk that was never written: HDF5 would return
+/// fill values nobody saved; the load is an error instead, whether the
+/// chunk is whole in the range, holds its first rows or its last.
+#[test]
+fn rows_in_a_chunk_never_written_are_an_error() {
+    let f = mem_file();
+    let vals: Vec<u32> = (0..12).collect();
+    h5vec::save_vector(&f, "v", &vals).unwrap();
+    // Chunks of 4 rows; rows 0..4 and 8..12 written, 4..8 never.
+    let ds = replace::<u32>(&f, "v/data", "values", 12, 4, &vals[..4]);
+    ds.write_slice(&vals[8..], 8..12).unwrap();
+    for (what, range) in [
+        ("whole", 0..12u64),
+        ("head", 5..12),
+        ("tail", 1..6),
+        ("inside", 5..7),
+    ] {
+        let e = fails_fast(what, || h5vec::load_range::<u32>(&f, "v", range.clone()));
+        let msg = e.to_string();
+        assert_eq!(e.path(), "$", "{msg}");
+        assert_eq!(e.location(), Some("/v/data/values"), "{msg}");
+        assert!(
+            msg.contains("rows 4..8 are in a chunk that was never written"),
+            "{what}: {msg}"
+        );
+    }
+    // Rows in written chunks still load exactly.
+    assert_eq!(h5vec::load_range::<u32>(&f, "v", 0..4).unwrap(), &vals[..4]);
+    assert_eq!(
+        h5vec::load_range::<u32>(&f, "v", 8..12).unwrap(),
+        &vals[8..]
+    );
+}
