@@ -28,6 +28,9 @@ pub enum ErrorKind {
     Encode(String),
     /// A vector or group name is not usable.
     BadName(String),
+    /// There is no vector (or h5col table) of that name: the message says
+    /// which name in which group, the error's location is where it would be.
+    NotFound(String),
     /// The HDF5 library reported an error.
     Hdf5(hdf5::Error),
 }
@@ -195,6 +198,11 @@ impl Error {
         Error::at_place(at, ErrorKind::BadName(msg.to_string()))
     }
 
+    /// A vector or table that does not exist.
+    pub(crate) fn not_found(at: impl Into<Place>, msg: impl fmt::Display) -> Self {
+        Error::at_place(at, ErrorKind::NotFound(msg.to_string()))
+    }
+
     /// An HDF5 library error.
     pub(crate) fn hdf5(at: impl Into<Place>, err: hdf5::Error) -> Self {
         Error::at_place(at, ErrorKind::Hdf5(err))
@@ -211,6 +219,7 @@ impl fmt::Display for Error {
             ErrorKind::Invalid(m) => write!(f, ": invalid data: {}", m),
             ErrorKind::Encode(m) => write!(f, ": cannot encode: {}", m),
             ErrorKind::BadName(m) => write!(f, ": bad name: {}", m),
+            ErrorKind::NotFound(m) => write!(f, ": not found: {}", m),
             ErrorKind::Hdf5(e) => write!(f, ": HDF5 error: {}", e),
         }
     }
@@ -222,6 +231,29 @@ impl std::error::Error for Error {
             ErrorKind::Hdf5(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+/// An HDF5 error from a call made outside h5vec, at path `$` with no
+/// location, so that `?` on an `hdf5::Result` works in a function that
+/// returns [`Result`].
+///
+/// ```
+/// fn first_group_len(file: &h5vec::hdf5::File) -> h5vec::Result<u64> {
+///     let group = file.group("run1")?; // an hdf5::Error becomes an h5vec::Error
+///     h5vec::vector_len(&group, "xs")
+/// }
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// let err = first_group_len(&file).unwrap_err();
+/// assert!(matches!(err.kind(), h5vec::ErrorKind::Hdf5(_)));
+/// assert_eq!((err.path(), err.location()), ("$", None));
+/// # Ok(()) }
+/// ```
+impl From<hdf5::Error> for Error {
+    fn from(err: hdf5::Error) -> Self {
+        Error::hdf5("$", err)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Files and groups with the properties h5vec's crash protocol relies on.
 
-use std::ffi::CString;
+use std::ffi::{c_uint, CString};
 use std::path::Path;
 
 use hdf5::file::{FileAccess, FileCreate, FileSpaceStrategy, LibraryVersion};
@@ -106,6 +106,68 @@ pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
             hdf5::from_id::<hdf5::File>(id).at(at)
         }
     })
+}
+
+/// Opens the existing HDF5 file `path` read-only: loads work, saves and
+/// appends are refused (an error saying the file is open read-only).
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("xs.h5");
+/// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u32, 2, 3])?;
+/// let file = h5vec::open_file(&path)?;
+/// let xs: Vec<u32> = h5vec::load_vector(&file, "xs")?;
+/// assert_eq!(xs, [1, 2, 3]);
+/// assert!(h5vec::append_vector(&file, "xs", &[4u32]).is_err());
+/// # Ok(()) }
+/// ```
+pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
+    let path = path.as_ref();
+    hdf5::File::open(path).at(Place::new("$", path.display().to_string()))
+}
+
+/// Opens the existing HDF5 file `path` for reading and writing (saves,
+/// appends, [`crate::VectorWriter`]). The file keeps the properties it was
+/// created with: make new files with [`create_file`].
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("xs.h5");
+/// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u32, 2, 3])?;
+/// let file = h5vec::open_file_rw(&path)?;
+/// h5vec::append_vector(&file, "xs", &[4u32])?;
+/// assert_eq!(h5vec::vector_len(&file, "xs")?, 4);
+/// # Ok(()) }
+/// ```
+pub fn open_file_rw(path: impl AsRef<Path>) -> Result<hdf5::File> {
+    let path = path.as_ref();
+    hdf5::File::open_rw(path).at(Place::new("$", path.display().to_string()))
+}
+
+/// Checks that the file of `parent` is open for writing before a save or an
+/// append writes container `name` there: an error at the container's place
+/// saying the file is open read-only, instead of HDF5's "no write intent on
+/// file" from the first write.
+pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
+    let at = &crate::vector::container_place(parent, name);
+    let file = parent.file().at(at)?;
+    let mut intent: c_uint = 0;
+    // SAFETY: a valid file id (held by `file`) and an output integer, under
+    // the lock.
+    sync(|| unsafe { check(at, h5f::H5Fget_intent(file.id(), &mut intent)) })?;
+    if intent & h5f::H5F_ACC_RDWR == 0 {
+        return Err(Error::hdf5(
+            at,
+            hdf5::Error::Internal(format!(
+                "the file is open read-only: open it with h5vec::open_file_rw (or \
+                 hdf5::File::open_rw) to write `{}`",
+                name.escape_debug()
+            )),
+        ));
+    }
+    Ok(())
 }
 
 /// Creates the group `name` in `parent` for vectors to be saved into.

@@ -163,6 +163,16 @@ pub(crate) fn describe_member(group: &Group, name: &str) -> String {
     })
 }
 
+/// Whether `name` in `group` is a hard link (false for a missing or
+/// unreadable link, a soft, external or user-defined one).
+pub(crate) fn is_hard_link(group: &Group, name: &str) -> bool {
+    let Ok(cname) = CString::new(name) else {
+        return false;
+    };
+    // SAFETY: a valid group id and a NUL-terminated name, under the lock.
+    sync(|| unsafe { link_type(group.id(), &cname) }) == Some(LINK_HARD)
+}
+
 /// "a group", "a dataset", ... for an object type.
 fn object_kind(t: H5O_type_t) -> &'static str {
     match t {

@@ -46,11 +46,13 @@
 //! - whole vectors: [`save_vector`], [`save_vector_with`], [`load_vector`];
 //!   growing and partial access: [`append_vector`], [`append_vector_with`],
 //!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
-//!   with bounded memory: [`VectorWriter`], [`VectorReader`];
+//!   with bounded memory: [`VectorWriter`], [`VectorReader`]; what a group
+//!   holds: [`list_vectors`], [`vector_exists`];
 //! - how datasets are written: [`SaveOptions`], [`Compression`],
 //!   [`BloscCompressor`], [`BloscShuffle`], [`DatasetRole`];
 //! - [`create_file`] and [`create_group`], which make files and groups with
 //!   the properties the crash protocol relies on (SPEC.md section 8);
+//!   [`open_file`] (read-only) and [`open_file_rw`];
 //! - [`Error`], [`ErrorKind`], [`Result`];
 //! - the other containers h5vec reads and writes: [`h5col`] tables and
 //!   [`vls`] string arrays;
@@ -76,7 +78,7 @@
 //!
 //! | module | what it does |
 //! |---|---|
-//! | `vector` | the vector group (`data/`, `metadata/`, `count`): [`save_vector`], [`load_vector`], open and commit (SPEC 1, 8) |
+//! | `vector` | the vector group (`data/`, `metadata/`, `count`): [`save_vector`], [`load_vector`], [`list_vectors`], open and commit (SPEC 1, 8) |
 //! | `stream` | appends, ranges, columns, [`VectorWriter`], [`VectorReader`], [`repair`]: the append protocol (SPEC 8) |
 //! | `schema` | the schema tree under `metadata/schema`: the node a codec writes, and the node read back (SPEC 2) |
 //! | `codec` | the traits every kind implements (`H5Vector::Codec`, `Codec`, `Encoder`, `Decoder`) and the checks kinds share (members, datasets) |
@@ -89,7 +91,7 @@
 //! | `limits`, `gheap` | bounds on what a hostile file can make h5vec allocate or loop over; global heap collections checked before HDF5 reads them (SPEC 7) |
 //! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
 //! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |
-//! | `file` | [`create_file`], [`create_group`] |
+//! | `file` | [`create_file`], [`create_group`], [`open_file`], [`open_file_rw`]; the read-only check before writes |
 //! | `error` | [`Error`]: the logical path, the HDF5 object, expected against found |
 //! | `h5col/` | [`h5col`] tables: the table group, and one file per column kind (SPEC 9) |
 //! | `vls` | standalone [`vls`] string arrays, on `kinds::vls`'s columns (SPEC 10) |
@@ -133,13 +135,16 @@ pub mod vls;
 
 pub use codec::H5Vector;
 pub use error::{Error, ErrorKind, Result};
-pub use file::{create_file, create_group};
+pub use file::{create_file, create_group, open_file, open_file_rw};
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,
     VectorWriter, COMMIT_BATCHES,
 };
-pub use vector::{load_vector, save_vector, save_vector_with, FORMAT_NAME, FORMAT_VERSION};
+pub use vector::{
+    list_vectors, load_vector, save_vector, save_vector_with, vector_exists, FORMAT_NAME,
+    FORMAT_VERSION,
+};
 
 /// The derive macro: `#[derive(H5Vector)]` on structs and fieldless enums.
 pub use h5vec_derive::H5Vector;

@@ -175,6 +175,7 @@ impl<T: H5Vector> Drop for VectorWriter<T> {
 impl<T: H5Vector> VectorWriter<T> {
     /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        crate::file::check_writable(parent, name)?;
         let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).
@@ -184,7 +185,7 @@ impl<T: H5Vector> VectorWriter<T> {
             opts,
             len_hint: u64::MAX,
         };
-        let made = (|| {
+        let made = (|| -> Result<_> {
             let data = group.create_group("data").at("$")?;
             let enc = T::Codec::create(&data, "$", &ctx)?;
             let meta = group.create_group("metadata").at("$")?;
@@ -213,6 +214,7 @@ impl<T: H5Vector> VectorWriter<T> {
 
     /// Continues the existing vector `name`, after checking its schema against `T`.
     pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        crate::file::check_writable(parent, name)?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         let v = open_vector(parent, name, Access::Append)?;
         let ctx = WriteCtx {

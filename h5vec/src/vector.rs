@@ -168,6 +168,75 @@ pub(crate) fn check_replaceable(parent: &Group, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether `name` (a valid name) in `parent` is an h5vec vector, as
+/// [`list_vectors`] sees it: a hard link to a group whose hard-linked
+/// `metadata` group holds `format_name` = "HDF5Vectors" and `count`. Reads
+/// nothing else; anything unreadable is not a vector.
+fn is_vector(parent: &Group, name: &str) -> bool {
+    let hard = |g: &Group, n: &str| g.link_exists(n) && guard::is_hard_link(g, n);
+    (|| -> Option<bool> {
+        if !hard(parent, name) {
+            return None;
+        }
+        let group = parent.group(name).ok()?;
+        if !hard(&group, "metadata") {
+            return None;
+        }
+        let meta = group.group("metadata").ok()?;
+        if !hard(&meta, "format_name") || !hard(&meta, "count") {
+            return None;
+        }
+        meta.dataset("count").ok()?;
+        let ds = meta.dataset("format_name").ok()?;
+        let at = &container_place(parent, name);
+        Some(raw::read_scalar_string(&ds, at).ok()? == FORMAT_NAME)
+    })()
+    .unwrap_or(false)
+}
+
+/// The names of the h5vec vectors directly in `group`, sorted. A vector is
+/// a hard-linked group with `metadata/format_name` = "HDF5Vectors" and
+/// `metadata/count`; other members (datasets, other groups, h5col tables,
+/// VLS arrays, soft or external links) are skipped, and nothing below the
+/// vectors is read or checked (a load does that).
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "ys", &[1u8])?;
+/// h5vec::save_vector(&file, "xs", &[2u8])?;
+/// h5vec::create_group(&file, "run1")?;
+/// assert_eq!(h5vec::list_vectors(&file)?, ["xs", "ys"]);
+/// # Ok(()) }
+/// ```
+pub fn list_vectors(group: &Group) -> Result<Vec<String>> {
+    let at = Place::new("$", group.name());
+    let mut names = group.member_names().at(&at)?;
+    names.retain(|n| is_vector(group, n));
+    names.sort();
+    Ok(names)
+}
+
+/// Whether `name` is an h5vec vector in `group` (as [`list_vectors`] counts
+/// them): `false` if nothing or something else is there. A name that is
+/// not a vector name (empty, `.`, `..`, with `/` or NUL) is an error.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u8])?;
+/// assert!(h5vec::vector_exists(&file, "xs")?);
+/// assert!(!h5vec::vector_exists(&file, "nope")?);
+/// assert!(h5vec::vector_exists(&file, "a/b").is_err());
+/// # Ok(()) }
+/// ```
+pub fn vector_exists(group: &Group, name: &str) -> Result<bool> {
+    check_name(group, name, "vector")?;
+    Ok(is_vector(group, name))
+}
+
 /// Saves `values` as a new vector `name` in `parent` with default options.
 ///
 /// ```
@@ -196,6 +265,7 @@ pub fn save_vector_with<T: H5Vector>(
     values: &[T],
     opts: &SaveOptions,
 ) -> Result<()> {
+    crate::file::check_writable(parent, name)?;
     let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
     let _hold = raw::HoldMetadata::new(parent.file().at("$")?);
     // Dropped on error: an anonymous group goes with its last handle.
@@ -337,10 +407,9 @@ pub(crate) fn open_vector_group(
 ) -> Result<(Group, guard::Walked)> {
     check_name(parent, name, "vector")?;
     if !parent.link_exists(name) {
-        return Err(Error::mismatch(
+        return Err(Error::not_found(
             container_place(parent, name),
-            format!("a vector group `{name}` in `{}`", parent.name()),
-            "nothing",
+            format!("no vector `{name}` in `{}`", parent.name()),
         ));
     }
     let group = open_group(parent, name, "$")?;

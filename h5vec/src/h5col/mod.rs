@@ -104,6 +104,7 @@ where
     T: Record,
     T::Fields: TableFields,
 {
+    crate::file::check_writable(parent, name)?;
     let (table, _walked, nrows) = open_checked(parent, name, Access::Append)?;
     let path = table::table_place(&table);
     let mut members = table.member_names().at(&path)?;
@@ -136,6 +137,7 @@ pub(crate) fn create_container(
     what: &str,
     write: impl FnOnce(&Group) -> Result<()>,
 ) -> Result<()> {
+    crate::file::check_writable(parent, name)?;
     crate::vector::check_new_member(parent, name, what, None)?;
     let group = parent
         .create_group(name)

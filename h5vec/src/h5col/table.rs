@@ -52,7 +52,10 @@ pub(super) fn open_checked(
 fn open_table(parent: &Group, name: &str) -> Result<Group> {
     let p = Place::new("$", crate::codec::member_path(parent, name));
     if !parent.link_exists(name) {
-        return Err(Error::mismatch(&p, "an h5col table group", "nothing"));
+        return Err(Error::not_found(
+            &p,
+            format!("no table `{name}` in `{}`", parent.name()),
+        ));
     }
     parent
         .group(name)
