@@ -514,26 +514,61 @@ fn read_raw_chunks(ds: &Dataset, k0: u64, c: u64, body: &mut [u8], cb: usize) ->
     })
 }
 
+/// The error for rows in chunk `k` (of `c` rows), which was never written:
+/// HDF5 would hand back fill values nobody saved. Every chunk an HDF5
+/// writer writes is allocated, so below `count` a missing chunk means a
+/// damaged file (SPEC.md section 7).
+fn never_written(k: u64, c: u64, path: impl At) -> crate::error::Error {
+    crate::error::Error::invalid(
+        path,
+        format!(
+            "rows {}..{} are in a chunk that was never written (the file holds no data for them)",
+            k.saturating_mul(c),
+            k.saturating_add(1).saturating_mul(c)
+        ),
+    )
+}
+
+/// Checks that the chunks holding rows `start..end` (a range inside at
+/// most two chunks: the partial ends of a read) are allocated.
+fn check_stored(ds: &Dataset, c: u64, start: u64, end: u64, path: impl At) -> Result<()> {
+    if start >= end {
+        return Ok(());
+    }
+    for k in start / c..=(end - 1) / c {
+        if stored_chunk(ds, k * c).is_none() {
+            return Err(never_written(k, c, path));
+        }
+    }
+    Ok(())
+}
+
 /// Reads rows `start..start + rows` into `out` (row-major bytes): whole
 /// chunks read directly and decompressed in parallel; everything else
-/// (partial chunks, chunks stored with a filter skipped, unallocated
-/// chunks) through `normal(first_row, rows, out)`.
+/// (partial chunks, chunks stored with a filter skipped) through
+/// `normal(first_row, rows, out)`. Rows in a chunk that was never written
+/// are an error ([`never_written`]); each chunk is looked up once.
 pub(crate) fn read_rows(
     ds: &Dataset,
     p: &Pipeline,
     start: u64,
     rows: u64,
     out: &mut [u8],
+    path: impl At,
     normal: &mut ReadFallback<'_>,
 ) -> Result<()> {
     let end = start + rows;
     let (k0, nk) = full_chunks(p, start, end);
     let rb = p.row_bytes;
+    let c = p.chunk_rows;
     if nk == 0 {
+        check_stored(ds, c, start, end, path)?;
         return normal(start, rows, out);
     }
-    let c = p.chunk_rows;
     let head = k0 * c - start;
+    let done = head + nk * c;
+    check_stored(ds, c, start, start + head, path)?;
+    check_stored(ds, c, start + done, end, path)?;
     let cb = p.chunk_bytes();
     if p.level.is_none() {
         let (head_out, rest) = out.split_at_mut(head as usize * rb);
@@ -541,13 +576,18 @@ pub(crate) fn read_rows(
         let ok = read_raw_chunks(ds, k0, c, body_out, cb);
         for (i, (o, ok)) in body_out.chunks_mut(cb).zip(ok).enumerate() {
             if !ok {
-                normal((k0 + i as u64) * c, c, o)?;
+                let k = k0 + i as u64;
+                // A direct read fails for a chunk stored another way, or
+                // for one never written: only the latter is an error.
+                if stored_chunk(ds, k * c).is_none() {
+                    return Err(never_written(k, c, path));
+                }
+                normal(k * c, c, o)?;
             }
         }
         if head > 0 {
             normal(start, head, head_out)?;
         }
-        let done = head + nk * c;
         if done < rows {
             normal(start + done, rows - done, tail_out)?;
         }
@@ -559,6 +599,7 @@ pub(crate) fn read_rows(
         for i in 0..nk {
             let row = (k0 + i) * c;
             let data = match stored_chunk(ds, row) {
+                None => return Err(never_written(k0 + i, c, path)),
                 Some((mask, size))
                     if (mask == 0 || mask == p.deflate_skipped())
                         && size <= (cb as u64).saturating_mul(2) + 1024 =>
@@ -573,7 +614,8 @@ pub(crate) fn read_rows(
             };
             comp.push(data);
         }
-    });
+        Ok(())
+    })?;
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
     let mut slots: Vec<Slot<'_>> = body_out
@@ -595,7 +637,6 @@ pub(crate) fn read_rows(
     if head > 0 {
         normal(start, head, head_out)?;
     }
-    let done = head + nk * c;
     if done < rows {
         normal(start + done, rows - done, tail_out)?;
     }

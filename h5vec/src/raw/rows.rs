@@ -14,7 +14,6 @@ use hdf5_sys::h5s::{H5S_seloper_t, H5S_ALL};
 use hdf5_sys::h5t::{self, H5T_class_t};
 use hdf5_sys::{h5d, h5s};
 
-use super::chunks::stored_chunk;
 use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
 use super::types::{dataset_type, vlen_utf8, Pod};
@@ -345,8 +344,7 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
     };
     match parallel::Pipeline::detect(ds, mem_type) {
         Some(p) if p.row_bytes == row_bytes => {
-            check_chunks_stored(ds, p.chunk_rows, start, rows, path)?;
-            parallel::read_rows(ds, &p, start, rows, bytes, &mut |s, n, b| {
+            parallel::read_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
                 // SAFETY: `b` has room for `n` whole rows of `mem_type`.
                 unsafe { read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path) }
             })
@@ -364,32 +362,6 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
             )
         },
     }
-}
-
-/// Refuses rows `start..start + rows` when a chunk holding them was never
-/// written: HDF5 would hand back fill values that nobody saved. Every
-/// chunk an HDF5 writer wrote is allocated, so below `count` a missing
-/// chunk means a damaged file (SPEC.md section 7). One index lookup per
-/// chunk, each constant time (see [`stored_chunk`]).
-fn check_chunks_stored(ds: &Dataset, c: u64, start: u64, rows: u64, path: impl At) -> Result<()> {
-    if rows == 0 || c == 0 {
-        return Ok(());
-    }
-    let last = start.saturating_add(rows - 1) / c;
-    for k in start / c..=last {
-        if stored_chunk(ds, k.saturating_mul(c)).is_none() {
-            return Err(Error::invalid(
-                path,
-                format!(
-                    "rows {}..{} are in a chunk that was never written (the file holds no \
-                     data for them)",
-                    k.saturating_mul(c),
-                    k.saturating_add(1).saturating_mul(c)
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Reads `rows` rows at `start` into `buf`.
