@@ -207,7 +207,7 @@ pub(crate) fn open_column(
         ));
     }
     crate::limits::check_exact_number(&ds, &info, &p)?;
-    crate::limits::check_stored(&ds, min_rows, &shape, &p)?;
+    crate::limits::check_stored(&ds, min_rows, &shape, info.size, &p)?;
     Ok((ds, shape[0]))
 }
 

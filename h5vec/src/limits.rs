@@ -161,22 +161,26 @@ unsafe fn stored_rows_in(
 
 /// Checks that `ds` (of extent `shape`) stores the first `need` rows that
 /// `count` (or an offset) says it holds. Rows without data (a zero-sized
-/// trailing dimension) need no storage.
+/// trailing dimension) need no storage. `elem_size`: bytes per element.
 ///
 /// Claims of at most [`UNCHECKED_CLAIM_BYTES`] pass without the check: they
 /// cost little to read even as fill values, and the check walks the chunk
 /// index, whose cost grows with the chunk count (and which a damaged index
 /// can make HDF5 walk for very long: `tests/fuzz/KNOWN.md`).
-pub(crate) fn check_stored(ds: &Dataset, need: u64, shape: &[u64], path: impl At) -> Result<()> {
+pub(crate) fn check_stored(
+    ds: &Dataset,
+    need: u64,
+    shape: &[u64],
+    elem_size: usize,
+    path: impl At,
+) -> Result<()> {
     if need == 0 || shape.iter().skip(1).any(|&d| d == 0) {
         return Ok(());
     }
     let row_bytes = shape
         .iter()
         .skip(1)
-        .fold(ds.dtype().map(|t| t.size() as u64).unwrap_or(1), |a, &d| {
-            a.saturating_mul(d)
-        });
+        .fold(elem_size as u64, |a, &d| a.saturating_mul(d));
     if need.saturating_mul(row_bytes.max(1)) <= UNCHECKED_CLAIM_BYTES {
         return Ok(());
     }

@@ -125,7 +125,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
             }
             // The bytes the stops use must be stored, not an unwritten extent.
             let p = Place::new(path, bds.name());
-            limits::check_stored(&bds, last as u64, &[brows], &p)?;
+            limits::check_stored(&bds, last as u64, &[brows], 1, &p)?;
             end = last as u64;
         }
         Ok(BlobDecoder {
