@@ -8,7 +8,7 @@
 //! - `children/1`..`children/N`: one full node per child, in order.
 
 use hdf5::Group;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Context, Error, Place, Result};
 use crate::raw;
@@ -85,7 +85,7 @@ pub(crate) mod kind {
 }
 
 /// One node of the schema tree, as h5vec writes it and expects it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schema {
     /// One of [`kind`]'s identifiers.
     pub kind: String,
@@ -96,16 +96,16 @@ pub struct Schema {
     /// The Rust type name (descriptive; not checked on load).
     pub logical_type: String,
     /// Encoded element type, Julia spelling (scalar and dense).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoded_type: Option<String>,
     /// Element dimensions in Julia order (dense).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dimensions: Option<Vec<i64>>,
     /// Field names in declaration order (record).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field_names: Option<Vec<String>>,
     /// Child schemas, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Schema>,
 }
 
