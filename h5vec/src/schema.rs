@@ -374,3 +374,20 @@ impl Stored {
             .ok_or_else(|| Error::mismatch(path, format!("schema child {}", i + 1), "nothing"))
     }
 }
+
+impl From<&Stored> for Schema {
+    /// The node as h5vec would write it (the layout-only `extra_members`
+    /// dropped): what schema-driven readers and writers work from.
+    fn from(s: &Stored) -> Schema {
+        Schema {
+            kind: s.kind.clone(),
+            schema: s.schema.clone(),
+            codec: s.codec.clone(),
+            logical_type: s.logical_type.clone(),
+            encoded_type: s.encoded_type.clone(),
+            dimensions: s.dimensions.clone(),
+            field_names: s.field_names.clone(),
+            children: s.children.iter().map(Schema::from).collect(),
+        }
+    }
+}
