@@ -48,6 +48,10 @@
 //!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
 //!   with bounded memory: [`VectorWriter`], [`VectorReader`]; what a group
 //!   holds: [`list_vectors`], [`vector_exists`];
+//! - what a file holds, without the Rust types: [`inspect`] (a container's
+//!   rows, schema tree and datasets: [`VectorInfo`], [`SchemaNode`],
+//!   [`DatasetInfo`]) and [`find_containers`] (every vector, h5col table
+//!   and VLS array below a group: [`ContainerInfo`], [`ContainerKind`]);
 //! - how datasets are written: [`SaveOptions`], [`Compression`],
 //!   [`BloscCompressor`], [`BloscShuffle`], [`DatasetRole`];
 //! - [`create_file`] and [`create_group`], which make files and groups with
@@ -95,6 +99,7 @@
 //! | `error` | [`Error`]: the logical path, the HDF5 object, expected against found |
 //! | `h5col/` | [`h5col`] tables: the table group, and one file per column kind (SPEC 9) |
 //! | `vls` | standalone [`vls`] string arrays, on `kinds::vls`'s columns (SPEC 10) |
+//! | `inspect` | [`inspect`] and [`find_containers`]: containers, schema trees and datasets described without reading values |
 //!
 //! **A new kind** goes in its own file under `kinds/`: its layout on disk
 //! in the module docs (and a SPEC.md section), a zero-sized codec
@@ -120,6 +125,7 @@ mod file;
 mod gheap;
 mod guard;
 pub mod h5col;
+mod inspect;
 mod kinds;
 mod limits;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
@@ -136,6 +142,9 @@ pub mod vls;
 pub use codec::H5Vector;
 pub use error::{Error, ErrorKind, Result};
 pub use file::{create_file, create_group, open_file, open_file_rw};
+pub use inspect::{
+    find_containers, inspect, ContainerInfo, ContainerKind, DatasetInfo, SchemaNode, VectorInfo,
+};
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
 pub use stream::{
     append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,

@@ -42,7 +42,16 @@ const OPTIONAL_MEMBERS: &[&str] = &["names"];
 /// type (1-D, UInt8: int8 is refused) and every slice against the heap, before any
 /// value is returned. Errors name the group and the element.
 pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
-    let _walked = crate::guard::check(
+    let (_walked, dec) = open_strings(group)?;
+    dec.read(0..dec.len())
+}
+
+/// Opens the VLS array stored in `group` with every check of
+/// [`load_strings`] that comes before the values: the walk, the `type`
+/// attribute, the members, the pointer and heap datasets. Keep the walk
+/// while the decoder is used.
+pub(crate) fn open_strings(group: &Group) -> Result<(crate::guard::Walked, VlsDecoder)> {
+    let walked = crate::guard::check(
         group,
         crate::guard::Container::VlsArray,
         crate::guard::Access::Read,
@@ -78,7 +87,7 @@ pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
     // Every pointer is an element: all of them must be stored.
     let all = VlsDecoder::open_datasets(group, "$", 0)?.len();
     let dec = VlsDecoder::open_datasets(group, "$", all)?;
-    dec.read(0..dec.len())
+    Ok((walked, dec))
 }
 
 /// Saves `values` as a new VLS array group `name` in `parent`, with

@@ -45,9 +45,9 @@ mod string;
 mod table;
 
 use fields::TableFields;
-pub(crate) use table::COLUMN_TABLE;
+pub(crate) use table::{open_checked, COLUMN_TABLE};
 
-use table::{open_checked, push_and_commit, write_new_table};
+use table::{push_and_commit, write_new_table};
 
 /// Rows read per batch.
 const BATCH: u64 = 1 << 16;

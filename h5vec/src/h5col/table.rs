@@ -37,7 +37,7 @@ pub(super) const COLUMN_ORDER: &str = "column-order";
 /// Opens table `name` of `parent` for `access`: the walk of SPEC.md
 /// section 7 (returned, to be kept while the table is used), then the table
 /// attributes. Returns the table, the walk and NROWS.
-pub(super) fn open_checked(
+pub(crate) fn open_checked(
     parent: &Group,
     name: &str,
     access: Access,

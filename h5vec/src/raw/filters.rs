@@ -156,3 +156,75 @@ fn filter_hint(id: i32) -> &'static str {
         _ => "",
     }
 }
+
+/// The filter pipeline of `ds` in words, in order: `shuffle`,
+/// `deflate(4)`, `lzf`, `blosc(zstd,5,shuffle)` (compressor, level and
+/// `noshuffle`/`shuffle`/`bitshuffle`, as `hdf5plugin.Blosc` names them),
+/// `fletcher32`, `nbit`, `scaleoffset`, `szip`, and `filter NAME (id N)`
+/// for any other. Reads the creation property list only.
+pub(crate) fn filter_names(
+    ds: &Dataset,
+    path: impl crate::error::At,
+) -> crate::Result<Vec<String>> {
+    use hdf5_sys::h5p;
+    use std::ffi::c_uint;
+    // SAFETY: a valid dataset id; the property list is owned by an `Owned`;
+    // the output buffers are as large as passed, the name NUL-terminated
+    // before it is read.
+    sync(|| unsafe {
+        let dcpl = Owned::new(path, h5d::H5Dget_create_plist(ds.id()))?;
+        let n = super::ffi::check(path, h5p::H5Pget_nfilters(dcpl.id()))?;
+        let mut out = Vec::new();
+        for i in 0..n.max(0) as c_uint {
+            let mut flags: c_uint = 0;
+            let mut cd = [0 as c_uint; 16];
+            let mut nelm: usize = cd.len();
+            let mut cfg: c_uint = 0;
+            let mut name = [0 as c_char; 64];
+            let id = h5p::H5Pget_filter2(
+                dcpl.id(),
+                i,
+                &mut flags,
+                &mut nelm,
+                cd.as_mut_ptr(),
+                name.len(),
+                name.as_mut_ptr(),
+                &mut cfg,
+            );
+            let last = name.len() - 1;
+            name[last] = 0;
+            // At most cd.len() values were copied; nelm is the full count.
+            let cd = &cd[..nelm.min(cd.len())];
+            out.push(match id {
+                1 => match cd.first() {
+                    Some(level) => format!("deflate({level})"),
+                    None => "deflate".into(),
+                },
+                2 => "shuffle".into(),
+                3 => "fletcher32".into(),
+                4 => "szip".into(),
+                5 => "nbit".into(),
+                6 => "scaleoffset".into(),
+                32000 => "lzf".into(),
+                32001 if cd.len() >= 7 => {
+                    let cname = crate::options::BloscCompressor::from_code(cd[6])
+                        .map_or_else(|| format!("compressor {}", cd[6]), |c| c.name().to_owned());
+                    let shuffle = match cd[5] {
+                        0 => "noshuffle".to_owned(),
+                        1 => "shuffle".to_owned(),
+                        2 => "bitshuffle".to_owned(),
+                        s => format!("shuffle {s}"),
+                    };
+                    format!("blosc({cname},{},{shuffle})", cd[4])
+                }
+                32001 => "blosc".into(),
+                id if id < 0 => format!("filter number {i}, which HDF5 cannot describe"),
+                id => format!(
+                    "filter `{}` (id {id})",
+                    std::ffi::CStr::from_ptr(name.as_ptr()).to_string_lossy()
+                ),
+            });
+        }
+        Ok(out)
+    })
+}

@@ -38,12 +38,16 @@ pub(crate) use durability::{
 pub(crate) use ffi::{check, sync, Owned};
 pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
+// What `crate::inspect` reports of a dataset.
+pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
+pub(crate) use rows::storage;
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
     ColumnSpec,
 };
+pub(crate) use types::describe_dtype;
 pub(crate) use types::{
     copy_type, dataset_type, h5col_bool, is_h5col_bool, type_info, vlen_utf8, Bits8, Pod, TypeInfo,
 };

@@ -580,3 +580,54 @@ pub(crate) fn read_vlen_strings(
         }
     })
 }
+
+/// How a dataset is stored, as [`storage`] reads it.
+pub(crate) struct Storage {
+    /// The maximum extent per axis (`None`: unlimited).
+    pub(crate) max_shape: Vec<Option<u64>>,
+    /// The chunk shape, for chunked datasets.
+    pub(crate) chunks: Option<Vec<u64>>,
+    /// Bytes the dataset's values take in the file (`H5Dget_storage_size`:
+    /// allocated chunks after filters, or the contiguous block).
+    pub(crate) stored_bytes: u64,
+}
+
+/// The maximum extent, chunk shape and stored bytes of `ds`, from its
+/// dataspace, creation property list and storage size (no value is read).
+pub(crate) fn storage(ds: &Dataset, path: impl At) -> Result<Storage> {
+    use hdf5_sys::h5d::H5D_layout_t;
+    use hdf5_sys::h5p;
+    // SAFETY: a valid dataset id; the space and the property list are owned
+    // by `Owned`s; `dims`, `max` and `chunk` have room for HDF5's largest
+    // rank (32), and rank and chunk rank are checked against it.
+    sync(|| unsafe {
+        let space = super::ffi::Owned::new(path, h5d::H5Dget_space(ds.id()))?;
+        let rank = check(path, h5s::H5Sget_simple_extent_ndims(space.id()))?;
+        let rank = usize::try_from(rank).unwrap_or(0).min(32);
+        let mut dims = [0 as hsize_t; 32];
+        let mut max = [0 as hsize_t; 32];
+        if rank > 0 {
+            check(
+                path,
+                h5s::H5Sget_simple_extent_dims(space.id(), dims.as_mut_ptr(), max.as_mut_ptr()),
+            )?;
+        }
+        let max_shape = max[..rank]
+            .iter()
+            .map(|&m| (m != h5s::H5S_UNLIMITED).then_some(m))
+            .collect();
+        let dcpl = super::ffi::Owned::new(path, h5d::H5Dget_create_plist(ds.id()))?;
+        let chunks = if h5p::H5Pget_layout(dcpl.id()) == H5D_layout_t::H5D_CHUNKED {
+            let mut chunk = [0 as hsize_t; 32];
+            let n = h5p::H5Pget_chunk(dcpl.id(), 32, chunk.as_mut_ptr());
+            (1..=32).contains(&n).then(|| chunk[..n as usize].to_vec())
+        } else {
+            None
+        };
+        Ok(Storage {
+            max_shape,
+            chunks,
+            stored_bytes: h5d::H5Dget_storage_size(ds.id()),
+        })
+    })
+}

@@ -305,3 +305,168 @@ pub(crate) fn is_h5col_bool(ds: &Dataset, path: impl At) -> Result<bool> {
         Ok(ok)
     })
 }
+
+/// Bytes one element of a variable-length type (string or sequence) takes
+/// in the dataset itself: a 4-byte length and a 12-byte global heap ID.
+/// The bytes it points to live in global heap collections, outside the
+/// dataset's storage.
+pub(crate) const VLEN_ELEMENT_BYTES: u64 = 16;
+
+/// Most enum members, compound members and nesting levels a type
+/// description spells out (a file's type can declare thousands).
+const DESCRIBE_MAX_MEMBERS: usize = 32;
+const DESCRIBE_MAX_DEPTH: usize = 8;
+
+/// A dataset's stored datatype in numpy-like words (`int32`, `float64`,
+/// `bool` for the 1-byte bitfield, `enum(int8){FALSE=0,TRUE=1}`,
+/// `vlen str`, `|S12`, `compound{offset:uint64,length:uint64}`), and the
+/// bytes one element takes in the dataset ([`VLEN_ELEMENT_BYTES`] for
+/// variable-length types).
+pub(crate) fn describe_dtype(ds: &Dataset, path: impl At) -> Result<(String, u64)> {
+    let t = dataset_type(ds, path)?;
+    // SAFETY: a valid datatype id, owned by `t`, under the lock.
+    Ok(sync(|| unsafe {
+        let id = t.id();
+        let bytes = match h5t::H5Tget_class(id) {
+            H5T_class_t::H5T_VLEN => VLEN_ELEMENT_BYTES,
+            H5T_class_t::H5T_STRING if h5t::H5Tis_variable_str(id) > 0 => VLEN_ELEMENT_BYTES,
+            _ => h5t::H5Tget_size(id) as u64,
+        };
+        (describe_type_of(id, 0), bytes)
+    }))
+}
+
+/// [`describe_dtype`]'s words for datatype `id`, `depth` levels down.
+///
+/// # Safety
+/// The caller holds the HDF5 lock and `id` is a valid datatype id.
+unsafe fn describe_type_of(id: hid_t, depth: usize) -> String {
+    use H5T_class_t::*;
+    if depth > DESCRIBE_MAX_DEPTH {
+        return "...".into();
+    }
+    // SAFETY (whole body): `id` is valid and the lock held (caller's
+    // contract); every id opened here is owned by an `Owned`; names HDF5
+    // allocates are freed with `H5free_memory`; output buffers are as large
+    // as passed.
+    unsafe {
+        let size = h5t::H5Tget_size(id);
+        let big = h5t::H5Tget_order(id) == h5t::H5T_order_t::H5T_ORDER_BE;
+        let order = if big { " (big-endian)" } else { "" };
+        let precision = h5t::H5Tget_precision(id);
+        let bits = if precision != 0 && precision != size * 8 {
+            format!(" ({precision} bits used)")
+        } else {
+            String::new()
+        };
+        let member_name = |i: u32| {
+            let p = h5t::H5Tget_member_name(id, i);
+            if p.is_null() {
+                return String::from("?");
+            }
+            let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+            hdf5_sys::h5::H5free_memory(p.cast::<c_void>());
+            s
+        };
+        let more = |n: usize| {
+            if n > DESCRIBE_MAX_MEMBERS {
+                format!(",...({} more)", n - DESCRIBE_MAX_MEMBERS)
+            } else {
+                String::new()
+            }
+        };
+        match h5t::H5Tget_class(id) {
+            H5T_INTEGER => {
+                let sign = h5t::H5Tget_sign(id) == H5T_sign_t::H5T_SGN_2;
+                format!(
+                    "{}int{}{order}{bits}",
+                    if sign { "" } else { "u" },
+                    size * 8
+                )
+            }
+            H5T_FLOAT => format!("float{}{order}{bits}", size * 8),
+            H5T_BITFIELD if size == 1 => "bool".into(),
+            H5T_BITFIELD => format!("bitfield{}{order}", size * 8),
+            H5T_ENUM => {
+                let Some(base) = Owned::ok(h5t::H5Tget_super(id)) else {
+                    return "enum(?)".into();
+                };
+                let signed = h5t::H5Tget_sign(base.id()) == H5T_sign_t::H5T_SGN_2;
+                let n = h5t::H5Tget_nmembers(id).max(0) as usize;
+                let mut members = Vec::new();
+                for i in 0..n.min(DESCRIBE_MAX_MEMBERS) as u32 {
+                    let mut v = [0u8; 8];
+                    let value = if size <= 8
+                        && h5t::H5Tget_member_value(id, i, v.as_mut_ptr().cast::<c_void>()) >= 0
+                    {
+                        let mut b = v[..size].to_vec();
+                        if big {
+                            b.reverse();
+                        }
+                        let negative = signed && b.last().is_some_and(|&x| x & 0x80 != 0);
+                        b.resize(8, if negative { 0xff } else { 0 });
+                        let raw = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+                        if signed {
+                            (raw as i64).to_string()
+                        } else {
+                            raw.to_string()
+                        }
+                    } else {
+                        "?".into()
+                    };
+                    members.push(format!("{}={value}", member_name(i)));
+                }
+                format!(
+                    "enum({}){{{}{}}}",
+                    describe_type_of(base.id(), depth + 1),
+                    members.join(","),
+                    more(n)
+                )
+            }
+            H5T_STRING if h5t::H5Tis_variable_str(id) > 0 => {
+                if h5t::H5Tget_cset(id) == H5T_cset_t::H5T_CSET_UTF8 {
+                    "vlen str".into()
+                } else {
+                    "vlen bytes".into()
+                }
+            }
+            H5T_STRING => format!("|S{size}"),
+            H5T_COMPOUND => {
+                let n = h5t::H5Tget_nmembers(id).max(0) as usize;
+                let mut members = Vec::new();
+                for i in 0..n.min(DESCRIBE_MAX_MEMBERS) as u32 {
+                    let t = match Owned::ok(h5t::H5Tget_member_type(id, i)) {
+                        Some(mt) => describe_type_of(mt.id(), depth + 1),
+                        None => "?".into(),
+                    };
+                    members.push(format!("{}:{t}", member_name(i)));
+                }
+                format!("compound{{{}{}}}", members.join(","), more(n))
+            }
+            H5T_ARRAY => {
+                let rank = h5t::H5Tget_array_ndims(id);
+                let mut dims = [0 as hdf5_sys::h5::hsize_t; 32];
+                let dims = if (1..=32).contains(&rank)
+                    && h5t::H5Tget_array_dims2(id, dims.as_mut_ptr()) == rank
+                {
+                    format!("{:?}", &dims[..rank as usize])
+                } else {
+                    "?".into()
+                };
+                let base = match Owned::ok(h5t::H5Tget_super(id)) {
+                    Some(b) => describe_type_of(b.id(), depth + 1),
+                    None => "?".into(),
+                };
+                format!("array({base},{dims})")
+            }
+            H5T_VLEN => match Owned::ok(h5t::H5Tget_super(id)) {
+                Some(b) => format!("vlen({})", describe_type_of(b.id(), depth + 1)),
+                None => "vlen(?)".into(),
+            },
+            H5T_OPAQUE => format!("opaque({size})"),
+            H5T_REFERENCE => "reference".into(),
+            H5T_TIME => "time".into(),
+            _ => "unknown type".into(),
+        }
+    }
+}
