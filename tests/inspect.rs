@@ -646,3 +646,82 @@ fn inspect_errors_name_the_container() {
     assert_eq!(common::mismatch(&e).0, "members [\"data\", \"metadata\"]");
 }
 
+/// A datatype made with the C API, owned by an `hdf5::Datatype`.
+fn make_type(f: impl FnOnce() -> hdf5_sys::h5i::hid_t) -> hdf5::Datatype {
+    // SAFETY: `f` returns a fresh type id, which the `Datatype` then owns.
+    hdf5::sync::sync(|| unsafe { hdf5::from_id::<hdf5::Datatype>(f()) }.unwrap())
+}
+
+#[test]
+fn types_h5vec_never_writes_are_described() {
+    use hdf5_sys::h5t;
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct Row {
+        id: i64,
+    }
+    let file = common::mem_file();
+    h5vec::h5col::save_table(&file, "t", &[Row { id: 1 }, Row { id: 2 }]).unwrap();
+    let t = file.group("t").unwrap();
+    // SAFETY (all four): C API type constructors on predefined types and
+    // on the fresh types they return, under the lock.
+    let be = make_type(|| unsafe { h5t::H5Tcopy(*h5t::H5T_STD_I32BE) });
+    let en = make_type(|| unsafe {
+        let e = h5t::H5Tenum_create(*h5t::H5T_NATIVE_UINT16);
+        for i in 0..40u16 {
+            let name = std::ffi::CString::new(format!("m{i}")).unwrap();
+            let v = i * 1000;
+            h5t::H5Tenum_insert(e, name.as_ptr(), (&v as *const u16).cast());
+        }
+        e
+    });
+    let cmp = make_type(|| unsafe {
+        let arr = h5t::H5Tarray_create2(*h5t::H5T_IEEE_F32LE, 1, [2u64].as_ptr());
+        let c = h5t::H5Tcreate(h5t::H5T_class_t::H5T_COMPOUND, 9);
+        h5t::H5Tinsert(c, c"a".as_ptr(), 0, arr);
+        h5t::H5Tinsert(c, c"b".as_ptr(), 8, *h5t::H5T_STD_U8LE);
+        hdf5_sys::h5t::H5Tclose(arr);
+        c
+    });
+    let vl = make_type(|| unsafe { h5t::H5Tvlen_create(*h5t::H5T_STD_I16LE) });
+    for (name, dt) in [("be", &be), ("en", &en), ("cmp", &cmp), ("vl", &vl)] {
+        t.new_dataset_builder()
+            .empty_as(dt)
+            .shape(2)
+            .create(name)
+            .unwrap();
+    }
+    let info = h5vec::inspect(&file, "t").unwrap();
+    let got: Vec<_> = info
+        .datasets
+        .iter()
+        .map(|d| (d.field_path.as_str(), d.dtype.as_str(), d.logical_bytes))
+        .collect();
+    let members: Vec<String> = (0..32).map(|i| format!("m{i}={}", i * 1000)).collect();
+    let en = format!("enum(uint16){{{},...(8 more)}}", members.join(","));
+    assert_eq!(
+        got,
+        [
+            ("$.be", "int32 (big-endian)", 8),
+            ("$.cmp", "compound{a:array(float32,[2]),b:uint8}", 18),
+            ("$.en", en.as_str(), 4),
+            ("$.id", "int64", 16),
+            ("$.vl", "vlen(int16)", 32),
+        ]
+    );
+    let found = h5vec::find_containers(&file).unwrap();
+    assert_eq!((found[0].path.as_str(), found[0].columns), ("/t", 5));
+}
+
+#[test]
+fn find_containers_survives_a_cycle() {
+    let file = common::mem_file();
+    let g = file.create_group("g").unwrap();
+    let h = g.create_group("h").unwrap();
+    h5vec::save_vector(&h, "v", &[1u8]).unwrap();
+    // /g/h/up is /g again: a cycle of hard links.
+    file.link_hard("g", "g/h/up").unwrap();
+    let found = h5vec::find_containers(&file).unwrap();
+    let paths: Vec<_> = found.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["/g/h/v"]);
+    assert_eq!(found[0].problem, None);
+}
