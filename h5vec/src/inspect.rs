@@ -22,7 +22,8 @@ use crate::guard::{Access, MAX_DEPTH, MAX_OBJECTS};
 use crate::raw;
 use crate::schema::{kind, Stored};
 
-/// What kind of container a group is.
+/// What kind of container a group is (serialized as `vector`, `table`,
+/// `vls_array`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContainerKind {
