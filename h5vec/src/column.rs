@@ -104,7 +104,7 @@ impl CommittedChunk {
     fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
         let now = crate::deferred::commits();
         let fresh = std::mem::replace(&mut self.seen, now) != now;
-        if self.chunk == 0 || !fresh || start % self.chunk == 0 || rows == 0 {
+        if self.chunk == 0 || !fresh || start.is_multiple_of(self.chunk) || rows == 0 {
             return None;
         }
         Some((self.chunk - start % self.chunk).min(rows))
