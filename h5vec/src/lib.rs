@@ -60,6 +60,8 @@
 //! - [`Error`], [`ErrorKind`], [`Result`];
 //! - the other containers h5vec reads and writes: [`h5col`] tables and
 //!   [`vls`] string arrays;
+//! - with the feature `arrow`, `arrow`: any vector, table or VLS array read
+//!   into Apache Arrow record batches without its Rust type (SPEC.md section 11);
 //! - [`hdf5`], the HDF5 crate the functions take files and groups of.
 //!
 //! That is all. The storage kinds, their codecs, the schema tree and the
@@ -116,6 +118,8 @@
 // reachable from the public API (the derive's support through `__private`).
 #![warn(unreachable_pub)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod bincode_codec;
 mod codec;
 mod column;

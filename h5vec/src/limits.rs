@@ -48,13 +48,21 @@ pub(crate) fn blob_budget(len: usize) -> u64 {
 
 /// Refuses `rows` rows of a zero-sized `T` beyond [`MAX_EMPTY_ROWS`].
 pub(crate) fn check_empty_rows<T>(rows: u64, path: impl At) -> Result<()> {
-    if std::mem::size_of::<T>() == 0 && rows > MAX_EMPTY_ROWS {
+    if std::mem::size_of::<T>() == 0 {
+        return check_rows_without_data(rows, std::any::type_name::<T>(), path);
+    }
+    Ok(())
+}
+
+/// Refuses `rows` rows of `what`, a type that stores nothing, beyond
+/// [`MAX_EMPTY_ROWS`].
+pub(crate) fn check_rows_without_data(rows: u64, what: &str, path: impl At) -> Result<()> {
+    if rows > MAX_EMPTY_ROWS {
         return Err(Error::invalid(
             path,
             format!(
-                "{rows} rows of `{}`, which stores nothing: more than the {MAX_EMPTY_ROWS} rows \
-                 h5vec produces for a type without data (SPEC.md, section 7)",
-                std::any::type_name::<T>()
+                "{rows} rows of `{what}`, which stores nothing: more than the {MAX_EMPTY_ROWS} \
+                 rows h5vec produces for a type without data (SPEC.md, section 7)"
             ),
         ));
     }

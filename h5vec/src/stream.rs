@@ -60,7 +60,8 @@ pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) ->
     read_rows(&mut dec, range)
 }
 
-fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
+/// Refuses a row range that is not within `count` rows.
+pub(crate) fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
     if range.start > range.end || range.end > count {
         return Err(Error::invalid(
             "$",

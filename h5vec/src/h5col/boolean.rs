@@ -92,10 +92,21 @@ impl ColumnReader<bool> for BoolReader {
         match b.0 {
             0 => Ok(false),
             1 => Ok(true),
-            v => Err(Error::invalid(
-                self.col.element(row),
-                format!("bool value {v} is neither FALSE (0) nor TRUE (1)"),
-            )),
+            v => Err(bad_bool(&self.col, row, v)),
         }
     }
+}
+
+/// Value `v` of row `row` of bool column `col` is neither 0 nor 1.
+pub(crate) fn bad_bool(col: &PodReader<Bits8>, row: u64, v: u8) -> Error {
+    Error::invalid(
+        col.element(row),
+        format!("bool value {v} is neither FALSE (0) nor TRUE (1)"),
+    )
+}
+
+/// Opens and checks bool column `name` of a table of `nrows` rows.
+#[cfg(feature = "arrow")]
+pub(crate) fn open_bool_col(table: &Group, name: &str, nrows: u64) -> Result<PodReader<Bits8>> {
+    open_bool(table, name, nrows)
 }

@@ -46,6 +46,13 @@ mod table;
 
 use fields::TableFields;
 pub(crate) use table::{open_checked, COLUMN_TABLE};
+// The schema-driven reader (`crate::arrow`) reads tables column by column.
+#[cfg(feature = "arrow")]
+pub(crate) use boolean::{bad_bool, open_bool_col};
+#[cfg(feature = "arrow")]
+pub(crate) use string::{open_fixed_str, FixedStrReader};
+#[cfg(feature = "arrow")]
+pub(crate) use table::{column_path, read_column_order, table_place};
 
 use table::{push_and_commit, write_new_table};
 

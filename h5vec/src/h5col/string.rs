@@ -48,7 +48,9 @@ pub struct FixedStrReader {
     row: u64,
 }
 
-fn open_fixed_str(table: &Group, name: &str, nrows: u64) -> Result<FixedStrReader> {
+/// Opens and checks fixed-length string column `name` of a table of
+/// `nrows` rows, with its fill value.
+pub(crate) fn open_fixed_str(table: &Group, name: &str, nrows: u64) -> Result<FixedStrReader> {
     let path = column_place(table, name);
     let (ds, _) = open_column(
         table,
@@ -219,6 +221,38 @@ impl FixedStrReader {
         self.row = rows.start;
         Ok(())
     }
+    /// Reads rows `rows` and hands each to `each`: `None` where it equals
+    /// the fill value, else its text (cut at the first NUL, UTF-8 checked:
+    /// an error names the row).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn read_each(
+        &mut self,
+        rows: Range<u64>,
+        mut each: impl FnMut(Option<&str>),
+    ) -> Result<()> {
+        self.load_rows(rows)?;
+        let fill = self.fill.as_deref().map(cut_nul);
+        let size = self.size.max(1);
+        for (i, raw_v) in self.buf.chunks(size).enumerate() {
+            let v = cut_nul(raw_v);
+            if fill == Some(v) {
+                each(None);
+                continue;
+            }
+            let row = self.row + i as u64;
+            let s = std::str::from_utf8(v)
+                .map_err(|_| Error::invalid(self.path.element(row), "string is not valid UTF-8"))?;
+            each(Some(s));
+        }
+        Ok(())
+    }
+
+    /// Whether the dataset has a user-defined fill value (which marks missing values).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn has_fill(&self) -> bool {
+        self.fill.is_some()
+    }
+
     fn next_opt(&mut self) -> Result<(u64, Option<String>)> {
         let raw_v = self
             .buf

@@ -148,7 +148,7 @@ fn write_nrows(table: &Group, n: u64, path: &Place) -> Result<()> {
 }
 
 /// Reads `column-order` if present: a 1-D array of strings.
-fn read_column_order(table: &Group, path: &Place) -> Result<Option<Vec<String>>> {
+pub(crate) fn read_column_order(table: &Group, path: &Place) -> Result<Option<Vec<String>>> {
     if !raw::has_attr(table, COLUMN_ORDER, path)? {
         return Ok(None);
     }
@@ -317,12 +317,12 @@ where
 }
 
 /// Where table `table` is, for errors: `$` at its HDF5 path.
-pub(super) fn table_place(table: &Group) -> Place {
+pub(crate) fn table_place(table: &Group) -> Place {
     Place::new("$", table.name())
 }
 
 /// The logical path of column `name`: `$.name` (a field of the row).
-pub(super) fn column_path(name: &str) -> String {
+pub(crate) fn column_path(name: &str) -> String {
     format!("$.{name}")
 }
 

@@ -164,6 +164,17 @@ impl<T: Serialize> Encoder<T> for BlobEncoder<T> {
     }
 }
 
+#[cfg(feature = "arrow")]
+impl<T> BlobDecoder<T> {
+    /// What the last `load` read, taken: the encoded bytes of its rows back
+    /// to back, and where each row ends in them (checked: non-decreasing,
+    /// within the bytes).
+    pub(crate) fn take_loaded(&mut self) -> (Vec<u8>, Vec<usize>) {
+        let ends = std::mem::replace(&mut self.ends, Vec::new().into_iter()).collect();
+        (std::mem::take(&mut self.buf), ends)
+    }
+}
+
 impl<T: DeserializeOwned> Decoder<T> for BlobDecoder<T> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let n = range_len(&rows, self.stops.place())?;

@@ -14,12 +14,10 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{
-    exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector,
-};
+use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
-use crate::kinds::scalar::Scalar;
+use crate::kinds::scalar::{open_values, Scalar};
 use crate::options::WriteCtx;
 use crate::raw::Pod;
 use crate::schema::{ids, kind, Schema, Stored};
@@ -200,26 +198,13 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(
-            &Self::schema(&WriteCtx {
-                opts: &Default::default(),
-                len_hint: 0,
-            }),
-            path,
-        )?;
-        expect_members(group, &["values"], node, path)?;
-        let inner: Vec<u64> = shape_of::<A>().iter().map(|&d| d as u64).collect();
-        let (ds, rows) = open_column(
-            group,
-            "values",
-            path,
-            &inner,
-            count,
-            <RawOf<A> as Pod>::accepts,
-            <RawOf<A> as Pod>::ENCODED,
-        )?;
+        let want = Self::schema(&WriteCtx {
+            opts: &Default::default(),
+            len_hint: 0,
+        });
+        let inner = shape_of_u64::<A>();
         Ok(DenseDecoder {
-            col: PodReader::new(ds, inner, rows, path)?,
+            col: open_values(group, node, path, count, &want, &inner)?,
             buf: Vec::new(),
             pos: 0,
             next_row: 0,
@@ -267,15 +252,7 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
         let v = A::unflatten(src);
         self.pos = end;
         self.next_row += 1;
-        v.ok_or_else(|| {
-            Error::invalid(
-                self.col.element(self.next_row - 1),
-                format!(
-                    "expected {} in every entry",
-                    <A::Leaf as Scalar>::expected()
-                ),
-            )
-        })
+        v.ok_or_else(|| bad_entry::<A::Leaf>(&self.col, self.next_row - 1))
     }
     fn skip(&mut self) -> Result<()> {
         let end = self.pos + A::LEAVES;
@@ -286,4 +263,14 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
         self.next_row += 1;
         Ok(())
     }
+}
+
+/// An array element `row` with a leaf that is not a valid `L` (a `char`
+/// outside Unicode).
+#[cold]
+pub(crate) fn bad_entry<L: Scalar>(col: &PodReader<L::Raw>, row: u64) -> Error {
+    Error::invalid(
+        col.element(row),
+        format!("expected {} in every entry", L::expected()),
+    )
 }

@@ -112,6 +112,19 @@ pub(crate) fn open_mask(group: &Group, path: &str, rows: u64) -> Result<PodReade
     open_bool_column(group, MASK, path, rows)
 }
 
+/// Reads the MASK entries of rows `rows`, checked to be 0 or 1.
+pub(crate) fn read_mask(mask: &PodReader<Bits8>, rows: &Range<u64>) -> Result<Vec<Bits8>> {
+    let n = range_len(rows, mask.place())?;
+    let m = mask.read(rows.start, n)?;
+    if let Some((i, b)) = m.iter().enumerate().find(|(_, b)| b.0 > 1) {
+        return Err(Error::invalid(
+            mask.element(rows.start + i as u64),
+            format!("MASK value {} is neither FALSE (0) nor TRUE (1)", b.0),
+        ));
+    }
+    Ok(m)
+}
+
 /// Writes values and their mask.
 pub struct MaskedEncoder<E> {
     inner: E,
@@ -185,15 +198,7 @@ impl<D> MaskedDecoder<D> {
 
 impl<T, D: Decoder<T>> Decoder<Option<T>> for MaskedDecoder<D> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        let n = range_len(&rows, self.mask.place())?;
-        let m = self.mask.read(rows.start, n)?;
-        if let Some(i) = m.iter().position(|b| b.0 > 1) {
-            return Err(Error::invalid(
-                self.mask.element(rows.start + i as u64),
-                format!("MASK value {} is neither FALSE (0) nor TRUE (1)", m[i].0),
-            ));
-        }
-        self.buf = m.into_iter();
+        self.buf = read_mask(&self.mask, &rows)?.into_iter();
         self.next_row = rows.start;
         self.inner.load(rows)
     }

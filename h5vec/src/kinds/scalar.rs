@@ -152,25 +152,12 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        node.expect(
-            &Self::schema(&WriteCtx {
-                opts: &Default::default(),
-                len_hint: 0,
-            }),
-            path,
-        )?;
-        expect_members(group, &["values"], node, path)?;
-        let (ds, rows) = open_column(
-            group,
-            "values",
-            path,
-            &[],
-            count,
-            T::Raw::accepts,
-            T::Raw::ENCODED,
-        )?;
+        let want = Self::schema(&WriteCtx {
+            opts: &Default::default(),
+            len_hint: 0,
+        });
         Ok(ScalarDecoder {
-            col: PodReader::new(ds, Vec::new(), rows, path)?,
+            col: open_values(group, node, path, count, &want, &[])?,
             buf: Vec::new(),
             pos: 0,
             next_row: 0,
@@ -221,8 +208,27 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
     }
 }
 
+/// Checks a scalar or dense node against `want` and its data group (exactly
+/// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
+/// least `count` of them. What the typed decoders and the schema-driven
+/// reader (`crate::arrow`) both open.
+pub(crate) fn open_values<R: Pod>(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    want: &Schema,
+    inner: &[u64],
+) -> Result<PodReader<R>> {
+    node.expect(want, path)?;
+    expect_members(group, &["values"], node, path)?;
+    let (ds, rows) = open_column(group, "values", path, inner, count, R::accepts, R::ENCODED)?;
+    PodReader::new(ds, inner.to_vec(), rows, path)
+}
+
+/// A stored value that is not a valid `T` (a `char` outside Unicode).
 #[cold]
-fn bad_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64) -> Error {
+pub(crate) fn bad_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64) -> Error {
     Error::invalid(
         col.element(row),
         format!("expected {} in {}", T::expected(), col.place()),

@@ -201,6 +201,28 @@ impl VlenStrDecoder {
         Ok(())
     }
 
+    /// Reads rows `rows` into one byte buffer: each row's text appended to
+    /// `values`, and its end pushed onto `ends` (no allocation per row).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn read_bytes(
+        &self,
+        rows: Range<u64>,
+        values: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
+        let n = range_len(&rows, &self.path)?;
+        if rows.end > self.rows {
+            return Err(Error::invalid(
+                &self.path,
+                format!("rows {rows:?} past the end ({} rows)", self.rows),
+            ));
+        }
+        raw::read_vlen_each(&self.ds, rows.start, n, &self.path, &mut |s| {
+            values.extend_from_slice(s.as_bytes());
+            ends.push(values.len());
+        })
+    }
+
     /// The next string.
     #[inline]
     pub fn next_value(&mut self) -> Result<String> {

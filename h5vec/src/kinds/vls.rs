@@ -486,7 +486,65 @@ impl VlsDecoder {
         heap: &mut Vec<u8>,
         out: &mut Vec<Option<String>>,
     ) -> Result<()> {
-        let n = range_len(&rows, &self.path)?;
+        let lo = self.read_raw(&rows, ptrs, heap)?;
+        let text = crate::column::Utf8Slices::new(heap);
+        out.clear();
+        out.reserve(ptrs.len());
+        for (i, p) in ptrs.iter().enumerate() {
+            // In range: checked by `read_raw` against the heap, and lo <= offset.
+            let a = if p.length == 0 {
+                0
+            } else {
+                (p.offset - lo) as usize
+            };
+            let len = p.length as usize;
+            let b = match heap[a..a + len].iter().position(|&c| c == 0) {
+                Some(z) => a + z,
+                None => a + len,
+            };
+            let s = text
+                .get(a, b)
+                .ok_or_else(|| self.bad_utf8(rows.start + i as u64))?;
+            if self.placeholder.as_deref() == Some(s) {
+                out.push(None);
+            } else {
+                out.push(Some(s.to_owned()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The pointers' logical path and dataset, for errors.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn place(&self) -> &Place {
+        &self.path
+    }
+
+    /// A missing value (equal to the placeholder) where `String` is stored.
+    pub(crate) fn missing_error(&self) -> Error {
+        Error::invalid(
+            &self.path,
+            "missing value (equal to the placeholder) in a column of non-optional String; load it as Option<String>",
+        )
+    }
+
+    /// Element `row` is not UTF-8 (before its first NUL).
+    pub(crate) fn bad_utf8(&self, row: u64) -> Error {
+        Error::invalid(self.path.element(row), "string is not valid UTF-8")
+    }
+
+    /// Reads the pointers of elements `rows` into `ptrs` and the heap bytes
+    /// they use into `heap`, every slice checked against the heap
+    /// ([`check_slice`]); returns the heap offset `heap[0]` is at. Element
+    /// `i`'s bytes are `heap[offset - lo ..][..length]` (empty slices may
+    /// point anywhere within the heap).
+    pub(crate) fn read_raw(
+        &self,
+        rows: &Range<u64>,
+        ptrs: &mut Vec<Pointer>,
+        heap: &mut Vec<u8>,
+    ) -> Result<u64> {
+        let n = range_len(rows, &self.path)?;
         if rows.end > self.ptr_rows {
             return Err(Error::invalid(
                 &self.path,
@@ -519,37 +577,11 @@ impl VlsDecoder {
         }
         if lo < hi {
             self.heap.read_into(lo, hi - lo, heap)?;
+            Ok(lo)
         } else {
             heap.clear();
+            Ok(0)
         }
-        let text = crate::column::Utf8Slices::new(heap);
-        out.clear();
-        out.reserve(ptrs.len());
-        for (i, p) in ptrs.iter().enumerate() {
-            // In range: checked above against the heap, and lo <= offset.
-            let a = if p.length == 0 {
-                0
-            } else {
-                (p.offset - lo) as usize
-            };
-            let len = p.length as usize;
-            let b = match heap[a..a + len].iter().position(|&c| c == 0) {
-                Some(z) => a + z,
-                None => a + len,
-            };
-            let s = text.get(a, b).ok_or_else(|| {
-                Error::invalid(
-                    self.path.element(rows.start + i as u64),
-                    "string is not valid UTF-8",
-                )
-            })?;
-            if self.placeholder.as_deref() == Some(s) {
-                out.push(None);
-            } else {
-                out.push(Some(s.to_owned()));
-            }
-        }
-        Ok(())
     }
 
     /// Reads rows into the buffer (reusing its memory).
@@ -579,10 +611,7 @@ impl VlsDecoder {
     pub fn next_value(&mut self) -> Result<String> {
         match self.next_opt()? {
             Some(s) => Ok(s),
-            None => Err(Error::invalid(
-                &self.path,
-                "missing value (equal to the placeholder) in a column of non-optional String; load it as Option<String>",
-            )),
+            None => Err(self.missing_error()),
         }
     }
 

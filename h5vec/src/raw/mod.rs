@@ -42,6 +42,9 @@ pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use rows::storage;
+// Strings straight into one buffer, for the schema-driven reader.
+#[cfg(feature = "arrow")]
+pub(crate) use rows::read_vlen_each;
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,

@@ -514,12 +514,28 @@ pub(crate) fn read_vlen_strings(
     n: u64,
     path: impl At,
 ) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    read_vlen_each(ds, start, n, path, &mut |s| out.push(s.to_owned()))?;
+    Ok(out)
+}
+
+/// Reads rows `start..start + n` of a variable-length string dataset (the
+/// one value of a scalar one) and hands each row's text to `each`, in
+/// order, without an allocation per row. Invalid UTF-8 is an error naming
+/// the row (`each` is then not called for that row or any after it).
+pub(crate) fn read_vlen_each(
+    ds: &Dataset,
+    start: u64,
+    n: u64,
+    path: impl At,
+    each: &mut dyn FnMut(&str),
+) -> Result<()> {
     let mt = vlen_utf8(path)?;
     let count = usize::try_from(n).map_err(|_| Error::invalid(path, "row range too large"))?;
-    let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
     if count == 0 {
-        return Ok(Vec::new());
+        return Ok(());
     }
+    let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
     // Damaged heap collections that HDF5 would loop on (SPEC.md section 7).
     crate::gheap::check(ds, start, n, path)?;
     sync(|| {
@@ -552,21 +568,20 @@ pub(crate) fn read_vlen_strings(
             reclaim(&mut ptrs);
         }
         check(path, read)?;
-        let mut out = Vec::with_capacity(count);
         let mut bad = None;
         for (i, &p) in ptrs.iter().enumerate() {
             if p.is_null() {
-                out.push(String::new());
+                each("");
                 continue;
             }
             // SAFETY: a NUL-terminated string HDF5 allocated, alive until
             // the reclaim below.
             let b = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
             match std::str::from_utf8(b) {
-                Ok(s) => out.push(s.to_owned()),
+                Ok(s) => each(s),
                 Err(_) => {
-                    bad.get_or_insert(i);
-                    out.push(String::new());
+                    bad = Some(i);
+                    break;
                 }
             }
         }
@@ -576,7 +591,7 @@ pub(crate) fn read_vlen_strings(
                 path.place().element(start + i as u64),
                 "string is not valid UTF-8",
             )),
-            None => Ok(out),
+            None => Ok(()),
         }
     })
 }

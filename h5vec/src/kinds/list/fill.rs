@@ -168,6 +168,12 @@ impl<T: FillNumber> FillDecoder<T> {
         })
     }
 
+    /// The column reader and the dataset's fill value (if user-defined).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn into_parts(self) -> (PodReader<T>, Option<T>) {
+        (self.col, self.fill)
+    }
+
     /// The dataset, to continue it with [`FillEncoder::resume`].
     pub(crate) fn into_dataset(self) -> Dataset {
         self.col.ds

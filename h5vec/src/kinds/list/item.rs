@@ -256,18 +256,26 @@ fn open_leaf<A: DenseElem>(
     path: &str,
     rows: u64,
 ) -> Result<(hdf5::Dataset, u64, Vec<u64>)> {
-    node.expect(&leaf_schema::<A>(), path)?;
     let inner = shape_of_u64::<A>();
-    let (ds, n) = open_column(
-        parent,
-        name,
-        path,
-        &inner,
-        rows,
-        <RawOf<A> as Pod>::accepts,
-        <RawOf<A> as Pod>::ENCODED,
-    )?;
+    let (ds, n) =
+        open_leaf_values::<RawOf<A>>(parent, name, node, path, rows, &leaf_schema::<A>(), &inner)?;
     Ok((ds, n, inner))
+}
+
+/// Checks a leaf element node against `want` and opens the leaf dataset
+/// `name` of `parent`: rows of shape `inner` of `R`'s type, at least `rows`
+/// of them. Returns the dataset and its rows.
+pub(crate) fn open_leaf_values<R: Pod>(
+    parent: &Group,
+    name: &str,
+    node: &Stored,
+    path: &str,
+    rows: u64,
+    want: &Schema,
+    inner: &[u64],
+) -> Result<(hdf5::Dataset, u64)> {
+    node.expect(want, path)?;
+    open_column(parent, name, path, inner, rows, R::accepts, R::ENCODED)
 }
 
 impl<A: DenseElem> ItemCodec for LeafItem<A> {

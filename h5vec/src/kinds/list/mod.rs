@@ -45,6 +45,13 @@ mod strings;
 
 pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
 pub(crate) use item::ItemCodec;
+// What the schema-driven reader (`crate::arrow`) opens lists with.
+#[cfg(feature = "arrow")]
+pub(crate) use fill::{FILL_CODEC, FILL_SCHEMA};
+#[cfg(feature = "arrow")]
+pub(crate) use item::open_leaf_values;
+#[cfg(feature = "arrow")]
+pub(crate) use strings::{StringValuesDecoder, StringValuesItem};
 pub use item::{LeafItem, ListItem, RecordItem};
 
 /// `CLASS` of a list group.
@@ -57,7 +64,7 @@ pub(crate) const STRING_VALUES: &str = "STRING_VALUES";
 pub(crate) const RECORD_VALUES: &str = "RECORD_VALUES";
 
 /// Checks the `CLASS` attribute of list group or values group `g`.
-fn check_class(g: &Group, want: &str, path: &str) -> Result<()> {
+pub(crate) fn check_class(g: &Group, want: &str, path: &str) -> Result<()> {
     let p = Place::new(path, g.name());
     match raw::attr_string(g, "CLASS", &p)? {
         Some(c) if c == want => Ok(()),
@@ -129,6 +136,58 @@ fn read_offsets(offsets: &PodReader<u64>, rows: &Range<u64>, offs: &mut Vec<u64>
         ));
     }
     Ok(())
+}
+
+/// Checks list group `group` of `count` rows against its node (a `list`
+/// with one child): CLASS, KIND, members `OFFSETS` and `VALUES` (plus the
+/// node's extra members), and opens `OFFSETS` ([`open_offsets`]). Returns
+/// the reader and `OFFSETS[count]`. The element member is the caller's.
+pub(crate) fn open_list_group(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+) -> Result<(PodReader<u64>, u64)> {
+    node.expect(&list_node_shape(), path)?;
+    check_class(group, LIST_COLUMN, path)?;
+    let p = Place::new(path, group.name());
+    match raw::attr_string(group, "KIND", &p)? {
+        Some(k) if k == KIND_OFFSETS => {}
+        other => {
+            return Err(Error::mismatch(
+                p,
+                "KIND = \"OFFSETS\"",
+                format!("{other:?}"),
+            ))
+        }
+    }
+    expect_members(group, &["OFFSETS", "VALUES"], node, path)?;
+    open_offsets(group, path, count)
+}
+
+/// Reads the OFFSETS of list rows `rows` into `offs` ([`read_offsets`])
+/// and checks that the last is within `total` (`OFFSETS[count]`). The
+/// elements of the rows are then `offs[0] .. offs[rows.len()]`.
+pub(crate) fn load_list_offsets(
+    offsets: &PodReader<u64>,
+    rows: &Range<u64>,
+    offs: &mut Vec<u64>,
+    total: u64,
+) -> Result<()> {
+    read_offsets(offsets, rows, offs)?;
+    let last = offs.last().copied().unwrap_or(0);
+    if last > total {
+        return Err(past_total(offsets.element(rows.end), last, total));
+    }
+    Ok(())
+}
+
+/// A list row that a MASK marks null but that holds `n` elements.
+pub(crate) fn null_row_not_empty(at: Place, n: u64) -> Error {
+    Error::invalid(
+        at,
+        format!("a null row (MASK = FALSE) must have an empty span, found {n} elements"),
+    )
 }
 
 /// An offset of a row before `count` past the offset of row `count`.
@@ -248,21 +307,7 @@ impl<I: ItemCodec> ListEncoder<I> {
 impl<I: ItemCodec> ListDecoder<I> {
     /// Opens list group `group` of `count` rows and checks it.
     pub fn open_in(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
-        node.expect(&list_node_shape(), path)?;
-        check_class(group, LIST_COLUMN, path)?;
-        let p = Place::new(path, group.name());
-        match raw::attr_string(group, "KIND", &p)? {
-            Some(k) if k == KIND_OFFSETS => {}
-            other => {
-                return Err(Error::mismatch(
-                    p,
-                    "KIND = \"OFFSETS\"",
-                    format!("{other:?}"),
-                ))
-            }
-        }
-        expect_members(group, &["OFFSETS", "VALUES"], node, path)?;
-        let (offsets, total) = open_offsets(group, path, count)?;
+        let (offsets, total) = open_list_group(group, node, path, count)?;
         limits::check_empty_rows::<I::Value>(total, &items_path(path))?;
         let items = I::open(
             group,
@@ -329,12 +374,9 @@ impl<T, I: ItemCodec<Value = T>> Encoder<Vec<T>> for ListEncoder<I> {
 
 impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        read_offsets(&self.offsets, &rows, &mut self.offs)?;
+        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
         let offs = &self.offs;
         let last = offs[offs.len() - 1];
-        if last > self.total {
-            return Err(past_total(self.offsets.element(rows.end), last, self.total));
-        }
         self.items.load(offs[0]..last)?;
         self.idx = 0;
         self.next_row = rows.start;
@@ -359,9 +401,9 @@ impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
     fn skip_null(&mut self) -> Result<()> {
         let n = self.next_len()?;
         if n != 0 {
-            return Err(Error::invalid(
+            return Err(null_row_not_empty(
                 self.offsets.element(self.next_row - 1),
-                format!("a null row (MASK = FALSE) must have an empty span, found {n} elements"),
+                n as u64,
             ));
         }
         Ok(())

@@ -155,6 +155,21 @@ impl Encoder<String> for StringValuesEncoder {
 }
 
 impl StringValuesDecoder {
+    /// What the last `load` read: the OFFSETS of its rows (one more than
+    /// rows, from `OFFSETS[start]`, checked) and the CHARS bytes from
+    /// `OFFSETS[start]` on, taken (the next `load` reads them afresh).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn take_loaded(&mut self) -> (&[u64], Vec<u8>) {
+        let buf = std::mem::take(&mut self.buf);
+        (&self.offs, buf)
+    }
+
+    /// Where string `row` is, for errors.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn element(&self, row: u64) -> crate::error::Place {
+        self.offsets.element(row)
+    }
+
     /// The byte span of the next string in `buf`, advancing.
     #[inline]
     fn next_span(&mut self) -> Result<(usize, usize)> {

@@ -1,0 +1,244 @@
+//! The Arrow type of every schema node, and the metadata that leads back
+//! from an Arrow field to its node (SPEC.md section 11, "The mapping" and
+//! "Metadata"). Both directions use this: the reader types its arrays with
+//! these fields, the writer checks record batches against them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::extension::Json;
+use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema, SchemaRef};
+
+use crate::error::{Error, Result};
+use crate::schema::{ids, kind, Schema};
+
+/// Field metadata: the field's whole schema node as compact JSON.
+pub(crate) const SCHEMA_KEY: &str = "h5vec.schema";
+/// Field metadata: the node's `kind` (a nullable node's child's).
+pub(crate) const KIND_KEY: &str = "h5vec.kind";
+/// Field metadata: the node's `codec` (a nullable node's child's).
+pub(crate) const CODEC_KEY: &str = "h5vec.codec";
+/// Field metadata: the node's `encoded_type`, when it has one (a nullable
+/// node's child's).
+pub(crate) const ENCODED_KEY: &str = "h5vec.encoded_type";
+/// Batch schema metadata: the root node's kind (beside [`SCHEMA_KEY`],
+/// the root node).
+pub(crate) const ROOT_KEY: &str = "h5vec.root";
+/// The column of a batch whose root is not a record.
+pub(crate) const VALUE_COLUMN: &str = "value";
+/// The item field of a `LargeList` (and of a `FixedSizeList`).
+pub(crate) const ITEM: &str = "item";
+
+/// The Arrow field of node `node` named `name`, with its metadata.
+pub(crate) fn field_for(name: &str, node: &Schema) -> Result<Field> {
+    field_of(name, node, true, "$")
+}
+
+/// The batch schema of a vector whose root node is `root`: the fields of a
+/// record root, or one field `value`; with `h5vec.schema` and `h5vec.root`.
+pub(crate) fn schema_for(root: &Schema) -> Result<SchemaRef> {
+    let fields = root_fields(root, true)?;
+    let mut meta = HashMap::new();
+    meta.insert(SCHEMA_KEY.to_owned(), node_json(root, "$")?);
+    meta.insert(ROOT_KEY.to_owned(), root.kind.clone());
+    Ok(Arc::new(ArrowSchema::new_with_metadata(fields, meta)))
+}
+
+/// The batch columns of root node `root` (with or without metadata).
+pub(crate) fn root_fields(root: &Schema, meta: bool) -> Result<Fields> {
+    if root.kind == kind::RECORD {
+        Ok(record_fields(root, meta, "$")?)
+    } else {
+        let f = if meta {
+            field_for(VALUE_COLUMN, root)?
+        } else {
+            field_of(VALUE_COLUMN, root, false, "$")?
+        };
+        Ok(Fields::from(vec![f]))
+    }
+}
+
+/// The field of `node` named `name` at logical path `path`; `meta` says
+/// whether fields carry the h5vec metadata (files with a schema tree) or
+/// none (h5col tables, whose nodes are inferred).
+pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Result<Field> {
+    let (ty, nullable) = type_of(node, meta, path)?;
+    let mut field = Field::new(name, ty, nullable);
+    if meta {
+        let described = if node.kind == kind::NULLABLE {
+            node.children.first().unwrap_or(node)
+        } else {
+            node
+        };
+        let mut m = HashMap::new();
+        m.insert(SCHEMA_KEY.to_owned(), node_json(node, path)?);
+        m.insert(KIND_KEY.to_owned(), described.kind.clone());
+        m.insert(CODEC_KEY.to_owned(), described.codec.clone());
+        if let Some(e) = &described.encoded_type {
+            m.insert(ENCODED_KEY.to_owned(), e.clone());
+        }
+        field.set_metadata(m);
+        if described.kind == kind::SCALAR && described.codec == ids::JSON {
+            field
+                .try_with_extension_type(Json::default())
+                .map_err(|e| Error::invalid(path, format!("the arrow.json extension: {e}")))?;
+        }
+    }
+    Ok(field)
+}
+
+/// The node as compact JSON (SPEC.md section 11).
+fn node_json(node: &Schema, path: &str) -> Result<String> {
+    serde_json::to_string(node).map_err(|e| Error::encode(path, e))
+}
+
+fn record_fields(node: &Schema, meta: bool, path: &str) -> Result<Fields> {
+    let names = node.field_names.as_deref().unwrap_or(&[]);
+    if names.len() != node.children.len() {
+        return Err(Error::mismatch(
+            path,
+            format!("{} field names (one per child schema)", node.children.len()),
+            names.len(),
+        ));
+    }
+    names
+        .iter()
+        .zip(&node.children)
+        .map(|(n, c)| field_of(n, c, meta, &format!("{path}.{n}")).map(Arc::new))
+        .collect::<Result<Vec<_>>>()
+        .map(Fields::from)
+}
+
+/// The primitive type of encoded type `enc` (the Julia spelling).
+pub(crate) fn number_type(enc: &str) -> Option<DataType> {
+    Some(match enc {
+        "Int8" => DataType::Int8,
+        "Int16" => DataType::Int16,
+        "Int32" => DataType::Int32,
+        "Int64" => DataType::Int64,
+        "UInt8" => DataType::UInt8,
+        "UInt16" => DataType::UInt16,
+        "UInt32" => DataType::UInt32,
+        "UInt64" => DataType::UInt64,
+        "Float32" => DataType::Float32,
+        "Float64" => DataType::Float64,
+        _ => return None,
+    })
+}
+
+fn is_integer(enc: &str) -> bool {
+    number_type(enc).is_some_and(|t| t.is_integer())
+}
+
+/// The Arrow type of a scalar (or dense element) with `codec` and encoded
+/// type `enc`: what SPEC.md section 11 maps it to.
+fn leaf_type(codec: &str, enc: Option<&str>, path: &str) -> Result<DataType> {
+    let enc_s = enc.unwrap_or("");
+    let t = match codec {
+        ids::IDENTITY => match enc_s {
+            "Bool" => Some(DataType::Boolean),
+            "String" => Some(DataType::LargeUtf8),
+            e => number_type(e),
+        },
+        ids::CHAR if enc_s == "Int32" => Some(DataType::Utf8),
+        ids::ENUM if is_integer(enc_s) => number_type(enc_s),
+        ids::JSON if enc_s == "String" => Some(DataType::LargeUtf8),
+        _ => None,
+    };
+    t.ok_or_else(|| {
+        Error::mismatch(
+            path,
+            "a scalar h5vec reads without its type (numbers, Bool or String with \
+             HDF5Vectors.IdentityCodec, Int32 with CharCodec, integers with EnumCodec, String \
+             with JSONCodec)",
+            format!(
+                "codec `{codec}` with encoded type `{}`",
+                enc.unwrap_or("(none)")
+            ),
+        )
+    })
+}
+
+/// The element dimensions of a dense node, outermost first, each a valid
+/// `FixedSizeList` size.
+pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
+    let dims = node
+        .dimensions
+        .as_deref()
+        .ok_or_else(|| Error::mismatch(path, "dense `dimensions`", "nothing"))?;
+    dims.iter()
+        .rev()
+        .map(|&d| {
+            i32::try_from(d)
+                .map_err(|_| Error::invalid(path, format!("dense dimension {d} out of range")))
+        })
+        .collect()
+}
+
+/// The Arrow type of `node` and whether its field is nullable.
+fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
+    let enc = node.encoded_type.as_deref();
+    Ok(match node.kind.as_str() {
+        kind::SCALAR => (leaf_type(&node.codec, enc, path)?, false),
+        kind::DENSE => {
+            let leaf = leaf_type(&node.codec, enc, path)?;
+            if matches!(leaf, DataType::LargeUtf8) {
+                return Err(Error::mismatch(
+                    path,
+                    "a dense array of numbers, Bool, char or enums",
+                    "a dense array of strings",
+                ));
+            }
+            let mut t = leaf;
+            for d in dense_shape(node, path)?.into_iter().rev() {
+                t = DataType::FixedSizeList(Arc::new(Field::new(ITEM, t, false)), d);
+            }
+            (t, false)
+        }
+        kind::RECORD => (DataType::Struct(record_fields(node, meta, path)?), false),
+        kind::CONSTANT => (DataType::Null, true),
+        kind::BLOB => (DataType::LargeBinary, false),
+        kind::VLS_STRING => (DataType::LargeUtf8, node.codec == ids::PLACEHOLDER_CODEC),
+        kind::STRING_VALUES => (DataType::LargeUtf8, false),
+        kind::LIST => {
+            let child = node
+                .children
+                .first()
+                .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))?;
+            let item = field_of(ITEM, child, meta, &format!("{path}[]"))?;
+            (DataType::LargeList(Arc::new(item)), false)
+        }
+        kind::NULLABLE => {
+            let child = node
+                .children
+                .first()
+                .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))?;
+            if child.kind == kind::NULLABLE {
+                return Err(Error::mismatch(
+                    path,
+                    "a nullable node around a value",
+                    "a nullable node around a nullable node (Option<Option<T>> is not supported)",
+                ));
+            }
+            (type_of(child, meta, path)?.0, true)
+        }
+        kind::FILL_NULLABLE => {
+            let t = enc.and_then(number_type).ok_or_else(|| {
+                Error::mismatch(
+                    path,
+                    "a fill_nullable node of a number type",
+                    format!("encoded type `{}`", enc.unwrap_or("(none)")),
+                )
+            })?;
+            (t, true)
+        }
+        other => {
+            return Err(Error::mismatch(
+                path,
+                "a schema kind h5vec reads (scalar, dense, record, constant, blob, vls_string, \
+                 list, string_values, nullable, fill_nullable)",
+                format!("kind `{other}`"),
+            ))
+        }
+    })
+}

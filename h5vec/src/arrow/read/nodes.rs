@@ -1,0 +1,593 @@
+//! The column readers of the schema-driven reader: one per schema node,
+//! each reading a range of rows into one Arrow array with one HDF5 read per
+//! dataset, on the kinds' own checked readers (SPEC.md sections 7 and 11).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, LargeBinaryArray, LargeListArray,
+    LargeStringArray, NullArray, PrimitiveArray, StringArray, StructArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, FieldRef, Fields};
+
+use crate::codec::{range_len, Decoder};
+use crate::column::PodReader;
+use crate::error::{Error, Place, Result};
+use crate::h5col::FixedStrReader;
+use crate::kinds::blob::BlobDecoder;
+use crate::kinds::dense::bad_entry;
+use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
+use crate::kinds::nullable::read_mask;
+use crate::kinds::scalar::bad_value;
+use crate::kinds::string::VlenStrDecoder;
+use crate::kinds::vls::VlsDecoder;
+use crate::raw::Bits8;
+
+/// Reads rows of one node into an Arrow array.
+pub(super) trait Node {
+    /// Rows `rows` as one array of `rows.end - rows.start` entries;
+    /// `nulls`, from an enclosing `nullable` node, marks rows null.
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef>;
+}
+
+/// A boxed node.
+pub(super) type BoxNode = Box<dyn Node>;
+
+/// Rows as an Arrow length.
+fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
+    let n = range_len(rows, at)?;
+    usize::try_from(n).map_err(|_| Error::invalid(at, format!("{n} rows do not fit in memory")))
+}
+
+/// An Arrow constructor's refusal, at `at`.
+fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
+    move |e| Error::invalid(at, format!("cannot build the Arrow array: {e}"))
+}
+
+/// Validity bits as a null buffer, `None` when nothing is null.
+fn validity(bits: BooleanBuffer) -> Option<NullBuffer> {
+    let nb = NullBuffer::new(bits);
+    (nb.null_count() > 0).then_some(nb)
+}
+
+/// Offsets that start at 0, as an offset buffer (checked, so that Arrow's
+/// own assertions cannot fire).
+fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
+    let ok = offs.first().is_some_and(|&f| f >= 0) && offs.windows(2).all(|w| w[0] <= w[1]);
+    if !ok {
+        return Err(Error::invalid(
+            at,
+            "offsets must start at 0 and not decrease",
+        ));
+    }
+    Ok(OffsetBuffer::new(ScalarBuffer::from(offs)))
+}
+
+/// `u64` offsets `offs` made relative to `offs[0]`, as `i64`.
+fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
+    let base = offs.first().copied().unwrap_or(0);
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, offs.len() as u64, at)?;
+    for &o in offs {
+        let r = o
+            .checked_sub(base)
+            .and_then(|r| i64::try_from(r).ok())
+            .ok_or_else(|| Error::invalid(at, format!("offset {o} out of range")))?;
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// End positions (`ends[i]` = end of row `i`) as offsets from 0.
+fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, ends.len() as u64 + 1, at)?;
+    out.push(0);
+    for &e in ends {
+        out.push(i64::try_from(e).map_err(|_| Error::invalid(at, "string data too large"))?);
+    }
+    Ok(out)
+}
+
+/// A `LargeUtf8` array of `values` cut at `offsets`. Invalid UTF-8 in a
+/// row that is not null is the error `bad(i)` for its index `i` in the
+/// batch; bytes under null rows are dropped (typed loads skip them too).
+fn utf8_array(
+    offsets: Vec<i64>,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    at: &Place,
+    bad: impl Fn(usize) -> Error,
+) -> Result<ArrayRef> {
+    let offs = offset_buffer(offsets, at)?;
+    let buf = Buffer::from_vec(values);
+    match LargeStringArray::try_new(offs.clone(), buf.clone(), nulls.clone()) {
+        Ok(a) => Ok(Arc::new(a)),
+        Err(e) => {
+            let bytes = buf.as_slice();
+            let span = |i: usize| -> Option<&[u8]> {
+                let a = usize::try_from(*offs.get(i)?).ok()?;
+                let b = usize::try_from(*offs.get(i + 1)?).ok()?;
+                bytes.get(a..b)
+            };
+            let rows = offs.len() - 1;
+            let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+            for i in 0..rows {
+                if valid(i) && span(i).is_none_or(|s| std::str::from_utf8(s).is_err()) {
+                    return Err(bad(i));
+                }
+            }
+            let Some(nb) = &nulls else {
+                return Err(arrow_err(at)(e));
+            };
+            // Only bytes under nulls are not text: keep the others.
+            let mut kept = Vec::new();
+            let mut ends = Vec::with_capacity(rows);
+            for i in 0..rows {
+                if nb.is_valid(i) {
+                    kept.extend_from_slice(span(i).unwrap_or(&[]));
+                }
+                ends.push(kept.len());
+            }
+            let offs = offset_buffer(ends_to_offsets(&ends, at)?, at)?;
+            LargeStringArray::try_new(offs, Buffer::from_vec(kept), nulls)
+                .map(|a| Arc::new(a) as ArrayRef)
+                .map_err(arrow_err(at))
+        }
+    }
+}
+
+/// Union of two optional null buffers.
+fn both(a: Option<NullBuffer>, b: Option<NullBuffer>) -> Option<NullBuffer> {
+    NullBuffer::union(a.as_ref(), b.as_ref())
+}
+
+// ---------------------------------------------------------------------------
+// Dense: FixedSizeList levels around a flat leaf array.
+
+/// The `FixedSizeList` levels of a dense node, innermost first: item field
+/// and size of each.
+#[derive(Default)]
+pub(super) struct Levels(pub(super) Vec<(FieldRef, i32)>);
+
+impl Levels {
+    /// Leaves per row.
+    fn leaves(&self, at: &Place) -> Result<u64> {
+        self.0.iter().try_fold(1u64, |a, (_, s)| {
+            a.checked_mul(u64::try_from(*s).unwrap_or(0))
+                .ok_or_else(|| Error::invalid(at, "dense element too large"))
+        })
+    }
+
+    /// Wraps `leaf` (all leaves of `rows` rows) in the levels; `nulls` on the outermost.
+    fn wrap(
+        &self,
+        mut arr: ArrayRef,
+        rows: usize,
+        nulls: Option<NullBuffer>,
+        at: &Place,
+    ) -> Result<ArrayRef> {
+        let n = self.0.len();
+        for (k, (field, size)) in self.0.iter().enumerate() {
+            // Entries of this level: rows times the sizes of the levels outside it.
+            let len = self.0[k + 1..]
+                .iter()
+                .try_fold(rows, |a, (_, s)| a.checked_mul(usize::try_from(*s).ok()?))
+                .ok_or_else(|| Error::invalid(at, "dense element too large"))?;
+            let nb = if k + 1 == n { nulls.clone() } else { None };
+            arr = Arc::new(
+                FixedSizeListArray::try_new_with_length(field.clone(), *size, arr, nb, len)
+                    .map_err(arrow_err(at))?,
+            );
+        }
+        Ok(arr)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Numbers (scalar, dense leaves, enums, fill_nullable, h5col numbers).
+
+/// Numbers of Arrow type `A`, read straight into the array's buffer; with
+/// `fill`, an element equal to it is null.
+pub(super) struct Prim<A: ArrowPrimitiveType>
+where
+    A::Native: FillNumber,
+{
+    pub(super) col: PodReader<A::Native>,
+    pub(super) fill: Option<A::Native>,
+    pub(super) levels: Levels,
+}
+
+impl<A: ArrowPrimitiveType> Node for Prim<A>
+where
+    A::Native: FillNumber,
+{
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.col.place().clone();
+        let n = length(&rows, &at)?;
+        let mut v = Vec::new();
+        self.col.read_into(rows.start, n as u64, &mut v)?;
+        let own = self
+            .fill
+            .and_then(|f| validity(BooleanBuffer::collect_bool(v.len(), |i| !v[i].is_fill(f))));
+        if self.levels.0.is_empty() {
+            let arr = PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), both(nulls, own))
+                .map_err(arrow_err(&at))?;
+            return Ok(Arc::new(arr));
+        }
+        let leaf =
+            PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), None).map_err(arrow_err(&at))?;
+        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
+    }
+}
+
+/// Booleans (bitfield, h5col bool, 1-byte integers): non-zero is true;
+/// `strict` (h5col bool columns) refuses anything but 0 and 1.
+pub(super) struct Bools {
+    pub(super) col: PodReader<Bits8>,
+    pub(super) strict: bool,
+    pub(super) levels: Levels,
+}
+
+impl Node for Bools {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.col.place().clone();
+        let n = length(&rows, &at)?;
+        let leaves = self.levels.leaves(&at)?;
+        let total = (n as u64)
+            .checked_mul(leaves)
+            .ok_or_else(|| Error::invalid(&at, "rows too large"))?;
+        let v = self.col.read(rows.start, n as u64)?;
+        if v.len() as u64 != total {
+            return Err(crate::codec::exhausted(&at));
+        }
+        if self.strict {
+            if let Some((i, b)) = v.iter().enumerate().find(|(_, b)| b.0 > 1) {
+                return Err(crate::h5col::bad_bool(
+                    &self.col,
+                    rows.start + i as u64,
+                    b.0,
+                ));
+            }
+        }
+        let values = BooleanBuffer::collect_bool(v.len(), |i| v[i].0 != 0);
+        if self.levels.0.is_empty() {
+            return Ok(Arc::new(BooleanArray::new(
+                values,
+                nulls.filter(|nb| nb.len() == n),
+            )));
+        }
+        let leaf = BooleanArray::new(values, None);
+        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
+    }
+}
+
+/// `char`s (Int32 code points) as one-character `Utf8` strings.
+pub(super) struct Chars {
+    pub(super) col: PodReader<i32>,
+    pub(super) levels: Levels,
+}
+
+impl Node for Chars {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.col.place().clone();
+        let n = length(&rows, &at)?;
+        let leaves = self.levels.leaves(&at)?;
+        let mut v = Vec::new();
+        self.col.read_into(rows.start, n as u64, &mut v)?;
+        let mut values = Vec::new();
+        crate::limits::reserve(&mut values, v.len() as u64, &at)?;
+        let mut offsets = Vec::new();
+        crate::limits::reserve(&mut offsets, v.len() as u64 + 1, &at)?;
+        offsets.push(0i32);
+        let mut utf8 = [0u8; 4];
+        for (i, &c) in v.iter().enumerate() {
+            let Some(ch) = u32::try_from(c).ok().and_then(char::from_u32) else {
+                let row = rows.start + (i as u64).checked_div(leaves).unwrap_or(0);
+                return Err(if self.levels.0.is_empty() {
+                    bad_value::<char>(&self.col, row)
+                } else {
+                    bad_entry::<char>(&self.col, row)
+                });
+            };
+            values.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+            let end = i32::try_from(values.len())
+                .map_err(|_| Error::invalid(&at, "more than 2 GiB of characters in one batch"))?;
+            offsets.push(end);
+        }
+        let offs = OffsetBuffer::new(ScalarBuffer::from(offsets));
+        let flat_nulls = if self.levels.0.is_empty() {
+            nulls.clone()
+        } else {
+            None
+        };
+        let arr = StringArray::try_new(offs, Buffer::from_vec(values), flat_nulls)
+            .map_err(arrow_err(&at))?;
+        if self.levels.0.is_empty() {
+            return Ok(Arc::new(arr));
+        }
+        self.levels.wrap(Arc::new(arr), n, nulls, &at)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Strings and bytes.
+
+/// HDF5 variable-length strings (`String`, JSON text).
+pub(super) struct VlenStrs {
+    pub(super) dec: VlenStrDecoder,
+    pub(super) at: Place,
+}
+
+impl Node for VlenStrs {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let n = length(&rows, &self.at)?;
+        let mut values = Vec::new();
+        let mut ends = Vec::new();
+        crate::limits::reserve(&mut ends, n as u64, &self.at)?;
+        self.dec.read_bytes(rows.clone(), &mut values, &mut ends)?;
+        let offsets = ends_to_offsets(&ends, &self.at)?;
+        let at = self.at.clone();
+        // Every row was checked as UTF-8 when read.
+        utf8_array(offsets, values, nulls, &self.at, |i| {
+            Error::invalid(
+                at.element(rows.start + i as u64),
+                "string is not valid UTF-8",
+            )
+        })
+    }
+}
+
+/// A VLS heap and its pointers; `nullable` (placeholder codec): an element
+/// equal to the placeholder is null, else it is an error.
+pub(super) struct Vls {
+    pub(super) dec: VlsDecoder,
+    pub(super) nullable: bool,
+    pub(super) ptrs: Vec<crate::kinds::vls::Pointer>,
+}
+
+impl Node for Vls {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.dec.place().clone();
+        let n = length(&rows, &at)?;
+        let mut heap = Vec::new();
+        let lo = self.dec.read_raw(&rows, &mut self.ptrs, &mut heap)?;
+        // Each element's slice in `heap`, cut at its first NUL.
+        let slice = |p: &crate::kinds::vls::Pointer| -> (usize, usize) {
+            if p.length == 0 {
+                return (0, 0);
+            }
+            // In range: `read_raw` checked every slice against the heap.
+            let a = (p.offset - lo) as usize;
+            let len = p.length as usize;
+            let b = heap[a..a + len]
+                .iter()
+                .position(|&c| c == 0)
+                .map_or(a + len, |z| a + z);
+            (a, b)
+        };
+        // Zero-copy when the rows' slices lie back to back from heap[0] to its end.
+        let mut contiguous = true;
+        let mut pos = 0usize;
+        for p in &self.ptrs {
+            let (a, b) = slice(p);
+            if a == b {
+                continue;
+            }
+            if a != pos || b - a != p.length as usize {
+                contiguous = false;
+                break;
+            }
+            pos = b;
+        }
+        contiguous &= pos == heap.len();
+        let mut offsets = Vec::new();
+        crate::limits::reserve(&mut offsets, n as u64 + 1, &at)?;
+        offsets.push(0i64);
+        let values = if contiguous {
+            let mut end = 0i64;
+            for p in &self.ptrs {
+                let (a, b) = slice(p);
+                end = end.saturating_add((b - a) as i64);
+                offsets.push(end);
+            }
+            heap
+        } else {
+            let mut v = Vec::new();
+            for p in &self.ptrs {
+                let (a, b) = slice(p);
+                v.extend_from_slice(&heap[a..b]);
+                offsets.push(i64::try_from(v.len()).unwrap_or(i64::MAX));
+            }
+            v
+        };
+        let own = match self.dec.placeholder() {
+            Some(ph) => {
+                let ph = ph.as_bytes();
+                let bits = BooleanBuffer::collect_bool(n, |i| {
+                    let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    values.get(a..b) != Some(ph)
+                });
+                let nb = validity(bits);
+                if nb.is_some() && !self.nullable {
+                    return Err(self.dec.missing_error());
+                }
+                nb
+            }
+            None => None,
+        };
+        let dec = &self.dec;
+        utf8_array(offsets, values, both(nulls, own), &at, |i| {
+            dec.bad_utf8(rows.start + i as u64)
+        })
+    }
+}
+
+/// Blob bytes, one `LargeBinary` value per row (not decoded).
+pub(super) struct Blob {
+    pub(super) dec: BlobDecoder<()>,
+    pub(super) at: Place,
+}
+
+impl Node for Blob {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        Decoder::<()>::load(&mut self.dec, rows)?;
+        let (buf, ends) = self.dec.take_loaded();
+        let offs = offset_buffer(ends_to_offsets(&ends, &self.at)?, &self.at)?;
+        let arr = LargeBinaryArray::try_new(offs, Buffer::from_vec(buf), nulls)
+            .map_err(arrow_err(&self.at))?;
+        Ok(Arc::new(arr))
+    }
+}
+
+/// A STRING_VALUES group (list elements): every byte kept.
+pub(super) struct StrValues {
+    pub(super) dec: StringValuesDecoder,
+    pub(super) at: Place,
+}
+
+impl Node for StrValues {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        Decoder::<String>::load(&mut self.dec, rows.clone())?;
+        let (offs, buf) = self.dec.take_loaded();
+        let offsets = rebase(offs, &self.at)?;
+        let dec = &self.dec;
+        utf8_array(offsets, buf, nulls, &self.at, |i| {
+            Error::invalid(
+                dec.element(rows.start + i as u64),
+                "string is not valid UTF-8",
+            )
+        })
+    }
+}
+
+/// A fixed-length string column of an h5col table: the fill value is null.
+pub(super) struct FixedStrs {
+    pub(super) rdr: FixedStrReader,
+    pub(super) at: Place,
+}
+
+impl Node for FixedStrs {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let n = length(&rows, &self.at)?;
+        let mut values = Vec::new();
+        let mut ends = Vec::with_capacity(n);
+        let mut valid = Vec::with_capacity(n);
+        self.rdr.read_each(rows.clone(), |v| {
+            values.extend_from_slice(v.unwrap_or("").as_bytes());
+            ends.push(values.len());
+            valid.push(v.is_some());
+        })?;
+        if ends.len() != n {
+            return Err(crate::codec::exhausted(&self.at));
+        }
+        let own = validity(BooleanBuffer::collect_bool(n, |i| valid[i]));
+        let offsets = ends_to_offsets(&ends, &self.at)?;
+        let at = self.at.clone();
+        utf8_array(offsets, values, both(nulls, own), &self.at, |i| {
+            Error::invalid(
+                at.element(rows.start + i as u64),
+                "string is not valid UTF-8",
+            )
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Records, lists, nulls, constants.
+
+/// A record: one child per field.
+pub(super) struct Record {
+    pub(super) fields: Fields,
+    pub(super) children: Vec<BoxNode>,
+    pub(super) at: Place,
+}
+
+impl Node for Record {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let n = length(&rows, &self.at)?;
+        let arrays = self
+            .children
+            .iter_mut()
+            .map(|c| c.read(rows.clone(), None))
+            .collect::<Result<Vec<_>>>()?;
+        let arr = StructArray::try_new_with_length(self.fields.clone(), arrays, nulls, n)
+            .map_err(arrow_err(&self.at))?;
+        Ok(Arc::new(arr))
+    }
+}
+
+/// A list group: OFFSETS, and the element node over `VALUES`.
+pub(super) struct List {
+    pub(super) offsets: PodReader<u64>,
+    /// `OFFSETS[count]` (checked on open).
+    pub(super) total: u64,
+    pub(super) item: BoxNode,
+    pub(super) field: FieldRef,
+    pub(super) offs: Vec<u64>,
+}
+
+impl Node for List {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.offsets.place().clone();
+        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
+        if let Some(nb) = &nulls {
+            for i in (0..nb.len()).filter(|&i| nb.is_null(i)) {
+                let (a, b) = (self.offs[i], self.offs[i + 1]);
+                if a != b {
+                    return Err(null_row_not_empty(
+                        self.offsets.element(rows.start + i as u64),
+                        b - a,
+                    ));
+                }
+            }
+        }
+        let (first, last) = (self.offs[0], self.offs[self.offs.len() - 1]);
+        let offsets = rebase(&self.offs, &at)?;
+        let values = self.item.read(first..last, None)?;
+        let arr = LargeListArray::try_new(
+            self.field.clone(),
+            offset_buffer(offsets, &at)?,
+            values,
+            nulls,
+        )
+        .map_err(arrow_err(&at))?;
+        Ok(Arc::new(arr))
+    }
+}
+
+/// A MASK beside the values of its child (TRUE = present).
+pub(super) struct Nullable {
+    pub(super) mask: PodReader<Bits8>,
+    pub(super) inner: BoxNode,
+}
+
+impl Node for Nullable {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let m = read_mask(&self.mask, &rows)?;
+        let own = validity(BooleanBuffer::collect_bool(m.len(), |i| m[i].0 != 0));
+        self.inner.read(rows, both(nulls, own))
+    }
+}
+
+/// A constant: `Null` values, nothing read.
+pub(super) struct Constant {
+    pub(super) at: Place,
+}
+
+impl Node for Constant {
+    fn read(&mut self, rows: Range<u64>, _nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        Ok(Arc::new(NullArray::new(length(&rows, &self.at)?)))
+    }
+}
+
+/// Checks that a built array has `n` entries (internal consistency).
+pub(super) fn check_len(arr: &ArrayRef, n: usize, at: &Place) -> Result<()> {
+    if arr.len() != n {
+        return Err(crate::codec::exhausted(at));
+    }
+    Ok(())
+}
