@@ -141,6 +141,17 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
     }
 }
 
+impl<T> BlobEncoder<T> {
+    /// Buffers one value's encoding as it is (bytes already encoded).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn push_encoded(&mut self, bytes: &[u8]) {
+        self.bytes.buf.extend_from_slice(bytes);
+        self.stops
+            .buf
+            .push((self.bytes.written + self.bytes.buf.len() as u64) as i64);
+    }
+}
+
 impl<T: Serialize> Encoder<T> for BlobEncoder<T> {
     fn push(&mut self, value: &T) -> Result<()> {
         bincode_codec::encode_into(value, &mut self.bytes.buf).map_err(|e| {

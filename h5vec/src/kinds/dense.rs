@@ -159,6 +159,20 @@ pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     s
 }
 
+/// Creates the `values` dataset of a scalar or dense column: rows of
+/// `shape` (empty for a scalar) of `R`, chunked by the row size. What the
+/// typed codecs and the schema-driven writer (`crate::arrow`) both create.
+pub(crate) fn create_values<R: Pod>(
+    group: &Group,
+    shape: &[usize],
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<R>> {
+    let leaves: usize = shape.iter().product();
+    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
+    PodWriter::create(group, "values", shape, chunk, path, ctx)
+}
+
 /// `A`'s shape, outermost axis first.
 pub(crate) fn shape_of<A: DenseElem>() -> Vec<usize> {
     let mut s = Vec::new();
@@ -176,10 +190,8 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let shape = shape_of::<A>();
-        let chunk = ctx.chunk_rows(A::LEAVES.max(1) * std::mem::size_of::<RawOf<A>>());
         Ok(DenseEncoder {
-            col: PodWriter::create(group, "values", &shape, chunk, path, ctx)?,
+            col: create_values(group, &shape_of::<A>(), path, ctx)?,
         })
     }
 

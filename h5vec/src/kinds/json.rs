@@ -89,6 +89,14 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
     }
 }
 
+impl<T> JsonEncoder<T> {
+    /// Buffers one JSON document as it is (text already encoded).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn push_text(&mut self, text: &str) -> Result<()> {
+        self.col.push(text)
+    }
+}
+
 impl<T: Serialize> Encoder<T> for JsonEncoder<T> {
     fn push(&mut self, value: &T) -> Result<()> {
         self.text.clear();

@@ -147,6 +147,56 @@ impl<E> MaskedEncoder<E> {
     pub(crate) fn flush_mask(&mut self) -> Result<()> {
         self.mask.flush()
     }
+
+    /// The mask writer, to buffer many entries at once.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn mask_mut(&mut self) -> &mut PodWriter<Bits8> {
+        &mut self.mask
+    }
+}
+
+/// Creates a nullable column in `group`: the values' members (`inner`),
+/// then `MASK` beside them. A member already named `MASK` (a record field)
+/// is an error.
+pub(crate) fn create_nullable<E>(
+    group: &Group,
+    path: &str,
+    ctx: &WriteCtx<'_>,
+    inner: impl FnOnce() -> Result<E>,
+) -> Result<MaskedEncoder<E>> {
+    let taken = || {
+        Error::encode(
+            path,
+            "a field named MASK cannot sit beside the null mask of an Option",
+        )
+    };
+    if group.link_exists(MASK) {
+        return Err(taken());
+    }
+    let inner = inner()?;
+    if group.link_exists(MASK) {
+        return Err(taken());
+    }
+    Ok(MaskedEncoder::new(inner, create_mask(group, path, ctx)?))
+}
+
+/// Continues the nullable column `node` of `count` rows in `group`: checks
+/// the node, opens the values with `inner` (given the child node, with
+/// `MASK` allowed beside its members) and the mask.
+pub(crate) fn append_nullable<E>(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    inner: impl FnOnce(&Stored) -> Result<E>,
+) -> Result<MaskedEncoder<E>> {
+    check_nullable(node, path)?;
+    let inner = inner(&child_with_mask(node, path)?)?;
+    let mask = open_mask(group, path, count)?;
+    Ok(MaskedEncoder::new(
+        inner,
+        PodWriter::resume(mask.ds, Vec::new(), count, path)?,
+    ))
 }
 
 impl<T, E: Encoder<T>> Encoder<Option<T>> for MaskedEncoder<E> {
@@ -246,20 +296,7 @@ impl<C: Codec> Codec for NullableCodec<C> {
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        if group.link_exists(MASK) {
-            return Err(Error::encode(
-                path,
-                "a field named MASK cannot sit beside the null mask of an Option",
-            ));
-        }
-        let inner = C::create(group, path, ctx)?;
-        if group.link_exists(MASK) {
-            return Err(Error::encode(
-                path,
-                "a field named MASK cannot sit beside the null mask of an Option",
-            ));
-        }
-        Ok(MaskedEncoder::new(inner, create_mask(group, path, ctx)?))
+        create_nullable(group, path, ctx, || C::create(group, path, ctx))
     }
 
     fn append(
@@ -269,13 +306,9 @@ impl<C: Codec> Codec for NullableCodec<C> {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        check_nullable(node, path)?;
-        let inner = C::append(group, &child_with_mask(node, path)?, path, count, ctx)?;
-        let mask = open_mask(group, path, count)?;
-        Ok(MaskedEncoder::new(
-            inner,
-            PodWriter::resume(mask.ds, Vec::new(), count, path)?,
-        ))
+        append_nullable(group, node, path, count, |child| {
+            C::append(group, child, path, count, ctx)
+        })
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {

@@ -132,9 +132,8 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let chunk = ctx.chunk_rows(std::mem::size_of::<T::Raw>());
         Ok(ScalarEncoder {
-            col: PodWriter::create(group, "values", &[], chunk, path, ctx)?,
+            col: crate::kinds::dense::create_values(group, &[], path, ctx)?,
         })
     }
 

@@ -105,13 +105,21 @@ impl Codec for StringCodec {
     }
 }
 
-impl Encoder<String> for StringEncoder {
+impl StringEncoder {
+    /// Buffers one string.
     #[inline]
-    fn push(&mut self, value: &String) -> Result<()> {
+    pub(crate) fn push_str(&mut self, value: &str) -> Result<()> {
         match self {
             StringEncoder::Scalar(w) => w.push(value),
             StringEncoder::Vls(w) => w.push(value),
         }
+    }
+}
+
+impl Encoder<String> for StringEncoder {
+    #[inline]
+    fn push(&mut self, value: &String) -> Result<()> {
+        self.push_str(value)
     }
     fn push_null(&mut self) -> Result<()> {
         match self {

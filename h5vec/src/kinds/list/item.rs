@@ -188,6 +188,39 @@ impl<T: ListItem> ItemCodec for ListItemCodec<T> {
 /// `Option<V>` elements whose layout `I` is a group: `I`'s members plus `MASK`.
 pub struct NullableItem<I>(PhantomData<I>);
 
+/// Creates the `MASK` of nullable group elements in member `name` of
+/// `parent`, after the element's own members were created there.
+pub(crate) fn create_item_mask(
+    parent: &Group,
+    name: &str,
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<crate::raw::Bits8>> {
+    let g = parent.group(name).at(path)?;
+    create_mask(&g, path, ctx)
+}
+
+/// Continues nullable group elements `name` of `parent` after their first
+/// `rows`: checks the node, opens the mask, then the elements with `inner`
+/// (given the child node, with `MASK` allowed beside its members).
+pub(crate) fn append_nullable_item<E>(
+    parent: &Group,
+    name: &str,
+    node: &Stored,
+    path: &str,
+    rows: u64,
+    inner: impl FnOnce(&Stored) -> Result<E>,
+) -> Result<MaskedEncoder<E>> {
+    check_nullable(node, path)?;
+    let g = open_group(parent, name, path)?;
+    let mask = open_mask(&g, path, rows)?;
+    let inner = inner(&child_with_mask(node, path)?)?;
+    Ok(MaskedEncoder::new(
+        inner,
+        PodWriter::resume(mask.ds, Vec::new(), rows, path)?,
+    ))
+}
+
 impl<I: ItemCodec> ItemCodec for NullableItem<I> {
     type Value = Option<I::Value>;
     type Encoder = MaskedEncoder<I::Encoder>;
@@ -198,8 +231,10 @@ impl<I: ItemCodec> ItemCodec for NullableItem<I> {
     }
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         let inner = I::create(parent, name, path, ctx)?;
-        let g = parent.group(name).at(path)?;
-        Ok(MaskedEncoder::new(inner, create_mask(&g, path, ctx)?))
+        Ok(MaskedEncoder::new(
+            inner,
+            create_item_mask(parent, name, path, ctx)?,
+        ))
     }
     fn open(
         parent: &Group,
@@ -222,14 +257,9 @@ impl<I: ItemCodec> ItemCodec for NullableItem<I> {
         rows: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        check_nullable(node, path)?;
-        let g = open_group(parent, name, path)?;
-        let mask = open_mask(&g, path, rows)?;
-        let inner = I::append(parent, name, &child_with_mask(node, path)?, path, rows, ctx)?;
-        Ok(MaskedEncoder::new(
-            inner,
-            PodWriter::resume(mask.ds, Vec::new(), rows, path)?,
-        ))
+        append_nullable_item(parent, name, node, path, rows, |child| {
+            I::append(parent, name, child, path, rows, ctx)
+        })
     }
 }
 
@@ -278,6 +308,35 @@ pub(crate) fn open_leaf_values<R: Pod>(
     open_column(parent, name, path, inner, rows, R::accepts, R::ENCODED)
 }
 
+/// Creates leaf element dataset `name` of `parent`: rows of `shape` (empty
+/// for scalars) of `R`, booleans as the h5col enum. What [`LeafItem`] and
+/// the schema-driven writer (`crate::arrow`) both create.
+pub(crate) fn create_leaf<R: Pod>(
+    parent: &Group,
+    name: &str,
+    shape: &[usize],
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<R>> {
+    // h5col requires its enum for booleans below a list column.
+    let dt = if R::AS_STORED {
+        raw::h5col_bool(path)?
+    } else {
+        raw::copy_type(R::file_type(), path)?
+    };
+    let leaves: usize = shape.iter().product();
+    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
+    PodWriter::create_as(
+        parent,
+        name,
+        &dt,
+        shape,
+        chunk,
+        ctx.compression_for(name),
+        path,
+    )
+}
+
 impl<A: DenseElem> ItemCodec for LeafItem<A> {
     type Value = A;
     type Encoder = DenseEncoder<A>;
@@ -287,23 +346,7 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
         leaf_schema::<A>()
     }
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        // h5col requires its enum for booleans below a list column.
-        let dt = if <RawOf<A> as Pod>::AS_STORED {
-            raw::h5col_bool(path)?
-        } else {
-            raw::copy_type(<RawOf<A> as Pod>::file_type(), path)?
-        };
-        let shape = shape_of::<A>();
-        let chunk = ctx.chunk_rows(A::LEAVES.max(1) * std::mem::size_of::<RawOf<A>>());
-        let w = PodWriter::create_as(
-            parent,
-            name,
-            &dt,
-            &shape,
-            chunk,
-            ctx.compression_for(name),
-            path,
-        )?;
+        let w = create_leaf::<RawOf<A>>(parent, name, &shape_of::<A>(), path, ctx)?;
         Ok(DenseEncoder::from_writer(w))
     }
     fn open(
@@ -339,6 +382,21 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
 /// Derived structs and tuples as list elements: a RECORD_VALUES group.
 pub struct RecordItem<R>(PhantomData<R>);
 
+/// Creates the RECORD_VALUES group `name` of `parent`, which then holds
+/// the record's columns.
+pub(crate) fn create_record_values(parent: &Group, name: &str, path: &str) -> Result<Group> {
+    let g = parent.create_group(name).at(path)?;
+    raw::write_attr_ascii(&g, "CLASS", RECORD_VALUES, path)?;
+    Ok(g)
+}
+
+/// Opens the RECORD_VALUES group `name` of `parent` (its CLASS checked).
+pub(crate) fn open_record_values(parent: &Group, name: &str, path: &str) -> Result<Group> {
+    let g = open_group(parent, name, path)?;
+    check_class(&g, RECORD_VALUES, path)?;
+    Ok(g)
+}
+
 impl<R: Record> ItemCodec for RecordItem<R> {
     type Value = R;
     type Encoder = <RecordCodec<R> as Codec>::Encoder;
@@ -348,9 +406,7 @@ impl<R: Record> ItemCodec for RecordItem<R> {
         RecordCodec::<R>::schema(ctx)
     }
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let g = parent.create_group(name).at(path)?;
-        raw::write_attr_ascii(&g, "CLASS", RECORD_VALUES, path)?;
-        RecordCodec::<R>::create(&g, path, ctx)
+        RecordCodec::<R>::create(&create_record_values(parent, name, path)?, path, ctx)
     }
     fn open(
         parent: &Group,
@@ -359,9 +415,7 @@ impl<R: Record> ItemCodec for RecordItem<R> {
         path: &str,
         rows: u64,
     ) -> Result<Self::Decoder> {
-        let g = open_group(parent, name, path)?;
-        check_class(&g, RECORD_VALUES, path)?;
-        RecordCodec::<R>::open(&g, node, path, rows)
+        RecordCodec::<R>::open(&open_record_values(parent, name, path)?, node, path, rows)
     }
     fn append(
         parent: &Group,
@@ -371,8 +425,12 @@ impl<R: Record> ItemCodec for RecordItem<R> {
         rows: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        let g = open_group(parent, name, path)?;
-        check_class(&g, RECORD_VALUES, path)?;
-        RecordCodec::<R>::append(&g, node, path, rows, ctx)
+        RecordCodec::<R>::append(
+            &open_record_values(parent, name, path)?,
+            node,
+            path,
+            rows,
+            ctx,
+        )
     }
 }

@@ -52,7 +52,16 @@ pub(crate) use fill::{FILL_CODEC, FILL_SCHEMA};
 pub(crate) use item::open_leaf_values;
 #[cfg(feature = "arrow")]
 pub(crate) use strings::{StringValuesDecoder, StringValuesItem};
+// What the schema-driven writer (`crate::arrow`) creates and appends with.
+#[cfg(feature = "arrow")]
+pub(crate) use fill::FillItem;
+#[cfg(feature = "arrow")]
+pub(crate) use item::{
+    append_nullable_item, create_item_mask, create_leaf, create_record_values, open_record_values,
+};
 pub use item::{LeafItem, ListItem, RecordItem};
+#[cfg(feature = "arrow")]
+pub(crate) use strings::StringValuesEncoder;
 
 /// `CLASS` of a list group.
 pub(crate) const LIST_COLUMN: &str = "LIST_COLUMN";
@@ -222,16 +231,27 @@ pub struct ListDecoder<I: ItemCodec> {
     total: u64,
 }
 
-fn items_path(path: &str) -> String {
+/// The logical path of a list's elements: `$.tags[]`.
+pub(crate) fn items_path(path: &str) -> String {
     format!("{path}[]")
+}
+
+/// Makes `group` a list group: its attributes and `OFFSETS = [0]`, whose
+/// writer is returned; the caller creates the `VALUES` member.
+pub(crate) fn create_list_group(
+    group: &Group,
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<u64>> {
+    raw::write_attr_ascii(group, "CLASS", LIST_COLUMN, path)?;
+    raw::write_attr_ascii(group, "KIND", KIND_OFFSETS, path)?;
+    create_offsets(group, path, ctx)
 }
 
 impl<I: ItemCodec> ListEncoder<I> {
     /// Makes `group` a list group: attributes, `OFFSETS = [0]`, and `VALUES`.
     pub fn create_in(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
-        raw::write_attr_ascii(group, "CLASS", LIST_COLUMN, path)?;
-        raw::write_attr_ascii(group, "KIND", KIND_OFFSETS, path)?;
-        let offsets = create_offsets(group, path, ctx)?;
+        let offsets = create_list_group(group, path, ctx)?;
         let items = I::create(group, "VALUES", &items_path(path), ctx)?;
         Ok(ListEncoder {
             offsets,

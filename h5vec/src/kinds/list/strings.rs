@@ -136,12 +136,20 @@ impl ItemCodec for StringValuesItem {
     }
 }
 
-impl Encoder<String> for StringValuesEncoder {
+impl StringValuesEncoder {
+    /// Buffers one string (every byte kept).
     #[inline]
-    fn push(&mut self, value: &String) -> Result<()> {
+    pub(crate) fn push_str(&mut self, value: &str) {
         self.chars.buf.extend_from_slice(value.as_bytes());
         self.end += value.len() as u64;
         self.offsets.buf.push(self.end);
+    }
+}
+
+impl Encoder<String> for StringValuesEncoder {
+    #[inline]
+    fn push(&mut self, value: &String) -> Result<()> {
+        self.push_str(value);
         Ok(())
     }
     fn push_null(&mut self) -> Result<()> {
