@@ -49,10 +49,11 @@ use col::{At, Col};
 /// ])?;
 /// h5vec::arrow::save_record_batch(&file, "v", &batch, &Default::default())?;
 ///
+/// // `try_from_iter` makes a column nullable when it holds a null.
 /// #[derive(h5vec::H5Vector, Debug, PartialEq)]
-/// struct Row { id: Option<i32>, name: Option<String> }
+/// struct Row { id: i32, name: Option<String> }
 /// let rows: Vec<Row> = h5vec::load_vector(&file, "v")?;
-/// assert_eq!(rows[1], Row { id: Some(2), name: None });
+/// assert_eq!(rows[1], Row { id: 2, name: None });
 /// # Ok(()) }
 /// ```
 pub fn save_record_batch(
