@@ -1,0 +1,186 @@
+//! The command line: every subcommand and option (clap derive).
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Look inside, check, repair and convert h5vec vectors, h5col tables and
+/// VLS string arrays, without their Rust types.
+#[derive(Debug, Parser)]
+#[command(name = "h5vec", version, about, long_about = None)]
+#[command(
+    after_help = "Exit status: 0 on success, 1 when `validate` found problems, \
+                        2 on a usage or I/O error."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Every vector, h5col table and VLS string array below GROUP (default
+    /// the whole file): path, kind, rows, columns, stored size.
+    Ls {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The group to list (default `/`).
+        group: Option<String>,
+    },
+    /// The schema tree of a vector: field path, kind, codec, encoded type,
+    /// dimensions.
+    Schema {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector, table or VLS array: its path in the file (`/grp/name` or `name`).
+        vector: String,
+        /// The schema tree as JSON (the `h5vec.schema` node of SPEC.md section 11).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Per dataset: type, shape, chunk shape, filters, stored and logical
+    /// bytes, ratio.
+    Info {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector, table or VLS array: its path in the file.
+        vector: String,
+    },
+    /// The first rows.
+    Head {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector, table or VLS array: its path in the file.
+        vector: String,
+        /// How many rows.
+        #[arg(short = 'n', long = "lines", default_value_t = 10)]
+        n: u64,
+        #[command(flatten)]
+        show: ShowArgs,
+    },
+    /// Rows, as a table, JSON lines or CSV.
+    Cat {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector, table or VLS array: its path in the file.
+        vector: String,
+        /// Rows `A..B` (from A up to, not including, B; `A..` and `..B`
+        /// too); clamped to the rows there are.
+        #[arg(long, value_parser = parse_rows)]
+        rows: Option<Range<u64>>,
+        #[command(flatten)]
+        show: ShowArgs,
+    },
+    /// Read every row of every container below the root (or of VECTOR) with
+    /// every check a typed load makes; one line per problem. Exit status 1
+    /// if there is any.
+    Validate {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// Only this vector, table or VLS array.
+        vector: Option<String>,
+    },
+    /// Convert `FILE.h5:VECTOR` to `.parquet`, `.arrow` (IPC file), `.csv`
+    /// or `.jsonl`, or `.parquet` / `.arrow` to `FILE.h5:VECTOR`.
+    Convert {
+        /// `FILE.h5:VECTOR`, or a `.parquet` or `.arrow` file.
+        src: String,
+        /// A `.parquet`, `.arrow`, `.csv` or `.jsonl` file, or `FILE.h5:VECTOR`.
+        dst: String,
+        /// Compression of the output: for Parquet `zstd[:LEVEL]` (default
+        /// zstd, level 1), `snappy` or `none`; for HDF5 `deflate[:LEVEL]`,
+        /// `zstd[:LEVEL]` (Blosc Zstandard) or `none` (default: h5vec's
+        /// default).
+        #[arg(long)]
+        compression: Option<String>,
+        /// HDF5 output: rows per chunk.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        chunk_length: Option<u64>,
+        /// HDF5 output: replace an existing vector of that name.
+        #[arg(long)]
+        replace: bool,
+        /// HDF5 output: store strings as compressed VLS arrays (heap +
+        /// pointers) instead of HDF5 variable-length strings.
+        #[arg(long)]
+        vls_strings: bool,
+        /// Only these columns (`a,b.c`: nested record fields by dotted path).
+        #[arg(long, value_delimiter = ',', num_args = 1)]
+        columns: Vec<String>,
+    },
+    /// Trim every dataset of a vector to what its `count` covers (after an
+    /// interrupted append).
+    Repair {
+        /// The HDF5 file (opened for writing).
+        file: PathBuf,
+        /// The vector: its path in the file.
+        vector: String,
+    },
+}
+
+/// What `head` and `cat` print and how.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Only these columns (`a,b.c`: nested record fields by dotted path).
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    pub(crate) columns: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub(crate) format: Format,
+}
+
+/// The output formats of `head` and `cat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// A table (arrow's pretty printer); one table per batch of 65,536 rows.
+    Table,
+    /// One JSON object per row: records as objects, lists as arrays, null for
+    /// missing values.
+    Jsonl,
+    /// CSV with a header; records flattened to dotted column names, lists as
+    /// JSON text cells, missing values as empty cells.
+    Csv,
+}
+
+/// `A..B`, `A..`, `..B` or `..` (B exclusive).
+fn parse_rows(s: &str) -> Result<Range<u64>, String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not a row range A..B"))?;
+    let num = |t: &str, default: u64| -> Result<u64, String> {
+        if t.is_empty() {
+            Ok(default)
+        } else {
+            t.parse::<u64>()
+                .map_err(|_| format!("`{t}` in `{s}` is not a row number"))
+        }
+    };
+    let start = num(a, 0)?;
+    let end = num(b, u64::MAX)?;
+    if end < start {
+        return Err(format!("the range `{s}` ends before it starts"));
+    }
+    Ok(start..end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn row_ranges() {
+        assert_eq!(parse_rows("2..5"), Ok(2..5));
+        assert_eq!(parse_rows("2.."), Ok(2..u64::MAX));
+        assert_eq!(parse_rows("..5"), Ok(0..5));
+        assert_eq!(parse_rows(".."), Ok(0..u64::MAX));
+        assert!(parse_rows("5..2").is_err());
+        assert!(parse_rows("5").is_err());
+        assert!(parse_rows("a..2").is_err());
+    }
+}

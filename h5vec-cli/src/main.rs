@@ -1,0 +1,106 @@
+//! `h5vec`: look inside, check, repair and convert h5vec vectors, h5col
+//! tables and VLS string arrays without their Rust types (README.md).
+//!
+//! Exit status: 0 on success, 1 when `validate` found problems, 2 on a usage
+//! or I/O error (clap's own usage errors exit 2 too). Errors are one line on
+//! stderr, `h5vec: <message>`, with the file, the container and the field
+//! path.
+
+mod cli;
+mod columns;
+mod convert;
+mod info;
+mod ls;
+mod output;
+mod progress;
+mod read;
+mod repair;
+mod schema;
+mod show;
+mod target;
+mod text;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+/// What a command that ran to its end found.
+pub(crate) enum Outcome {
+    /// Done, nothing to report.
+    Ok,
+    /// `validate` reported problems.
+    Problems,
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::Ls { file, group } => ls::run(&file, group.as_deref()),
+        Command::Schema { file, vector, json } => schema::run(&file, &vector, json),
+        Command::Info { file, vector } => info::run(&file, &vector),
+        Command::Head {
+            file,
+            vector,
+            n,
+            show,
+        } => show::run(&file, &vector, Some(0..n), &show),
+        Command::Cat {
+            file,
+            vector,
+            rows,
+            show,
+        } => show::run(&file, &vector, rows, &show),
+        Command::Validate { file, vector } => return validate::run(&file, vector.as_deref()),
+        Command::Convert {
+            src,
+            dst,
+            compression,
+            chunk_length,
+            replace,
+            vls_strings,
+            columns,
+        } => convert::run(
+            &src,
+            &dst,
+            &convert::Options {
+                compression,
+                chunk_length,
+                replace,
+                vls_strings,
+                columns,
+            },
+        ),
+        Command::Repair { file, vector } => repair::run(&file, &vector),
+    }?;
+    Ok(Outcome::Ok)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("h5vec: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Output cut short by its reader (`h5vec cat ... | head`): not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.downcast_ref::<arrow::error::ArrowError>()
+                .is_some_and(|e| match e {
+                    arrow::error::ArrowError::IoError(_, e) => {
+                        e.kind() == std::io::ErrorKind::BrokenPipe
+                    }
+                    _ => false,
+                })
+    })
+}

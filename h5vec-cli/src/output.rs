@@ -1,0 +1,289 @@
+//! Record batches out: a table, JSON lines, CSV (for `head`, `cat` and
+//! `convert`), Parquet and Arrow IPC files (for `convert`). Every format is
+//! written by the arrow and parquet crates' own writers, batch by batch.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use arrow::array::{Array, ArrayRef, AsArray, LargeStringBuilder, RecordBatch};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow::json::writer::{make_encoder, EncoderOptions, LineDelimited};
+use arrow::util::display::FormatOptions;
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+
+/// A destination of record batches of one schema.
+pub(crate) trait Sink {
+    /// Writes one batch.
+    fn write(&mut self, batch: &RecordBatch) -> Result<()>;
+    /// Writes what is left (footers, the header of an empty table) and flushes.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// A table per batch, by arrow's pretty printer; missing values print as
+/// `null`. With no rows at all, the header alone.
+pub(crate) struct TableSink<W: Write> {
+    out: W,
+    schema: SchemaRef,
+    wrote: bool,
+}
+
+impl<W: Write> TableSink<W> {
+    pub(crate) fn new(out: W, schema: SchemaRef) -> Self {
+        TableSink {
+            out,
+            schema,
+            wrote: false,
+        }
+    }
+}
+
+impl<W: Write> Sink for TableSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let options = FormatOptions::default().with_null("null");
+        let table = arrow::util::pretty::pretty_format_batches_with_options(
+            std::slice::from_ref(batch),
+            &options,
+        )?;
+        writeln!(self.out, "{table}")?;
+        self.wrote = true;
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        if !self.wrote {
+            let empty = RecordBatch::new_empty(self.schema.clone());
+            let table = arrow::util::pretty::pretty_format_batches(&[empty])?;
+            writeln!(self.out, "{table}")?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// One JSON object per row (arrow's line-delimited JSON writer): records as
+/// objects, lists and fixed-size arrays as arrays, missing values as `null`
+/// (written, not left out), blobs as hex strings.
+pub(crate) struct JsonlSink<W: Write> {
+    writer: arrow::json::Writer<W, LineDelimited>,
+}
+
+impl<W: Write> JsonlSink<W> {
+    pub(crate) fn new(out: W) -> Self {
+        let writer = arrow::json::WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, LineDelimited>(out);
+        JsonlSink { writer }
+    }
+}
+
+impl<W: Write> Sink for JsonlSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch)?;
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.writer.finish()?;
+        self.writer.get_mut().flush()?;
+        Ok(())
+    }
+}
+
+/// CSV with a header line (arrow's CSV writer) of the batches flattened by
+/// [`flatten`]: records become dotted columns (`timestamp.weeks`), lists and
+/// fixed-size arrays JSON text cells (`[1,2,3]`), missing values empty cells
+/// (so a missing string and an empty one look the same), blobs hex.
+pub(crate) struct CsvSink<W: Write> {
+    writer: arrow::csv::Writer<W>,
+    /// The schema of the batches, for the header of an empty output.
+    schema: SchemaRef,
+    /// The flat schema, from the first batch.
+    flat: Option<SchemaRef>,
+}
+
+impl<W: Write> CsvSink<W> {
+    pub(crate) fn new(out: W, schema: SchemaRef) -> Self {
+        CsvSink {
+            writer: arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(out),
+            schema,
+            flat: None,
+        }
+    }
+}
+
+impl<W: Write> Sink for CsvSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let flat = flatten(batch, &mut self.flat)?;
+        self.writer.write(&flat)?;
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        if self.flat.is_none() {
+            // No rows: the header alone.
+            let empty = RecordBatch::new_empty(self.schema.clone());
+            self.write(&empty)?;
+        }
+        let mut out = self.writer.into_inner();
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// A Parquet file (the parquet crate's `ArrowWriter`): the Arrow schema,
+/// with every field's h5vec metadata, goes into the file, so converting it
+/// back gives the same layout.
+pub(crate) struct ParquetSink<W: Write + Send> {
+    writer: ArrowWriter<W>,
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    pub(crate) fn new(out: W, schema: SchemaRef, props: WriterProperties) -> Result<Self> {
+        Ok(ParquetSink {
+            writer: ArrowWriter::try_new(out, schema, Some(props))?,
+        })
+    }
+}
+
+impl<W: Write + Send> Sink for ParquetSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch)?;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<()> {
+        self.writer.close()?;
+        Ok(())
+    }
+}
+
+/// An Arrow IPC file (arrow's `FileWriter`), schema metadata included.
+pub(crate) struct IpcSink<W: Write> {
+    writer: arrow::ipc::writer::FileWriter<W>,
+}
+
+impl<W: Write> IpcSink<W> {
+    pub(crate) fn new(out: W, schema: &Schema) -> Result<Self> {
+        Ok(IpcSink {
+            writer: arrow::ipc::writer::FileWriter::try_new(out, schema)?,
+        })
+    }
+}
+
+impl<W: Write> Sink for IpcSink<W> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch)?;
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.writer.finish()?;
+        self.writer.get_mut().flush()?;
+        Ok(())
+    }
+}
+
+/// The batch as CSV can hold it: every struct column replaced by its
+/// fields, named `parent.child` (recursively; a field under a missing
+/// record is missing), and every list, fixed-size list or map column by a
+/// string column of each row's JSON text (arrow's JSON encoder). `schema`
+/// keeps the flat schema of the first batch, so every batch gets the same.
+pub(crate) fn flatten(batch: &RecordBatch, schema: &mut Option<SchemaRef>) -> Result<RecordBatch> {
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        flatten_column(field.name(), field, column, None, &mut fields, &mut columns)?;
+    }
+    let schema = schema
+        .get_or_insert_with(|| Arc::new(Schema::new(Fields::from(fields))))
+        .clone();
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        schema, columns, &options,
+    )?)
+}
+
+fn flatten_column(
+    name: &str,
+    field: &Arc<Field>,
+    column: &ArrayRef,
+    parent_nulls: Option<&NullBuffer>,
+    fields: &mut Vec<Field>,
+    columns: &mut Vec<ArrayRef>,
+) -> Result<()> {
+    match column.data_type() {
+        DataType::Struct(children) => {
+            let strukt = column.as_struct();
+            let nulls = NullBuffer::union(parent_nulls, strukt.nulls());
+            for (child, array) in children.iter().zip(strukt.columns()) {
+                flatten_column(
+                    &format!("{name}.{}", child.name()),
+                    child,
+                    array,
+                    nulls.as_ref(),
+                    fields,
+                    columns,
+                )?;
+            }
+        }
+        DataType::List(_)
+        | DataType::LargeList(_)
+        | DataType::FixedSizeList(_, _)
+        | DataType::ListView(_)
+        | DataType::LargeListView(_)
+        | DataType::Map(_, _) => {
+            let text = json_cells(field, column.as_ref(), parent_nulls)
+                .with_context(|| format!("column {name}"))?;
+            fields.push(Field::new(name, DataType::LargeUtf8, true));
+            columns.push(text);
+        }
+        DataType::Null => {
+            fields.push(Field::new(name, DataType::Null, true));
+            columns.push(column.clone());
+        }
+        _ => {
+            let array = match NullBuffer::union(parent_nulls, column.nulls()) {
+                Some(nulls) if Some(&nulls) != column.nulls() => {
+                    let data = column.to_data().into_builder().nulls(Some(nulls)).build()?;
+                    arrow::array::make_array(data)
+                }
+                _ => column.clone(),
+            };
+            fields.push(Field::new(name, column.data_type().clone(), true));
+            columns.push(array);
+        }
+    }
+    Ok(())
+}
+
+/// Each row of a nested column as its JSON text; null where the row (or a
+/// record above it) is missing.
+fn json_cells(
+    field: &Arc<Field>,
+    array: &dyn Array,
+    parent_nulls: Option<&NullBuffer>,
+) -> Result<ArrayRef> {
+    let options = EncoderOptions::default().with_explicit_nulls(true);
+    let mut encoder = make_encoder(field, array, &options)?;
+    let mut builder = LargeStringBuilder::with_capacity(array.len(), array.len() * 8);
+    let mut buf = Vec::new();
+    for row in 0..array.len() {
+        if encoder.is_null(row) || parent_nulls.is_some_and(|n| n.is_null(row)) {
+            builder.append_null();
+            continue;
+        }
+        buf.clear();
+        encoder.encode(row, &mut buf);
+        // The JSON encoder writes UTF-8 only (strings escaped, binary as hex).
+        builder.append_value(std::str::from_utf8(&buf).context("JSON text is not UTF-8")?);
+    }
+    Ok(Arc::new(builder.finish()))
+}
