@@ -152,8 +152,12 @@ where
 {
     type Values = (C::Value, Rest::Values);
     type Refs<'a> = (&'a C::Value, Rest::Refs<'a>);
-    type Encoders = (C::Encoder, Rest::Encoders);
-    type Decoders = (C::Decoder, Rest::Decoders);
+    // The tail is boxed: each level's frame then holds one encoder (or
+    // decoder) and a pointer, not every later field's state, so building
+    // the list of an N-field record takes stack linear in N (a debug build
+    // overflowed a thread's stack at ~50 fields with the tail inline).
+    type Encoders = (C::Encoder, Box<Rest::Encoders>);
+    type Decoders = (C::Decoder, Box<Rest::Decoders>);
     const LEN: usize = 1 + Rest::LEN;
 
     fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>) {
@@ -188,7 +192,7 @@ where
             }
             None => C::create(&g, &p, ctx)?,
         };
-        Ok((e, Rest::create(group, rest, srest, path, ctx)?))
+        Ok((e, Box::new(Rest::create(group, rest, srest, path, ctx)?)))
     }
     fn append(
         group: &Group,
@@ -207,7 +211,10 @@ where
             .split_first()
             .ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
         let e = C::append(&open_group(group, name, &p)?, node, &p, count, ctx)?;
-        Ok((e, Rest::append(group, rest, nrest, path, count, ctx)?))
+        Ok((
+            e,
+            Box::new(Rest::append(group, rest, nrest, path, count, ctx)?),
+        ))
     }
     fn open(
         group: &Group,
@@ -225,7 +232,7 @@ where
             .split_first()
             .ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
         let d = C::open(&open_group(group, name, &p)?, node, &p, count)?;
-        Ok((d, Rest::open(group, rest, nrest, path, count)?))
+        Ok((d, Box::new(Rest::open(group, rest, nrest, path, count)?)))
     }
     #[inline]
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()> {
