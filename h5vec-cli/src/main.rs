@@ -92,15 +92,16 @@ fn main() -> ExitCode {
 
 /// Output cut short by its reader (`h5vec cat ... | head`): not an error.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            || e.downcast_ref::<arrow::error::ArrowError>()
-                .is_some_and(|e| match e {
-                    arrow::error::ArrowError::IoError(_, e) => {
-                        e.kind() == std::io::ErrorKind::BrokenPipe
-                    }
-                    _ => false,
-                })
-    })
+    output::stdout_closed()
+        || err.chain().any(|e| {
+            e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                || e.downcast_ref::<arrow::error::ArrowError>()
+                    .is_some_and(|e| match e {
+                        arrow::error::ArrowError::IoError(_, e) => {
+                            e.kind() == std::io::ErrorKind::BrokenPipe
+                        }
+                        _ => false,
+                    })
+        })
 }

@@ -3,6 +3,7 @@
 //! written by the arrow and parquet crates' own writers, batch by batch.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -13,6 +14,48 @@ use arrow::json::writer::{make_encoder, EncoderOptions, LineDelimited};
 use arrow::util::display::FormatOptions;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
+
+/// Set once a write to stdout found the reading end closed.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether stdout's reader went away (`h5vec cat ... | head`): the error
+/// that stopped the command is then no error. The writers of the arrow
+/// crate turn I/O errors into their own (CSV's into text), so the pipe is
+/// noticed here, where the bytes are written.
+pub(crate) fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+/// Standard output, buffered, noting a closed pipe for [`stdout_closed`].
+pub(crate) struct Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>);
+
+impl Stdout {
+    pub(crate) fn new() -> Stdout {
+        Stdout(std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout().lock(),
+        ))
+    }
+
+    fn note<T>(r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            }
+        }
+        r
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Stdout::note(self.0.write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Stdout::note(self.0.flush())
+    }
+}
 
 /// A destination of record batches of one schema.
 pub(crate) trait Sink {

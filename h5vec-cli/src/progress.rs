@@ -21,9 +21,9 @@ impl Progress {
         }
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
         let template = if total.is_some() {
-            "{msg} {wide_bar} {human_pos}/{human_len} rows ({per_sec}, {eta} left)"
+            "{msg} {wide_bar} {human_pos}/{human_len} rows ({elapsed}, {eta} left)"
         } else {
-            "{msg} {human_pos} rows ({per_sec})"
+            "{msg} {human_pos} rows ({elapsed})"
         };
         let style =
             ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());

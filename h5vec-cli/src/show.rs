@@ -1,6 +1,5 @@
 //! `head` and `cat`: rows to stdout as a table, JSON lines or CSV.
 
-use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::Path;
 
@@ -8,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::{Format, ShowArgs};
 use crate::columns::Selection;
-use crate::output::{CsvSink, JsonlSink, Sink, TableSink};
+use crate::output::{CsvSink, JsonlSink, Sink, Stdout, TableSink};
 use crate::read::Rows;
 use crate::target::{open_read, Target};
 
@@ -32,7 +31,7 @@ pub(crate) fn run(
         Some(s) => s.schema().clone(),
         None => rows.schema().clone(),
     };
-    let out: Box<dyn Write> = Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout().lock()));
+    let out = Stdout::new();
     let mut sink: Box<dyn Sink> = match show.format {
         Format::Table => Box::new(TableSink::new(out, schema)),
         Format::Jsonl => Box::new(JsonlSink::new(out)),

@@ -96,7 +96,7 @@ fn fixture() -> (TempDir, PathBuf) {
 /// `O_CLOEXEC`, so a child would otherwise hold the files other tests have
 /// open, with their `flock` locks, until it ends, and a test reopening its
 /// file meanwhile would fail with "unable to lock file, errno 11".
-fn h5vec_cmd() -> Command {
+fn std_cmd() -> std::process::Command {
     use std::os::unix::process::CommandExt;
     extern "C" {
         fn close_range(first: u32, last: u32, flags: i32) -> i32;
@@ -114,7 +114,11 @@ fn h5vec_cmd() -> Command {
             Ok(())
         });
     }
-    Command::from_std(cmd)
+    cmd
+}
+
+fn h5vec_cmd() -> Command {
+    Command::from_std(std_cmd())
 }
 
 fn run_ok(args: &[&str]) -> String {
@@ -1082,4 +1086,133 @@ fn missing_files_and_vectors_are_one_readable_line() {
     let (_, err) = run_code(&["ls", s(&text)], 2);
     assert!(err.starts_with("h5vec: "), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Meta {
+    k: String,
+    v: Vec<u8>,
+}
+
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum Level {
+    Low = 1,
+    High = 9,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Marker;
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Odd {
+    #[h5vec(json)]
+    meta: Meta,
+    #[h5vec(blob)]
+    raw: (u16, bool),
+    level: Level,
+    marker: Marker,
+    pair: (i8, Option<u32>),
+    #[h5vec(vls)]
+    v: String,
+    nested: Vec<Vec<Option<i16>>>,
+}
+
+#[test]
+fn json_blob_enum_constant_and_tuple_fields_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("o.h5");
+    let rows = vec![
+        Odd {
+            meta: Meta {
+                k: "a\"b".into(),
+                v: vec![1, 2],
+            },
+            raw: (258, true),
+            level: Level::High,
+            marker: Marker,
+            pair: (-1, Some(7)),
+            v: "vls".into(),
+            nested: vec![vec![Some(1), None], vec![]],
+        },
+        Odd {
+            meta: Meta {
+                k: String::new(),
+                v: vec![],
+            },
+            raw: (0, false),
+            level: Level::Low,
+            marker: Marker,
+            pair: (2, None),
+            v: String::new(),
+            nested: vec![],
+        },
+    ];
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "odd", &rows).unwrap();
+    drop(file);
+    let p = s(&path);
+    // JSON fields as their text, blobs as hex of their bincode bytes, enums
+    // as their discriminant, constants null, tuples records of "1", "2".
+    assert_eq!(
+        run_ok(&["cat", p, "odd", "--format", "jsonl"]),
+        r#"{"meta":"{\"k\":\"a\\\"b\",\"v\":[1,2]}","raw":"fb020101","level":9,"marker":null,"pair":{"1":-1,"2":7},"v":"vls","nested":[[1,null],[]]}
+{"meta":"{\"k\":\"\",\"v\":[]}","raw":"0000","level":1,"marker":null,"pair":{"1":2,"2":null},"v":"","nested":[]}
+"#
+    );
+    assert_eq!(
+        run_ok(&["cat", p, "odd", "--format", "csv"]),
+        r#"meta,raw,level,marker,pair.1,pair.2,v,nested
+"{""k"":""a\""b"",""v"":[1,2]}",fb020101,9,,-1,7,vls,"[[1,null],[]]"
+"{""k"":"""",""v"":[]}",0000,1,,2,,,[]
+"#
+    );
+    assert_eq!(
+        run_ok(&["cat", p, "odd"]),
+        r#"+------------------------+----------+-------+--------+-----------------+-----+-----------------+
+| meta                   | raw      | level | marker | pair            | v   | nested          |
++------------------------+----------+-------+--------+-----------------+-----+-----------------+
+| {"k":"a\"b","v":[1,2]} | fb020101 | 9     | null   | {1: -1, 2: 7}   | vls | [[1, null], []] |
+| {"k":"","v":[]}        | 0000     | 1     | null   | {1: 2, 2: null} |     | []              |
++------------------------+----------+-------+--------+-----------------+-----+-----------------+
+"#
+    );
+    let pq = dir.path().join("odd.parquet");
+    run_ok(&["convert", &format!("{p}:odd"), s(&pq)]);
+    run_ok(&["convert", s(&pq), &format!("{p}:back")]);
+    let file = h5vec::open_file(&path).unwrap();
+    assert_eq!(h5vec::load_vector::<Odd>(&file, "back").unwrap(), rows);
+    drop(file);
+    assert_eq!(
+        run_ok(&["schema", p, "back", "--json"]),
+        run_ok(&["schema", p, "odd", "--json"])
+    );
+}
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.h5");
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "n", &(0..300_000u64).collect::<Vec<_>>()).unwrap();
+    drop(file);
+    for format in ["csv", "jsonl", "table"] {
+        let mut cmd = std_cmd();
+        cmd.args(["cat", s(&path), "n", "--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut first = [0u8; 16];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
 }
