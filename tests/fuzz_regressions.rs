@@ -1,10 +1,12 @@
 //! Inputs the fuzzer (`h5vec-fuzz`, `scripts/fuzz.sh`) found that hung,
 //! aborted, panicked or leaked: every file in `tests/fuzz/` goes through
 //! every load entry point of its seed (the seed's name is in the file
-//! name), in a child process with a timeout. Each load must return an error
-//! or the seed's exact values (damage a load does not depend on may leave
-//! it correct), never panic, never hang or abort, and leave no HDF5 object
-//! open.
+//! name), in a child process with a timeout: the typed loads and appends,
+//! and the untyped readers (`h5vec::arrow`, `inspect`, `find_containers`,
+//! compared with what they return on the intact seed). Each load must
+//! return an error or the seed's exact values (damage a load does not
+//! depend on may leave it correct), never panic, never hang or abort, and
+//! leave no HDF5 object open.
 //!
 //! Inputs listed in `tests/fuzz/KNOWN.md` still fail (inside HDF5 or
 //! hdf5-metno, or in h5vec code not fixed yet: the list says where);

@@ -6,9 +6,17 @@
 //! valid file holding one vector, table or VLS array named [`NAME`]; its
 //! values are rebuilt from the seed's name, so an input file alone is enough
 //! to tell what a load should return.
+//!
+//! Every seed also goes through the untyped entry points (`h5vec::arrow`,
+//! `h5vec::inspect`, `h5vec::find_containers`, [`UNTYPED_ENTRIES`]): their
+//! results on a mutant are compared with their results on the intact seed,
+//! which each process builds once ([`pristine`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use h5vec::arrow::arrow_array::RecordBatch;
 
 use h5vec::hdf5::{File, Group};
 use h5vec::{BloscCompressor, BloscShuffle, Compression, H5Vector, SaveOptions, VectorReader};
@@ -45,11 +53,46 @@ pub const VECTOR_ENTRIES: &[&str] = &[
     "reader",
     "column",
     "append",
+    "arrow_read",
+    "arrow_range",
+    "arrow_batches",
+    "arrow_schema",
+    "inspect",
+    "find_containers",
 ];
 /// Entry points of an h5col table seed.
-pub const TABLE_ENTRIES: &[&str] = &["load_table", "append_table"];
+pub const TABLE_ENTRIES: &[&str] = &[
+    "load_table",
+    "append_table",
+    "arrow_read",
+    "arrow_range",
+    "arrow_batches",
+    "arrow_schema",
+    "inspect",
+    "find_containers",
+];
 /// Entry points of a VLS string array seed.
-pub const VLS_ARRAY_ENTRIES: &[&str] = &["load_strings"];
+pub const VLS_ARRAY_ENTRIES: &[&str] = &[
+    "load_strings",
+    "arrow_read",
+    "arrow_range",
+    "arrow_batches",
+    "arrow_schema",
+    "inspect",
+    "find_containers",
+];
+/// The entry points every seed has that need no Rust type:
+/// `h5vec::arrow::{read_vector, read_range (rows 1..n-1), batches (3 rows
+/// each), read_schema}`, `h5vec::inspect` and `h5vec::find_containers`
+/// (of the file's root group).
+pub const UNTYPED_ENTRIES: &[&str] = &[
+    "arrow_read",
+    "arrow_range",
+    "arrow_batches",
+    "arrow_schema",
+    "inspect",
+    "find_containers",
+];
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -298,6 +341,99 @@ fn json(n: usize) -> Vec<Json> {
         .collect()
 }
 
+/// One field of every schema kind (SPEC.md sections 3 and 4): numbers,
+/// bool, char, enum, String, JSON, blob, VLS strings, dense arrays, records,
+/// tuples, constants, lists of every element kind, nullable and
+/// fill_nullable values.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Every {
+    i: i64,
+    b: bool,
+    c: char,
+    color: Color,
+    s: String,
+    #[h5vec(json)]
+    j: Doc,
+    #[h5vec(blob)]
+    shape: Shape,
+    #[h5vec(vls)]
+    v: String,
+    #[h5vec(vls)]
+    vo: Option<String>,
+    d: [[u16; 2]; 3],
+    db: [bool; 2],
+    rec: Point,
+    tup: (i8, String),
+    unit: (),
+    mark: Marker,
+    ounit: Option<()>,
+    of: Option<f64>,
+    os: Option<String>,
+    od: Option<[i32; 2]>,
+    orec: Option<Point>,
+    ol: Option<Vec<i32>>,
+    li: Vec<i32>,
+    lb: Vec<bool>,
+    ls: Vec<String>,
+    lp: Vec<Point>,
+    ll: Vec<Vec<u8>>,
+    ld: Vec<[f32; 2]>,
+    lof: Vec<Option<f64>>,
+    los: Vec<Option<String>>,
+    lol: Vec<Option<Vec<u8>>>,
+}
+
+fn every(n: usize) -> Vec<Every> {
+    (0..n)
+        .map(|i| {
+            let k = i as i32;
+            Every {
+                i: -(i as i64) << 33,
+                b: i % 2 == 0,
+                c: ['a', 'é', '€', '𝄞'][i % 4],
+                color: [Color::Blue, Color::Red, Color::Green][i % 3],
+                s: "s".repeat(i % 3),
+                j: Doc {
+                    title: format!("t{i}"),
+                    scores: vec![f64::from(k)],
+                    meta: BTreeMap::new(),
+                },
+                shape: if i % 2 == 0 {
+                    Shape::Circle(f64::from(k))
+                } else {
+                    Shape::Empty
+                },
+                v: format!("v{i}"),
+                vo: (i % 3 != 1).then(|| "vo".repeat(i % 2)),
+                d: [[i as u16, 1], [2, 3], [4, i as u16 * 2]],
+                db: [i % 2 == 1, true],
+                rec: Point {
+                    x: i as f32,
+                    y: 0.5,
+                },
+                tup: (-(i as i8), format!("{i}")),
+                unit: (),
+                mark: Marker,
+                ounit: (i % 3 == 0).then_some(()),
+                of: (i % 2 == 1).then_some(f64::from(k) / 4.0),
+                os: (i % 4 != 0).then(|| format!("o{i}")),
+                od: (i % 3 != 2).then_some([k, -k]),
+                orec: (i % 2 == 0).then_some(Point { x: 1.0, y: 2.0 }),
+                ol: (i % 3 != 0).then(|| vec![k; i % 3]),
+                li: (0..k % 4).collect(),
+                lb: vec![i % 2 == 0; i % 3],
+                ls: (0..i % 3).map(|j| format!("l{j}")).collect(),
+                lp: vec![Point { x: 0.0, y: 1.0 }; i % 2],
+                ll: vec![vec![i as u8; i % 2], vec![]],
+                ld: vec![[1.5, -(i as f32)]; i % 3],
+                lof: vec![Some(f64::from(k)), None],
+                los: vec![None, Some(format!("x{i}"))],
+                lol: vec![(i % 2 == 0).then(|| vec![7u8; i % 4])],
+            }
+        })
+        .collect()
+}
+
 /// A row of an h5col table.
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 pub struct Event {
@@ -369,6 +505,7 @@ pub fn column<F: H5Vector + PartialEq>(g: &Group, field: &str, want: Vec<F>) -> 
 }
 
 fn run_vector<T: H5Vector + PartialEq + Clone>(
+    seed: &str,
     entry: &str,
     path: &Path,
     scratch: &Path,
@@ -376,6 +513,9 @@ fn run_vector<T: H5Vector + PartialEq + Clone>(
     extra: &[T],
     col: fn(&Group, &[T]) -> Check,
 ) -> Check {
+    if UNTYPED_ENTRIES.contains(&entry) {
+        return run_untyped(entry, path, seed);
+    }
     let n = values.len() as u64;
     let f = File::open(path).map_err(err)?;
     match entry {
@@ -406,6 +546,9 @@ fn run_vector<T: H5Vector + PartialEq + Clone>(
 }
 
 fn run_table(entry: &str, path: &Path, scratch: &Path) -> Check {
+    if UNTYPED_ENTRIES.contains(&entry) {
+        return run_untyped(entry, path, "h5col_table");
+    }
     let values = events(TABLE_ROWS);
     match entry {
         "load_table" => {
@@ -427,12 +570,235 @@ fn run_table(entry: &str, path: &Path, scratch: &Path) -> Check {
 }
 
 fn run_vls_array(entry: &str, path: &Path, _scratch: &Path) -> Check {
+    if UNTYPED_ENTRIES.contains(&entry) {
+        return run_untyped(entry, path, "vls_array");
+    }
     let f = File::open(path).map_err(err)?;
     match entry {
         "load_strings" => {
             let g = f.group(NAME).map_err(err)?;
             same(h5vec::vls::load_strings(&g), &vls_array(VLS_ROWS))
         }
+        _ => Err(format!("unknown entry {entry}")),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The untyped entry points, compared with their results on the intact seed.
+
+/// What the untyped entry points return on an intact seed file.
+pub struct Pristine {
+    /// `h5vec::arrow::read_vector`, [`normalized`].
+    pub batch: RecordBatch,
+    /// `h5vec::inspect`: container kind and rows.
+    pub info: (h5vec::ContainerKind, u64),
+    /// `h5vec::find_containers` of the root: kind and rows of each.
+    pub found: Vec<(h5vec::ContainerKind, u64)>,
+}
+
+static PRISTINE: Mutex<BTreeMap<String, Arc<Pristine>>> = Mutex::new(BTreeMap::new());
+
+/// The untyped results of seed `name`, from a file this process builds
+/// once (in the temp directory, removed after reading).
+pub fn pristine(name: &str) -> Result<Arc<Pristine>, String> {
+    let mut cache = PRISTINE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = cache.get(name) {
+        return Ok(p.clone());
+    }
+    let seed = seed_named(name).ok_or_else(|| format!("no seed {name}"))?;
+    let path = std::env::temp_dir().join(format!(
+        "h5vec-fuzz-pristine-{}-{name}.h5",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let built = (|| -> Result<Pristine, String> {
+        (seed.build)(&path).map_err(err)?;
+        let f = File::open(&path).map_err(err)?;
+        let info = h5vec::inspect(&f, NAME).map_err(err)?;
+        let batch = h5vec::arrow::read_vector(&f, NAME).map_err(err)?;
+        Ok(Pristine {
+            batch: normalized(&batch).ok_or("cannot normalize the batch")?,
+            info: (info.container, info.rows),
+            found: found_of(h5vec::find_containers(&f).map_err(err)?)?,
+        })
+    })();
+    let _ = std::fs::remove_file(&path);
+    let p = Arc::new(built.map_err(|e| format!("intact seed {name}: {e}"))?);
+    cache.insert(name.to_owned(), p.clone());
+    Ok(p)
+}
+
+/// Kind and rows of each container found; the first problem, or finding
+/// none, is the error.
+fn found_of(v: Vec<h5vec::ContainerInfo>) -> Result<Vec<(h5vec::ContainerKind, u64)>, String> {
+    if let Some(p) = v.iter().find_map(|c| c.problem.clone()) {
+        return Err(p);
+    }
+    if v.is_empty() {
+        return Err("no container found".into());
+    }
+    Ok(v.into_iter().map(|c| (c.kind, c.rows)).collect())
+}
+
+mod norm {
+    //! Batches compared without the `logical_type` of their schema nodes:
+    //! the writer's type name, which no load checks, so a mutant may
+    //! change it and still load right.
+
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use h5vec::arrow::arrow_array::cast::AsArray;
+    use h5vec::arrow::arrow_array::{
+        Array, ArrayRef, FixedSizeListArray, LargeListArray, RecordBatch, RecordBatchOptions,
+        StructArray,
+    };
+    use h5vec::arrow::arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef};
+
+    fn meta<'a>(m: impl IntoIterator<Item = (&'a String, &'a String)>) -> HashMap<String, String> {
+        fn walk(v: &mut serde_json::Value) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    m.remove("logical_type");
+                    m.values_mut().for_each(walk);
+                }
+                serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+                _ => {}
+            }
+        }
+        m.into_iter()
+            .map(|(k, v)| {
+                let v = match serde_json::from_str::<serde_json::Value>(v) {
+                    Ok(mut j) if k == "h5vec.schema" => {
+                        walk(&mut j);
+                        j.to_string()
+                    }
+                    _ => v.clone(),
+                };
+                (k.clone(), v)
+            })
+            .collect()
+    }
+
+    fn field(f: &Field) -> FieldRef {
+        Arc::new(
+            Field::new(f.name(), data_type(f.data_type()), f.is_nullable())
+                .with_metadata(meta(f.metadata().iter())),
+        )
+    }
+
+    fn data_type(t: &DataType) -> DataType {
+        match t {
+            DataType::Struct(fs) => DataType::Struct(fs.iter().map(|f| field(f)).collect()),
+            DataType::LargeList(f) => DataType::LargeList(field(f)),
+            DataType::FixedSizeList(f, n) => DataType::FixedSizeList(field(f), *n),
+            t => t.clone(),
+        }
+    }
+
+    pub(super) fn schema(s: &Schema) -> SchemaRef {
+        let fields: Fields = s.fields().iter().map(|f| field(f)).collect();
+        Arc::new(Schema::new_with_metadata(fields, meta(s.metadata().iter())))
+    }
+
+    fn array(a: &ArrayRef) -> Option<ArrayRef> {
+        Some(match a.data_type() {
+            DataType::Struct(fs) => {
+                let s = a.as_struct_opt()?;
+                let fields: Fields = fs.iter().map(|f| field(f)).collect();
+                let cols = s.columns().iter().map(array).collect::<Option<Vec<_>>>()?;
+                Arc::new(
+                    StructArray::try_new_with_length(fields, cols, s.nulls().cloned(), s.len())
+                        .ok()?,
+                )
+            }
+            DataType::LargeList(f) => {
+                let l = a.as_list_opt::<i64>()?;
+                Arc::new(
+                    LargeListArray::try_new(
+                        field(f),
+                        l.offsets().clone(),
+                        array(l.values())?,
+                        l.nulls().cloned(),
+                    )
+                    .ok()?,
+                )
+            }
+            DataType::FixedSizeList(f, n) => {
+                let l = a.as_fixed_size_list_opt()?;
+                Arc::new(
+                    FixedSizeListArray::try_new_with_length(
+                        field(f),
+                        *n,
+                        array(l.values())?,
+                        l.nulls().cloned(),
+                        l.len(),
+                    )
+                    .ok()?,
+                )
+            }
+            _ => a.clone(),
+        })
+    }
+
+    /// `b` without `logical_type` in its metadata; `None` if it cannot be rebuilt.
+    pub fn normalized(b: &RecordBatch) -> Option<RecordBatch> {
+        let cols = b.columns().iter().map(array).collect::<Option<Vec<_>>>()?;
+        let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
+        RecordBatch::try_new_with_options(schema(&b.schema()), cols, &opts).ok()
+    }
+}
+
+pub use norm::normalized;
+
+/// Whether batch `got` equals rows `at..at + got.num_rows()` of `want`
+/// (both without `logical_type`s).
+fn same_rows(got: &RecordBatch, want: &RecordBatch, at: usize) -> bool {
+    let fits = at
+        .checked_add(got.num_rows())
+        .is_some_and(|end| end <= want.num_rows());
+    fits && normalized(got).is_some_and(|g| g == want.slice(at, got.num_rows()))
+}
+
+/// Runs untyped entry `entry` on the file at `path`, a mutant of seed
+/// `seed`: `Ok(true)` when it returns what it returns on the intact seed.
+/// `inspect` and `find_containers` describe what a file says, schema and
+/// storage included, even where a load then refuses it: only the kind of
+/// container and its rows are compared.
+pub fn run_untyped(entry: &str, path: &Path, seed: &str) -> Check {
+    let want = pristine(seed)?;
+    let f = File::open(path).map_err(err)?;
+    let n = want.batch.num_rows();
+    match entry {
+        "arrow_read" => {
+            let got = h5vec::arrow::read_vector(&f, NAME).map_err(err)?;
+            Ok(got.num_rows() == n && same_rows(&got, &want.batch, 0))
+        }
+        "arrow_range" => {
+            let (a, b) = (1, n.saturating_sub(1).max(1));
+            let got = h5vec::arrow::read_range(&f, NAME, a as u64..b as u64).map_err(err)?;
+            Ok(got.num_rows() == b - a && same_rows(&got, &want.batch, a))
+        }
+        "arrow_batches" => {
+            // Every batch is read (an error in a later one is the result),
+            // as the typed `reader` entry does.
+            let (mut at, mut equal) = (0usize, true);
+            for b in h5vec::arrow::batches(&f, NAME, 3).map_err(err)? {
+                let b = b.map_err(err)?;
+                equal &= (1..=3).contains(&b.num_rows()) && same_rows(&b, &want.batch, at);
+                at = at.saturating_add(b.num_rows());
+            }
+            Ok(equal && at == n)
+        }
+        "arrow_schema" => {
+            let got = h5vec::arrow::read_schema(&f, NAME).map_err(err)?;
+            Ok(norm::schema(&got) == want.batch.schema())
+        }
+        "inspect" => {
+            let i = h5vec::inspect(&f, NAME).map_err(err)?;
+            Ok((i.container, i.rows) == want.info)
+        }
+        "find_containers" => Ok(found_of(h5vec::find_containers(&f).map_err(err)?)? == want.found),
         _ => Err(format!("unknown entry {entry}")),
     }
 }
@@ -456,7 +822,7 @@ macro_rules! vector_seed {
             run: |e, p, s| {
                 let all: Vec<$ty> = $values;
                 let extra: Vec<$ty> = all[..3].to_vec();
-                run_vector::<$ty>(e, p, s, &all, &extra, $col)
+                run_vector::<$ty>($name, e, p, s, &all, &extra, $col)
             },
         }
     };
@@ -549,6 +915,9 @@ pub fn seeds() -> Vec<Seed> {
         }),
         vector_seed!("json", Json, json(ROWS), ROWS, plain(), false, |g, v| {
             column(g, "n", v.iter().map(|r| r.n).collect())
+        }),
+        vector_seed!("every", Every, every(ROWS), 5, plain(), true, |g, v| {
+            column(g, "lol", v.iter().map(|r| r.lol.clone()).collect())
         }),
         Seed {
             name: "h5col_table",

@@ -639,10 +639,41 @@ pub(crate) fn storage(ds: &Dataset, path: impl At) -> Result<Storage> {
         } else {
             None
         };
+        let stored_bytes = chunks
+            .as_deref()
+            .and_then(|c| chunk_bytes(ds, &dims[..rank], c))
+            .unwrap_or_else(|| h5d::H5Dget_storage_size(ds.id()));
         Ok(Storage {
             max_shape,
             chunks,
-            stored_bytes: h5d::H5Dget_storage_size(ds.id()),
+            stored_bytes,
         })
     })
+}
+
+/// Most chunk index lookups [`chunk_bytes`] makes.
+const MAX_CHUNK_LOOKUPS: u64 = 1 << 20;
+
+/// The stored bytes of a chunked dataset of extent `dims` and chunk shape
+/// `chunk` whose chunks span every axis but the first (h5vec's layout), by
+/// one index lookup per chunk the extent covers. `H5Dget_storage_size`
+/// instead iterates every index entry the chunk index header claims, and a
+/// damaged extensible array header claims billions
+/// (`tests/fuzz/README.md`). `None` for other layouts or more than
+/// [`MAX_CHUNK_LOOKUPS`] chunks (then HDF5's iteration, whose cost the
+/// extent itself justifies).
+fn chunk_bytes(ds: &Dataset, dims: &[hsize_t], chunk: &[hsize_t]) -> Option<u64> {
+    let (&rows, &c0) = (dims.first()?, chunk.first()?);
+    let spans = dims.len() == chunk.len() && dims[1..].iter().zip(&chunk[1..]).all(|(d, c)| c >= d);
+    if !spans || c0 == 0 {
+        return None;
+    }
+    let n = rows.div_ceil(c0);
+    if n > MAX_CHUNK_LOOKUPS {
+        return None;
+    }
+    Some((0..n).fold(0u64, |a, k| {
+        let size = super::chunks::stored_chunk(ds, k * c0).map_or(0, |(_, s)| s);
+        a.saturating_add(size)
+    }))
 }
