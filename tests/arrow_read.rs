@@ -1118,3 +1118,41 @@ fn damaged_files_are_errors_naming_the_path() {
     let e = read_vector(&f, "v").unwrap_err();
     assert!(e.to_string().contains("`mystery`"), "{e}");
 }
+
+#[test]
+fn a_huge_claimed_element_range_is_an_error_before_allocating() {
+    // OFFSETS[count] claims 2^40 elements of a 6-element VALUES.
+    let f = damaged();
+    let ds = f.dataset("v/data/tags/OFFSETS").unwrap();
+    overwrite_rows(&ds, 4, &(1u64 << 40).to_le_bytes());
+    let e = read_err(&f);
+    assert_eq!(e.path(), "$.tags[]", "{e}");
+    assert!(
+        e.to_string()
+            .contains("at least 1099511627777 rows, found 7"),
+        "{e}"
+    );
+    assert!(read_range(&f, "v", 0..1).is_err());
+    assert!(read_schema(&f, "v").is_err());
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Twin {
+    d: [u8; 2],
+}
+
+#[test]
+fn a_negative_dense_dimension_is_an_error() {
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &[Twin { d: [1, 2] }]).unwrap();
+    let dims = f
+        .dataset("v/metadata/schema/children/1/dimensions")
+        .unwrap();
+    dims.write_raw(&[-1i64]).unwrap();
+    let e = read_vector(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$.d", "{e}");
+    assert!(
+        e.to_string().contains("dense dimension -1 out of range"),
+        "{e}"
+    );
+}

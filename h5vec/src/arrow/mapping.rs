@@ -170,7 +170,9 @@ pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
         .rev()
         .map(|&d| {
             i32::try_from(d)
-                .map_err(|_| Error::invalid(path, format!("dense dimension {d} out of range")))
+                .ok()
+                .filter(|&d| d >= 0)
+                .ok_or_else(|| Error::invalid(path, format!("dense dimension {d} out of range")))
         })
         .collect()
 }

@@ -103,6 +103,7 @@ fn utf8_array(
     bad: impl Fn(usize) -> Error,
 ) -> Result<ArrayRef> {
     let offs = offset_buffer(offsets, at)?;
+    check_nulls(nulls.as_ref(), offs.len() - 1, at)?;
     let buf = Buffer::from_vec(values);
     match LargeStringArray::try_new(offs.clone(), buf.clone(), nulls.clone()) {
         Ok(a) => Ok(Arc::new(a)),
@@ -140,9 +141,28 @@ fn utf8_array(
     }
 }
 
-/// Union of two optional null buffers.
-fn both(a: Option<NullBuffer>, b: Option<NullBuffer>) -> Option<NullBuffer> {
-    NullBuffer::union(a.as_ref(), b.as_ref())
+/// Union of two optional null buffers, each of `n` entries (Arrow's own
+/// union asserts equal lengths).
+fn both(
+    a: Option<NullBuffer>,
+    b: Option<NullBuffer>,
+    n: usize,
+    at: &Place,
+) -> Result<Option<NullBuffer>> {
+    check_nulls(a.as_ref(), n, at)?;
+    check_nulls(b.as_ref(), n, at)?;
+    Ok(NullBuffer::union(a.as_ref(), b.as_ref()))
+}
+
+/// Checks that validity `nulls` covers exactly `n` rows.
+fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
+    match nulls {
+        Some(nb) if nb.len() != n => Err(Error::invalid(
+            at,
+            format!("{} validity entries for {n} rows", nb.len()),
+        )),
+        _ => Ok(()),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -214,7 +234,8 @@ where
             .fill
             .and_then(|f| validity(BooleanBuffer::collect_bool(v.len(), |i| !v[i].is_fill(f))));
         if self.levels.0.is_empty() {
-            let arr = PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), both(nulls, own))
+            let nulls = both(nulls, own, n, &at)?;
+            let arr = PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), nulls)
                 .map_err(arrow_err(&at))?;
             return Ok(Arc::new(arr));
         }
@@ -254,11 +275,9 @@ impl Node for Bools {
             }
         }
         let values = BooleanBuffer::collect_bool(v.len(), |i| v[i].0 != 0);
+        check_nulls(nulls.as_ref(), n, &at)?;
         if self.levels.0.is_empty() {
-            return Ok(Arc::new(BooleanArray::new(
-                values,
-                nulls.filter(|nb| nb.len() == n),
-            )));
+            return Ok(Arc::new(BooleanArray::new(values, nulls)));
         }
         let leaf = BooleanArray::new(values, None);
         self.levels.wrap(Arc::new(leaf), n, nulls, &at)
@@ -396,7 +415,16 @@ impl Node for Vls {
             }
             heap
         } else {
+            // Rows may share slices (deduplicated strings): the output can
+            // be far larger than the heap read, so its size is checked and
+            // allocated first, an error rather than an abort if it fails.
+            let total = self.ptrs.iter().try_fold(0u64, |t, p| {
+                let (a, b) = slice(p);
+                t.checked_add((b - a) as u64)
+            });
+            let total = total.ok_or_else(|| Error::invalid(&at, "string bytes overflow"))?;
             let mut v = Vec::new();
+            crate::limits::reserve(&mut v, total, &at)?;
             for p in &self.ptrs {
                 let (a, b) = slice(p);
                 v.extend_from_slice(&heap[a..b]);
@@ -420,7 +448,8 @@ impl Node for Vls {
             None => None,
         };
         let dec = &self.dec;
-        utf8_array(offsets, values, both(nulls, own), &at, |i| {
+        let nulls = both(nulls, own, n, &at)?;
+        utf8_array(offsets, values, nulls, &at, |i| {
             dec.bad_utf8(rows.start + i as u64)
         })
     }
@@ -487,7 +516,8 @@ impl Node for FixedStrs {
         let own = validity(BooleanBuffer::collect_bool(n, |i| valid[i]));
         let offsets = ends_to_offsets(&ends, &self.at)?;
         let at = self.at.clone();
-        utf8_array(offsets, values, both(nulls, own), &self.at, |i| {
+        let nulls = both(nulls, own, n, &at)?;
+        utf8_array(offsets, values, nulls, &self.at, |i| {
             Error::invalid(
                 at.element(rows.start + i as u64),
                 "string is not valid UTF-8",
@@ -534,6 +564,7 @@ impl Node for List {
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let at = self.offsets.place().clone();
         load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
+        check_nulls(nulls.as_ref(), self.offs.len() - 1, &at)?;
         if let Some(nb) = &nulls {
             for i in (0..nb.len()).filter(|&i| nb.is_null(i)) {
                 let (a, b) = (self.offs[i], self.offs[i + 1]);
@@ -569,7 +600,8 @@ impl Node for Nullable {
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let m = read_mask(&self.mask, &rows)?;
         let own = validity(BooleanBuffer::collect_bool(m.len(), |i| m[i].0 != 0));
-        self.inner.read(rows, both(nulls, own))
+        let nulls = both(nulls, own, m.len(), self.mask.place())?;
+        self.inner.read(rows, nulls)
     }
 }
 
