@@ -31,7 +31,8 @@ impl Selection {
     /// The schema of the result keeps every whole field as it is (with its
     /// metadata). A record cut down to some of its fields loses the
     /// `h5vec.*` metadata that described all of them, and so does the
-    /// schema.
+    /// batch's schema unless every column is selected in order (its
+    /// metadata describe the root node, SPEC.md section 11).
     pub(crate) fn new(schema: &SchemaRef, names: &[String]) -> Result<Selection> {
         let mut picks: Vec<Pick> = Vec::new();
         for name in names {
@@ -51,15 +52,18 @@ impl Selection {
             .iter()
             .map(|p| select_field(&schema.fields()[p.index], p))
             .collect();
-        let all_whole = picks.iter().all(|p| p.children.is_none());
-        let schema = if all_whole {
-            Arc::new(Schema::new_with_metadata(
-                Fields::from(fields),
-                schema.metadata().clone(),
-            ))
-        } else {
-            Arc::new(Schema::new(Fields::from(fields)))
-        };
+        // The batch's `h5vec.*` metadata describe the root node, with all
+        // its columns: kept only when every column is selected, in order.
+        let everything = picks.len() == schema.fields().len()
+            && picks
+                .iter()
+                .enumerate()
+                .all(|(i, p)| p.index == i && p.children.is_none());
+        let mut metadata = schema.metadata().clone();
+        if !everything {
+            metadata.retain(|k, _| !k.starts_with("h5vec."));
+        }
+        let schema = Arc::new(Schema::new_with_metadata(Fields::from(fields), metadata));
         Ok(Selection { picks, schema })
     }
 

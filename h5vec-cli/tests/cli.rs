@@ -71,9 +71,22 @@ fn events() -> Vec<Event> {
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden");
 
+/// Turns HDF5's file locking off in this process, before HDF5 starts (it
+/// reads `HDF5_USE_FILE_LOCKING` once, when it initializes): every test
+/// calls this before its first HDF5 call. The tests run in parallel threads
+/// and start children (the command) by fork and exec; between the two a
+/// child holds every file this process has open, with its `flock` lock, and
+/// a test reopening its own file in that moment would fail with "unable to
+/// lock file, errno 11". The children lock as usual.
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE"));
+}
+
 /// A file with the events, a plain `u32` vector and a group holding a VLS
 /// array; returns its directory (kept alive by the caller) and path.
 fn fixture() -> (TempDir, PathBuf) {
+    init();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.h5");
     let file = h5vec::create_file(&path).unwrap();
@@ -92,11 +105,10 @@ fn fixture() -> (TempDir, PathBuf) {
 }
 
 /// The command, run in a child that keeps no file descriptor of this
-/// process but stdin, stdout and stderr: HDF5 opens files without
-/// `O_CLOEXEC`, so a child would otherwise hold the files other tests have
-/// open, with their `flock` locks, until it ends, and a test reopening its
-/// file meanwhile would fail with "unable to lock file, errno 11".
+/// process but stdin, stdout and stderr (HDF5 opens files without
+/// `O_CLOEXEC`): it holds only the files it opens itself.
 fn std_cmd() -> std::process::Command {
+    init();
     use std::os::unix::process::CommandExt;
     extern "C" {
         fn close_range(first: u32, last: u32, flags: i32) -> i32;
@@ -104,6 +116,8 @@ fn std_cmd() -> std::process::Command {
     /// Linux's `CLOSE_RANGE_CLOEXEC`: mark the descriptors close-on-exec.
     const CLOSE_RANGE_CLOEXEC: i32 = 4;
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("h5vec"));
+    // The command locks its files as it would anywhere (see `init`).
+    cmd.env_remove("HDF5_USE_FILE_LOCKING");
     // SAFETY: the closure runs in the child between fork and exec and makes
     // one async-signal-safe system call on the child's own descriptors;
     // stdio (0-2) is already in place and stays open. Failure (an old
@@ -693,7 +707,23 @@ fn convert_to_arrow_csv_and_jsonl() {
         h5vec::load_vector::<Event>(&file.group("g").unwrap(), "events").unwrap(),
         events()
     );
-    // Selected columns only.
+    drop(file);
+    // Selected columns only, and back: the vector of those fields.
+    let pq = dir.path().join("part.parquet");
+    run_ok(&["convert", &src, s(&pq), "--columns", "id,inner.pos,letter"]);
+    run_ok(&["convert", s(&pq), &format!("{}:part", s(&back))]);
+    let file = h5vec::open_file(&back).unwrap();
+    let part: Vec<Part> = h5vec::load_vector(&file, "part").unwrap();
+    drop(file);
+    let want: Vec<Part> = events()
+        .into_iter()
+        .map(|e| Part {
+            id: e.id,
+            inner: PosOnly { pos: e.inner.pos },
+            letter: e.letter,
+        })
+        .collect();
+    assert_eq!(part, want);
     let small = dir.path().join("small.jsonl");
     run_ok(&["convert", &src, s(&small), "--columns", "id,inner.label"]);
     assert_eq!(
@@ -707,6 +737,18 @@ fn convert_to_arrow_csv_and_jsonl() {
 }
 
 #[derive(H5Vector, Debug, PartialEq)]
+struct PosOnly {
+    pos: Pos,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct Part {
+    id: i64,
+    inner: PosOnly,
+    letter: char,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
 struct Plain {
     a: i64,
     b: String,
@@ -716,6 +758,7 @@ struct Plain {
 
 #[test]
 fn parquet_from_elsewhere_becomes_a_vector() {
+    init();
     use arrow::array::{Float64Array, Int32Array, Int64Array, ListArray, StringArray};
     let dir = tempfile::tempdir().unwrap();
     let schema = Arc::new(Schema::new(vec![
@@ -1120,6 +1163,7 @@ struct Odd {
 
 #[test]
 fn json_blob_enum_constant_and_tuple_fields_print() {
+    init();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("o.h5");
     let rows = vec![
@@ -1191,6 +1235,7 @@ fn json_blob_enum_constant_and_tuple_fields_print() {
 
 #[test]
 fn a_reader_that_stops_early_is_no_error() {
+    init();
     use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.h5");
