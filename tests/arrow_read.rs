@@ -1119,6 +1119,54 @@ fn damaged_files_are_errors_naming_the_path() {
     assert!(e.to_string().contains("`mystery`"), "{e}");
 }
 
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Units {
+    u: Option<()>,
+    k: u8,
+}
+
+fn validity_of(a: &dyn Array) -> Vec<bool> {
+    (0..a.len()).map(|i| a.is_valid(i)).collect()
+}
+
+#[test]
+fn a_nullable_constant_is_a_struct_without_fields() {
+    let f = mem_file();
+    let rows = [
+        Units { u: Some(()), k: 1 },
+        Units { u: None, k: 2 },
+        Units { u: Some(()), k: 3 },
+    ];
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    let b = read_vector(&f, "v").unwrap();
+    let schema = b.schema();
+    let field = schema.field(0);
+    assert_eq!(field.data_type(), &DataType::Struct(Fields::empty()));
+    assert!(field.is_nullable());
+    assert_eq!(field.metadata()["h5vec.kind"], "constant");
+    let s = b.column(0).as_struct();
+    assert_eq!((s.len(), s.num_columns()), (3, 0));
+    assert_eq!(validity_of(s), [true, false, true]);
+    assert_eq!(b.column(1).as_primitive::<UInt8Type>().values(), &[1, 2, 3]);
+    let r = read_range(&f, "v", 1..3).unwrap();
+    assert_eq!(validity_of(r.column(0).as_ref()), [false, true]);
+    check_slices(&f, "v", &b);
+
+    // The root itself.
+    h5vec::save_vector(&f, "w", &[None, Some(()), Some(())]).unwrap();
+    let b = read_vector(&f, "w").unwrap();
+    assert_eq!(
+        b.schema().field(0).data_type(),
+        &DataType::Struct(Fields::empty())
+    );
+    assert_eq!(validity_of(b.column(0).as_ref()), [false, true, true]);
+    let sizes: Vec<usize> = batches(&f, "w", 2)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .collect();
+    assert_eq!(sizes, [2, 1]);
+}
+
 #[test]
 fn a_huge_claimed_element_range_is_an_error_before_allocating() {
     // OFFSETS[count] claims 2^40 elements of a 6-element VALUES.

@@ -222,6 +222,11 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
                     "a nullable node around a nullable node (Option<Option<T>> is not supported)",
                 ));
             }
+            if child.kind == kind::CONSTANT {
+                // `Option<()>`: `Null` cannot tell `Some(())` from `None`;
+                // a struct without fields has a validity of its own.
+                return Ok((DataType::Struct(Fields::empty()), true));
+            }
             (type_of(child, meta, path)?.0, true)
         }
         kind::FILL_NULLABLE => {

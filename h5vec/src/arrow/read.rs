@@ -480,7 +480,9 @@ fn open_node(
             let want = Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, "");
             node.expect(&want, path)?;
             expect_members(group, &[], node, path)?;
-            Box::new(Constant { at })
+            // Inside a `nullable`: a struct without fields (SPEC.md section 11).
+            let empty_struct = matches!(field.data_type(), DataType::Struct(f) if f.is_empty());
+            Box::new(Constant { at, empty_struct })
         }
         kind::BLOB => Box::new(Blob {
             dec: <BlobCodec<()> as Codec>::open(group, node, path, count)?,

@@ -605,14 +605,23 @@ impl Node for Nullable {
     }
 }
 
-/// A constant: `Null` values, nothing read.
+/// A constant: `Null` values, nothing read; with `empty_struct` (the child
+/// of a `nullable`), a struct without fields whose validity is the MASK.
 pub(super) struct Constant {
     pub(super) at: Place,
+    pub(super) empty_struct: bool,
 }
 
 impl Node for Constant {
-    fn read(&mut self, rows: Range<u64>, _nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        Ok(Arc::new(NullArray::new(length(&rows, &self.at)?)))
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let n = length(&rows, &self.at)?;
+        if !self.empty_struct {
+            return Ok(Arc::new(NullArray::new(n)));
+        }
+        check_nulls(nulls.as_ref(), n, &self.at)?;
+        let arr = StructArray::try_new_with_length(Fields::empty(), Vec::new(), nulls, n)
+            .map_err(arrow_err(&self.at))?;
+        Ok(Arc::new(arr))
     }
 }
 
