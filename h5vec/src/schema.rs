@@ -5,6 +5,9 @@
 //! - `encoded_type` (scalar and dense): scalar string, Julia spelling (`Int32`, `Float64`, `Bool`, `String`, ...);
 //! - `dimensions` (dense): 1-D Int64, Julia order (h5py's trailing axes reversed);
 //! - `field_names` (record): 1-D variable-length UTF-8 strings, declaration order;
+//! - `variant_names` (enums): 1-D variable-length UTF-8 strings, declaration order,
+//!   and `variant_values`: 1-D Int64, the value stored for each variant;
+//! - `time_unit`, `time_zone` (instants and durations): scalar strings;
 //! - `children/1`..`children/N`: one full node per child, in order.
 
 use hdf5::Group;
@@ -104,6 +107,18 @@ pub struct Schema {
     /// Field names in declaration order (record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field_names: Option<Vec<String>>,
+    /// Variant names in declaration order (enums).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_names: Option<Vec<String>>,
+    /// The value stored for each variant of `variant_names` (enums).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_values: Option<Vec<i64>>,
+    /// Unit of an instant or a duration, e.g. `ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_unit: Option<String>,
+    /// Time zone of an instant (`UTC`, `+02:00`); absent for naive times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
     /// Child schemas, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Schema>,
@@ -120,6 +135,10 @@ impl Schema {
             encoded_type: None,
             dimensions: None,
             field_names: None,
+            variant_names: None,
+            variant_values: None,
+            time_unit: None,
+            time_zone: None,
             children: Vec::new(),
         }
     }
@@ -157,6 +176,30 @@ impl Schema {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             raw::write_vlen_strings(&ds, 0, &refs, path)?;
         }
+        if let Some(names) = &self.variant_names {
+            let dt = raw::vlen_utf8(path)?;
+            let ds = group
+                .new_dataset_builder()
+                .empty_as(&dt)
+                .shape(names.len())
+                .create("variant_names")
+                .at(path)?;
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            raw::write_vlen_strings(&ds, 0, &refs, path)?;
+        }
+        if let Some(v) = &self.variant_values {
+            group
+                .new_dataset_builder()
+                .with_data(v.as_slice())
+                .create("variant_values")
+                .at(path)?;
+        }
+        if let Some(u) = &self.time_unit {
+            raw::write_scalar_string(group, "time_unit", u, path)?;
+        }
+        if let Some(z) = &self.time_zone {
+            raw::write_scalar_string(group, "time_zone", z, path)?;
+        }
         if !self.children.is_empty() {
             let ch = group.create_group("children").at(path)?;
             for (i, c) in self.children.iter().enumerate() {
@@ -185,6 +228,14 @@ pub struct Stored {
     pub dimensions: Option<Vec<i64>>,
     /// `field_names`, if present.
     pub field_names: Option<Vec<String>>,
+    /// `variant_names`, if present.
+    pub variant_names: Option<Vec<String>>,
+    /// `variant_values`, if present.
+    pub variant_values: Option<Vec<i64>>,
+    /// `time_unit`, if present.
+    pub time_unit: Option<String>,
+    /// `time_zone`, if present.
+    pub time_zone: Option<String>,
     /// `children/1..N`.
     pub children: Vec<Stored>,
     /// Members an enclosing layout adds to this node's data group (not
@@ -206,6 +257,56 @@ fn read_str(group: &Group, name: &str, path: &str) -> Result<Option<String>> {
         .dataset(name)
         .map_err(|_| Error::mismatch(&p, "a scalar string dataset", "something else"))?;
     raw::read_scalar_string(&ds, &p).map(Some)
+}
+
+/// A 1-D variable-length string dataset of the node (`field_names`,
+/// `variant_names`), at most [`MAX_CHILDREN`] entries.
+fn read_names(group: &Group, name: &str, path: &str) -> Result<Option<Vec<String>>> {
+    if !group.link_exists(name) {
+        return Ok(None);
+    }
+    let p = Place::new(path, crate::codec::member_path(group, name));
+    let ds = group.dataset(name).at(&p)?;
+    let info = raw::type_info(&ds, &p)?;
+    if !info.vlen_str || ds.ndim() != 1 {
+        return Err(Error::mismatch(
+            &p,
+            "1-D variable-length strings",
+            info.describe(),
+        ));
+    }
+    let n = ds.size();
+    if n > MAX_CHILDREN {
+        return Err(Error::invalid(&p, format!("{n} entries in `{name}`")));
+    }
+    Ok(Some(raw::read_vlen_strings(&ds, 0, n as u64, &p)?))
+}
+
+/// A scalar or 1-D Int64 dataset of the node (`dimensions`,
+/// `variant_values`), at most `max` entries.
+fn read_int64s(group: &Group, name: &str, max: usize, path: &str) -> Result<Option<Vec<i64>>> {
+    if !group.link_exists(name) {
+        return Ok(None);
+    }
+    let p = Place::new(path, crate::codec::member_path(group, name));
+    let ds = group.dataset(name).at(&p)?;
+    let info = raw::type_info(&ds, &p)?;
+    if info.class != hdf5_sys::h5t::H5T_class_t::H5T_INTEGER || ds.ndim() > 1 {
+        return Err(Error::mismatch(
+            &p,
+            format!("1-D Int64 `{name}`"),
+            info.describe(),
+        ));
+    }
+    let n = ds.size();
+    if n > max {
+        return Err(Error::invalid(&p, format!("{n} entries in `{name}`")));
+    }
+    Ok(Some(if ds.ndim() == 0 {
+        vec![ds.read_scalar::<i64>().at(&p)?]
+    } else {
+        raw::read_rows::<i64>(&ds, 0, n as u64, &[], &p)?
+    }))
 }
 
 impl Stored {
@@ -231,44 +332,12 @@ impl Stored {
         let codec = need("codec")?;
         let logical_type = read_str(group, "logical_type", path)?.unwrap_or_default();
         let encoded_type = read_str(group, "encoded_type", path)?;
-        let dimensions = if group.link_exists("dimensions") {
-            let p = Place::new(path, crate::codec::member_path(group, "dimensions"));
-            let ds = group.dataset("dimensions").at(&p)?;
-            let info = raw::type_info(&ds, &p)?;
-            if info.class != hdf5_sys::h5t::H5T_class_t::H5T_INTEGER || ds.ndim() > 1 {
-                return Err(Error::mismatch(&p, "1-D Int64 dimensions", info.describe()));
-            }
-            let n = ds.size() as u64;
-            if n > 32 {
-                return Err(Error::invalid(&p, format!("{n} dimensions")));
-            }
-            Some(if ds.ndim() == 0 {
-                vec![ds.read_scalar::<i64>().at(&p)?]
-            } else {
-                raw::read_rows::<i64>(&ds, 0, n, &[], &p)?
-            })
-        } else {
-            None
-        };
-        let field_names = if group.link_exists("field_names") {
-            let p = Place::new(path, crate::codec::member_path(group, "field_names"));
-            let ds = group.dataset("field_names").at(&p)?;
-            let info = raw::type_info(&ds, &p)?;
-            if !info.vlen_str || ds.ndim() != 1 {
-                return Err(Error::mismatch(
-                    &p,
-                    "1-D variable-length strings",
-                    info.describe(),
-                ));
-            }
-            let n = ds.size();
-            if n > MAX_CHILDREN {
-                return Err(Error::invalid(&p, format!("{n} field names")));
-            }
-            Some(raw::read_vlen_strings(&ds, 0, n as u64, &p)?)
-        } else {
-            None
-        };
+        let dimensions = read_int64s(group, "dimensions", 32, path)?;
+        let field_names = read_names(group, "field_names", path)?;
+        let variant_names = read_names(group, "variant_names", path)?;
+        let variant_values = read_int64s(group, "variant_values", MAX_CHILDREN, path)?;
+        let time_unit = read_str(group, "time_unit", path)?;
+        let time_zone = read_str(group, "time_zone", path)?;
         let mut children = Vec::new();
         if group.link_exists("children") {
             let ch = group.group("children").at(path)?;
@@ -300,6 +369,10 @@ impl Stored {
             encoded_type,
             dimensions,
             field_names,
+            variant_names,
+            variant_values,
+            time_unit,
+            time_zone,
             children,
             extra_members: Vec::new(),
         })
@@ -387,7 +460,33 @@ impl From<&Stored> for Schema {
             encoded_type: s.encoded_type.clone(),
             dimensions: s.dimensions.clone(),
             field_names: s.field_names.clone(),
+            variant_names: s.variant_names.clone(),
+            variant_values: s.variant_values.clone(),
+            time_unit: s.time_unit.clone(),
+            time_zone: s.time_zone.clone(),
             children: s.children.iter().map(Schema::from).collect(),
+        }
+    }
+}
+
+impl From<&Schema> for Stored {
+    /// The node a reader expects where h5vec itself wrote `s` (no
+    /// `extra_members`): h5col columns are checked through it.
+    fn from(s: &Schema) -> Stored {
+        Stored {
+            kind: s.kind.clone(),
+            schema: s.schema.clone(),
+            codec: s.codec.clone(),
+            logical_type: s.logical_type.clone(),
+            encoded_type: s.encoded_type.clone(),
+            dimensions: s.dimensions.clone(),
+            field_names: s.field_names.clone(),
+            variant_names: s.variant_names.clone(),
+            variant_values: s.variant_values.clone(),
+            time_unit: s.time_unit.clone(),
+            time_zone: s.time_zone.clone(),
+            children: s.children.iter().map(Stored::from).collect(),
+            extra_members: Vec::new(),
         }
     }
 }

@@ -20,34 +20,20 @@ use crate::error::{Context, Error, Result};
 use crate::kinds::list::{ListCodec, ListDecoder, ListEncoder, ListItem};
 use crate::kinds::nullable::{create_mask, open_mask, MaskedDecoder, MaskedEncoder, MASK};
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{Schema, Stored};
+use crate::schema::Stored;
 
 use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
 use super::table::{column_path, column_place};
 
 /// The schema node kinds::list checks, built from the codec (h5col files
 /// carry no schema; the Rust type is the schema).
-fn stored_of(s: &Schema) -> Stored {
-    Stored {
-        kind: s.kind.clone(),
-        schema: s.schema.clone(),
-        codec: s.codec.clone(),
-        logical_type: s.logical_type.clone(),
-        encoded_type: s.encoded_type.clone(),
-        dimensions: s.dimensions.clone(),
-        field_names: s.field_names.clone(),
-        children: s.children.iter().map(stored_of).collect(),
-        extra_members: Vec::new(),
-    }
-}
-
 fn list_node<T: ListItem>(mask: bool) -> Stored {
     let opts = SaveOptions::default();
     let ctx = WriteCtx {
         opts: &opts,
         len_hint: 0,
     };
-    let mut node = stored_of(&<ListCodec<T> as Codec>::schema(&ctx));
+    let mut node = Stored::from(&<ListCodec<T> as Codec>::schema(&ctx));
     if mask {
         node.extra_members.push(MASK.to_owned());
     }
