@@ -19,7 +19,7 @@ use arrow_schema::{DataType, Field, Fields};
 use h5vec::arrow::{batches, read_range, read_schema, read_vector};
 use h5vec::hdf5::File;
 use h5vec::{H5Vector, SaveOptions};
-use h5vec_tests::{mem_file, overwrite_rows};
+use h5vec_tests::{mem_file, overwrite_rows, write_attr_ascii};
 use serde::{Deserialize, Serialize};
 
 // ---------------------------------------------------------------------------
@@ -1203,4 +1203,67 @@ fn a_negative_dense_dimension_is_an_error() {
         e.to_string().contains("dense dimension -1 out of range"),
         "{e}"
     );
+}
+
+/// An h5col table of one row whose column `x` is `depth` list groups
+/// nested in each other around one `Int32` element.
+fn nested_table(depth: usize) -> File {
+    let f = mem_file();
+    let t = f.create_group("t").unwrap();
+    write_attr_ascii(&t, "CLASS", "COLUMN_TABLE");
+    write_attr_ascii(&t, "VERSION", "1.0");
+    t.new_attr::<u64>()
+        .create("NROWS")
+        .unwrap()
+        .write_scalar(&1u64)
+        .unwrap();
+    let mut g = t.create_group("x").unwrap();
+    for level in 1..=depth {
+        write_attr_ascii(&g, "CLASS", "LIST_COLUMN");
+        write_attr_ascii(&g, "KIND", "OFFSETS");
+        g.new_dataset_builder()
+            .with_data(&[0u64, 1])
+            .create("OFFSETS")
+            .unwrap();
+        if level == depth {
+            g.new_dataset_builder()
+                .with_data(&[7i32])
+                .create("VALUES")
+                .unwrap();
+        } else {
+            g = g.create_group("VALUES").unwrap();
+        }
+    }
+    f
+}
+
+#[test]
+fn deeply_nested_table_lists_are_an_error_not_a_stack_overflow() {
+    // A thread with 2 MiB of stack, as test threads and many users' have:
+    // one reader per level of 150 exhausted it (the process aborted).
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let f = nested_table(150);
+            let e = read_vector(&f, "t").unwrap_err();
+            assert_eq!(e.path(), format!("$.x{}", "[]".repeat(64)), "{e}");
+            assert!(
+                e.to_string()
+                    .contains("list columns nested more than 64 deep"),
+                "{e}"
+            );
+            assert!(read_schema(&f, "t").is_err());
+
+            let f = nested_table(64);
+            let b = read_vector(&f, "t").unwrap();
+            let mut a = b.column(0).clone();
+            for _ in 0..64 {
+                assert_eq!(a.len(), 1);
+                a = a.as_list::<i64>().values().clone();
+            }
+            assert_eq!(a.as_primitive::<Int32Type>().values(), &[7]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }

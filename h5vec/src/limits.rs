@@ -30,6 +30,13 @@ pub(crate) const BLOB_BASE_BUDGET: u64 = 16 << 20;
 /// decodes to at most a 16-byte integer; a 1-byte `None` to its `Option`).
 pub(crate) const BLOB_BYTES_FACTOR: u64 = 32;
 
+/// Deepest nesting of list groups in a column of an h5col table read
+/// without its Rust type (`h5vec::arrow`): a table has no schema tree,
+/// whose depth the schema reader caps at 64 levels, and a reader per level
+/// must fit a 2 MiB thread stack.
+#[cfg(feature = "arrow")]
+pub(crate) const MAX_TABLE_LIST_DEPTH: usize = 6400;
+
 /// Largest chunk (rows per chunk times bytes per row) h5vec appends into.
 /// Appends rewrite a partly filled last chunk whole, so the chunk size read
 /// from an existing file sizes a buffer; HDF5 itself allows up to 4 GiB.

@@ -715,7 +715,7 @@ fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, Bo
     let path = crate::h5col::column_path(name);
     let at = Place::new(&path, crate::codec::member_path(table, name));
     if let Ok(g) = table.group(name) {
-        let node = infer_list(&g, &path)?;
+        let node = infer_list(&g, &path, 1)?;
         let field = field_of(name, &Schema::from(&node), false, &path)?;
         let n = open_node(&g, &node, &path, nrows, &field)?;
         return Ok((field, n));
@@ -829,9 +829,19 @@ fn masked(group: &Group, node: Stored) -> Stored {
 }
 
 /// The node of list group `g` (a table's list column, or a nested list),
-/// from its members: the list, `nullable` around it with a MASK.
-fn infer_list(g: &Group, path: &str) -> Result<Stored> {
+/// from its members: the list, `nullable` around it with a MASK; `depth`
+/// list levels deep (at most [`crate::limits::MAX_TABLE_LIST_DEPTH`]).
+fn infer_list(g: &Group, path: &str, depth: usize) -> Result<Stored> {
     let at = Place::new(path, g.name());
+    if depth > crate::limits::MAX_TABLE_LIST_DEPTH {
+        return Err(Error::invalid(
+            &at,
+            format!(
+                "list columns nested more than {} deep",
+                crate::limits::MAX_TABLE_LIST_DEPTH
+            ),
+        ));
+    }
     let class = raw::attr_string(g, "CLASS", &at)?;
     if class.as_deref() != Some(LIST_COLUMN_CLASS) {
         return Err(Error::mismatch(
@@ -840,13 +850,14 @@ fn infer_list(g: &Group, path: &str) -> Result<Stored> {
             class.map_or("no CLASS attribute".into(), |c| format!("CLASS = {c:?}")),
         ));
     }
-    let item = infer_item(g, "VALUES", &format!("{path}[]"))?;
+    let item = infer_item(g, "VALUES", &format!("{path}[]"), depth)?;
     let list = stored(kind::LIST, ids::LIST, ids::H5VEC_CODEC, None, vec![item]);
     Ok(masked(g, list))
 }
 
 /// The node of the `VALUES` member of list group `parent`.
-fn infer_item(parent: &Group, name: &str, path: &str) -> Result<Stored> {
+/// `depth`: the list levels around it.
+fn infer_item(parent: &Group, name: &str, path: &str, depth: usize) -> Result<Stored> {
     let at = Place::new(path, crate::codec::member_path(parent, name));
     if !parent.link_exists(name) {
         return Err(Error::mismatch(&at, "a list's VALUES", "nothing"));
@@ -864,7 +875,7 @@ fn infer_item(parent: &Group, name: &str, path: &str) -> Result<Stored> {
                     vec![],
                 ),
             )),
-            Some(LIST_COLUMN_CLASS) => infer_list(&g, path),
+            Some(LIST_COLUMN_CLASS) => infer_list(&g, path, depth + 1),
             Some(RECORD_VALUES) => Err(Error::mismatch(
                 &at,
                 "list elements a table describes by itself",
