@@ -228,6 +228,7 @@ pub(crate) fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: impl At) -
             }
             H5T_class_t::H5T_FLOAT => {
                 let std: &[i64] = match info.size {
+                    2 => &[crate::raw::ieee_f16le()],
                     4 => &[*h5t::H5T_IEEE_F32LE, *h5t::H5T_IEEE_F32BE],
                     8 => &[*h5t::H5T_IEEE_F64LE, *h5t::H5T_IEEE_F64BE],
                     _ => &[],

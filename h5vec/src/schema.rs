@@ -59,6 +59,22 @@ pub mod ids {
     pub const PLACEHOLDER_CODEC: &str = "h5vec.PlaceholderCodec";
     /// h5vec strings inside a list: a STRING_VALUES group (OFFSETS + CHARS).
     pub const STRING_VALUES: &str = "h5vec.StringValuesSchema";
+    /// h5vec instants: Int64 counts of `time_unit` since 1970-01-01T00:00:00
+    /// in `time_zone` (UTC), or of a naive date-time when it has none.
+    pub const INSTANT_CODEC: &str = "h5vec.InstantCodec";
+    /// h5vec dates: Int32 days since 1970-01-01 (`time_unit = "d"`).
+    pub const DATE_CODEC: &str = "h5vec.DateCodec";
+    /// h5vec times of day: Int64 nanoseconds since midnight.
+    pub const TIME_OF_DAY_CODEC: &str = "h5vec.TimeOfDayCodec";
+    /// h5vec durations: Int64 counts of `time_unit`.
+    pub const DURATION_CODEC: &str = "h5vec.DurationCodec";
+    /// h5vec instants with a UTC offset: a record of the instant and the
+    /// offset in seconds.
+    pub const OFFSET_DATE_TIME_CODEC: &str = "h5vec.OffsetDateTimeCodec";
+    /// h5vec UUIDs: 16 bytes, dense UInt8 `(Z, 16)`.
+    pub const UUID_CODEC: &str = "h5vec.UuidCodec";
+    /// h5vec maps: a list of `{key, value}` records.
+    pub const MAP_CODEC: &str = "h5vec.MapCodec";
 }
 
 /// The `kind` entry of a schema node: how its data group is laid out, as
@@ -428,6 +444,21 @@ impl Stored {
                     want.field_names.as_deref().unwrap_or(&[])
                 ),
                 format!("{:?}", self.field_names.as_deref().unwrap_or(&[])),
+            ));
+        }
+        if want.time_unit.is_some()
+            && (self.time_unit != want.time_unit || self.time_zone != want.time_zone)
+        {
+            return Err(Error::mismatch(
+                path,
+                format!(
+                    "time_unit {:?}, time_zone {:?}",
+                    want.time_unit, want.time_zone
+                ),
+                format!(
+                    "time_unit {:?}, time_zone {:?}",
+                    self.time_unit, self.time_zone
+                ),
             ));
         }
         if self.children.len() != want.children.len() {

@@ -1,12 +1,22 @@
 //! One module per storage kind; each opens with its layout on disk.
 
 pub(crate) mod blob;
+#[cfg(feature = "num-complex")]
+pub(crate) mod complex;
 pub(crate) mod constant;
 pub(crate) mod dense;
+#[cfg(feature = "half")]
+pub(crate) mod half;
 pub(crate) mod json;
 pub(crate) mod list;
+pub(crate) mod map;
+pub(crate) mod mapped;
 pub(crate) mod nullable;
+pub(crate) mod offset;
 pub(crate) mod record;
 pub(crate) mod scalar;
 pub(crate) mod string;
+pub(crate) mod time;
+#[cfg(feature = "uuid")]
+pub(crate) mod uuid;
 pub(crate) mod vls;

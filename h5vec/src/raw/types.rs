@@ -470,3 +470,20 @@ unsafe fn describe_type_of(id: hid_t, depth: usize) -> String {
         }
     }
 }
+
+unsafe extern "C" {
+    // HDF5's predefined IEEE 754 half float, little-endian (H5Tpublic.h,
+    // since 1.14.4), not bound by hdf5-sys 0.12.
+    static H5T_IEEE_F16LE_g: hid_t;
+}
+
+/// `H5T_IEEE_F16LE`: the file type of `half::f16` (numpy `float16`), and
+/// its memory type on little-endian machines.
+pub(crate) fn ieee_f16le() -> hid_t {
+    // SAFETY: `H5open` initializes the predefined types, among them the
+    // global read after it (an id HDF5 owns for the library's lifetime).
+    sync(|| unsafe {
+        hdf5_sys::h5::H5open();
+        H5T_IEEE_F16LE_g
+    })
+}

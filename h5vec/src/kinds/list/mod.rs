@@ -49,16 +49,15 @@ pub(crate) use item::ItemCodec;
 #[cfg(feature = "arrow")]
 pub(crate) use fill::{FILL_CODEC, FILL_SCHEMA};
 #[cfg(feature = "arrow")]
-pub(crate) use item::open_leaf_values;
-#[cfg(feature = "arrow")]
 pub(crate) use strings::{StringValuesDecoder, StringValuesItem};
 // What the schema-driven writer (`crate::arrow`) creates and appends with.
 #[cfg(feature = "arrow")]
 pub(crate) use fill::FillItem;
 #[cfg(feature = "arrow")]
-pub(crate) use item::{
-    append_nullable_item, create_item_mask, create_leaf, create_record_values, open_record_values,
-};
+pub(crate) use item::{append_nullable_item, create_item_mask};
+// What element layouts outside this module (maps, mapped values) build on.
+pub(crate) use item::{create_leaf, create_record_values, open_leaf_values, open_record_values};
+pub(crate) use item::NullableItem;
 pub use item::{LeafItem, ListItem, RecordItem};
 #[cfg(feature = "arrow")]
 pub(crate) use strings::StringValuesEncoder;
@@ -157,7 +156,21 @@ pub(crate) fn open_list_group(
     path: &str,
     count: u64,
 ) -> Result<(PodReader<u64>, u64)> {
-    node.expect(&list_node_shape(), path)?;
+    open_list_group_with(group, node, path, count, ids::H5VEC_CODEC)
+}
+
+/// [`open_list_group`] for a list node whose codec is `codec` (a map's
+/// `h5vec.MapCodec`).
+pub(crate) fn open_list_group_with(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    codec: &str,
+) -> Result<(PodReader<u64>, u64)> {
+    let mut shape = list_node_shape();
+    shape.codec = codec.into();
+    node.expect(&shape, path)?;
     check_class(group, LIST_COLUMN, path)?;
     let p = Place::new(path, group.name());
     match raw::attr_string(group, "KIND", &p)? {

@@ -1,0 +1,114 @@
+//! Complex numbers: `num_complex::Complex<f32>` and `Complex<f64>` (feature
+//! `num-complex`; SPEC.md section 4.8).
+//!
+//! Layout on disk (the scalar layout, 3.1):
+//! ```text
+//! <field>/values    compound {r: float32, i: float32} (Z,)   encoded type `ComplexF32`
+//!                   compound {r: float64, i: float64} (Z,)   encoded type `ComplexF64`
+//! ```
+//! the compound h5py reads as numpy `complex64` / `complex128` (member `r`
+//! at offset 0, `i` right after it, little-endian IEEE floats). Every bit
+//! of both parts is kept (NaN payloads included). As an array element or a
+//! list element it is a leaf number like `f64`.
+
+use std::sync::OnceLock;
+
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5t::{self, H5T_class_t};
+use num_complex::Complex;
+
+use crate::codec::H5Vector;
+use crate::kinds::list::{LeafItem, ListItem};
+use crate::kinds::scalar::{Scalar, ScalarCodec};
+use crate::raw::{sync, Pod, TypeInfo};
+use crate::schema::ids;
+
+/// The compound `{r, i}` of two `part` floats of `size` bytes, made once
+/// (HDF5 owns it for the process's lifetime; a failure gives an invalid id,
+/// which every HDF5 call using it reports).
+fn compound(cell: &'static OnceLock<hid_t>, part: fn() -> hid_t, size: usize) -> hid_t {
+    *cell.get_or_init(|| {
+        // SAFETY: a new compound type of `2 * size` bytes with two members
+        // of `size` bytes at offsets 0 and `size`; closed again on failure.
+        sync(|| unsafe {
+            let t = h5t::H5Tcreate(H5T_class_t::H5T_COMPOUND, 2 * size);
+            if t < 0 {
+                return t;
+            }
+            let p = part();
+            if h5t::H5Tinsert(t, c"r".as_ptr(), 0, p) < 0
+                || h5t::H5Tinsert(t, c"i".as_ptr(), size, p) < 0
+            {
+                h5t::H5Tclose(t);
+                return -1;
+            }
+            t
+        })
+    })
+}
+
+/// Whether `t` is a compound of exactly the members `r` and `i`, IEEE
+/// floats of `size` bytes (HDF5 converts members by name).
+fn is_complex(t: &TypeInfo, size: usize) -> bool {
+    t.class == H5T_class_t::H5T_COMPOUND
+        && t.members.len() == 2
+        && t.members
+            .iter()
+            .zip(["r", "i"])
+            .all(|((n, m), want)| n == want && m.class == H5T_class_t::H5T_FLOAT && m.size == size)
+}
+
+macro_rules! complex {
+    ($f:ty, $size:literal, $ieee:ident, $enc:literal) => {
+        // SAFETY: `Complex<T>` is `#[repr(C)] { re: T, im: T }`: two floats,
+        // no padding, every bit pattern valid; the compound describes exactly
+        // that (little-endian: see the `compile_error!` below).
+        unsafe impl Pod for Complex<$f> {
+            fn mem_type() -> hid_t {
+                static T: OnceLock<hid_t> = OnceLock::new();
+                compound(&T, || *h5t::$ieee, $size)
+            }
+            fn file_type() -> hid_t {
+                Self::mem_type()
+            }
+            const ENCODED: &'static str = $enc;
+            fn accepts(t: &TypeInfo) -> bool {
+                is_complex(t, $size)
+            }
+        }
+
+        impl Scalar for Complex<$f> {
+            type Raw = Complex<$f>;
+            const CODEC: &'static str = ids::IDENTITY;
+            #[inline]
+            fn to_raw(&self) -> Complex<$f> {
+                *self
+            }
+            #[inline]
+            fn from_raw(raw: Complex<$f>) -> Option<Complex<$f>> {
+                Some(raw)
+            }
+            fn placeholder() -> Complex<$f> {
+                Complex::new(0.0, 0.0)
+            }
+        }
+
+        impl H5Vector for Complex<$f> {
+            type Codec = ScalarCodec<Complex<$f>>;
+        }
+
+        impl ListItem for Complex<$f> {
+            type Item = LeafItem<Complex<$f>>;
+        }
+
+        crate::__dense_leaf!(Complex<$f>);
+    };
+}
+
+#[cfg(not(target_endian = "little"))]
+compile_error!(
+    "h5vec's `num-complex` feature stores little-endian compounds and needs a little-endian target"
+);
+
+complex!(f32, 4, H5T_IEEE_F32LE, "ComplexF32");
+complex!(f64, 8, H5T_IEEE_F64LE, "ComplexF64");
