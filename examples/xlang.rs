@@ -177,7 +177,7 @@ fn f64_value(n: usize) -> f64 {
 }
 
 fn bool_value(n: usize) -> bool {
-    n % 3 == 0
+    n.is_multiple_of(3)
 }
 
 const CHARS: [char; 7] = ['a', 'é', '日', '🎉', '\0', '\u{10FFFF}', 'Z'];
@@ -197,7 +197,7 @@ const TEXTS: [&str; 7] = [
 ];
 
 fn text_value(n: usize) -> String {
-    if n % TEXTS.len() == 0 {
+    if n.is_multiple_of(TEXTS.len()) {
         String::new()
     } else {
         format!("{}#{n}", TEXTS[n % TEXTS.len()])
@@ -285,7 +285,7 @@ fn big(n: usize) -> Big {
     Big {
         id: n as u64,
         value: n as f64 * 0.5,
-        flag: n % 3 == 0,
+        flag: n.is_multiple_of(3),
     }
 }
 

@@ -140,7 +140,7 @@ fn event(n: usize) -> Event {
 
 fn nulls(n: usize) -> Nulls {
     Nulls {
-        maybe_num: (n % 3 != 0).then_some(n as f64 * 1.5),
+        maybe_num: (!n.is_multiple_of(3)).then_some(n as f64 * 1.5),
         maybe_arr: (n % 4 != 1).then(|| [n as f32, -(n as f32), 0.25]),
         maybe_inner: (n % 5 != 2).then(|| inner(n)),
         maybe_list: match n % 3 {
@@ -148,7 +148,7 @@ fn nulls(n: usize) -> Nulls {
             1 => Some(vec![]),
             _ => Some((0..n as i32).collect()),
         },
-        maybe_str: (n % 2 == 0).then(|| format!("s{n}")),
+        maybe_str: (n.is_multiple_of(2)).then(|| format!("s{n}")),
         maybe_vls: match n % 4 {
             0 => None,
             1 => Some("NA".into()),
@@ -157,7 +157,7 @@ fn nulls(n: usize) -> Nulls {
         list_of_maybe: (0..n % 4)
             .map(|k| (k != 1).then(|| format!("e{k}")))
             .collect(),
-        maybe_bool: (n % 3 != 1).then_some(n % 2 == 0),
+        maybe_bool: (n % 3 != 1).then_some(n.is_multiple_of(2)),
         maybe_char: (n % 2 == 1).then(|| CHARS[n % 7]),
     }
 }
@@ -179,13 +179,13 @@ fn deep(n: usize) -> Deep {
             })
             .collect(),
         points: (0..n % 3).map(|k| inner(n + k)).collect(),
-        flags: (0..n % 4).map(|k| (n + k) % 2 == 0).collect(),
+        flags: (0..n % 4).map(|k| (n + k).is_multiple_of(2)).collect(),
         arrs: (0..n % 2 + 1).map(|k| [n as f64, k as f64 + 0.5]).collect(),
         pairs: (0..n % 3)
             .map(|k| ((n * k) as i16 - 5, format!("p{k}")))
             .collect(),
         sparse: (0..n % 4)
-            .map(|k| ((n + k) % 3 != 0).then_some((n * k) as i32 - 2))
+            .map(|k| (!(n + k).is_multiple_of(3)).then_some((n * k) as i32 - 2))
             .collect(),
         chars: (0..n % 3).map(|k| CHARS[(n + k) % 7]).collect(),
         levels: (0..n % 3).map(|k| LEVELS[(n + k) % 4]).collect(),
@@ -193,7 +193,7 @@ fn deep(n: usize) -> Deep {
             0 => None,
             _ => Some(
                 (0..n % 4)
-                    .map(|k| ((k + n) % 2 == 0).then(|| format!("o{k}")))
+                    .map(|k| ((k + n).is_multiple_of(2)).then(|| format!("o{k}")))
                     .collect(),
             ),
         },
@@ -208,7 +208,7 @@ fn flat(n: usize) -> Flat {
         u64_: u64::MAX - n as u64,
         f32_: n as f32 * 0.25 - 1.0,
         f64_: n as f64 / 3.0,
-        flag: n % 3 == 0,
+        flag: n.is_multiple_of(3),
         letter: CHARS[n % 7],
         text: format!("text {n} ✓"),
         level: LEVELS[n % 4],

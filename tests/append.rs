@@ -58,14 +58,18 @@ fn all(i: u32) -> All {
             microseconds: -(i as i64) * 7,
         },
         temperature: f64::from(i) / 4.0,
-        flag: i % 3 == 0,
+        flag: i.is_multiple_of(3),
         letter: char::from_u32(0x41 + i % 26).unwrap(),
-        level: if i % 2 == 0 { Level::Low } else { Level::High },
+        level: if i.is_multiple_of(2) {
+            Level::Low
+        } else {
+            Level::High
+        },
         position: [i as f32, 0.5, -1.0],
         unit: Unit,
         label: format!("label {i}"),
         vls: "é".repeat((i % 4) as usize),
-        vls_opt: if i % 5 == 0 {
+        vls_opt: if i.is_multiple_of(5) {
             None
         } else {
             Some(format!("v{}", i % 3))
@@ -85,7 +89,7 @@ fn all(i: u32) -> All {
             microseconds: 3,
         }),
         maybe_list: (i % 3 != 2).then(|| vec![1.0; (i % 2) as usize]),
-        maybe_str: (i % 2 == 0).then(|| format!("s{i}")),
+        maybe_str: i.is_multiple_of(2).then(|| format!("s{i}")),
     }
 }
 

@@ -227,7 +227,7 @@ struct Options {
 }
 
 fn all(i: u32) -> All {
-    let some = |k: u32| i % k != 0;
+    let some = |k: u32| !i.is_multiple_of(k);
     let a = Scalars {
         i8_: i as i8,
         i16_: -(i as i16),
@@ -239,9 +239,13 @@ fn all(i: u32) -> All {
         u64_: u64::MAX - u64::from(i),
         f32_: i as f32 / 3.0,
         f64_: f64::from(i).sqrt(),
-        flag: i % 3 == 0,
+        flag: i.is_multiple_of(3),
         letter: char::from_u32(0x41 + i % 26).unwrap(),
-        level: if i % 2 == 0 { Level::Low } else { Level::High },
+        level: if i.is_multiple_of(2) {
+            Level::Low
+        } else {
+            Level::High
+        },
         label: format!("label {i} é"),
         json: vec![
             Stamp {
@@ -255,7 +259,7 @@ fn all(i: u32) -> All {
     let b = Shapes {
         pos: [i as f32, 0.5, -1.0],
         grid: [[i as i16, 1], [2, 3], [4, -(i as i16)]],
-        flags: [i % 2 == 0, true],
+        flags: [i.is_multiple_of(2), true],
         letters: ['x', char::from_u32(0x3b1 + i % 5).unwrap()],
         empty: [],
         stamp: Stamp {
@@ -296,7 +300,7 @@ fn all(i: u32) -> All {
     };
     let d = Options {
         o_num: some(3).then_some(i64::from(i)),
-        o_bool: some(4).then_some(i % 2 == 0),
+        o_bool: some(4).then_some(i.is_multiple_of(2)),
         o_char: some(2).then_some('z'),
         o_level: some(3).then_some(Level::High),
         o_str: some(2).then(|| format!("s{i}")),

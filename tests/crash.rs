@@ -40,7 +40,7 @@ fn row(i: u64) -> Rec {
         label: format!("l{}", i % 97),
         tags: (0..i % 3).map(|k| format!("t{k}")).collect(),
         vals: vec![i as f32; (i % 5) as usize],
-        maybe: (i % 4 != 0).then_some(i as i32),
+        maybe: (!i.is_multiple_of(4)).then_some(i as i32),
     }
 }
 

@@ -43,14 +43,14 @@ fn every(i: u32) -> Every {
         pos: [f64::from(i), 0.5, -1.0],
         inner: Inner {
             a: (i % 7) as i16,
-            b: i % 2 == 0,
+            b: i.is_multiple_of(2),
         },
         name: format!("name {i}"),
         label: format!("label-{}", i % 10),
         extra: vec![1; (i % 3) as usize],
         tags: (0..i % 3).map(|k| format!("t{k}")).collect(),
         nums: (0..i % 4).map(|k| k as i32).collect(),
-        score: (i % 5 != 0).then(|| f64::from(i) / 4.0),
+        score: (!i.is_multiple_of(5)).then(|| f64::from(i) / 4.0),
         unit: Unit,
         c: 'é',
     }

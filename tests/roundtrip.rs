@@ -346,7 +346,7 @@ fn with_blob(i: u32) -> WithBlob {
         shape,
         tags,
         nothing: (),
-        maybe: (i % 2 == 0).then(|| "x".repeat(i as usize)),
+        maybe: i.is_multiple_of(2).then(|| "x".repeat(i as usize)),
     }
 }
 
@@ -535,18 +535,18 @@ fn big(i: u64) -> Big {
     Big {
         i,
         x: i as f32 * 0.5,
-        s: if i % 7 == 0 {
+        s: if i.is_multiple_of(7) {
             String::new()
         } else {
             format!("s{i}")
         },
         b: Small {
             k: (i % 65_536) as u16,
-            s: (i % 3 == 0).then(|| i.to_string()),
+            s: i.is_multiple_of(3).then(|| i.to_string()),
         },
         j: vec![(i % 256) as u8; (i % 4) as usize],
         c: char::from_u32(0x4E00 + (i % 1000) as u32).unwrap(),
-        flag: i % 5 == 0,
+        flag: i.is_multiple_of(5),
         arr: [i as i16, (i as i16).wrapping_neg(), (i % 3) as i16],
         color: [Color::Red, Color::Green, Color::Blue][(i % 3) as usize],
     }

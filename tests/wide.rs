@@ -91,7 +91,7 @@ struct Wide {
 
 fn row(r: i64) -> Wide {
     Wide {
-        f0: r * 0 - 7,
+        f0: -7 - r,
         f1: format!("{}-1", r),
         f2: vec![2; (r % 3) as usize],
         f3: if r % 2 == 0 {
