@@ -455,6 +455,25 @@ impl<T: Pod> PodReader<T> {
         })
     }
 
+    /// [`new`](Self::new) reading with the memory type `mem` in place of
+    /// `T::mem_type()` (a union's tag enum, which HDF5 converts to no
+    /// integer type).
+    ///
+    /// # Safety
+    /// `mem` describes `T` exactly (size and layout): rows are read into
+    /// `T` buffers with it.
+    pub(crate) unsafe fn with_mem(
+        ds: Dataset,
+        mem: Datatype,
+        inner: Vec<u64>,
+        rows: u64,
+        path: &str,
+    ) -> Result<Self> {
+        let mut r = Self::new(ds, inner, rows, path)?;
+        r.mem = Some(mem);
+        Ok(r)
+    }
+
     /// Where element `row` is, for errors: `$.field[row]` at the dataset.
     pub(crate) fn element(&self, row: u64) -> Place {
         self.at.element(row)

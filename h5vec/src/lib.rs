@@ -178,6 +178,7 @@ pub mod __private {
     pub use crate::kinds::list::{LeafItem, ListItem, RecordItem};
     pub use crate::kinds::record::{FieldList, Record, RecordCodec};
     pub use crate::kinds::scalar::{Scalar, ScalarCodec};
+    pub use crate::kinds::union::{At, Union, UnionCodec, UnionItem, Variant, VariantFns};
     pub use crate::kinds::vls::{VlsField, VlsStringCodec};
     pub use crate::options::FieldStorage;
     pub use crate::schema::ids;

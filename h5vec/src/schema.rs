@@ -59,6 +59,9 @@ pub mod ids {
     pub const PLACEHOLDER_CODEC: &str = "h5vec.PlaceholderCodec";
     /// h5vec strings inside a list: a STRING_VALUES group (OFFSETS + CHARS).
     pub const STRING_VALUES: &str = "h5vec.StringValuesSchema";
+    /// h5vec enums with data: a TAG enum and an INDEX per row, one group of
+    /// columns per variant (SPEC.md section 4.4).
+    pub const UNION: &str = "h5vec.UnionSchema";
     /// h5vec instants: Int64 counts of `time_unit` since 1970-01-01T00:00:00
     /// in `time_zone` (UTC), or of a naive date-time when it has none.
     pub const INSTANT_CODEC: &str = "h5vec.InstantCodec";
@@ -101,6 +104,8 @@ pub(crate) mod kind {
     pub(crate) const NULLABLE: &str = "nullable";
     /// h5vec: numbers whose fill value marks a missing element.
     pub(crate) const FILL_NULLABLE: &str = "fill_nullable";
+    /// h5vec: an enum with data (TAG + INDEX, one group per variant).
+    pub(crate) const UNION: &str = "union";
 }
 
 /// One node of the schema tree, as h5vec writes it and expects it.
@@ -461,11 +466,53 @@ impl Stored {
                 ),
             ));
         }
+        if want.variant_names.is_some() {
+            self.expect_labels(want, path)?;
+        }
         if self.children.len() != want.children.len() {
             return Err(Error::mismatch(
                 path,
                 format!("{} child schemas", want.children.len()),
                 self.children.len(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks stored enum labels (`variant_names`, `variant_values`)
+    /// against the type's, when the file has them: a file without labels
+    /// (HDF5Vectors.jl, older h5vec) passes; a stored (name, value) pair
+    /// the type does not have, or a name list without its values, fails
+    /// (stored labels may be fewer than the type's variants).
+    fn expect_labels(&self, want: &Schema, path: &str) -> Result<()> {
+        let pairs = |names: &Option<Vec<String>>, values: &Option<Vec<i64>>| -> Vec<(String, i64)> {
+            names
+                .iter()
+                .flatten()
+                .cloned()
+                .zip(values.iter().flatten().copied())
+                .collect()
+        };
+        if self.variant_names.is_none() && self.variant_values.is_none() {
+            return Ok(());
+        }
+        let (n, v) = (
+            self.variant_names.as_ref().map_or(0, Vec::len),
+            self.variant_values.as_ref().map_or(0, Vec::len),
+        );
+        if n != v || self.variant_names.is_none() || self.variant_values.is_none() {
+            return Err(Error::invalid(
+                path,
+                format!("{n} variant_names but {v} variant_values"),
+            ));
+        }
+        let ours = pairs(&want.variant_names, &want.variant_values);
+        let stored = pairs(&self.variant_names, &self.variant_values);
+        if let Some((name, value)) = stored.iter().find(|p| !ours.contains(p)) {
+            return Err(Error::mismatch(
+                path,
+                format!("variants {ours:?}"),
+                format!("stored variant ({name:?}, {value})"),
             ));
         }
         Ok(())

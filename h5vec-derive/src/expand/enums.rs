@@ -28,6 +28,12 @@ pub fn expand(input: &Input<'_>, repr: &syn::Ident, variants: &[&syn::Ident]) ->
         .collect::<Vec<_>>()
         .join(", ");
     let expected = format!("a discriminant of `{ident}` ({list})");
+    // SPEC.md section 2: `variant_values` are Int64 (a `u64` discriminant
+    // past `i64::MAX` is stored as its two's-complement bits).
+    let labels = variants.iter().map(|v| {
+        let name = v.unraw().to_string();
+        quote!((#name, Self::#v as #repr as ::h5vec::__private::std::primitive::i64))
+    });
     quote! {
         #[automatically_derived]
         impl ::h5vec::__private::Scalar for #ident {
@@ -42,6 +48,7 @@ pub fn expand(input: &Input<'_>, repr: &syn::Ident, variants: &[&syn::Ident]) ->
                 #(#from_raw)*
                 ::h5vec::__private::std::option::Option::None
             }
+            const LABELS: &'static [(&'static str, ::h5vec::__private::std::primitive::i64)] = &[#(#labels),*];
             fn placeholder() -> Self { Self::#first }
             fn expected() -> ::h5vec::__private::std::string::String {
                 ::h5vec::__private::std::borrow::ToOwned::to_owned(#expected)

@@ -38,9 +38,27 @@ fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
 }
 
 pub fn helper(owner: &syn::Ident, f: &Field<'_>) -> FieldHelper {
-    let ty = f.ty;
     let field = member_text(&f.member);
     let trait_ident = format_ident!("__H5Vector_field_{}", field);
+    helper_as(trait_ident, format!("field `{field}` of `{owner}`"), f)
+}
+
+/// [`helper`] for field `f` of variant `variant` of enum `owner`: the
+/// trait is named after both, so the same field name in two variants
+/// gives two traits.
+pub fn variant_helper(owner: &syn::Ident, variant: &syn::Ident, f: &Field<'_>) -> FieldHelper {
+    let field = member_text(&f.member);
+    let trait_ident = format_ident!("__H5Vector_field_{}_{}", variant, field);
+    helper_as(
+        trait_ident,
+        format!("field `{field}` of variant `{variant}` of `{owner}`"),
+        f,
+    )
+}
+
+/// The helper named `trait_ident` of field `f`, described in messages as `what`.
+fn helper_as(trait_ident: syn::Ident, what: String, f: &Field<'_>) -> FieldHelper {
+    let ty = f.ty;
     let (first, last) = span_range(ty);
     // The same trait, named with the span of the type's last token, so
     // that `Ty: Helper` is one span over the type in diagnostics.
@@ -54,7 +72,6 @@ pub fn helper(owner: &syn::Ident, f: &Field<'_>) -> FieldHelper {
         let close = quote_spanned!(last=> as #trait_at_ty>);
         quote!(#open #ty #close)
     };
-    let what = format!("field `{field}` of `{owner}`");
     let def = if f.attrs.skip() {
         skipped_def(&trait_ident, &what)
     } else {

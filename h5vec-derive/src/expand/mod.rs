@@ -9,6 +9,7 @@
 mod enums;
 mod field;
 mod record;
+mod union;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -32,6 +33,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let body = match &parsed.shape {
         Shape::Struct { fields, style } => record::expand(&parsed, fields, *style),
         Shape::Enum { repr, variants } => enums::expand(&parsed, repr, variants),
+        Shape::Union { variants } => union::expand(&parsed, variants),
     };
     Ok(quote! {
         #[doc(hidden)]

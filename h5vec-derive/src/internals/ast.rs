@@ -26,6 +26,17 @@ pub enum Shape<'a> {
         repr: syn::Ident,
         variants: Vec<&'a syn::Ident>,
     },
+    /// An enum with data: a union (SPEC.md section 4.4).
+    Union { variants: Vec<Variant<'a>> },
+}
+
+/// One variant of an enum with data.
+pub struct Variant<'a> {
+    pub ident: &'a syn::Ident,
+    /// The stored name: `rename` or the variant's name.
+    pub name: String,
+    pub fields: Vec<Field<'a>>,
+    pub style: Style,
 }
 
 /// How a struct's fields are written.
@@ -125,8 +136,96 @@ fn fields_from_ast<'a>(cx: &Ctxt, fields: &'a syn::Fields) -> Vec<Field<'a>> {
     out
 }
 
-/// A fieldless enum and its `#[repr]`.
+/// An enum with data (any variant with fields): a union. Variants take
+/// `rename`; their fields take the field attributes. Explicit
+/// discriminants are refused: tag values are declaration positions.
+fn union_from_ast<'a>(cx: &Ctxt, e: &'a syn::DataEnum) -> Shape<'a> {
+    let mut variants: Vec<Variant<'a>> = Vec::new();
+    for v in &e.variants {
+        let attrs = attr::Field::from_ast(cx, &v.attrs);
+        for &(setting, span) in attrs.settings() {
+            if !matches!(setting, attr::Setting::Rename) {
+                cx.error(
+                    span,
+                    format!(
+                        "`{}` has no meaning on an enum variant; a variant takes only `rename = \"...\"` \
+                         (field attributes go on the variant's fields)",
+                        setting.name()
+                    ),
+                );
+            }
+        }
+        if attrs.skip() {
+            cx.error(
+                v.ident.span(),
+                "an enum variant cannot be `skip`ped: every value must be stored",
+            );
+        }
+        if let Some((_, d)) = &v.discriminant {
+            cx.error_spanned_by(
+                d,
+                format!(
+                    "h5vec stores an enum with data by variant position (its tag is 0, 1, ... in \
+                     declaration order), so variant `{}` cannot take an explicit discriminant; remove it",
+                    v.ident
+                ),
+            );
+        }
+        let style = match v.fields {
+            syn::Fields::Named(_) => Style::Named,
+            syn::Fields::Unnamed(_) => Style::Tuple,
+            syn::Fields::Unit => Style::Unit,
+        };
+        let fields = fields_from_ast(cx, &v.fields);
+        check::record(cx, &fields);
+        let (name, name_span) = match (attrs.rename(), attrs.rename_span()) {
+            (Some(n), Some(s)) => (n.to_string(), s),
+            _ => (v.ident.unraw().to_string(), v.ident.span()),
+        };
+        if let Some(w) = variants.iter().find(|w| w.name == name) {
+            cx.error(
+                name_span,
+                format!(
+                    "variant `{}` would be stored as {name:?}, which variant `{}` already uses; \
+                     give one of them another name with `#[h5vec(rename = \"...\")]`",
+                    v.ident, w.ident
+                ),
+            );
+        }
+        if name == "TAG" || name == "INDEX" {
+            cx.error(
+                name_span,
+                format!(
+                    "a variant stored as {name:?} would sit beside the union's own `{name}` dataset; \
+                     give it another name with `#[h5vec(rename = \"...\")]`"
+                ),
+            );
+        }
+        variants.push(Variant {
+            ident: &v.ident,
+            name,
+            fields,
+            style,
+        });
+    }
+    if variants.len() > 1 << 16 {
+        cx.error(
+            proc_macro2::Span::call_site(),
+            "h5vec stores at most 65536 variants (a 16-bit tag)",
+        );
+    }
+    Shape::Union { variants }
+}
+
+/// A fieldless enum and its `#[repr]`, or an enum with data.
 fn enum_from_ast<'a>(cx: &Ctxt, input: &'a syn::DeriveInput, e: &'a syn::DataEnum) -> Shape<'a> {
+    if e
+        .variants
+        .iter()
+        .any(|v| !matches!(v.fields, syn::Fields::Unit))
+    {
+        return union_from_ast(cx, e);
+    }
     let mut repr = None;
     let mut other_repr = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {

@@ -156,7 +156,7 @@ pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     )
     .encoded(<RawOf<A> as Pod>::ENCODED);
     s.dimensions = Some(shape_of::<A>().iter().rev().map(|&d| d as i64).collect());
-    s
+    crate::kinds::scalar::labeled::<A::Leaf>(s)
 }
 
 /// Creates the `values` dataset of a scalar or dense column: rows of

@@ -16,6 +16,7 @@ pub(crate) mod offset;
 pub(crate) mod record;
 pub(crate) mod scalar;
 pub(crate) mod string;
+pub(crate) mod union;
 pub(crate) mod time;
 #[cfg(feature = "uuid")]
 pub(crate) mod uuid;

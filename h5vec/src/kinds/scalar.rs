@@ -40,6 +40,19 @@ pub trait Scalar: Sized + 'static {
     fn expected() -> String {
         format!("a valid {}", std::any::type_name::<Self>())
     }
+    /// A fieldless enum's variant names and discriminants (as Int64), in
+    /// declaration order: written as the node's `variant_names` and
+    /// `variant_values` (SPEC.md section 2); empty for other scalars.
+    const LABELS: &'static [(&'static str, i64)] = &[];
+}
+
+/// `node` with `S`'s labels (`variant_names`, `variant_values`), if it has any.
+pub(crate) fn labeled<S: Scalar>(mut node: Schema) -> Schema {
+    if !S::LABELS.is_empty() {
+        node.variant_names = Some(S::LABELS.iter().map(|(n, _)| n.to_string()).collect());
+        node.variant_values = Some(S::LABELS.iter().map(|(_, v)| *v).collect());
+    }
+    node
 }
 
 macro_rules! identity_scalar {
@@ -128,7 +141,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
     type Decoder = ScalarDecoder<T>;
 
     fn schema(_ctx: &WriteCtx<'_>) -> Schema {
-        scalar_schema::<T>(T::CODEC, T::Raw::ENCODED)
+        labeled::<T>(scalar_schema::<T>(T::CODEC, T::Raw::ENCODED))
     }
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {

@@ -20,6 +20,7 @@
 mod attrs;
 pub(crate) mod chunks;
 mod durability;
+mod enums;
 pub(crate) mod ffi;
 mod filters;
 mod links;
@@ -35,6 +36,7 @@ pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
     has_free_space_managers, HoldMetadata,
 };
+pub(crate) use enums::{dataset_type_is, tag_type};
 pub(crate) use ffi::{check, sync, Owned};
 pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};

@@ -271,7 +271,10 @@ pub struct LeafItem<A>(PhantomData<A>);
 
 fn leaf_schema<A: DenseElem>() -> Schema {
     if A::LEAVES == 1 && shape_of::<A>().is_empty() {
-        scalar_schema::<A>(<A::Leaf as Scalar>::CODEC, <RawOf<A> as Pod>::ENCODED)
+        crate::kinds::scalar::labeled::<A::Leaf>(scalar_schema::<A>(
+            <A::Leaf as Scalar>::CODEC,
+            <RawOf<A> as Pod>::ENCODED,
+        ))
     } else {
         dense_schema::<A>()
     }
