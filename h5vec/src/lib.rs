@@ -125,6 +125,7 @@ mod codec;
 mod column;
 mod deferred;
 mod error;
+mod evolution;
 mod file;
 mod gheap;
 mod guard;
@@ -139,20 +140,23 @@ mod options;
 mod parallel;
 mod raw;
 mod schema;
+mod serde_value;
 mod stream;
 mod vector;
 pub mod vls;
 
 pub use codec::H5Vector;
 pub use error::{Error, ErrorKind, Result};
+pub use evolution::LoadOptions;
 pub use file::{create_file, create_group, open_file, open_file_rw};
 pub use inspect::{
     find_containers, inspect, ContainerInfo, ContainerKind, DatasetInfo, SchemaNode, VectorInfo,
 };
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
+pub use serde_value::{Blob, Json};
 pub use stream::{
-    append_vector, append_vector_with, load_column, load_range, repair, vector_len, VectorReader,
-    VectorWriter, COMMIT_BATCHES,
+    append_vector, append_vector_with, load_column, load_range, load_range_with, load_vector_with,
+    repair, vector_len, VectorReader, VectorWriter, COMMIT_BATCHES,
 };
 pub use vector::{
     list_vectors, load_vector, save_vector, save_vector_with, vector_exists, FORMAT_NAME,

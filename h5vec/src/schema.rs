@@ -262,6 +262,9 @@ pub struct Stored {
     /// Members an enclosing layout adds to this node's data group (not
     /// read from the file; e.g. `MASK` beside the values of an `Option`).
     pub extra_members: Vec<String>,
+    /// What the load allows beyond an exact match (not read from the
+    /// file; set on the whole tree by [`Stored::set_load`]).
+    pub(crate) load: crate::evolution::LoadFlags,
 }
 
 /// Deepest schema tree h5vec reads (guards against cyclic links).
@@ -396,7 +399,17 @@ impl Stored {
             time_zone,
             children,
             extra_members: Vec::new(),
+            load: Default::default(),
         })
+    }
+
+    /// Sets what the load allows on this node and every node below it
+    /// (SPEC.md section 12).
+    pub(crate) fn set_load(&mut self, flags: crate::evolution::LoadFlags) {
+        self.load = flags;
+        for c in &mut self.children {
+            c.set_load(flags);
+        }
     }
 
     /// Checks this node (not its children) against what the Rust type
@@ -565,6 +578,7 @@ impl From<&Schema> for Stored {
             time_zone: s.time_zone.clone(),
             children: s.children.iter().map(Stored::from).collect(),
             extra_members: Vec::new(),
+            load: Default::default(),
         }
     }
 }

@@ -17,6 +17,7 @@ use hdf5::Group;
 
 use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadOptions;
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::{kind, Stored};
@@ -54,8 +55,80 @@ pub fn append_vector_with<T: H5Vector>(
 /// Loads rows `range` of vector `name`, reading only what those rows need.
 /// A range past `count` is an error.
 pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
-    let v = open_vector(parent, name, Access::Read)?;
+    load_range_with(parent, name, range, &LoadOptions::default())
+}
+
+/// Loads the whole vector `name` as `Vec<T>` where `T` may differ from the
+/// type that wrote it as `opts` allows (SPEC.md section 12): extra stored
+/// fields skipped, numbers widened. Fields are always matched by name, then
+/// by `#[h5vec(alias = "...")]`, and take their `#[h5vec(default)]` when the
+/// file lacks them; with `LoadOptions::default()` this is [`load_vector`](crate::load_vector).
+///
+/// ```
+/// use h5vec::{H5Vector, LoadOptions};
+///
+/// #[derive(H5Vector)]
+/// struct V1 { id: u32, cost: f32 }
+///
+/// fn no_coupon() -> String { "none".into() }
+///
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct V2 {
+///     #[h5vec(alias = "cost")]
+///     price: f64,
+///     id: u32,
+///     #[h5vec(default = "no_coupon")]
+///     coupon: String,
+/// }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("o.h5"))?;
+/// h5vec::save_vector(&file, "orders", &[V1 { id: 1, cost: 0.5 }])?;
+/// let opts = LoadOptions::default().widen_numbers(true);
+/// let back: Vec<V2> = h5vec::load_vector_with(&file, "orders", &opts)?;
+/// assert_eq!(back, [V2 { price: 0.5, id: 1, coupon: "none".into() }]);
+/// # Ok(()) }
+/// ```
+pub fn load_vector_with<T: H5Vector>(
+    parent: &Group,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Vec<T>> {
+    let mut v = open_vector(parent, name, Access::Read)?;
+    v.schema.set_load(opts.flags());
+    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    read_rows(&mut dec, 0..v.count)
+}
+
+/// [`load_range`] with [`LoadOptions`], as [`load_vector_with`] reads:
+/// only the rows `range` of the columns `T` takes are read.
+///
+/// ```
+/// # use h5vec::{H5Vector, LoadOptions};
+/// #[derive(H5Vector)]
+/// struct Wide { a: u16, b: String }
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Narrow { a: u32 }
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let file = h5vec::create_file(dir.path().join("o.h5"))?;
+/// let rows: Vec<Wide> = (0..5).map(|a| Wide { a, b: a.to_string() }).collect();
+/// h5vec::save_vector(&file, "v", &rows)?;
+/// let opts = LoadOptions::default().ignore_extra_fields(true).widen_numbers(true);
+/// let back: Vec<Narrow> = h5vec::load_range_with(&file, "v", 1..3, &opts)?;
+/// assert_eq!(back, [Narrow { a: 1 }, Narrow { a: 2 }]);
+/// # Ok(()) }
+/// ```
+pub fn load_range_with<T: H5Vector>(
+    parent: &Group,
+    name: &str,
+    range: Range<u64>,
+    opts: &LoadOptions,
+) -> Result<Vec<T>> {
+    let mut v = open_vector(parent, name, Access::Read)?;
     check_range(&range, v.count)?;
+    v.schema.set_load(opts.flags());
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_rows(&mut dec, range)
 }
@@ -371,13 +444,67 @@ impl<T: H5Vector> VectorReader<T> {
         range: Range<u64>,
         batch_rows: usize,
     ) -> Result<Self> {
-        let v = open_vector(parent, name, Access::Read)?;
+        Self::open_range_with(parent, name, range, batch_rows, &LoadOptions::default())
+    }
+
+    /// Like [`open`](Self::open), reading `T` from a vector another type
+    /// wrote as `opts` allows (see [`load_vector_with`]).
+    ///
+    /// ```
+    /// # use h5vec::{H5Vector, LoadOptions};
+    /// #[derive(H5Vector)]
+    /// struct Wide { a: f32, b: Vec<u8> }
+    /// #[derive(H5Vector)]
+    /// struct Narrow { a: f64 }
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// let rows: Vec<Wide> = (0..10).map(|i| Wide { a: i as f32, b: vec![] }).collect();
+    /// h5vec::save_vector(&file, "v", &rows)?;
+    /// let opts = LoadOptions::default().ignore_extra_fields(true).widen_numbers(true);
+    /// let mut sum = 0.0;
+    /// for batch in h5vec::VectorReader::<Narrow>::open_with(&file, "v", 4, &opts)? {
+    ///     sum += batch?.iter().map(|n| n.a).sum::<f64>();
+    /// }
+    /// assert_eq!(sum, 45.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn open_with(
+        parent: &Group,
+        name: &str,
+        batch_rows: usize,
+        opts: &LoadOptions,
+    ) -> Result<Self> {
+        Self::open_range_with(parent, name, 0..u64::MAX, batch_rows, opts)
+    }
+
+    /// [`open_range`](Self::open_range) with [`LoadOptions`] (see [`open_with`](Self::open_with)).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// h5vec::save_vector(&file, "v", &[1u8, 2, 3, 4])?;
+    /// let opts = h5vec::LoadOptions::default().widen_numbers(true);
+    /// let mut r = h5vec::VectorReader::<f64>::open_range_with(&file, "v", 1..3, 8, &opts)?;
+    /// assert_eq!(r.next().transpose()?, Some(vec![2.0, 3.0]));
+    /// # Ok(()) }
+    /// ```
+    pub fn open_range_with(
+        parent: &Group,
+        name: &str,
+        range: Range<u64>,
+        batch_rows: usize,
+        opts: &LoadOptions,
+    ) -> Result<Self> {
+        let mut v = open_vector(parent, name, Access::Read)?;
         let end = if range.end == u64::MAX {
             v.count
         } else {
             range.end
         };
         check_range(&(range.start..end), v.count)?;
+        v.schema.set_load(opts.flags());
         let dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
         Ok(VectorReader {
             dec,

@@ -27,7 +27,7 @@ pub struct FieldHelper {
 /// The spans of the first and last token of `tokens`: an item built with
 /// the first span on its first token and the last span on its last one
 /// covers all of `tokens` in diagnostics (`Span::join` is not stable).
-fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
+pub fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
     let mut it = tokens.to_token_stream().into_iter();
     let first = it.next().map_or_else(Span::call_site, |t| t.span());
     let last = it.last().map_or(first, |t| match t {

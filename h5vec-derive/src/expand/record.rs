@@ -3,17 +3,27 @@
 //! constant (section 3.4), through `h5vec::__private::Constant`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
-use super::field::{self, FieldHelper};
-use crate::internals::ast::{Field, Input, Style};
+use super::field::{self, span_range, FieldHelper};
+use crate::internals::ast::{member_text, Field, Input, Style};
+use crate::internals::attr::FieldDefault;
 use crate::internals::storage::Storage;
 
 pub fn expand(input: &Input<'_>, fields: &[Field<'_>], style: Style) -> TokenStream {
     let ident = input.ident;
     let helpers: Vec<FieldHelper> = fields.iter().map(|f| field::helper(ident, f)).collect();
-    let defs = helpers.iter().map(|h| &h.def);
-    let preds: Vec<TokenStream> = helpers.iter().map(|h| h.pred.clone()).collect();
+    let defaults: Vec<Option<DefaultHelper>> =
+        fields.iter().map(|f| default_helper(ident, f)).collect();
+    let defs = helpers
+        .iter()
+        .map(|h| &h.def)
+        .chain(defaults.iter().flatten().filter_map(|d| d.def.as_ref()));
+    let preds: Vec<TokenStream> = helpers
+        .iter()
+        .map(|h| h.pred.clone())
+        .chain(defaults.iter().flatten().filter_map(|d| d.pred.clone()))
+        .collect();
     let (impl_g, ty_g, where_c) = generics_with(input, preds);
     let stored: Vec<(&Field<'_>, &FieldHelper)> = fields
         .iter()
@@ -59,6 +69,46 @@ pub fn expand(input: &Input<'_>, fields: &[Field<'_>], style: Style) -> TokenStr
     } else {
         quote!()
     };
+    // Other stored names, only when a field has any (SPEC.md section 12).
+    let aliases = if stored.iter().any(|(f, _)| !f.attrs.aliases().is_empty()) {
+        let items = stored.iter().map(|(f, _)| {
+            let names = f.attrs.aliases().iter().map(|(a, _)| a);
+            quote!(&[#(#names),*])
+        });
+        quote!(const FIELD_ALIASES: &'static [&'static [&'static str]] = &[#(#items),*];)
+    } else {
+        quote!()
+    };
+    // Each stored field's value for a file without it, only when a field
+    // has a default: a cons list of `Option<fn() -> Ty>`.
+    let defaults_fn = if stored.iter().any(|(f, _)| f.attrs.default().is_some()) {
+        let option = quote!(::h5vec::__private::std::option::Option);
+        let list = fields
+            .iter()
+            .zip(&defaults)
+            .filter(|(f, _)| !f.attrs.skip())
+            .rev()
+            .fold(quote!(()), |acc, (f, d)| {
+                let ty = f.ty;
+                match d {
+                    Some(d) => {
+                        // The cast at the attribute's span: a function of
+                        // another type is reported at its name.
+                        let value = &d.value;
+                        let cast = quote_spanned!(d.span=> #value as fn() -> #ty);
+                        quote!((#option::Some(#cast), #acc))
+                    }
+                    None => quote!((#option::None, #acc)),
+                }
+            });
+        quote! {
+            fn defaults() -> <Self::Fields as ::h5vec::__private::FieldList>::Defaults {
+                #list
+            }
+        }
+    } else {
+        quote!()
+    };
     // `parts`: references to the stored fields, as a cons list.
     let refs = stored.iter().rev().fold(quote!(()), |acc, (f, _)| {
         let m = &f.member;
@@ -87,6 +137,8 @@ pub fn expand(input: &Input<'_>, fields: &[Field<'_>], style: Style) -> TokenStr
             const CODEC: &'static str = ::h5vec::__private::ids::STRUCT;
             const FIELD_NAMES: &'static [&'static str] = &[#(#names),*];
             #storage
+            #aliases
+            #defaults_fn
             #[inline]
             fn parts(&self) -> <Self::Fields as ::h5vec::__private::FieldList>::Refs<'_> {
                 #refs
@@ -104,6 +156,69 @@ pub fn expand(input: &Input<'_>, fields: &[Field<'_>], style: Style) -> TokenStr
         #[automatically_derived]
         impl #impl_g ::h5vec::__private::ListItem for #ident #ty_g #where_c {
             type Item = ::h5vec::__private::RecordItem<Self>;
+        }
+    }
+}
+
+/// What a stored field with `#[h5vec(default)]` or `#[h5vec(default =
+/// "path")]` takes when the file lacks it.
+struct DefaultHelper {
+    /// For `default`: a helper trait carrying `Ty: Default` with a message
+    /// naming the field (as the `skip` helper does).
+    def: Option<TokenStream>,
+    /// Its where-clause predicate.
+    pred: Option<TokenStream>,
+    /// A function without arguments returning the field's type.
+    value: TokenStream,
+    /// Where the default is given.
+    span: proc_macro2::Span,
+}
+
+fn default_helper(owner: &syn::Ident, f: &Field<'_>) -> Option<DefaultHelper> {
+    if f.attrs.skip() {
+        return None;
+    }
+    let ty = f.ty;
+    match f.attrs.default()? {
+        FieldDefault::Path(path) => Some(DefaultHelper {
+            def: None,
+            pred: None,
+            value: quote!(#path),
+            span: syn::spanned::Spanned::span(path),
+        }),
+        FieldDefault::Trait => {
+            let private = quote!(::h5vec::__private);
+            let field = member_text(&f.member);
+            let trait_ident = format_ident!("__H5Vector_default_{}", field);
+            let message = format!(
+                "field `{field}` of `{owner}` is `#[h5vec(default)]`, so a file without it fills \
+                 it with `Default::default()`, but `{{Self}}` does not implement `Default`"
+            );
+            let note = "implement or derive `Default` for `{Self}`, or name a function with \
+                        `#[h5vec(default = \"path::to::fn\")]`";
+            let (first, last) = span_range(ty);
+            let trait_at_ty = syn::Ident::new(&trait_ident.to_string(), last);
+            let colon = quote_spanned!(last=> : #trait_at_ty);
+            let open = quote_spanned!(first=> <);
+            let close = quote_spanned!(last=> as #trait_at_ty>);
+            Some(DefaultHelper {
+                def: Some(quote! {
+                    #[diagnostic::on_unimplemented(message = #message, label = "`{Self}` has no `Default`", note = #note)]
+                    #[allow(non_camel_case_types)] // named after the field, which shows in diagnostics
+                    pub trait #trait_ident: #private::std::marker::Sized {
+                        fn __h5vec_default() -> Self;
+                    }
+                    impl<T: #private::std::default::Default> #trait_ident for T {
+                        #[inline]
+                        fn __h5vec_default() -> T {
+                            <T as #private::std::default::Default>::default()
+                        }
+                    }
+                }),
+                pred: Some(quote!(#ty #colon)),
+                value: quote!(#open #ty #close::__h5vec_default),
+                span: last,
+            })
         }
     }
 }

@@ -10,7 +10,7 @@ use super::storage::{self, Storage, COMPRESSION_KEYS};
 use super::Ctxt;
 
 /// Every field attribute, for error messages.
-const FIELD_ATTRS: &str = "`rename = \"...\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `zstd = 0..=9`, `blosc(compressor = \"...\", level = 0..=9, shuffle = \"...\")`, `no_compression`";
+const FIELD_ATTRS: &str = "`rename = \"...\"`, `alias = \"...\"`, `default`, `default = \"path::to::fn\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `zstd = 0..=9`, `blosc(compressor = \"...\", level = 0..=9, shuffle = \"...\")`, `no_compression`";
 
 /// How a field is stored.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,6 +41,10 @@ impl Via {
 #[derive(Clone, Copy)]
 pub enum Setting {
     Rename,
+    /// `alias = "..."`: another name the field may be stored under.
+    Alias,
+    /// `default` or `default = "path"`: the value for a file without the field.
+    Default,
     Via(Via),
     ChunkLength,
     /// One of [`COMPRESSION_KEYS`].
@@ -52,6 +56,8 @@ impl Setting {
     pub fn name(self) -> &'static str {
         match self {
             Setting::Rename => "rename",
+            Setting::Alias => "alias",
+            Setting::Default => "default",
             Setting::Via(via) => via.name(),
             Setting::ChunkLength => "chunk_length",
             Setting::Compression(key) => key,
@@ -59,9 +65,21 @@ impl Setting {
     }
 }
 
+/// What a field takes when the file lacks it (SPEC.md section 12).
+#[derive(Clone)]
+pub enum FieldDefault {
+    /// `default`: `Default::default()`.
+    Trait,
+    /// `default = "path::to::fn"`: the function's value.
+    Path(syn::ExprPath),
+}
+
 /// The `#[h5vec(...)]` attributes of one field.
 pub struct Field {
     rename: Option<String>,
+    /// `alias = "..."` values, in source order, with their spans.
+    aliases: Vec<(String, Span)>,
+    default: Option<FieldDefault>,
     skip: bool,
     via: Option<Via>,
     storage: Storage,
@@ -75,6 +93,8 @@ impl Field {
     pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Field {
         let mut out = Field {
             rename: None,
+            aliases: Vec::new(),
+            default: None,
             skip: false,
             via: None,
             storage: Storage::default(),
@@ -94,6 +114,8 @@ impl Field {
         let key = path_text(&meta.path);
         match key.as_str() {
             "rename" => self.parse_rename(cx, meta)?,
+            "alias" => self.parse_alias(cx, meta)?,
+            "default" => self.parse_default(cx, meta)?,
             "skip" => {
                 if self.skip {
                     cx.error(span, "`skip` is given twice for this field; keep one");
@@ -190,6 +212,92 @@ impl Field {
         Ok(())
     }
 
+    /// `alias = "name"` (repeatable).
+    fn parse_alias(&mut self, cx: &Ctxt, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+        let span = meta.path.span();
+        let usage =
+            "`alias` takes the name a field was stored under: `#[h5vec(alias = \"old_name\")]`";
+        if !meta.input.peek(syn::Token![=]) {
+            cx.error(span, usage);
+            return Ok(());
+        }
+        let lit = match meta.value()?.parse()? {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => lit,
+            other => {
+                cx.error_spanned_by(other, usage);
+                return Ok(());
+            }
+        };
+        let name = lit.value();
+        if let Some(why) = bad_name(&name) {
+            cx.error(
+                lit.span(),
+                format!(
+                    "{name:?} cannot be a stored field name: {why}; HDF5 names must be non-empty, \
+                     not `.` or `..`, without `/` or NUL"
+                ),
+            );
+        } else if self.aliases.iter().any(|(a, _)| *a == name) {
+            cx.error(
+                lit.span(),
+                format!("alias {name:?} is given twice for this field; keep one"),
+            );
+        }
+        self.aliases.push((name, lit.span()));
+        self.settings.push((Setting::Alias, lit.span()));
+        Ok(())
+    }
+
+    /// `default` or `default = "path::to::fn"`.
+    fn parse_default(
+        &mut self,
+        cx: &Ctxt,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        let span = meta.path.span();
+        if self.default.is_some() {
+            cx.error(span, "`default` is given twice for this field; keep one");
+        }
+        let value = if meta.input.peek(syn::Token![=]) {
+            let usage = "`default` takes the path of a function without arguments, as a string: \
+                         `#[h5vec(default = \"path::to::fn\")]`, or nothing for `Default::default()`";
+            let lit = match meta.value()?.parse()? {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(lit),
+                    ..
+                }) => lit,
+                other => {
+                    cx.error_spanned_by(other, usage);
+                    return Ok(());
+                }
+            };
+            match lit.parse_with(syn::Path::parse_mod_style) {
+                Ok(path) if !path.segments.is_empty() => {
+                    // The path keeps the literal's span, so errors in it
+                    // (an unknown function, a wrong return type) point there.
+                    let path = respan_path(path, lit.span());
+                    FieldDefault::Path(syn::ExprPath {
+                        attrs: Vec::new(),
+                        qself: None,
+                        path,
+                    })
+                }
+                _ => {
+                    cx.error(lit.span(), usage);
+                    return Ok(());
+                }
+            }
+        } else {
+            FieldDefault::Trait
+        };
+        self.default.get_or_insert(value);
+        self.settings.push((Setting::Default, span));
+        Ok(())
+    }
+
     fn given(&self, pred: impl Fn(Setting) -> bool) -> bool {
         self.settings.iter().any(|(s, _)| pred(*s))
     }
@@ -210,6 +318,16 @@ impl Field {
 
     pub fn skip(&self) -> bool {
         self.skip
+    }
+
+    /// The `alias` values and their spans, in source order.
+    pub fn aliases(&self) -> &[(String, Span)] {
+        &self.aliases
+    }
+
+    /// The `default` given, if any.
+    pub fn default(&self) -> Option<&FieldDefault> {
+        self.default.as_ref()
     }
 
     /// How the field is stored (the first of `blob`, `json`, `vls` given).
@@ -245,6 +363,20 @@ pub fn reject(cx: &Ctxt, attrs: &[syn::Attribute], what: &str) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("h5vec")) {
         cx.error_spanned_by(attr, format!("`#[h5vec(...)]` has no meaning on {what}"));
     }
+}
+
+/// `path` with every token at `span`.
+fn respan_path(path: syn::Path, span: Span) -> syn::Path {
+    let tokens = path
+        .to_token_stream()
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect::<proc_macro2::TokenStream>();
+    // The same tokens parse again; should they not, the path as written.
+    syn::parse2(tokens).unwrap_or(path)
 }
 
 /// A path as written, without spaces: `rename`, `a::b`.

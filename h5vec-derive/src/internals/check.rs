@@ -11,8 +11,9 @@ const ONE_COMPRESSION: &str = "give at most one of `deflate = ..`, `lzf`, `zstd 
 ///
 /// - at most one of `blob`, `json`, `vls` (a field is stored one way);
 /// - at most one compression attribute (SPEC.md section 6);
-/// - a `skip`ped field is not stored, so it takes no `rename`, storage
-///   kind, chunk length or compression.
+/// - a `skip`ped field is not stored, so it takes no `rename`, `alias`,
+///   `default` (it always takes `Default::default()`), storage kind,
+///   chunk length or compression.
 pub fn field(cx: &Ctxt, attrs: &attr::Field) {
     let mut via: Option<Via> = None;
     let mut compression_given = false;
@@ -38,7 +39,7 @@ pub fn field(cx: &Ctxt, attrs: &attr::Field) {
                 }
                 compression_given = true;
             }
-            Setting::Rename | Setting::ChunkLength => {}
+            Setting::Rename | Setting::ChunkLength | Setting::Alias | Setting::Default => {}
         }
     }
     if attrs.skip() {
@@ -55,8 +56,11 @@ pub fn field(cx: &Ctxt, attrs: &attr::Field) {
 }
 
 /// The rules across a struct's fields: no two stored fields share a
-/// stored name (SPEC.md section 3.3: one column per field, named after it).
+/// stored name (SPEC.md section 3.3: one column per field, named after it),
+/// and a stored name in a file means one field (section 12): an alias is
+/// not a stored field's name (its own included) nor another field's alias.
 pub fn record(cx: &Ctxt, fields: &[Field<'_>]) {
+    aliases(cx, fields);
     let mut seen: Vec<&Field<'_>> = Vec::new();
     for f in fields.iter().filter(|f| !f.attrs.skip()) {
         match seen.iter().find(|g| g.name == f.name) {
@@ -71,6 +75,50 @@ pub fn record(cx: &Ctxt, fields: &[Field<'_>]) {
                 ),
             ),
             None => seen.push(f),
+        }
+    }
+}
+
+/// Each `alias` names one field only: not a stored field's name (another
+/// field's, which the file would then hold twice over, or its own, which
+/// is matched anyway) and not another field's alias.
+fn aliases(cx: &Ctxt, fields: &[Field<'_>]) {
+    let stored: Vec<&Field<'_>> = fields.iter().filter(|f| !f.attrs.skip()).collect();
+    for (k, f) in stored.iter().enumerate() {
+        for (alias, span) in f.attrs.aliases() {
+            if *alias == f.name {
+                cx.error(
+                    *span,
+                    format!(
+                        "alias {alias:?} is the stored name of field `{}` itself; remove the alias",
+                        member_text(&f.member)
+                    ),
+                );
+            } else if let Some(g) = stored.iter().find(|g| g.name == *alias) {
+                cx.error(
+                    *span,
+                    format!(
+                        "alias {alias:?} of field `{}` is the stored name of field `{}`: \
+                         a stored field would match both; remove the alias or rename `{}`",
+                        member_text(&f.member),
+                        member_text(&g.member),
+                        member_text(&g.member),
+                    ),
+                );
+            } else if let Some(g) = stored[..k]
+                .iter()
+                .find(|g| g.attrs.aliases().iter().any(|(a, _)| a == alias))
+            {
+                cx.error(
+                    *span,
+                    format!(
+                        "alias {alias:?} of field `{}` is also an alias of field `{}`: \
+                         a stored field would match both; keep it on one of them",
+                        member_text(&f.member),
+                        member_text(&g.member),
+                    ),
+                );
+            }
         }
     }
 }

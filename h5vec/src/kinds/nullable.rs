@@ -28,6 +28,16 @@ use crate::schema::{ids, kind, Schema, Stored};
 pub(crate) const MASK: &str = "MASK";
 
 /// A codec whose values can be null, and the codec of `Option` of them.
+///
+/// One `Option` level has a MASK; a value that is already nullable (an
+/// `Option`, or a `String` or `Vec` inside one) has no second, so
+/// `Option<Option<T>>` does not compile, with a note saying how to keep
+/// both levels (SPEC.md section 4.3).
+#[diagnostic::on_unimplemented(
+    message = "h5vec cannot store an `Option` of a value stored as `{Self}`, which is already nullable: one `Option` level has one MASK",
+    label = "`Option<Option<_>>` (or an `Option` of a type that cannot be null)",
+    note = "to keep `None` apart from `Some(None)`, wrap the inner value in a struct: `Option<Inner>` with `#[derive(H5Vector)] struct Inner {{ value: Option<T> }}` (one MASK per level), or store the field with `#[h5vec(blob)]` (bincode keeps both levels; JSON writes both as `null`)"
+)]
 pub trait Nullable: Codec {
     /// How `Option<Self::Value>` is stored.
     type Codec: Codec<Value = Option<Self::Value>>;

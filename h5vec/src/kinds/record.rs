@@ -9,6 +9,11 @@
 //! fields are named `1`, `2`, ... The schema node has `field_names` in
 //! declaration order and one child per field.
 //!
+//! Loading matches the stored fields to the type's by name, in any order,
+//! then by the fields' aliases; a field the file lacks takes its default,
+//! and stored fields the type lacks are skipped only when the load allows
+//! it (SPEC.md section 12). Appends need exactly the stored fields.
+//!
 //! The derive macro only lists the fields: [`Record::Fields`] is a cons list
 //! `(C1, (C2, (C3, ())))` of the fields' codecs; everything else lives here.
 
@@ -18,7 +23,7 @@ use std::ops::Range;
 use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, Place, Result};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
 use crate::schema::{ids, kind, Schema, Stored};
@@ -34,6 +39,14 @@ pub trait Record: Sized + 'static {
     /// Per-field storage settings (`#[h5vec(chunk_length = .., deflate = ..)]`),
     /// in field order; shorter than the field list means "no override".
     const FIELD_STORAGE: &'static [crate::options::FieldStorage] = &[];
+    /// Other names each stored field may have in a file (`#[h5vec(alias =
+    /// "...")]`), in field order; shorter than the field list means none.
+    const FIELD_ALIASES: &'static [&'static [&'static str]] = &[];
+    /// What each stored field takes when the file lacks it
+    /// (`#[h5vec(default)]`): `None` for a field the file must have.
+    fn defaults() -> <Self::Fields as FieldList>::Defaults {
+        <Self::Fields as FieldList>::no_defaults()
+    }
     /// References to the stored fields, as a cons list.
     fn parts(&self) -> <Self::Fields as FieldList>::Refs<'_>;
     /// Builds a value from the stored fields (skipped fields get `Default`).
@@ -50,8 +63,15 @@ pub trait FieldList: 'static {
     type Encoders;
     /// The fields' decoders.
     type Decoders;
+    /// Each field's default for a file that lacks it, as a cons list of
+    /// `Option<fn() -> Value>`.
+    type Defaults;
     /// Number of fields.
     const LEN: usize;
+    /// No field has a default.
+    fn no_defaults() -> Self::Defaults;
+    /// Appends, per field, whether it has a default.
+    fn has_defaults(defaults: &Self::Defaults, out: &mut Vec<bool>);
     /// Appends each field's schema.
     fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>);
     /// Creates each field's group and datasets; `names[i]` is field i's name.
@@ -71,11 +91,13 @@ pub trait FieldList: 'static {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoders>;
-    /// Opens each field for reading.
+    /// Opens each field for reading: `fields[i]` is the stored name and
+    /// node field i is read from, or `None` for a field the file lacks,
+    /// which takes its default and reads nothing.
     fn open(
         group: &Group,
-        names: &[&str],
-        nodes: &[Stored],
+        fields: &[Option<(&str, &Stored)>],
+        defaults: Self::Defaults,
         path: &str,
         count: u64,
     ) -> Result<Self::Decoders>;
@@ -98,7 +120,10 @@ impl FieldList for () {
     type Refs<'a> = ();
     type Encoders = ();
     type Decoders = ();
+    type Defaults = ();
     const LEN: usize = 0;
+    fn no_defaults() {}
+    fn has_defaults(_: &(), _: &mut Vec<bool>) {}
     fn schemas(_: &WriteCtx<'_>, _: &mut Vec<Schema>) {}
     fn create(
         _: &Group,
@@ -119,7 +144,7 @@ impl FieldList for () {
     ) -> Result<()> {
         Ok(())
     }
-    fn open(_: &Group, _: &[&str], _: &[Stored], _: &str, _: u64) -> Result<()> {
+    fn open(_: &Group, _: &[Option<(&str, &Stored)>], _: (), _: &str, _: u64) -> Result<()> {
         Ok(())
     }
     #[inline]
@@ -157,8 +182,17 @@ where
     // the list of an N-field record takes stack linear in N (a debug build
     // overflowed a thread's stack at ~50 fields with the tail inline).
     type Encoders = (C::Encoder, Box<Rest::Encoders>);
-    type Decoders = (C::Decoder, Box<Rest::Decoders>);
+    type Decoders = (FieldDecoder<C>, Box<Rest::Decoders>);
+    type Defaults = (Option<fn() -> C::Value>, Rest::Defaults);
     const LEN: usize = 1 + Rest::LEN;
+
+    fn no_defaults() -> Self::Defaults {
+        (None, Rest::no_defaults())
+    }
+    fn has_defaults(defaults: &Self::Defaults, out: &mut Vec<bool>) {
+        out.push(defaults.0.is_some());
+        Rest::has_defaults(&defaults.1, out);
+    }
 
     fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>) {
         out.push(C::schema(ctx));
@@ -218,21 +252,28 @@ where
     }
     fn open(
         group: &Group,
-        names: &[&str],
-        nodes: &[Stored],
+        fields: &[Option<(&str, &Stored)>],
+        defaults: Self::Defaults,
         path: &str,
         count: u64,
     ) -> Result<Self::Decoders> {
-        let (name, rest) = names
+        let (mine, rest) = fields
             .split_first()
-            .map(|(n, r)| (*n, r))
-            .unwrap_or(("", &[]));
-        let p = child_path(path, name);
-        let (node, nrest) = nodes
-            .split_first()
-            .ok_or_else(|| crate::Error::mismatch(&p, "a schema node", "nothing"))?;
-        let d = C::open(&open_group(group, name, &p)?, node, &p, count)?;
-        Ok((d, Box::new(Rest::open(group, rest, nrest, path, count)?)))
+            .ok_or_else(|| Error::mismatch(path, "a stored field", "nothing"))?;
+        let d = match (mine, defaults.0) {
+            (Some((name, node)), _) => {
+                let p = child_path(path, name);
+                FieldDecoder::Read(C::open(&open_group(group, name, &p)?, node, &p, count)?)
+            }
+            (None, Some(fill)) => FieldDecoder::Fill(fill),
+            (None, None) => {
+                return Err(Error::mismatch(path, "a stored field", "nothing"));
+            }
+        };
+        Ok((
+            d,
+            Box::new(Rest::open(group, rest, defaults.1, path, count)?),
+        ))
     }
     #[inline]
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()> {
@@ -259,6 +300,36 @@ where
     fn skip(dec: &mut Self::Decoders) -> Result<()> {
         dec.0.skip()?;
         Rest::skip(&mut dec.1)
+    }
+}
+
+/// One field's decoder: its column, or its default for a file without it.
+pub enum FieldDecoder<C: Codec> {
+    /// The stored column.
+    Read(C::Decoder),
+    /// A field the file lacks: every row takes the default, nothing is read.
+    Fill(fn() -> C::Value),
+}
+
+impl<C: Codec> Decoder<C::Value> for FieldDecoder<C> {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        match self {
+            FieldDecoder::Read(d) => d.load(rows),
+            FieldDecoder::Fill(_) => Ok(()),
+        }
+    }
+    #[inline]
+    fn next(&mut self) -> Result<C::Value> {
+        match self {
+            FieldDecoder::Read(d) => d.next(),
+            FieldDecoder::Fill(f) => Ok(f()),
+        }
+    }
+    fn skip(&mut self) -> Result<()> {
+        match self {
+            FieldDecoder::Read(d) => d.skip(),
+            FieldDecoder::Fill(_) => Ok(()),
+        }
     }
 }
 
@@ -310,11 +381,19 @@ impl<R: Record> Codec for RecordCodec<R> {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        check_record::<R>(group, node, path)?;
+        let defaults = vec![false; R::Fields::LEN];
+        let found = match_record::<R>(group, node, path, &defaults, Use::Append)?;
+        // Every field is stored (appends take no defaults): the stored
+        // nodes in the type's field order.
+        let nodes = found
+            .iter()
+            .map(|j| j.map(|j| node.children[j].clone()))
+            .collect::<Option<Vec<Stored>>>()
+            .ok_or_else(|| Error::mismatch(path, "every field stored", "a field missing"))?;
         Ok(RecordEncoder(R::Fields::append(
             group,
             R::FIELD_NAMES,
-            &node.children,
+            &nodes,
             path,
             count,
             ctx,
@@ -322,13 +401,17 @@ impl<R: Record> Codec for RecordCodec<R> {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        check_record::<R>(group, node, path)?;
+        let defaults = R::defaults();
+        let mut has = Vec::with_capacity(R::Fields::LEN);
+        R::Fields::has_defaults(&defaults, &mut has);
+        let found = match_record::<R>(group, node, path, &has, Use::Load)?;
+        let names = node.field_names.as_deref().unwrap_or(&[]);
+        let fields: Vec<Option<(&str, &Stored)>> = found
+            .iter()
+            .map(|j| j.map(|j| (names[j].as_str(), &node.children[j])))
+            .collect();
         Ok(RecordDecoder(R::Fields::open(
-            group,
-            R::FIELD_NAMES,
-            &node.children,
-            path,
-            count,
+            group, &fields, defaults, path, count,
         )?))
     }
 }
@@ -338,13 +421,192 @@ impl<R: Record> Nullable for RecordCodec<R> {
     type Codec = NullableCodec<RecordCodec<R>>;
 }
 
-fn check_record<R: Record>(group: &Group, node: &Stored, path: &str) -> Result<()> {
+/// What a record is matched for: a load (aliases, defaults and, if the
+/// load allows, extra stored fields) or an append (exactly the stored fields).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Load,
+    Append,
+}
+
+/// Checks a record node (kind, identifiers, one name per child, no name
+/// twice) and the members of its data group (exactly the stored names),
+/// and matches the type's fields to the stored ones (SPEC.md section 12):
+/// for field `i`, the index of the stored field it reads, or `None` where
+/// the file lacks it and `has_default[i]`. Stored fields are matched by
+/// name first, then by the field's aliases (loads only). Missing fields
+/// without a default, and stored fields no field takes (unless the load
+/// ignores extra fields), are one error listing the differences.
+fn match_record<R: Record>(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    has_default: &[bool],
+    use_: Use,
+) -> Result<Vec<Option<usize>>> {
     let mut want = Schema::new(kind::RECORD, ids::RECORD, R::CODEC, "");
-    want.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
-    // Children are checked one by one by their own codecs; here only their number.
-    want.children = vec![Schema::new("", "", "", ""); R::Fields::LEN];
+    // Children are checked one by one by their own codecs, and matched by
+    // name below; here only that each has a name.
+    want.children = vec![Schema::new("", "", "", ""); node.children.len()];
     node.expect(&want, path)?;
-    expect_members(group, R::FIELD_NAMES, node, path)
+    let stored = node.field_names.as_deref().unwrap_or(&[]);
+    if stored.len() != node.children.len() {
+        return Err(Error::mismatch(
+            path,
+            format!("{} field names", node.children.len()),
+            stored.len(),
+        ));
+    }
+    for (j, n) in stored.iter().enumerate() {
+        if stored[..j].contains(n) {
+            return Err(Error::invalid(
+                path,
+                format!("field name `{n}` is stored twice"),
+            ));
+        }
+    }
+    let names: Vec<&str> = stored.iter().map(String::as_str).collect();
+    expect_members(group, &names, node, path)?;
+
+    let position = |n: &str| stored.iter().position(|s| s == n);
+    let mut found = Vec::with_capacity(R::FIELD_NAMES.len());
+    let mut missing = Vec::new();
+    for (i, name) in R::FIELD_NAMES.iter().enumerate() {
+        let mut at = position(name);
+        if at.is_none() && use_ == Use::Load {
+            let aliases = R::FIELD_ALIASES.get(i).copied().unwrap_or(&[]);
+            let hits: Vec<&str> = aliases
+                .iter()
+                .copied()
+                .filter(|a| position(a).is_some())
+                .collect();
+            if hits.len() > 1 {
+                return Err(Error::mismatch(
+                    path,
+                    format!("one stored field for `{name}`"),
+                    format!(
+                        "its aliases {} all stored",
+                        hits.iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                ));
+            }
+            at = hits.first().and_then(|a| position(a));
+        }
+        let default = use_ == Use::Load && has_default.get(i).copied().unwrap_or(false);
+        if at.is_none() && !default {
+            missing.push(i);
+        }
+        found.push(at);
+    }
+    let taken: Vec<usize> = found.iter().flatten().copied().collect();
+    let unclaimed: Vec<usize> = (0..stored.len()).filter(|j| !taken.contains(j)).collect();
+    let extra_ok = use_ == Use::Load && node.load.ignore_extra_fields;
+    if missing.is_empty() && (unclaimed.is_empty() || extra_ok) {
+        return Ok(found);
+    }
+    Err(field_differences::<R>(
+        node, path, &missing, &unclaimed, extra_ok, use_, group,
+    ))
+}
+
+/// The error for fields that do not match: each missing field (with the
+/// stored fields of its type that it may have been renamed from), then
+/// each extra stored field; never the two whole lists.
+fn field_differences<R: Record>(
+    node: &Stored,
+    path: &str,
+    missing: &[usize],
+    unclaimed: &[usize],
+    extra_ok: bool,
+    use_: Use,
+    group: &Group,
+) -> Error {
+    let stored = node.field_names.as_deref().unwrap_or(&[]);
+    let opts = crate::options::SaveOptions::default();
+    let ctx = WriteCtx {
+        opts: &opts,
+        len_hint: 0,
+    };
+    let mut want = Vec::new();
+    R::Fields::schemas(&ctx, &mut want);
+    let mut parts = Vec::new();
+    let mut named = Vec::new();
+    for &i in missing {
+        let name = R::FIELD_NAMES[i];
+        let like: Vec<usize> = unclaimed
+            .iter()
+            .copied()
+            .filter(|&j| {
+                want.get(i)
+                    .is_some_and(|w| same_layout(w, &Schema::from(&node.children[j])))
+            })
+            .collect();
+        if like.is_empty() || use_ == Use::Append {
+            parts.push(match use_ {
+                Use::Load => format!(
+                    "missing field `{name}` (#[h5vec(default)] fills it in files without it)"
+                ),
+                Use::Append => format!("missing field `{name}`"),
+            });
+            continue;
+        }
+        let which = like
+            .iter()
+            .map(|&j| format!("#[h5vec(alias = \"{}\")]", stored[j]))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let stored_like = like
+            .iter()
+            .map(|&j| format!("`{}`", stored[j]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        parts.push(format!(
+            "missing field `{name}`, and {stored_like} stored with its type: did you mean {which} on `{name}`?"
+        ));
+        named.extend(like);
+    }
+    if !extra_ok {
+        for &j in unclaimed.iter().filter(|j| !named.contains(j)) {
+            parts.push(match use_ {
+                Use::Load => format!(
+                    "extra stored field `{}` (LoadOptions::ignore_extra_fields(true) skips it)",
+                    stored[j]
+                ),
+                Use::Append => format!("extra stored field `{}`", stored[j]),
+            });
+        }
+    }
+    let expected = match use_ {
+        Use::Load => format!("the fields of `{}`", std::any::type_name::<R>()),
+        Use::Append => format!(
+            "the fields of `{}` (an append needs exactly the stored fields: \
+             no defaults, aliases or extra fields)",
+            std::any::type_name::<R>()
+        ),
+    };
+    Error::mismatch(Place::new(path, group.name()), expected, parts.join("; "))
+}
+
+/// Whether two schema nodes describe the same layout (the Rust type names
+/// aside): a stored field a missing one may have been renamed from.
+fn same_layout(a: &Schema, b: &Schema) -> bool {
+    a.kind == b.kind
+        && a.schema == b.schema
+        && a.codec == b.codec
+        && a.encoded_type == b.encoded_type
+        && a.dimensions == b.dimensions
+        && a.field_names == b.field_names
+        && a.variant_names == b.variant_names
+        && a.time_unit == b.time_unit
+        && a.time_zone == b.time_zone
+        && a.children.len() == b.children.len()
+        && a.children
+            .iter()
+            .zip(&b.children)
+            .all(|(x, y)| same_layout(x, y))
 }
 
 impl<R: Record> Encoder<R> for RecordEncoder<R> {

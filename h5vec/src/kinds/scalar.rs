@@ -223,7 +223,8 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
 /// Checks a scalar or dense node against `want` and its data group (exactly
 /// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
 /// least `count` of them. What the typed decoders and the schema-driven
-/// reader (`crate::arrow`) both open.
+/// reader (`crate::arrow`) both open. A load that widens numbers reads a
+/// narrower stored number as `R` (SPEC.md section 12).
 pub(crate) fn open_values<R: Pod>(
     group: &Group,
     node: &Stored,
@@ -232,9 +233,17 @@ pub(crate) fn open_values<R: Pod>(
     want: &Schema,
     inner: &[u64],
 ) -> Result<PodReader<R>> {
-    node.expect(want, path)?;
+    let check = crate::evolution::expect_number::<R>(node, want, path)?;
     expect_members(group, &["values"], node, path)?;
-    let (ds, rows) = open_column(group, "values", path, inner, count, R::accepts, R::ENCODED)?;
+    let (ds, rows) = open_column(
+        group,
+        "values",
+        path,
+        inner,
+        count,
+        |t| check.accepts(t),
+        check.describe(),
+    )?;
     PodReader::new(ds, inner.to_vec(), rows, path)
 }
 

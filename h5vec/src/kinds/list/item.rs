@@ -297,7 +297,8 @@ fn open_leaf<A: DenseElem>(
 
 /// Checks a leaf element node against `want` and opens the leaf dataset
 /// `name` of `parent`: rows of shape `inner` of `R`'s type, at least `rows`
-/// of them. Returns the dataset and its rows.
+/// of them (a narrower number, where the load widens numbers: SPEC.md
+/// section 12). Returns the dataset and its rows.
 pub(crate) fn open_leaf_values<R: Pod>(
     parent: &Group,
     name: &str,
@@ -307,8 +308,16 @@ pub(crate) fn open_leaf_values<R: Pod>(
     want: &Schema,
     inner: &[u64],
 ) -> Result<(hdf5::Dataset, u64)> {
-    node.expect(want, path)?;
-    open_column(parent, name, path, inner, rows, R::accepts, R::ENCODED)
+    let check = crate::evolution::expect_number::<R>(node, want, path)?;
+    open_column(
+        parent,
+        name,
+        path,
+        inner,
+        rows,
+        |t| check.accepts(t),
+        check.describe(),
+    )
 }
 
 /// Creates leaf element dataset `name` of `parent`: rows of `shape` (empty
