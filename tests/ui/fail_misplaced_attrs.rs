@@ -15,14 +15,4 @@ struct View<'a> {
     name: &'a str,
 }
 
-// A generic enum is not a plain integer.
-#[derive(H5Vector)]
-#[repr(u8)]
-enum Tagged<T> {
-    A,
-    B,
-    #[allow(dead_code)]
-    _Never(std::marker::PhantomData<T>),
-}
-
 fn main() {}
