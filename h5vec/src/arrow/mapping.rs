@@ -78,6 +78,11 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
             m.insert(ENCODED_KEY.to_owned(), e.clone());
         }
         field.set_metadata(m);
+        if described.kind == kind::DENSE && described.codec == ids::UUID_CODEC {
+            field
+                .try_with_extension_type(arrow_schema::extension::Uuid)
+                .map_err(|e| Error::invalid(path, format!("the arrow.uuid extension: {e}")))?;
+        }
         if described.kind == kind::SCALAR && described.codec == ids::JSON {
             field
                 .try_with_extension_type(Json::default())
@@ -177,9 +182,100 @@ pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
         .collect()
 }
 
+/// The Arrow type of a time, UUID, f16 or complex node (SPEC.md sections
+/// 4.6 to 4.8), `None` for other nodes.
+fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
+    use arrow_schema::TimeUnit;
+    let enc = node.encoded_type.as_deref().unwrap_or("");
+    let unit = node.time_unit.as_deref();
+    let t = match (node.kind.as_str(), node.codec.as_str(), enc, unit) {
+        (kind::SCALAR, ids::INSTANT_CODEC, "Int64", Some("ns")) => DataType::Timestamp(
+            TimeUnit::Nanosecond,
+            node.time_zone.as_deref().map(Arc::from),
+        ),
+        (kind::SCALAR, ids::DATE_CODEC, "Int32", Some("d")) => DataType::Date32,
+        (kind::SCALAR, ids::TIME_OF_DAY_CODEC, "Int64", Some("ns")) => {
+            DataType::Time64(TimeUnit::Nanosecond)
+        }
+        (kind::SCALAR, ids::DURATION_CODEC, "Int64", Some("ns")) => {
+            DataType::Duration(TimeUnit::Nanosecond)
+        }
+        (kind::SCALAR, ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC, ..) => {
+            return Err(Error::mismatch(
+                path,
+                "an instant or duration of Int64 `ns`, or a date of Int32 `d`",
+                format!("`{}` of `{enc}` with time_unit {unit:?}", node.codec),
+            ))
+        }
+        (kind::DENSE, ids::UUID_CODEC, "UInt8", _) if node.dimensions.as_deref() == Some(&[16]) => {
+            DataType::FixedSizeBinary(16)
+        }
+        (kind::DENSE, ids::UUID_CODEC, ..) => {
+            return Err(Error::mismatch(
+                path,
+                "a UUID of UInt8 dimensions [16]",
+                format!("`{enc}` dimensions {:?}", node.dimensions),
+            ))
+        }
+        (kind::SCALAR, ids::IDENTITY, "Float16", _) => DataType::Float16,
+        (kind::SCALAR, ids::IDENTITY, "ComplexF32" | "ComplexF64", _) => {
+            let part = if enc == "ComplexF32" {
+                DataType::Float32
+            } else {
+                DataType::Float64
+            };
+            DataType::Struct(Fields::from(vec![
+                Field::new("r", part.clone(), false),
+                Field::new("i", part, false),
+            ]))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(t))
+}
+
+/// The Arrow `Map` of a map node (a list with `h5vec.MapCodec` whose
+/// element is a `{key, value}` record): entries `Struct<key (non-null), value>`.
+fn map_type(node: &Schema, meta: bool, path: &str) -> Result<DataType> {
+    let entry = node
+        .children
+        .first()
+        .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))?;
+    let ipath = format!("{path}[]");
+    let names = entry.field_names.as_deref().unwrap_or(&[]);
+    if entry.kind != kind::RECORD || names != ["key", "value"] || entry.children.len() != 2 {
+        return Err(Error::mismatch(
+            &ipath,
+            "a map entry: a record with fields [\"key\", \"value\"]",
+            format!("a `{}` node with fields {names:?}", entry.kind),
+        ));
+    }
+    let key = field_of("key", &entry.children[0], meta, &format!("{ipath}.key"))?;
+    if key.is_nullable() {
+        return Err(Error::mismatch(
+            format!("{ipath}.key"),
+            "map keys that are never null (Arrow's maps)",
+            "nullable keys",
+        ));
+    }
+    let value = field_of("value", &entry.children[1], meta, &format!("{ipath}.value"))?;
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![key, value])),
+        false,
+    );
+    Ok(DataType::Map(Arc::new(entries), false))
+}
+
 /// The Arrow type of `node` and whether its field is nullable.
 fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
     let enc = node.encoded_type.as_deref();
+    if let Some(t) = typed_type(node, path)? {
+        return Ok((t, false));
+    }
+    if node.kind == kind::LIST && node.codec == ids::MAP_CODEC {
+        return Ok((map_type(node, meta, path)?, false));
+    }
     Ok(match node.kind.as_str() {
         kind::SCALAR => (leaf_type(&node.codec, enc, path)?, false),
         kind::DENSE => {

@@ -36,6 +36,7 @@ use crate::vector::{check_name, container_place, open_vector, Opened};
 use super::mapping::{self, dense_shape, field_of, number_type, VALUE_COLUMN};
 
 mod nodes;
+mod typed;
 
 use nodes::{
     check_len, Blob, Bools, BoxNode, Chars, Constant, FixedStrs, Levels, List, Nullable, Prim,
@@ -472,8 +473,14 @@ fn open_node(
                 at,
             })
         }
+        kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {
+            typed::open_typed(group, None, node, path, count, field.data_type())?
+        }
         kind::SCALAR | kind::DENSE => {
             open_leaf(LeafAt::Group(group), node, path, count, field.data_type())?
+        }
+        kind::LIST if node.codec == ids::MAP_CODEC => {
+            typed::open_map(group, node, path, count, field, open_item)?
         }
         kind::RECORD => open_record(group, node, path, count, field)?,
         kind::CONSTANT => {
@@ -526,8 +533,8 @@ fn open_record(
     count: u64,
     field: &Field,
 ) -> Result<BoxNode> {
-    let codec = if node.codec == ids::TUPLE {
-        ids::TUPLE
+    let codec = if node.codec == ids::TUPLE || node.codec == ids::OFFSET_DATE_TIME_CODEC {
+        node.codec.as_str()
     } else {
         ids::STRUCT
     };
@@ -591,6 +598,13 @@ fn open_item(
     field: &FieldRef,
 ) -> Result<BoxNode> {
     Ok(match node.kind.as_str() {
+        kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {
+            typed::open_typed(parent, Some(name), node, path, rows, field.data_type())?
+        }
+        kind::LIST if node.codec == ids::MAP_CODEC => {
+            let g = open_group(parent, name, path)?;
+            typed::open_map(&g, node, path, rows, field, open_item)?
+        }
         kind::SCALAR | kind::DENSE => {
             if matches!(field.data_type(), DataType::LargeUtf8) {
                 return Err(Error::mismatch(

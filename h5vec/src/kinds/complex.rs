@@ -15,17 +15,19 @@ use std::sync::OnceLock;
 
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
-use num_complex::Complex;
 
-use crate::codec::H5Vector;
-use crate::kinds::list::{LeafItem, ListItem};
-use crate::kinds::scalar::{Scalar, ScalarCodec};
 use crate::raw::{sync, Pod, TypeInfo};
-use crate::schema::ids;
 
 /// The compound `{r, i}` of two `part` floats of `size` bytes, made once
 /// (HDF5 owns it for the process's lifetime; a failure gives an invalid id,
 /// which every HDF5 call using it reports).
+#[cfg_attr(
+    not(feature = "arrow"),
+    allow(
+        dead_code,
+        reason = "read by crate::arrow; the typed impls use the same layout"
+    )
+)]
 fn compound(cell: &'static OnceLock<hid_t>, part: fn() -> hid_t, size: usize) -> hid_t {
     *cell.get_or_init(|| {
         // SAFETY: a new compound type of `2 * size` bytes with two members
@@ -49,6 +51,13 @@ fn compound(cell: &'static OnceLock<hid_t>, part: fn() -> hid_t, size: usize) ->
 
 /// Whether `t` is a compound of exactly the members `r` and `i`, IEEE
 /// floats of `size` bytes (HDF5 converts members by name).
+#[cfg_attr(
+    not(feature = "arrow"),
+    allow(
+        dead_code,
+        reason = "read by crate::arrow; the typed impls use the same layout"
+    )
+)]
 fn is_complex(t: &TypeInfo, size: usize) -> bool {
     t.class == H5T_class_t::H5T_COMPOUND
         && t.members.len() == 2
@@ -58,12 +67,29 @@ fn is_complex(t: &TypeInfo, size: usize) -> bool {
             .all(|((n, m), want)| n == want && m.class == H5T_class_t::H5T_FLOAT && m.size == size)
 }
 
-macro_rules! complex {
-    ($f:ty, $size:literal, $ieee:ident, $enc:literal) => {
-        // SAFETY: `Complex<T>` is `#[repr(C)] { re: T, im: T }`: two floats,
-        // no padding, every bit pattern valid; the compound describes exactly
-        // that (little-endian: see the `compile_error!` below).
-        unsafe impl Pod for Complex<$f> {
+/// One stored complex number: the compound `{r, i}` (always available:
+/// the untyped reader, `crate::arrow`, reads complex columns without the
+/// feature).
+#[cfg_attr(
+    not(feature = "arrow"),
+    allow(
+        dead_code,
+        reason = "read by crate::arrow; the typed impls use the same layout"
+    )
+)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+#[repr(C)]
+pub(crate) struct ReIm<T> {
+    pub(crate) r: T,
+    pub(crate) i: T,
+}
+
+macro_rules! complex_pod {
+    ($t:ty, $size:literal, $ieee:ident, $enc:literal) => {
+        // SAFETY: `#[repr(C)]` two floats of `$size` bytes, no padding,
+        // every bit pattern valid; the compound describes exactly that
+        // (little-endian: see the `compile_error!` below).
+        unsafe impl Pod for $t {
             fn mem_type() -> hid_t {
                 static T: OnceLock<hid_t> = OnceLock::new();
                 compound(&T, || *h5t::$ieee, $size)
@@ -76,39 +102,59 @@ macro_rules! complex {
                 is_complex(t, $size)
             }
         }
-
-        impl Scalar for Complex<$f> {
-            type Raw = Complex<$f>;
-            const CODEC: &'static str = ids::IDENTITY;
-            #[inline]
-            fn to_raw(&self) -> Complex<$f> {
-                *self
-            }
-            #[inline]
-            fn from_raw(raw: Complex<$f>) -> Option<Complex<$f>> {
-                Some(raw)
-            }
-            fn placeholder() -> Complex<$f> {
-                Complex::new(0.0, 0.0)
-            }
-        }
-
-        impl H5Vector for Complex<$f> {
-            type Codec = ScalarCodec<Complex<$f>>;
-        }
-
-        impl ListItem for Complex<$f> {
-            type Item = LeafItem<Complex<$f>>;
-        }
-
-        crate::__dense_leaf!(Complex<$f>);
     };
+}
+complex_pod!(ReIm<f32>, 4, H5T_IEEE_F32LE, "ComplexF32");
+complex_pod!(ReIm<f64>, 8, H5T_IEEE_F64LE, "ComplexF64");
+
+#[cfg(feature = "num-complex")]
+mod typed {
+    use num_complex::Complex;
+
+    use super::*;
+    use crate::codec::H5Vector;
+    use crate::kinds::list::{LeafItem, ListItem};
+    use crate::kinds::scalar::{Scalar, ScalarCodec};
+    use crate::schema::ids;
+
+    macro_rules! complex {
+        ($f:ty, $size:literal, $ieee:ident, $enc:literal) => {
+            // `Complex<T>` is `#[repr(C)] { re: T, im: T }`: the layout of `ReIm<T>`.
+            complex_pod!(Complex<$f>, $size, $ieee, $enc);
+
+            impl Scalar for Complex<$f> {
+                type Raw = Complex<$f>;
+                const CODEC: &'static str = ids::IDENTITY;
+                #[inline]
+                fn to_raw(&self) -> Complex<$f> {
+                    *self
+                }
+                #[inline]
+                fn from_raw(raw: Complex<$f>) -> Option<Complex<$f>> {
+                    Some(raw)
+                }
+                fn placeholder() -> Complex<$f> {
+                    Complex::new(0.0, 0.0)
+                }
+            }
+
+            impl H5Vector for Complex<$f> {
+                type Codec = ScalarCodec<Complex<$f>>;
+            }
+
+            impl ListItem for Complex<$f> {
+                type Item = LeafItem<Complex<$f>>;
+            }
+
+            crate::__dense_leaf!(Complex<$f>);
+        };
+    }
+
+    complex!(f32, 4, H5T_IEEE_F32LE, "ComplexF32");
+    complex!(f64, 8, H5T_IEEE_F64LE, "ComplexF64");
 }
 
 #[cfg(not(target_endian = "little"))]
 compile_error!(
-    "h5vec's `num-complex` feature stores little-endian compounds and needs a little-endian target"
+    "h5vec stores complex numbers as little-endian compounds and needs a little-endian target"
 );
-
-complex!(f32, 4, H5T_IEEE_F32LE, "ComplexF32");
-complex!(f64, 8, H5T_IEEE_F64LE, "ComplexF64");

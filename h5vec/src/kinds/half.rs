@@ -6,59 +6,84 @@
 //! ```
 //! Every bit pattern is kept (NaN payloads, infinities, subnormals). As an
 //! array element or a list element it is a leaf number like `f32`.
+//!
+//! [`F16Bits`], the stored bits, is always available: the untyped reader
+//! (`crate::arrow`) reads `Float16` columns without the feature.
 
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::H5T_class_t;
 
-use crate::codec::H5Vector;
-use crate::kinds::list::{LeafItem, ListItem};
-use crate::kinds::scalar::{Scalar, ScalarCodec};
 use crate::raw::{Pod, TypeInfo};
-use crate::schema::ids;
 
-// SAFETY: `f16` is a transparent 16-bit IEEE half float: no padding, every
-// bit pattern valid; H5T_IEEE_F16LE describes it on little-endian machines
-// (the only ones h5vec builds for the type: see the `compile_error!` below).
-unsafe impl Pod for half::f16 {
-    fn mem_type() -> hid_t {
-        crate::raw::ieee_f16le()
-    }
-    fn file_type() -> hid_t {
-        crate::raw::ieee_f16le()
-    }
-    const ENCODED: &'static str = "Float16";
-    fn accepts(t: &TypeInfo) -> bool {
-        t.class == H5T_class_t::H5T_FLOAT && t.size == 2
-    }
+/// The bits of one IEEE half float, as stored.
+#[cfg_attr(
+    not(feature = "arrow"),
+    allow(
+        dead_code,
+        reason = "read by crate::arrow; the typed impls use the same layout"
+    )
+)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct F16Bits(pub(crate) u16);
+
+macro_rules! f16_pod {
+    ($t:ty) => {
+        // SAFETY: 16 bits of an IEEE half float: no padding, every bit
+        // pattern valid; H5T_IEEE_F16LE describes them on little-endian
+        // machines (the only ones h5vec builds for: see the `compile_error!`).
+        unsafe impl Pod for $t {
+            fn mem_type() -> hid_t {
+                crate::raw::ieee_f16le()
+            }
+            fn file_type() -> hid_t {
+                crate::raw::ieee_f16le()
+            }
+            const ENCODED: &'static str = "Float16";
+            fn accepts(t: &TypeInfo) -> bool {
+                t.class == H5T_class_t::H5T_FLOAT && t.size == 2
+            }
+        }
+    };
 }
+f16_pod!(F16Bits);
 
 #[cfg(not(target_endian = "little"))]
-compile_error!(
-    "h5vec's `half` feature stores f16 as H5T_IEEE_F16LE and needs a little-endian target"
-);
+compile_error!("h5vec stores f16 as H5T_IEEE_F16LE and needs a little-endian target");
 
-impl Scalar for half::f16 {
-    type Raw = half::f16;
-    const CODEC: &'static str = ids::IDENTITY;
-    #[inline]
-    fn to_raw(&self) -> half::f16 {
-        *self
+#[cfg(feature = "half")]
+mod typed {
+    use super::*;
+    use crate::codec::H5Vector;
+    use crate::kinds::list::{LeafItem, ListItem};
+    use crate::kinds::scalar::{Scalar, ScalarCodec};
+    use crate::schema::ids;
+
+    f16_pod!(half::f16);
+
+    impl Scalar for half::f16 {
+        type Raw = half::f16;
+        const CODEC: &'static str = ids::IDENTITY;
+        #[inline]
+        fn to_raw(&self) -> half::f16 {
+            *self
+        }
+        #[inline]
+        fn from_raw(raw: half::f16) -> Option<half::f16> {
+            Some(raw)
+        }
+        fn placeholder() -> half::f16 {
+            half::f16::ZERO
+        }
     }
-    #[inline]
-    fn from_raw(raw: half::f16) -> Option<half::f16> {
-        Some(raw)
+
+    impl H5Vector for half::f16 {
+        type Codec = ScalarCodec<half::f16>;
     }
-    fn placeholder() -> half::f16 {
-        half::f16::ZERO
+
+    impl ListItem for half::f16 {
+        type Item = LeafItem<half::f16>;
     }
-}
 
-impl H5Vector for half::f16 {
-    type Codec = ScalarCodec<half::f16>;
+    crate::__dense_leaf!(half::f16);
 }
-
-impl ListItem for half::f16 {
-    type Item = LeafItem<half::f16>;
-}
-
-crate::__dense_leaf!(half::f16);

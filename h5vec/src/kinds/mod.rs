@@ -1,17 +1,16 @@
 //! One module per storage kind; each opens with its layout on disk.
 
 pub(crate) mod blob;
-#[cfg(feature = "num-complex")]
 pub(crate) mod complex;
 pub(crate) mod constant;
 pub(crate) mod dense;
-#[cfg(feature = "half")]
 pub(crate) mod half;
 pub(crate) mod json;
 pub(crate) mod list;
 pub(crate) mod map;
 pub(crate) mod mapped;
 pub(crate) mod nullable;
+#[cfg(any(feature = "chrono", feature = "time"))]
 pub(crate) mod offset;
 pub(crate) mod record;
 pub(crate) mod scalar;

@@ -30,10 +30,21 @@ use crate::schema::ids;
 /// `time_unit` of nanosecond counts.
 pub(crate) const NS: &str = "ns";
 /// `time_unit` of day counts.
+#[cfg_attr(
+    not(any(feature = "chrono", feature = "time")),
+    allow(dead_code, reason = "used by the chrono and time impls")
+)]
 pub(crate) const DAYS: &str = "d";
 /// `time_zone` of UTC instants.
 pub(crate) const UTC: &str = "UTC";
 /// Nanoseconds in a day.
+#[cfg_attr(
+    not(any(feature = "arrow", feature = "chrono", feature = "time")),
+    allow(
+        dead_code,
+        reason = "used by the chrono and time impls and by crate::arrow"
+    )
+)]
 pub(crate) const DAY_NS: i64 = 86_400_000_000_000;
 
 /// The error for an instant outside Int64 nanoseconds.
@@ -57,6 +68,13 @@ fn i128_ns(ns: i128) -> Option<i64> {
 }
 
 /// A stored time of day, checked: `0 <= ns < 86400 s`.
+#[cfg_attr(
+    not(any(feature = "arrow", feature = "chrono", feature = "time")),
+    allow(
+        dead_code,
+        reason = "used by the chrono and time impls and by crate::arrow"
+    )
+)]
 pub(crate) fn check_time_of_day(ns: i64) -> std::result::Result<(u32, u32), String> {
     if (0..DAY_NS).contains(&ns) {
         Ok(((ns / 1_000_000_000) as u32, (ns % 1_000_000_000) as u32))
