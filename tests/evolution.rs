@@ -810,3 +810,133 @@ fn widening_reads_compressed_and_chunked_columns() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn missing_list_elements_stay_missing_when_widened() {
+    let f = file();
+    let rows = vec![
+        vec![Some(i32::MIN + 2), None, Some(i32::MAX)],
+        vec![None],
+        vec![],
+    ];
+    save_vector(&f, "i", &rows).unwrap();
+    let back: Vec<Vec<Option<i64>>> = load_vector_with(&f, "i", &widen()).unwrap();
+    let want: Vec<Vec<Option<i64>>> = rows
+        .iter()
+        .map(|r| r.iter().map(|x| x.map(i64::from)).collect())
+        .collect();
+    assert_eq!(back, want);
+    let floats = vec![vec![Some(1.5f32), None, Some(f32::MIN_POSITIVE)]];
+    save_vector(&f, "f", &floats).unwrap();
+    let back: Vec<Vec<Option<f64>>> = load_vector_with(&f, "f", &widen()).unwrap();
+    assert_eq!(
+        back,
+        [vec![Some(1.5f64), None, Some(f64::from(f32::MIN_POSITIVE))]]
+    );
+    let e = load_vector::<Vec<Option<i64>>>(&f, "i").unwrap_err();
+    assert_eq!(e.path(), "$[]");
+    let e = load_vector_with::<Vec<Option<u64>>>(&f, "i", &widen()).unwrap_err();
+    assert_eq!(
+        common::mismatch(&e).1,
+        "`Int32`, which `UInt64` cannot hold exactly (widen_numbers allows only lossless promotions)"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// load_column of serde fields; two levels of Option.
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Meta {
+    source: String,
+    level: Option<u8>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct WithSerde {
+    id: u32,
+    #[h5vec(json)]
+    meta: Meta,
+    #[h5vec(blob)]
+    extra: Vec<(String, f64)>,
+    nested: Nested,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Nested {
+    #[h5vec(json)]
+    doc: Option<Meta>,
+}
+
+#[test]
+fn load_column_reads_json_and_blob_fields() {
+    use h5vec::{load_column, Blob, Json};
+    let rows: Vec<WithSerde> = (0..4u8)
+        .map(|i| WithSerde {
+            id: i.into(),
+            meta: Meta {
+                source: format!("s{i}"),
+                level: (i % 2 == 0).then_some(i),
+            },
+            extra: vec![(i.to_string(), f64::from(i) / 3.0)],
+            nested: Nested {
+                doc: (i == 1).then(|| Meta {
+                    source: "n".into(),
+                    level: None,
+                }),
+            },
+        })
+        .collect();
+    let f = file();
+    save_vector(&f, "v", &rows).unwrap();
+    let metas: Vec<Json<Meta>> = load_column(&f, "v", "meta").unwrap();
+    assert_eq!(
+        metas,
+        rows.iter()
+            .map(|r| Json(r.meta.clone()))
+            .collect::<Vec<_>>()
+    );
+    let values: Vec<Json<serde_json::Value>> = load_column(&f, "v", "meta").unwrap();
+    assert_eq!(values[2].0, serde_json::json!({"source": "s2", "level": 2}));
+    let extras: Vec<Blob<Vec<(String, f64)>>> = load_column(&f, "v", "extra").unwrap();
+    assert_eq!(
+        extras,
+        rows.iter()
+            .map(|r| Blob(r.extra.clone()))
+            .collect::<Vec<_>>()
+    );
+    let docs: Vec<Json<Option<Meta>>> = load_column(&f, "v", "nested.doc").unwrap();
+    assert_eq!(
+        docs,
+        rows.iter()
+            .map(|r| Json(r.nested.doc.clone()))
+            .collect::<Vec<_>>()
+    );
+    // A JSON column is not a blob column, nor a string column.
+    let e = load_column::<Blob<Meta>>(&f, "v", "meta").unwrap_err();
+    assert_eq!(e.path(), "$.meta");
+    let e = load_column::<Json<Meta>>(&f, "v", "extra").unwrap_err();
+    assert_eq!(e.path(), "$.extra");
+    // Json and Blob are vector and field types of their own, in the same layout.
+    save_vector(&f, "j", &metas).unwrap();
+    assert_eq!(load_vector::<Json<Meta>>(&f, "j").unwrap(), metas);
+    assert_eq!(
+        h5vec::inspect(&f, "j").unwrap().schema.unwrap().codec,
+        "HDF5Vectors.JSONCodec"
+    );
+}
+
+/// `Option<Option<T>>` does not compile (tests/ui/fail_option_option.rs);
+/// a struct around the inner option keeps both levels, one MASK each.
+#[test]
+fn two_levels_of_option_through_a_struct() {
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct Inner {
+        value: Option<i32>,
+    }
+    let rows = vec![
+        None,
+        Some(Inner { value: None }),
+        Some(Inner { value: Some(-3) }),
+    ];
+    common::check_roundtrip(&rows);
+}

@@ -47,6 +47,9 @@ use proc_macro::TokenStream;
 /// |---|---|---|
 /// | `rename = "name"` | stores the field under another name | `#[h5vec(rename = "t")]` |
 /// | `skip` | does not store the field; loading fills it with `Default::default()` | `#[h5vec(skip)]` |
+/// | `default` | a file without the field fills it with `Default::default()` | `#[h5vec(default)]` |
+/// | `default = "path"` | a file without the field fills it with `path()` (a function without arguments) | `#[h5vec(default = "no_coupon")]` |
+/// | `alias = "name"` | also reads the field from a file that stores it as `name` (repeatable; saving keeps the field's own name) | `#[h5vec(alias = "cost")]` |
 /// | `blob` | stores the field through serde, as bincode bytes | `#[h5vec(blob)]` |
 /// | `json` | stores the field through serde, as JSON text | `#[h5vec(json)]` |
 /// | `vls` | stores a `String` or `Option<String>` as compressed strings | `#[h5vec(vls)]` |
@@ -62,11 +65,29 @@ use proc_macro::TokenStream;
 /// own settings for them (SPEC.md section 6). The type itself, enum variants and their fields
 /// take no `#[h5vec(...)]` attributes.
 ///
+/// # Files written by another version of the type
+///
+/// Loading matches stored fields to the type's fields by name, in any
+/// order, then by their `alias`es; a field the file lacks takes its
+/// `default`, and is an error without one. That holds for `Option<T>`
+/// fields too: they are not `None` by themselves (a missing column is more
+/// often a renamed field than a new one), so give them `#[h5vec(default)]`.
+/// Stored fields the type does not have are an error unless the load uses
+/// `LoadOptions::ignore_extra_fields(true)`; `LoadOptions::widen_numbers(true)`
+/// reads numbers into wider types without loss (SPEC.md section 12).
+///
+/// `Option<Option<T>>` has no layout (one `Option` level has one mask)
+/// and does not compile; to keep `None` apart from `Some(None)`, put the
+/// inner option in a struct: `Option<Inner>` with
+/// `#[derive(H5Vector)] struct Inner { value: Option<T> }`.
+///
 /// Every invalid attribute is a compile error, all reported at once:
 /// an unknown attribute or value, a stored name HDF5 cannot hold (empty,
 /// `.`, `..`, with `/` or NUL), an attribute given twice, two of `blob`,
 /// `json` and `vls`, two compressions, any other attribute on a `skip`ped
-/// field, and two stored fields with the same stored name.
+/// field, two stored fields with the same stored name, and an `alias` that
+/// is a stored field's name (another field's or its own), another field's
+/// alias, or given twice.
 ///
 /// # Example
 ///

@@ -74,6 +74,12 @@ impl LoadOptions {
     }
 
     /// Whether extra stored fields are skipped.
+    ///
+    /// ```
+    /// let opts = h5vec::LoadOptions::default();
+    /// assert!(!opts.get_ignore_extra_fields());
+    /// assert!(opts.ignore_extra_fields(true).get_ignore_extra_fields());
+    /// ```
     pub fn get_ignore_extra_fields(&self) -> bool {
         self.flags.ignore_extra_fields
     }
@@ -105,6 +111,12 @@ impl LoadOptions {
     }
 
     /// Whether numbers may be widened.
+    ///
+    /// ```
+    /// let opts = h5vec::LoadOptions::default();
+    /// assert!(!opts.get_widen_numbers());
+    /// assert!(opts.widen_numbers(true).get_widen_numbers());
+    /// ```
     pub fn get_widen_numbers(&self) -> bool {
         self.flags.widen_numbers
     }
@@ -244,12 +256,15 @@ pub(crate) fn expect_number<R: Pod>(
         stored: Source::Same,
         _r: std::marker::PhantomData,
     };
-    let identity = node.codec == ids::IDENTITY && want.codec == ids::IDENTITY;
+    // Plain numbers, and numbers whose fill value marks a missing element
+    // (HDF5 converts the fill value with the values).
+    let plain = node.codec == want.codec
+        && (want.codec == ids::IDENTITY || want.codec == crate::kinds::list::FILL_CODEC);
     let types = (
         node.encoded_type.as_deref().and_then(Number::parse),
         want.encoded_type.as_deref().and_then(Number::parse),
     );
-    let (Some(from), Some(to), true) = (types.0, types.1, identity) else {
+    let (Some(from), Some(to), true) = (types.0, types.1, plain) else {
         node.expect(want, path)?;
         return Ok(same);
     };

@@ -157,7 +157,21 @@ impl<T: FillNumber> FillDecoder<T> {
     /// Opens 1-D number dataset `name` of `group` (at least `rows` rows)
     /// and reads its fill value.
     pub(crate) fn open(group: &Group, name: &str, path: &str, rows: u64) -> Result<Self> {
-        let (ds, n) = open_column(group, name, path, &[], rows, T::accepts, T::ENCODED)?;
+        Self::open_as(group, name, path, rows, T::accepts, T::ENCODED)
+    }
+
+    /// [`open`](Self::open) of a dataset whose type passes `type_ok`: `T`'s
+    /// own, or a narrower number HDF5 converts to `T` (SPEC.md section 12;
+    /// the fill value is converted with the values, so missing stays missing).
+    fn open_as(
+        group: &Group,
+        name: &str,
+        path: &str,
+        rows: u64,
+        type_ok: impl Fn(&raw::TypeInfo) -> bool,
+        type_desc: &str,
+    ) -> Result<Self> {
+        let (ds, n) = open_column(group, name, path, &[], rows, type_ok, type_desc)?;
         let fill = raw::user_fill(&ds, T::mem_type(), std::mem::size_of::<T>(), path)?
             .and_then(|b| T::from_bytes(&b));
         Ok(FillDecoder {
@@ -211,8 +225,15 @@ impl<T: FillNumber> ItemCodec for FillItem<T> {
         path: &str,
         rows: u64,
     ) -> Result<Self::Decoder> {
-        node.expect(&fill_schema::<T>(), path)?;
-        FillDecoder::open(parent, name, path, rows)
+        let check = crate::evolution::expect_number::<T>(node, &fill_schema::<T>(), path)?;
+        FillDecoder::open_as(
+            parent,
+            name,
+            path,
+            rows,
+            |t| check.accepts(t),
+            check.describe(),
+        )
     }
     fn append(
         parent: &Group,

@@ -43,11 +43,12 @@ mod fill;
 mod item;
 mod strings;
 
-pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
+// FILL_CODEC: numbers with a fill value widen on load (crate::evolution).
+pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber, FILL_CODEC};
 pub(crate) use item::ItemCodec;
 // What the schema-driven reader (`crate::arrow`) opens lists with.
 #[cfg(feature = "arrow")]
-pub(crate) use fill::{FILL_CODEC, FILL_SCHEMA};
+pub(crate) use fill::FILL_SCHEMA;
 #[cfg(feature = "arrow")]
 pub(crate) use strings::{StringValuesDecoder, StringValuesItem};
 // What the schema-driven writer (`crate::arrow`) creates and appends with.
