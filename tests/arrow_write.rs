@@ -672,9 +672,8 @@ fn appended_batches_load_typed_and_repair_matches_the_typed_repair() {
 #[test]
 fn unsupported_arrow_types_name_the_field() {
     let f = mem_file();
-    let ts = TimestampSecondArray::from(vec![1]);
+    let ts = Date64Array::from(vec![1]);
     let dec = Decimal128Array::from(vec![1]);
-    let half = new_null_array(&DataType::Float16, 1);
     let union = UnionArray::try_new(
         UnionFields::try_new(vec![0], vec![Field::new("a", DataType::Int32, false)]).unwrap(),
         vec![0i8].into(),
@@ -682,21 +681,13 @@ fn unsupported_arrow_types_name_the_field() {
         vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef],
     )
     .unwrap();
-    let mut map = arrow_array::builder::MapBuilder::new(
-        None,
-        arrow_array::builder::StringBuilder::new(),
-        Int32Builder::new(),
-    );
-    map.keys().append_value("k");
-    map.values().append_value(1);
-    map.append(true).unwrap();
-    let map = map.finish();
+    let bytes = FixedSizeBinaryArray::try_from_iter([[0u8; 16]].into_iter()).unwrap();
     let cases: Vec<(&str, ArrayRef, &str)> = vec![
-        ("when", Arc::new(ts), "Timestamp"),
+        ("when", Arc::new(ts), "Date64"),
         ("price", Arc::new(dec), "Decimal128"),
-        ("h", half, "Float16"),
         ("u", Arc::new(union), "Union"),
-        ("m", Arc::new(map), "Map"),
+        // 16 bytes are a UUID only with the arrow.uuid extension.
+        ("b", Arc::new(bytes), "FixedSizeBinary(16)"),
     ];
     for (name, arr, ty) in cases {
         let b = RecordBatch::try_from_iter([
@@ -711,12 +702,8 @@ fn unsupported_arrow_types_name_the_field() {
     }
     // Nested: the path goes through the struct and the list.
     let inner = StructArray::from(vec![(
-        Arc::new(Field::new(
-            "t",
-            DataType::Timestamp(TimeUnit::Millisecond, None),
-            false,
-        )),
-        Arc::new(TimestampMillisecondArray::from(vec![1])) as ArrayRef,
+        Arc::new(Field::new("t", DataType::Date64, false)),
+        Arc::new(Date64Array::from(vec![1])) as ArrayRef,
     )]);
     let list = ListArray::new(
         Arc::new(Field::new("item", inner.data_type().clone(), false)),
@@ -771,4 +758,207 @@ fn metadata_that_does_not_describe_the_column_is_an_error() {
     let e = save_record_batch(&f, "bad", &b, &SaveOptions::default()).unwrap_err();
     assert_eq!(e.path(), "$.l[][0]", "{e}");
     assert!(!f.link_exists("bad"));
+}
+
+// ---------------------------------------------------------------------------
+// Maps, times and UUIDs (SPEC.md sections 4.5 to 4.7).
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Timed {
+    at: chrono::DateTime<chrono::Utc>,
+    local: chrono::DateTime<chrono::FixedOffset>,
+    naive: chrono::NaiveDateTime,
+    day: chrono::NaiveDate,
+    clock: chrono::NaiveTime,
+    took: Option<std::time::Duration>,
+    delta: chrono::TimeDelta,
+    sys: std::time::SystemTime,
+    when: time::OffsetDateTime,
+    id: uuid::Uuid,
+    ids: Vec<uuid::Uuid>,
+    stamps: Vec<chrono::DateTime<chrono::FixedOffset>>,
+    prices: std::collections::HashMap<String, f64>,
+    sorted: BTreeMap<u32, Vec<String>>,
+    maybe: Option<BTreeMap<String, Stamp>>,
+    many: Vec<Option<BTreeMap<i8, Option<f64>>>>,
+    level: half::f16,
+    z: num_complex::Complex<f64>,
+    zs: Vec<num_complex::Complex<f32>>,
+    oz: Option<num_complex::Complex<f32>>,
+}
+
+fn timed(i: i64) -> Timed {
+    use chrono::{DateTime, FixedOffset, TimeDelta};
+    let t = DateTime::from_timestamp_nanos(i * 86_400_000_000_007 - 5);
+    let tz = FixedOffset::east_opt(i as i32 * 900).unwrap();
+    Timed {
+        at: t,
+        local: t.with_timezone(&tz),
+        naive: t.naive_utc(),
+        day: t.date_naive(),
+        clock: t.time(),
+        took: (i % 2 == 0).then(|| std::time::Duration::from_nanos(i as u64 * 3)),
+        delta: TimeDelta::nanoseconds(-i),
+        sys: std::time::UNIX_EPOCH + std::time::Duration::from_secs(i as u64),
+        when: time::OffsetDateTime::from_unix_timestamp(i * 1000)
+            .unwrap()
+            .to_offset(time::UtcOffset::from_whole_seconds(-3600).unwrap()),
+        id: uuid::Uuid::from_u128(i as u128 * 77),
+        ids: (0..i % 3)
+            .map(|k| uuid::Uuid::from_u128(k as u128))
+            .collect(),
+        stamps: vec![t.with_timezone(&tz); (i % 2) as usize],
+        prices: (0..i % 3).map(|k| (format!("p{k}"), k as f64)).collect(),
+        sorted: (0..i % 4)
+            .map(|k| (k as u32, vec![format!("s{i}"); k as usize]))
+            .collect(),
+        maybe: (i % 3 != 0).then(|| {
+            BTreeMap::from([(
+                format!("k{i}"),
+                Stamp {
+                    weeks: i as i32,
+                    micros: -i,
+                },
+            )])
+        }),
+        many: vec![
+            None,
+            Some(BTreeMap::from([(i as i8, None), (0, Some(0.5))])),
+        ][..(i % 3) as usize]
+            .to_vec(),
+        level: half::f16::from_bits(0x3c00 + i as u16),
+        z: num_complex::Complex::new(i as f64 + 0.25, -0.0),
+        zs: vec![num_complex::Complex::new(i as f32, 1.0); (i % 3) as usize],
+        oz: (i % 2 == 0).then(|| num_complex::Complex::new(0.5, i as f32)),
+    }
+}
+
+#[test]
+fn maps_times_and_uuids_copy_with_the_typed_layout() {
+    let rows: Vec<Timed> = (0..20).map(timed).collect();
+    check_copy(&rows);
+    check_copy::<Timed>(&[]);
+    check_copy(&[chrono::NaiveDate::MIN, chrono::NaiveDate::MAX]);
+    check_copy(&[BTreeMap::from([(1u8, 2u8)]), BTreeMap::new()]);
+    // Appends: typed against Arrow batches, the same layout.
+    let f = mem_file();
+    let opts = SaveOptions::default();
+    save_vector_with(&f, "typed", &rows[..7], &opts).unwrap();
+    h5vec::append_vector(&f, "typed", &rows[7..]).unwrap();
+    save_record_batch(
+        &f,
+        "arrow",
+        &h5vec::arrow::read_range(&f, "typed", 0..7).unwrap(),
+        &opts,
+    )
+    .unwrap();
+    let rest = h5vec::arrow::read_range(&f, "typed", 7..20).unwrap();
+    append_record_batch(&f, "arrow", &rest).unwrap();
+    assert_eq!(load_vector::<Timed>(&f, "arrow").unwrap(), rows);
+    assert_same_layout(&f, "typed", "arrow");
+}
+
+#[test]
+fn arrow_times_maps_and_uuids_without_metadata_load_as_the_matching_types() {
+    #[derive(H5Vector, Debug, PartialEq)]
+    struct Plain {
+        when: chrono::DateTime<chrono::Utc>,
+        naive: chrono::NaiveDateTime,
+        day: chrono::NaiveDate,
+        clock: chrono::NaiveTime,
+        took: chrono::TimeDelta,
+        id: uuid::Uuid,
+        prices: std::collections::HashMap<String, i32>,
+        maybe: Option<std::time::Duration>,
+    }
+    let mut map = arrow_array::builder::MapBuilder::new(
+        None,
+        arrow_array::builder::StringBuilder::new(),
+        Int32Builder::new(),
+    )
+    .with_values_field(Field::new("values", DataType::Int32, false));
+    map.keys().append_value("k");
+    map.values().append_value(1);
+    map.append(true).unwrap();
+    map.append(true).unwrap();
+    let map = map.finish();
+    let id = uuid::Uuid::from_u128(0xfeed);
+    let ids = FixedSizeBinaryArray::try_from_iter([*id.as_bytes(), [0; 16]].into_iter()).unwrap();
+    let uuid_field = Field::new("id", DataType::FixedSizeBinary(16), false)
+        .with_extension_type(arrow_schema::extension::Uuid);
+    let cols: Vec<(Field, ArrayRef)> = vec![
+        (
+            Field::new(
+                "when",
+                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                false,
+            ),
+            Arc::new(
+                TimestampMillisecondArray::from(vec![-1, 1_700_000_000_123]).with_timezone("UTC"),
+            ),
+        ),
+        (
+            Field::new("naive", DataType::Timestamp(TimeUnit::Second, None), false),
+            Arc::new(TimestampSecondArray::from(vec![0, 86_400])),
+        ),
+        (
+            Field::new("day", DataType::Date32, false),
+            Arc::new(Date32Array::from(vec![-1, 19_000])),
+        ),
+        (
+            Field::new("clock", DataType::Time32(TimeUnit::Second), false),
+            Arc::new(Time32SecondArray::from(vec![0, 86_399])),
+        ),
+        (
+            Field::new("took", DataType::Duration(TimeUnit::Microsecond), false),
+            Arc::new(DurationMicrosecondArray::from(vec![-5, 7])),
+        ),
+        (uuid_field, Arc::new(ids)),
+        (
+            Field::new("prices", map.data_type().clone(), false),
+            Arc::new(map),
+        ),
+        (
+            Field::new("maybe", DataType::Duration(TimeUnit::Nanosecond), true),
+            Arc::new(DurationNanosecondArray::from(vec![Some(3), None])),
+        ),
+    ];
+    let schema = Arc::new(Schema::new(
+        cols.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>(),
+    ));
+    let b = RecordBatch::try_new(schema, cols.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let f = mem_file();
+    save_record_batch(&f, "v", &b, &SaveOptions::default()).unwrap();
+    let v = load_vector::<Plain>(&f, "v").unwrap();
+    assert_eq!(v[0].when.timestamp_nanos_opt(), Some(-1_000_000));
+    assert_eq!(v[1].when.timestamp_millis(), 1_700_000_000_123);
+    assert_eq!(v[1].naive.and_utc().timestamp(), 86_400);
+    assert_eq!(
+        v[0].day,
+        chrono::NaiveDate::from_ymd_opt(1969, 12, 31).unwrap()
+    );
+    assert_eq!(
+        v[1].clock,
+        chrono::NaiveTime::from_hms_opt(23, 59, 59).unwrap()
+    );
+    assert_eq!(v[0].took, chrono::TimeDelta::microseconds(-5));
+    assert_eq!(v[0].id, id);
+    assert_eq!(
+        v[0].prices,
+        std::collections::HashMap::from([("k".to_string(), 1)])
+    );
+    assert!(v[1].prices.is_empty());
+    assert_eq!(v[0].maybe, Some(std::time::Duration::from_nanos(3)));
+    assert_eq!(v[1].maybe, None);
+
+    // Seconds past Int64 nanoseconds are an error naming the row.
+    let b = RecordBatch::try_from_iter([(
+        "t",
+        Arc::new(TimestampSecondArray::from(vec![0, i64::MAX / 1000])) as ArrayRef,
+    )])
+    .unwrap();
+    let e = save_record_batch(&f, "w", &b, &SaveOptions::default()).unwrap_err();
+    assert_eq!(e.path(), "$.t[1]", "{e}");
+    assert!(e.to_string().contains("outside Int64 nanoseconds"), "{e}");
+    assert!(!f.link_exists("w"));
 }

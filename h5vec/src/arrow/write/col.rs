@@ -8,8 +8,8 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
+    Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
+    UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait};
 use arrow_buffer::NullBuffer;
@@ -19,13 +19,15 @@ use crate::codec::{child_path, expect_members, open_group, Codec, Encoder};
 use crate::column::PodWriter;
 use crate::error::{Context, Error, ErrorKind, Place, Result};
 use crate::kinds::blob::{BlobCodec, BlobEncoder};
+use crate::kinds::complex::ReIm;
 use crate::kinds::constant::ConstantCodec;
 use crate::kinds::dense::create_values;
+use crate::kinds::half::F16Bits;
 use crate::kinds::json::{JsonCodec, JsonEncoder};
 use crate::kinds::list::{
     append_nullable_item, create_item_mask, create_leaf, create_list_group, create_record_values,
-    items_path, open_leaf_values, open_list_group, open_record_values, FillEncoder, FillItem,
-    FillNumber, ItemCodec, StringValuesEncoder, StringValuesItem,
+    items_path, open_leaf_values, open_list_group, open_list_group_with, open_record_values,
+    FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesEncoder, StringValuesItem,
 };
 use crate::kinds::nullable::{append_nullable, create_nullable, MaskedEncoder};
 use crate::kinds::scalar::open_values;
@@ -63,6 +65,11 @@ pub(super) enum Leaves {
     F32(PodWriter<f32>),
     F64(PodWriter<f64>),
     Bool(PodWriter<Bits8>),
+    /// `Float16` (SPEC.md section 4.8).
+    F16(PodWriter<F16Bits>),
+    /// `ComplexF32`, `ComplexF64`: from `Struct { r, i }` (SPEC.md section 4.8).
+    C32(PodWriter<ReIm<f32>>),
+    C64(PodWriter<ReIm<f64>>),
 }
 
 /// Makes the writer of one raw type (creating or resuming its dataset).
@@ -71,9 +78,10 @@ trait MakeWriter {
 }
 
 /// Runs `$body` with `$w` bound to the writer of any numeric variant
-/// and `$arrow` to its Arrow type; `$other` for `Bool`.
+/// and `$arrow` to its Arrow type; the `$other` arms for `Bool`, `F16`,
+/// `C32` and `C64`.
 macro_rules! each_number {
-    ($leaves:expr, $w:ident, $arrow:ident => $body:expr, $other:pat => $else:expr) => {
+    ($leaves:expr, $w:ident, $arrow:ident => $body:expr, $($other:pat => $else:expr),+ $(,)?) => {
         match $leaves {
             Leaves::I8($w) => {
                 type $arrow = Int8Type;
@@ -115,7 +123,7 @@ macro_rules! each_number {
                 type $arrow = Float64Type;
                 $body
             }
-            $other => $else,
+            $($other => $else,)+
         }
     };
 }
@@ -135,6 +143,9 @@ impl Leaves {
             "Float32" => Leaves::F32(m.make()?),
             "Float64" => Leaves::F64(m.make()?),
             "Bool" => Leaves::Bool(m.make()?),
+            "Float16" => Leaves::F16(m.make()?),
+            "ComplexF32" => Leaves::C32(m.make()?),
+            "ComplexF64" => Leaves::C64(m.make()?),
             e => {
                 return Err(Error::mismatch(
                     path,
@@ -147,19 +158,34 @@ impl Leaves {
 
     /// Values buffered.
     fn buffered(&self) -> usize {
-        each_number!(self, w, _A => w.buf.len(), Leaves::Bool(w) => w.buf.len())
+        each_number!(
+            self, w, _A => w.buf.len(),
+            Leaves::Bool(w) => w.buf.len(),
+            Leaves::F16(w) => w.buf.len(),
+            Leaves::C32(w) => w.buf.len(),
+            Leaves::C64(w) => w.buf.len(),
+        )
     }
 
     /// Counts `n` rows without values (`[T; 0]`).
     fn add_empty_rows(&mut self, n: u64) {
-        each_number!(self, w, _A => w.empty_rows += n, Leaves::Bool(w) => w.empty_rows += n)
+        each_number!(
+            self, w, _A => w.empty_rows += n,
+            Leaves::Bool(w) => w.empty_rows += n,
+            Leaves::F16(w) => w.empty_rows += n,
+            Leaves::C32(w) => w.empty_rows += n,
+            Leaves::C64(w) => w.empty_rows += n,
+        )
     }
 
     /// Sets `n` buffered values from `start` on to the placeholder (zero).
     fn zero(&mut self, start: usize, n: usize) {
         each_number!(
             self, w, _A => w.buf[start..start + n].fill(Default::default()),
-            Leaves::Bool(w) => w.buf[start..start + n].fill(Bits8(0))
+            Leaves::Bool(w) => w.buf[start..start + n].fill(Bits8(0)),
+            Leaves::F16(w) => w.buf[start..start + n].fill(Default::default()),
+            Leaves::C32(w) => w.buf[start..start + n].fill(Default::default()),
+            Leaves::C64(w) => w.buf[start..start + n].fill(Default::default()),
         )
     }
 
@@ -202,13 +228,31 @@ impl Leaves {
                 w.buf.extend(b.values().iter().map(|v| Bits8(v as u8)));
                 Ok(())
             }
+            (Src::Number, Leaves::F16(w)) => {
+                let a = leaves.as_primitive_opt::<Float16Type>().ok_or_else(wrong)?;
+                w.buf
+                    .extend(a.values().iter().map(|h| F16Bits(h.to_bits())));
+                Ok(())
+            }
+            (Src::Number, Leaves::C32(w)) => {
+                let (r, i) =
+                    super::typed::complex_parts::<Float32Type>(leaves).ok_or_else(wrong)?;
+                w.buf.extend(r.iter().zip(i).map(|(&r, &i)| ReIm { r, i }));
+                Ok(())
+            }
+            (Src::Number, Leaves::C64(w)) => {
+                let (r, i) =
+                    super::typed::complex_parts::<Float64Type>(leaves).ok_or_else(wrong)?;
+                w.buf.extend(r.iter().zip(i).map(|(&r, &i)| ReIm { r, i }));
+                Ok(())
+            }
             (Src::Number, leaves_w) => each_number!(
                 leaves_w, w, A => {
                     let a = leaves.as_primitive_opt::<A>().ok_or_else(wrong)?;
                     w.buf.extend_from_slice(a.values());
                     Ok(())
                 },
-                Leaves::Bool(_) => Err(wrong())
+                Leaves::Bool(_) | Leaves::F16(_) | Leaves::C32(_) | Leaves::C64(_) => Err(wrong())
             ),
             _ => Err(wrong()),
         }
@@ -229,11 +273,20 @@ impl Leaves {
             (Src::Number, Leaves::F32(_)) => "a Float32 column",
             (Src::Number, Leaves::F64(_)) => "a Float64 column",
             (Src::Number, Leaves::Bool(_)) => "a Bool column",
+            (Src::Number, Leaves::F16(_)) => "a Float16 column",
+            (Src::Number, Leaves::C32(_)) => "a ComplexF32 column (Struct { r, i } of Float32)",
+            (Src::Number, Leaves::C64(_)) => "a ComplexF64 column (Struct { r, i } of Float64)",
         }
     }
 
     fn flush(&mut self) -> Result<()> {
-        each_number!(self, w, _A => w.flush(), Leaves::Bool(w) => w.flush())
+        each_number!(
+            self, w, _A => w.flush(),
+            Leaves::Bool(w) => w.flush(),
+            Leaves::F16(w) => w.flush(),
+            Leaves::C32(w) => w.flush(),
+            Leaves::C64(w) => w.flush(),
+        )
     }
 }
 
@@ -445,6 +498,19 @@ fn leaf_of(node: &Schema, path: &str) -> Result<(String, Src)> {
     let src = match node.codec.as_str() {
         ids::IDENTITY if enc == "Bool" => Src::Bool,
         ids::IDENTITY | ids::ENUM if number => Src::Number,
+        ids::IDENTITY if matches!(enc.as_str(), "Float16" | "ComplexF32" | "ComplexF64") => {
+            Src::Number
+        }
+        // SPEC.md sections 4.6 and 4.7: Int64/Int32 counts and UUID bytes.
+        ids::INSTANT_CODEC
+        | ids::DATE_CODEC
+        | ids::TIME_OF_DAY_CODEC
+        | ids::DURATION_CODEC
+        | ids::UUID_CODEC
+            if number =>
+        {
+            Src::Number
+        }
         ids::CHAR if enc == "Int32" => Src::Char,
         c => {
             return Err(Error::mismatch(
@@ -863,7 +929,10 @@ impl Col {
             }
             kind::RECORD => {
                 let names = record_names(&schema, path)?;
-                if node.codec != ids::STRUCT && node.codec != ids::TUPLE {
+                if node.codec != ids::STRUCT
+                    && node.codec != ids::TUPLE
+                    && node.codec != ids::OFFSET_DATE_TIME_CODEC
+                {
                     return Err(Error::mismatch(
                         path,
                         format!("codec `{}` or `{}`", ids::STRUCT, ids::TUPLE),
@@ -897,7 +966,11 @@ impl Col {
                 group, node, path, count, ctx,
             )?)),
             kind::LIST => {
-                let (offsets, total) = open_list_group(group, node, path, count)?;
+                let (offsets, total) = if node.codec == ids::MAP_CODEC {
+                    open_list_group_with(group, node, path, count, ids::MAP_CODEC)?
+                } else {
+                    open_list_group(group, node, path, count)?
+                };
                 let child = node.child(0, path)?;
                 let items =
                     Col::append_item(child, group, "VALUES", &items_path(path), total, ctx)?;
@@ -998,6 +1071,9 @@ impl Col {
         holes: Option<&NullBuffer>,
         at: &At<'_>,
     ) -> Result<()> {
+        // Times, UUIDs and maps in the form the writers below take.
+        let normal = super::typed::normalize(arr, |i| at.row(i))?;
+        let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
         match self {
             Col::Values { w, per, src } => write_values(w, *per, *src, arr, holes, at),
             Col::Str(e) => {

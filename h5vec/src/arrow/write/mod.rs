@@ -7,6 +7,7 @@
 
 mod col;
 mod node;
+mod typed;
 
 use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{ArrowError, Schema as ArrowSchema};

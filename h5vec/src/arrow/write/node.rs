@@ -169,6 +169,7 @@ fn same_type(a: &DataType, b: &DataType) -> bool {
                     .zip(y.iter())
                     .all(|(x, y)| x.name() == y.name() && same_field(x, y))
         }
+        (Norm::Other(Map(x, sx)), Norm::Other(Map(y, sy))) => sx == sy && same_field(x, y),
         (Norm::Other(x), Norm::Other(y)) => x == y,
         _ => false,
     }
@@ -209,8 +210,9 @@ fn unsupported(path: &str, t: &DataType, what: &str) -> Error {
     Error::mismatch(
         path,
         format!(
-            "{what} of an Arrow type h5vec stores (numbers, Boolean, strings, binary, \
-             FixedSizeList, List, Struct, Null; SPEC.md section 11)"
+            "{what} of an Arrow type h5vec stores (numbers, Float16, Boolean, strings, binary, \
+             FixedSizeList, List, Struct, Null, Map, Timestamp, Date32, Time32/64, Duration, \
+             FixedSizeBinary(16) with arrow.uuid; SPEC.md section 11)"
         ),
         format!("{t}"),
     )
@@ -259,6 +261,15 @@ fn fill_node(t: &DataType, opts: &SaveOptions) -> Option<Schema> {
 /// The node of a vector field (or a batch column) of Arrow type `field`.
 fn value_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
     let t = field.data_type();
+    if let Some(node) =
+        super::typed::default_node(field, path, |f, p| field_node(f, p, opts, false))?
+    {
+        return Ok(if field.is_nullable() {
+            nullable(node)
+        } else {
+            node
+        });
+    }
     let base = match t {
         // Null is the constant whatever the nullability (SPEC.md section 11).
         DataType::Null => return Ok(constant_node("()")),
@@ -282,6 +293,20 @@ fn value_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
 /// `Vec<Option<T>>` write (SPEC.md section 4.2).
 fn item_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
     let t = field.data_type();
+    let typed = super::typed::default_node(field, path, |f, p| field_node(f, p, opts, false))?;
+    if let Some(node) = typed {
+        // Maps are groups, which a MASK beside them makes nullable (4.2).
+        return match (field.is_nullable(), node.kind.as_str()) {
+            (false, _) => Ok(node),
+            (true, kind::LIST) => Ok(nullable(node)),
+            (true, _) => Err(Error::mismatch(
+                path,
+                "a nullable list element of a type with a layout for missing elements (numbers, \
+                 strings, lists, maps; SPEC.md section 4.2)",
+                format!("nullable {t}"),
+            )),
+        };
+    }
     if !field.is_nullable() {
         if is_text(t) {
             return Ok(StringValuesItem::schema(&ctx(opts)));
