@@ -178,6 +178,22 @@ fn union_from_ast<'a>(cx: &Ctxt, e: &'a syn::DataEnum) -> Shape<'a> {
         };
         let fields = fields_from_ast(cx, &v.fields);
         check::record(cx, &fields);
+        // A variant's stored fields are matched exactly (SPEC.md section 12):
+        // evolution attributes would be accepted and do nothing.
+        for f in &fields {
+            for &(setting, span) in f.attrs.settings() {
+                if matches!(setting, attr::Setting::Alias | attr::Setting::Default) {
+                    cx.error(
+                        span,
+                        format!(
+                            "`{}` cannot go on a field of an enum variant: a variant's fields are \
+                             read exactly as stored (no aliases, no defaults); remove it",
+                            setting.name()
+                        ),
+                    );
+                }
+            }
+        }
         let (name, name_span) = match (attrs.rename(), attrs.rename_span()) {
             (Some(n), Some(s)) => (n.to_string(), s),
             _ => (v.ident.unraw().to_string(), v.ident.span()),
