@@ -253,11 +253,17 @@ pub(super) fn default_node(
     }))
 }
 
+/// The real and imaginary parts of a complex column.
+type Parts<'a, T> = (
+    &'a [<T as ArrowPrimitiveType>::Native],
+    &'a [<T as ArrowPrimitiveType>::Native],
+);
+
 /// The `r` and `i` values of complex numbers given as `Struct { r, i }`
 /// of `T` without nulls in either part; `None` for any other array.
 pub(super) fn complex_parts<T: ArrowPrimitiveType>(
     arr: &dyn Array,
-) -> Option<(&[T::Native], &[T::Native])> {
+) -> Option<Parts<'_, T>> {
     let s = arr.as_struct_opt()?;
     if s.num_columns() != 2 || s.column_names() != ["r", "i"] {
         return None;
