@@ -35,7 +35,7 @@ pub(crate) const BLOB_BYTES_FACTOR: u64 = 32;
 /// whose depth the schema reader caps at 64 levels, and a reader per level
 /// must fit a 2 MiB thread stack.
 #[cfg(feature = "arrow")]
-pub(crate) const MAX_TABLE_LIST_DEPTH: usize = 6400;
+pub(crate) const MAX_TABLE_LIST_DEPTH: usize = 64;
 
 /// Largest chunk (rows per chunk times bytes per row) h5vec appends into.
 /// Appends rewrite a partly filled last chunk whole, so the chunk size read
