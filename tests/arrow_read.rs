@@ -1267,3 +1267,36 @@ fn deeply_nested_table_lists_are_an_error_not_a_stack_overflow() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn json_text_that_is_not_json_is_an_error() {
+    let rows = [1.0, 2.0].map(|gain| WithJsonBlob {
+        settings: Settings {
+            gain,
+            names: vec![],
+        },
+        raw: vec![],
+    });
+    let f = mem_file();
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    assert!(read_vector(&f, "v").is_ok());
+    // Row 1 of the JSON column made empty.
+    let texts: Vec<h5vec::hdf5::types::VarLenUnicode> = [r#"{"gain":1.0,"names":[]}"#, ""]
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    f.dataset("v/data/settings/values")
+        .unwrap()
+        .write_raw(&texts)
+        .unwrap();
+    assert!(h5vec::load_vector::<WithJsonBlob>(&f, "v").is_err());
+    let e = read_vector(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$.settings[1]", "{e}");
+    assert!(e.to_string().contains("bad JSON: EOF while parsing"), "{e}");
+    // Rows not read are not checked.
+    let b = read_range(&f, "v", 0..1).unwrap();
+    assert_eq!(
+        b.column(0).as_string::<i64>().value(0),
+        r#"{"gain":1.0,"names":[]}"#
+    );
+}

@@ -471,6 +471,7 @@ fn open_node(
             Box::new(VlenStrs {
                 dec: VlenStrDecoder::open_with(group, node, path, count, &want)?,
                 at,
+                json: node.codec == ids::JSON,
             })
         }
         kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {

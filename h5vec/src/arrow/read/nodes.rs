@@ -335,10 +335,13 @@ impl Node for Chars {
 // ---------------------------------------------------------------------------
 // Strings and bytes.
 
-/// HDF5 variable-length strings (`String`, JSON text).
+/// HDF5 variable-length strings (`String`, JSON text); with `json`, every
+/// row read that is not null must be JSON (the `arrow.json` extension's
+/// promise, and what a typed load checks by parsing it).
 pub(super) struct VlenStrs {
     pub(super) dec: VlenStrDecoder,
     pub(super) at: Place,
+    pub(super) json: bool,
 }
 
 impl Node for VlenStrs {
@@ -348,6 +351,23 @@ impl Node for VlenStrs {
         let mut ends = Vec::new();
         crate::limits::reserve(&mut ends, n as u64, &self.at)?;
         self.dec.read_bytes(rows.clone(), &mut values, &mut ends)?;
+        if self.json {
+            check_nulls(nulls.as_ref(), ends.len(), &self.at)?;
+            let mut a = 0;
+            for (i, &b) in ends.iter().enumerate() {
+                let valid = nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
+                let text = values.get(a..b).unwrap_or_default();
+                if valid {
+                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
+                        Error::invalid(
+                            self.at.element(rows.start + i as u64),
+                            format!("bad JSON: {e}"),
+                        )
+                    })?;
+                }
+                a = b;
+            }
+        }
         let offsets = ends_to_offsets(&ends, &self.at)?;
         let at = self.at.clone();
         // Every row was checked as UTF-8 when read.
