@@ -260,6 +260,15 @@ enum Level {
     Zero = 0,
 }
 
+/// A labelled enum's Arrow array: `keys` into `names`.
+fn labels(keys: &[i32], names: &[&str]) -> DictionaryArray<Int32Type> {
+    DictionaryArray::try_new(
+        Int32Array::from(keys.to_vec()),
+        Arc::new(StringArray::from(names.to_vec())),
+    )
+    .unwrap()
+}
+
 #[test]
 fn bool_char_string_enum() {
     check_value(
@@ -276,14 +285,15 @@ fn bool_char_string_enum() {
         large_strings(strings.iter().map(|s| Some(s.as_str()))),
         false,
     );
+    // Labelled enums: keys are positions in `variant_names` (SPEC.md section 11).
     check_value(
         &[Color::Red, Color::Blue, Color::Green],
-        Arc::new(UInt8Array::from(vec![1u8, 200, 2])),
+        Arc::new(labels(&[0, 2, 1], &["Red", "Green", "Blue"])),
         false,
     );
     check_value(
         &[Level::Lowest, Level::Zero],
-        Arc::new(Int32Array::from(vec![i32::MIN, 0])),
+        Arc::new(labels(&[0, 1], &["Lowest", "Zero"])),
         false,
     );
 }
@@ -400,7 +410,11 @@ fn dense_arrays() {
     );
     check_value(
         &[[Color::Red, Color::Blue]],
-        fsl(Arc::new(UInt8Array::from(vec![1u8, 200])), 2, false),
+        fsl(
+            Arc::new(labels(&[0, 2], &["Red", "Green", "Blue"])),
+            2,
+            false,
+        ),
         false,
     );
     // [T; 0]: rows without values.

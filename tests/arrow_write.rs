@@ -962,3 +962,309 @@ fn arrow_times_maps_and_uuids_without_metadata_load_as_the_matching_types() {
     assert!(e.to_string().contains("outside Int64 nanoseconds"), "{e}");
     assert!(!f.link_exists("w"));
 }
+
+// ---------------------------------------------------------------------------
+// Enums with data (dense Arrow unions) and labelled enums (dictionaries).
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Float64Type;
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Ev {
+    Idle,
+    Tick(f64),
+    Fill { qty: i32, price: f64 },
+    Note(String, Vec<u16>),
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Outer {
+    Leaf(Level),
+    Inner(Ev),
+    Many(Vec<Ev>),
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Tagged {
+    id: u32,
+    ev: Ev,
+    opt: Option<Ev>,
+    list: Vec<Ev>,
+    outer: Outer,
+    level: Level,
+    levels: Vec<Level>,
+    pair: [Level; 2],
+    o_level: Option<Level>,
+    rec: Option<WithEv>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct WithEv {
+    ev: Ev,
+}
+
+fn ev(i: u32) -> Ev {
+    match i % 5 {
+        0 => Ev::Idle,
+        1 | 4 => Ev::Tick(f64::from(i) * 0.5),
+        2 => Ev::Fill {
+            qty: i as i32 - 7,
+            price: 1.25 * f64::from(i),
+        },
+        _ => Ev::Note(format!("n{i}"), (0..(i % 4) as u16).collect()),
+    }
+}
+
+fn tagged(i: u32) -> Tagged {
+    let level = if i % 3 == 0 { Level::Low } else { Level::High };
+    Tagged {
+        id: i,
+        ev: ev(i),
+        opt: (i % 3 != 1).then(|| ev(i + 2)),
+        list: (0..i % 4).map(|k| ev(i + k)).collect(),
+        outer: match i % 3 {
+            0 => Outer::Leaf(level),
+            1 => Outer::Inner(ev(i + 1)),
+            _ => Outer::Many((0..i % 3).map(ev).collect()),
+        },
+        level,
+        levels: vec![level; (i % 3) as usize],
+        pair: [level, Level::Low],
+        o_level: (i % 4 != 0).then_some(Level::High),
+        rec: (i % 2 == 0).then(|| WithEv { ev: ev(i + 3) }),
+    }
+}
+
+#[test]
+fn unions_and_labels_copy_with_the_typed_layout() {
+    let rows: Vec<Tagged> = (0..40).map(tagged).collect();
+    check_copy(&rows);
+    check_copy::<Tagged>(&[]);
+    check_copy(&(0..9).map(ev).collect::<Vec<_>>());
+    check_copy(&[Some(Ev::Tick(1.0)), None, Some(Ev::Idle), None]);
+    check_copy(&[vec![Ev::Idle, Ev::Tick(2.0)], vec![]]);
+    check_copy(&[Level::High, Level::Low]);
+}
+
+#[test]
+fn unions_read_as_dense_arrow_unions_and_labels_as_dictionaries() {
+    let f = mem_file();
+    let rows: Vec<Tagged> = (0..6).map(tagged).collect();
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    let b = read_vector(&f, "v").unwrap();
+    let u = b.column_by_name("ev").unwrap().as_union();
+    let DataType::Union(fields, arrow_schema::UnionMode::Dense) = u.data_type() else {
+        panic!("{}", u.data_type())
+    };
+    let names: Vec<(i8, &str)> = fields.iter().map(|(i, f)| (i, f.name().as_str())).collect();
+    assert_eq!(names, [(0, "Idle"), (1, "Tick"), (2, "Fill"), (3, "Note")]);
+    // Rows 0..6 are Idle, Tick(0.5), Fill, Note, Tick(2.0), Idle.
+    assert_eq!(u.type_ids().to_vec(), [0, 1, 2, 3, 1, 0]);
+    assert_eq!(u.offsets().unwrap().to_vec(), [0, 0, 0, 0, 1, 1]);
+    let tick = u.child(1).as_struct();
+    assert_eq!(tick.column_names(), ["1"]);
+    assert_eq!(
+        tick.column(0)
+            .as_primitive::<Float64Type>()
+            .values()
+            .to_vec(),
+        [0.5, 2.0]
+    );
+    let fill = u.child(2).as_struct();
+    assert_eq!(fill.column(0).as_primitive::<Int32Type>().value(0), -5);
+    assert_eq!(fill.column(1).as_primitive::<Float64Type>().value(0), 2.5);
+    assert_eq!(u.child(0).len(), 2);
+    assert_eq!(u.child(0).data_type(), &DataType::Struct(Fields::empty()));
+    // Option<Ev>: a null row is null in its variant's child (row 1).
+    let o = b.column_by_name("opt").unwrap();
+    let nulls = o.logical_nulls().unwrap();
+    assert_eq!(
+        (0..6).map(|i| nulls.is_valid(i)).collect::<Vec<_>>(),
+        [true, false, true, true, false, true]
+    );
+    // Labels: keys index `variant_names`, values are the names.
+    let level = b
+        .column_by_name("level")
+        .unwrap()
+        .as_dictionary::<Int32Type>();
+    assert_eq!(level.keys().values().to_vec(), [0, 1, 1, 0, 1, 1]);
+    assert_eq!(
+        level.values().as_string::<i32>().iter().collect::<Vec<_>>(),
+        [Some("Low"), Some("High")]
+    );
+    // A range reads only its rows.
+    let r = h5vec::arrow::read_range(&f, "v", 3..5).unwrap();
+    let u = r.column_by_name("ev").unwrap().as_union();
+    assert_eq!(u.type_ids().to_vec(), [3, 1]);
+    assert_eq!(u.offsets().unwrap().to_vec(), [0, 0]);
+    assert_eq!(
+        u.child(1)
+            .as_struct()
+            .column(0)
+            .as_primitive::<Float64Type>()
+            .value(0),
+        2.0
+    );
+}
+
+#[test]
+fn unions_and_labels_append_and_load_typed() {
+    let f = mem_file();
+    let rows: Vec<Tagged> = (0..30).map(tagged).collect();
+    h5vec::save_vector(&f, "typed", &rows[..10]).unwrap();
+    let more = {
+        let g = mem_file();
+        h5vec::save_vector(&g, "x", &rows[10..]).unwrap();
+        read_vector(&g, "x").unwrap()
+    };
+    append_record_batch(&f, "typed", &more.slice(0, 7)).unwrap();
+    h5vec::append_vector(&f, "typed", &rows[17..23]).unwrap();
+    append_record_batch(&f, "typed", &more.slice(13, 7)).unwrap();
+    assert_eq!(load_vector::<Tagged>(&f, "typed").unwrap(), rows);
+}
+
+#[test]
+fn unions_and_labels_without_metadata() {
+    // A dense union built by hand: type ids 0, 1, ... are the variants.
+    let fields = UnionFields::try_new(
+        vec![0, 1, 2, 3],
+        vec![
+            Field::new("Idle", DataType::Struct(Fields::empty()), false),
+            Field::new(
+                "Tick",
+                DataType::Struct(vec![Field::new("1", DataType::Float64, false)].into()),
+                false,
+            ),
+            Field::new(
+                "Fill",
+                DataType::Struct(
+                    vec![
+                        Field::new("qty", DataType::Int32, false),
+                        Field::new("price", DataType::Float64, false),
+                    ]
+                    .into(),
+                ),
+                false,
+            ),
+            Field::new(
+                "Note",
+                DataType::Struct(
+                    vec![
+                        Field::new("1", DataType::Utf8, false),
+                        Field::new(
+                            "2",
+                            DataType::new_large_list(DataType::UInt16, false),
+                            false,
+                        ),
+                    ]
+                    .into(),
+                ),
+                false,
+            ),
+        ],
+    )
+    .unwrap();
+    let kids: Vec<ArrayRef> = vec![
+        Arc::new(StructArray::new_empty_fields(1, None)),
+        Arc::new(StructArray::from(vec![(
+            Arc::new(Field::new("1", DataType::Float64, false)),
+            Arc::new(Float64Array::from(vec![0.5, 2.0])) as ArrayRef,
+        )])),
+        Arc::new(StructArray::from(vec![
+            (
+                Arc::new(Field::new("qty", DataType::Int32, false)),
+                Arc::new(Int32Array::from(vec![-5])) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new("price", DataType::Float64, false)),
+                Arc::new(Float64Array::from(vec![2.5])) as ArrayRef,
+            ),
+        ])),
+        Arc::new(StructArray::from(vec![
+            (
+                Arc::new(Field::new("1", DataType::Utf8, false)),
+                Arc::new(StringArray::from(vec!["n3"])) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new(
+                    "2",
+                    DataType::new_large_list(DataType::UInt16, false),
+                    false,
+                )),
+                Arc::new(LargeListArray::new(
+                    Arc::new(Field::new("item", DataType::UInt16, false)),
+                    OffsetBuffer::from_lengths([3]),
+                    Arc::new(UInt16Array::from(vec![0, 1, 2])),
+                    None,
+                )) as ArrayRef,
+            ),
+        ])),
+    ];
+    let u = UnionArray::try_new(
+        fields,
+        vec![0i8, 1, 2, 3, 1].into(),
+        Some(vec![0, 0, 0, 0, 1].into()),
+        kids,
+    )
+    .unwrap();
+    let b = RecordBatch::try_from_iter([("ev", Arc::new(u) as ArrayRef)]).unwrap();
+    let f = mem_file();
+    save_record_batch(&f, "v", &b, &SaveOptions::default()).unwrap();
+    assert_eq!(
+        load_vector::<WithEv>(&f, "v").unwrap(),
+        (0..5).map(|i| WithEv { ev: ev(i) }).collect::<Vec<_>>()
+    );
+    // A sparse union is refused, naming the field.
+    let sparse = UnionArray::try_new(
+        UnionFields::try_new(
+            vec![0],
+            vec![Field::new("A", DataType::Struct(Fields::empty()), false)],
+        )
+        .unwrap(),
+        vec![0i8].into(),
+        None,
+        vec![Arc::new(StructArray::new_empty_fields(1, None)) as ArrayRef],
+    )
+    .unwrap();
+    let b = RecordBatch::try_from_iter([("u", Arc::new(sparse) as ArrayRef)]).unwrap();
+    let e = save_record_batch(&f, "s", &b, &SaveOptions::default()).unwrap_err();
+    assert_eq!(e.path(), "$.u", "{e}");
+}
+
+#[test]
+fn labels_that_are_not_stored_are_errors_naming_the_row() {
+    let f = mem_file();
+    let rows: Vec<Tagged> = (0..4).map(tagged).collect();
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    let b = read_vector(&f, "v").unwrap();
+    // Writing: a dictionary value that is no label of the stored enum.
+    let idx = b.schema().index_of("level").unwrap();
+    let bad = DictionaryArray::<Int32Type>::try_new(
+        Int32Array::from(vec![0, 1, 1, 0]),
+        Arc::new(StringArray::from(vec!["Low", "Medium"])),
+    )
+    .unwrap();
+    let mut cols = b.columns().to_vec();
+    cols[idx] = Arc::new(bad);
+    let bad_batch = RecordBatch::try_new(b.schema(), cols).unwrap();
+    let e = save_record_batch(&f, "w", &bad_batch, &SaveOptions::default()).unwrap_err();
+    assert_eq!(e.path(), "$.level[1]", "{e}");
+    assert!(
+        e.to_string()
+            .contains("\"Medium\" is not a label of the enum (Low, High)"),
+        "{e}"
+    );
+    assert!(!f.link_exists("w"));
+    // Reading: a stored code without a label.
+    f.dataset("v/data/level/values")
+        .unwrap()
+        .write_raw(&[1u8, 200, 7, 1])
+        .unwrap();
+    let e = read_vector(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$.level[2]", "{e}");
+    assert!(
+        e.to_string()
+            .contains("enum code 7 is not one of the stored labels (Low=1, High=200)"),
+        "{e}"
+    );
+}

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::extension::Json;
-use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema, SchemaRef};
+use arrow_schema::{
+    DataType, Field, Fields, Schema as ArrowSchema, SchemaRef, UnionFields, UnionMode,
+};
 
 use crate::error::{Error, Result};
 use crate::schema::{ids, kind, Schema};
@@ -83,7 +85,9 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
                 .try_with_extension_type(arrow_schema::extension::Uuid)
                 .map_err(|e| Error::invalid(path, format!("the arrow.uuid extension: {e}")))?;
         }
-        if described.kind == kind::SCALAR && described.codec == ids::JSON {
+        if matches!(described.kind.as_str(), kind::SCALAR | kind::VLS_STRING)
+            && described.codec == ids::JSON
+        {
             field
                 .try_with_extension_type(Json::default())
                 .map_err(|e| Error::invalid(path, format!("the arrow.json extension: {e}")))?;
@@ -164,6 +168,121 @@ fn leaf_type(codec: &str, enc: Option<&str>, path: &str) -> Result<DataType> {
     })
 }
 
+/// The Arrow type of a labelled enum (an `EnumCodec` node with
+/// `variant_names`): `Dictionary(Int32, Utf8)`, keys the positions in
+/// `variant_names` (SPEC.md section 11).
+pub(crate) fn label_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// The labels of an `EnumCodec` node: its variant names and their values,
+/// checked (one value per name, no value twice, at most `i32::MAX`);
+/// `None` for a node without labels.
+pub(crate) fn labels<'a>(
+    node: &'a Schema,
+    path: &str,
+) -> Result<Option<(&'a [String], &'a [i64])>> {
+    if node.codec != ids::ENUM {
+        return Ok(None);
+    }
+    let (Some(names), Some(values)) = (
+        node.variant_names.as_deref(),
+        node.variant_values.as_deref(),
+    ) else {
+        return match (&node.variant_names, &node.variant_values) {
+            (None, None) => Ok(None),
+            _ => Err(Error::mismatch(
+                path,
+                "enum labels: `variant_names` and `variant_values` together",
+                "only one of them",
+            )),
+        };
+    };
+    if names.len() != values.len() || i32::try_from(names.len()).is_err() {
+        return Err(Error::mismatch(
+            path,
+            format!("one variant value per variant name ({})", names.len()),
+            values.len(),
+        ));
+    }
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            return Err(Error::invalid(
+                path,
+                format!("variant value {v} is stored twice in `variant_values`"),
+            ));
+        }
+    }
+    Ok(Some((names, values)))
+}
+
+/// The Arrow type of a scalar or dense node's element: a dictionary for a
+/// labelled enum, else what [`leaf_type`] says.
+fn node_leaf_type(node: &Schema, path: &str) -> Result<DataType> {
+    if labels(node, path)?.is_some() {
+        if !is_integer(node.encoded_type.as_deref().unwrap_or("")) {
+            return Err(Error::mismatch(
+                path,
+                "an enum of integers",
+                format!("encoded type {:?}", node.encoded_type),
+            ));
+        }
+        return Ok(label_type());
+    }
+    leaf_type(&node.codec, node.encoded_type.as_deref(), path)
+}
+
+/// The Arrow type of a union node (SPEC.md sections 4.4 and 11): a dense
+/// `Union` whose type ids are the tag values (0, 1, ...) and whose
+/// children, one per variant named as it, are the variants' records as
+/// `Struct`s (a unit variant's an empty `Struct`); `nullable` (the child of
+/// a `nullable` node): the children are nullable, a null row being null in
+/// the child of its tag.
+fn union_type(node: &Schema, meta: bool, path: &str, nullable: bool) -> Result<DataType> {
+    let names = node.variant_names.as_deref().unwrap_or(&[]);
+    let n = names.len();
+    let want: Vec<i64> = (0..n as i64).collect();
+    if n != node.children.len() || node.variant_values.as_deref() != Some(&want[..]) {
+        return Err(Error::mismatch(
+            path,
+            format!(
+                "a union's variant names and values 0, 1, ... (one per child: {})",
+                node.children.len()
+            ),
+            format!("{n} names, values {:?}", node.variant_values),
+        ));
+    }
+    if n == 0 || n > 128 {
+        return Err(Error::mismatch(
+            path,
+            "a union of 1 to 128 variants (Arrow's type ids are 0..=127)",
+            format!("{n} variants"),
+        ));
+    }
+    let mut fields = Vec::with_capacity(n);
+    for (name, child) in names.iter().zip(&node.children) {
+        let p = format!("{path}.{name}");
+        let f = match child.kind.as_str() {
+            kind::CONSTANT => Field::new(name, DataType::Struct(Fields::empty()), nullable),
+            kind::RECORD => field_of(name, child, meta, &p)?.with_nullable(nullable),
+            other => {
+                return Err(Error::mismatch(
+                    p,
+                    "a union variant: a record or a constant",
+                    format!("kind `{other}`"),
+                ))
+            }
+        };
+        fields.push(f);
+    }
+    // `n` <= 128: every id fits an i8.
+    let ids = (0..n).map(|i| i as i8);
+    Ok(DataType::Union(
+        UnionFields::try_new(ids, fields).map_err(|e| Error::invalid(path, e.to_string()))?,
+        UnionMode::Dense,
+    ))
+}
+
 /// The element dimensions of a dense node, outermost first, each a valid
 /// `FixedSizeList` size.
 pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
@@ -200,7 +319,11 @@ fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
         (kind::SCALAR, ids::DURATION_CODEC, "Int64", Some("ns")) => {
             DataType::Duration(TimeUnit::Nanosecond)
         }
-        (kind::SCALAR, ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC, ..) => {
+        (
+            kind::SCALAR,
+            ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC,
+            ..,
+        ) => {
             return Err(Error::mismatch(
                 path,
                 "an instant or duration of Int64 `ns`, or a date of Int32 `d`",
@@ -277,9 +400,9 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
         return Ok((map_type(node, meta, path)?, false));
     }
     Ok(match node.kind.as_str() {
-        kind::SCALAR => (leaf_type(&node.codec, enc, path)?, false),
+        kind::SCALAR => (node_leaf_type(node, path)?, false),
         kind::DENSE => {
-            let leaf = leaf_type(&node.codec, enc, path)?;
+            let leaf = node_leaf_type(node, path)?;
             if matches!(leaf, DataType::LargeUtf8) {
                 return Err(Error::mismatch(
                     path,
@@ -294,6 +417,7 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
             (t, false)
         }
         kind::RECORD => (DataType::Struct(record_fields(node, meta, path)?), false),
+        kind::UNION => (union_type(node, meta, path, false)?, false),
         kind::CONSTANT => (DataType::Null, true),
         kind::BLOB => (DataType::LargeBinary, false),
         kind::VLS_STRING => (DataType::LargeUtf8, node.codec == ids::PLACEHOLDER_CODEC),
@@ -318,6 +442,11 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
                     "a nullable node around a nullable node (Option<Option<T>> is not supported)",
                 ));
             }
+            if child.kind == kind::UNION {
+                // Arrow unions have no validity of their own: a null row is
+                // null in its variant's (nullable) child.
+                return Ok((union_type(child, meta, path, true)?, true));
+            }
             if child.kind == kind::CONSTANT {
                 // `Option<()>`: `Null` cannot tell `Some(())` from `None`;
                 // a struct without fields has a validity of its own.
@@ -338,8 +467,8 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
         other => {
             return Err(Error::mismatch(
                 path,
-                "a schema kind h5vec reads (scalar, dense, record, constant, blob, vls_string, \
-                 list, string_values, nullable, fill_nullable)",
+                "a schema kind h5vec reads (scalar, dense, record, union, constant, blob, \
+                 vls_string, list, string_values, nullable, fill_nullable)",
                 format!("kind `{other}`"),
             ))
         }

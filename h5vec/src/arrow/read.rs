@@ -37,6 +37,7 @@ use super::mapping::{self, dense_shape, field_of, number_type, VALUE_COLUMN};
 
 mod nodes;
 mod typed;
+mod union;
 
 use nodes::{
     check_len, Blob, Bools, BoxNode, Chars, Constant, FixedStrs, Levels, List, Nullable, Prim,
@@ -429,6 +430,35 @@ fn open_leaf(
             }
         }
     }
+    if matches!(leaf, DataType::Dictionary(..)) {
+        // A labelled enum (SPEC.md section 11): its codes, then their labels.
+        let schema = Schema::from(node);
+        let Some((names, values)) = mapping::labels(&schema, path)? else {
+            return Err(Error::invalid(
+                path,
+                "a dictionary for an enum without labels",
+            ));
+        };
+        let (names, codes) = union::Labels::tables(names, values);
+        let enc = number_type(node.encoded_type.as_deref().unwrap_or("")).unwrap_or(DataType::Null);
+        let per = inner
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?));
+        let per = per.ok_or_else(|| Error::invalid(path, "dense element too large"))?;
+        let (inner_node, at) = with_prim!(&enc, T => {
+            let c = col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?;
+            let place = c.place().clone();
+            (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default() }) as BoxNode, place)
+        }, _ => return Err(Error::mismatch(path, "an enum of integers", format!("encoded type {:?}", node.encoded_type))));
+        return Ok(Box::new(union::Labels {
+            inner: inner_node,
+            levels,
+            per,
+            names,
+            codes,
+            at,
+        }));
+    }
     Ok(match &leaf {
         DataType::Boolean => Box::new(Bools {
             col: col::<Bits8>(&at, node, path, count, &want, &inner)?,
@@ -484,6 +514,7 @@ fn open_node(
             typed::open_map(group, node, path, count, field, open_item)?
         }
         kind::RECORD => open_record(group, node, path, count, field)?,
+        kind::UNION => union::open_union(group, node, path, count, field)?,
         kind::CONSTANT => {
             let want = Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, "");
             node.expect(&want, path)?;
@@ -659,6 +690,11 @@ fn open_item(
             let g = open_group(parent, name, path)?;
             check_class(&g, RECORD_VALUES, path)?;
             open_record(&g, node, path, rows, field)?
+        }
+        kind::UNION => {
+            let g = open_group(parent, name, path)?;
+            check_class(&g, crate::kinds::union::UNION_VALUES, path)?;
+            union::open_union(&g, node, path, rows, field)?
         }
         kind::NULLABLE => {
             check_nullable(node, path)?;

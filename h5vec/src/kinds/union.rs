@@ -316,21 +316,23 @@ impl TagReader {
     }
 }
 
-enum TagWriter {
+/// The TAG column's writer.
+pub(crate) enum TagWriter {
     Narrow(PodWriter<u8>),
     Wide(PodWriter<u16>),
 }
 
 impl TagWriter {
+    /// Buffers one row's tag (`tag` < the number of variants).
     #[inline]
-    fn push(&mut self, tag: usize) {
+    pub(crate) fn push(&mut self, tag: usize) {
         match self {
             // `tag` < the number of variants, which fits the width chosen.
             TagWriter::Narrow(w) => w.buf.push(tag as u8),
             TagWriter::Wide(w) => w.buf.push(tag as u16),
         }
     }
-    fn flush(&mut self) -> Result<()> {
+    pub(crate) fn flush(&mut self) -> Result<()> {
         match self {
             TagWriter::Narrow(w) => w.flush(),
             TagWriter::Wide(w) => w.flush(),
@@ -339,7 +341,12 @@ impl TagWriter {
 }
 
 /// Opens `TAG` (at least `count` rows), checked to be exactly the enum of `names`.
-pub(crate) fn open_tags(group: &Group, names: &[&str], path: &str, count: u64) -> Result<TagReader> {
+pub(crate) fn open_tags(
+    group: &Group,
+    names: &[&str],
+    path: &str,
+    count: u64,
+) -> Result<TagReader> {
     let wide = wide(names.len());
     let size = if wide { 2 } else { 1 };
     let want = raw::tag_type(names, wide, false, path)?;
@@ -478,37 +485,21 @@ pub struct UnionDecoder<U> {
 impl<U: Union> UnionCodec<U> {
     fn create_in(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<UnionEncoder<U>> {
         let names = U::VARIANT_NAMES;
-        let wide = wide(names.len());
         let mut variants = Vec::with_capacity(names.len());
         for (name, v) in names.iter().zip(U::variants()) {
             if *name == TAG || *name == INDEX {
                 return Err(Error::encode(
                     path,
-                    format!("a variant named `{name}` cannot sit beside the union's {TAG} and {INDEX}"),
+                    format!(
+                        "a variant named `{name}` cannot sit beside the union's {TAG} and {INDEX}"
+                    ),
                 ));
             }
             let p = child_path(path, name);
             let g = group.create_group(name).at(&p)?;
             variants.push((v.create)(&g, &p, ctx)?);
         }
-        let file = raw::tag_type(names, wide, false, path)?;
-        let mem = raw::tag_type(names, wide, true, path)?;
-        let chunk = ctx.chunk_rows(if wide { 2 } else { 1 });
-        let comp = ctx.compression_for(TAG);
-        // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
-        // layout of the writer's element type.
-        let tags = unsafe {
-            if wide {
-                TagWriter::Wide(PodWriter::create_with(
-                    group, TAG, &file, Some(mem), &[], chunk, comp, path,
-                )?)
-            } else {
-                TagWriter::Narrow(PodWriter::create_with(
-                    group, TAG, &file, Some(mem), &[], chunk, comp, path,
-                )?)
-            }
-        };
-        let index = PodWriter::create(group, INDEX, &[], ctx.chunk_rows(8), path, ctx)?;
+        let (tags, index) = create_tag_index(group, names, path, ctx)?;
         Ok(UnionEncoder {
             tags,
             index,
@@ -536,31 +527,10 @@ impl<U: Union> UnionCodec<U> {
             let g = open_group(group, name, &p)?;
             variants.push((v.append)(&g, node.child(i, path)?, &p, next[i], ctx)?);
         }
-        let wide = wide(names.len());
-        let mem = raw::tag_type(names, wide, true, path)?;
-        // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
-        // layout of the writer's element type.
-        let tags = unsafe {
-            match tags {
-                TagReader::Narrow(r) => TagWriter::Narrow(PodWriter::resume_with(
-                    r.ds,
-                    Some(mem),
-                    Vec::new(),
-                    count,
-                    path,
-                )?),
-                TagReader::Wide(r) => TagWriter::Wide(PodWriter::resume_with(
-                    r.ds,
-                    Some(mem),
-                    Vec::new(),
-                    count,
-                    path,
-                )?),
-            }
-        };
+        let (tags, index) = resume_tag_index(tags, index, names, count, path)?;
         Ok(UnionEncoder {
             tags,
-            index: PodWriter::resume(index.ds, Vec::new(), count, path)?,
+            index,
             next,
             variants,
             path: path.to_owned(),
@@ -599,10 +569,86 @@ impl<U: Union> UnionCodec<U> {
     }
 }
 
+/// Creates `TAG` (the enum of `names`) and `INDEX` in `group`.
+pub(crate) fn create_tag_index(
+    group: &Group,
+    names: &[&str],
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<(TagWriter, PodWriter<u64>)> {
+    let wide = wide(names.len());
+    let file = raw::tag_type(names, wide, false, path)?;
+    let mem = raw::tag_type(names, wide, true, path)?;
+    let chunk = ctx.chunk_rows(if wide { 2 } else { 1 });
+    let comp = ctx.compression_for(TAG);
+    // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
+    // layout of the writer's element type.
+    let tags = unsafe {
+        if wide {
+            TagWriter::Wide(PodWriter::create_with(
+                group,
+                TAG,
+                &file,
+                Some(mem),
+                &[],
+                chunk,
+                comp,
+                path,
+            )?)
+        } else {
+            TagWriter::Narrow(PodWriter::create_with(
+                group,
+                TAG,
+                &file,
+                Some(mem),
+                &[],
+                chunk,
+                comp,
+                path,
+            )?)
+        }
+    };
+    let index = PodWriter::create(group, INDEX, &[], ctx.chunk_rows(8), path, ctx)?;
+    Ok((tags, index))
+}
+
+/// Writers resuming `TAG` and `INDEX` (opened and checked by
+/// [`open_tags`] and [`open_index`]) after `count` committed rows.
+pub(crate) fn resume_tag_index(
+    tags: TagReader,
+    index: PodReader<u64>,
+    names: &[&str],
+    count: u64,
+    path: &str,
+) -> Result<(TagWriter, PodWriter<u64>)> {
+    let mem = raw::tag_type(names, wide(names.len()), true, path)?;
+    // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
+    // layout of the writer's element type.
+    let tags = unsafe {
+        match tags {
+            TagReader::Narrow(r) => TagWriter::Narrow(PodWriter::resume_with(
+                r.ds,
+                Some(mem),
+                Vec::new(),
+                count,
+                path,
+            )?),
+            TagReader::Wide(r) => TagWriter::Wide(PodWriter::resume_with(
+                r.ds,
+                Some(mem),
+                Vec::new(),
+                count,
+                path,
+            )?),
+        }
+    };
+    Ok((tags, PodWriter::resume(index.ds, Vec::new(), count, path)?))
+}
+
 /// Each variant's committed rows in the first `count` rows: one more than
 /// the INDEX of its last row (0 if it has none), found by reading TAG and
 /// INDEX backwards from `count` until every variant has been seen.
-fn committed_rows(
+pub(crate) fn committed_rows(
     tags: &TagReader,
     index: &PodReader<u64>,
     count: u64,
@@ -620,12 +666,19 @@ fn committed_rows(
             let slot = next.get_mut(tbuf[i] as usize).ok_or_else(|| {
                 Error::invalid(
                     tags.place().element(row),
-                    format!("tag value {} is not a variant (0..{})", tbuf[i], names.len()),
+                    format!(
+                        "tag value {} is not a variant (0..{})",
+                        tbuf[i],
+                        names.len()
+                    ),
                 )
             })?;
             if slot.is_none() {
                 *slot = Some(ibuf[i].checked_add(1).ok_or_else(|| {
-                    Error::invalid(index.element(row), format!("INDEX {} out of range", ibuf[i]))
+                    Error::invalid(
+                        index.element(row),
+                        format!("INDEX {} out of range", ibuf[i]),
+                    )
                 })?);
                 missing -= 1;
             }
@@ -724,7 +777,8 @@ impl<U: Union> Decoder<U> for UnionDecoder<U> {
             let loaded = (|| {
                 if span.end > self.opened[k] {
                     let p = child_path(&self.path, name);
-                    self.variants[k] = (self.fns[k].open)(&self.groups[k], &self.nodes[k], &p, span.end)?;
+                    self.variants[k] =
+                        (self.fns[k].open)(&self.groups[k], &self.nodes[k], &p, span.end)?;
                     self.opened[k] = span.end;
                 }
                 self.variants[k].load(span.clone())
@@ -732,7 +786,9 @@ impl<U: Union> Decoder<U> for UnionDecoder<U> {
             loaded.map_err(|e| match first {
                 Some(i) => Error::invalid(
                     self.index.element(rows.start + i as u64),
-                    format!("variant `{name}` rows {span:?} (from this row on) cannot be read: {e}"),
+                    format!(
+                        "variant `{name}` rows {span:?} (from this row on) cannot be read: {e}"
+                    ),
                 ),
                 None => e,
             })?;

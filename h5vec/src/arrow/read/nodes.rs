@@ -37,13 +37,13 @@ pub(super) trait Node {
 pub(super) type BoxNode = Box<dyn Node>;
 
 /// Rows as an Arrow length.
-fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
+pub(super) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
     let n = range_len(rows, at)?;
     usize::try_from(n).map_err(|_| Error::invalid(at, format!("{n} rows do not fit in memory")))
 }
 
 /// An Arrow constructor's refusal, at `at`.
-fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
+pub(super) fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
     move |e| Error::invalid(at, format!("cannot build the Arrow array: {e}"))
 }
 
@@ -155,7 +155,7 @@ fn both(
 }
 
 /// Checks that validity `nulls` covers exactly `n` rows.
-fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
+pub(super) fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
     match nulls {
         Some(nb) if nb.len() != n => Err(Error::invalid(
             at,
@@ -183,7 +183,7 @@ impl Levels {
     }
 
     /// Wraps `leaf` (all leaves of `rows` rows) in the levels; `nulls` on the outermost.
-    fn wrap(
+    pub(super) fn wrap(
         &self,
         mut arr: ArrayRef,
         rows: usize,
@@ -381,11 +381,13 @@ impl Node for VlenStrs {
 }
 
 /// A VLS heap and its pointers; `nullable` (placeholder codec): an element
-/// equal to the placeholder is null, else it is an error.
+/// equal to the placeholder is null, else it is an error; `json` (JSON
+/// codec): every row that is not null must be JSON, as for [`VlenStrs`].
 pub(super) struct Vls {
     pub(super) dec: VlsDecoder,
     pub(super) nullable: bool,
     pub(super) ptrs: Vec<crate::kinds::vls::Pointer>,
+    pub(super) json: bool,
 }
 
 impl Node for Vls {

@@ -389,7 +389,7 @@ pub(super) struct At<'a> {
 }
 
 impl At<'_> {
-    fn row(&self, i: usize) -> String {
+    pub(super) fn row(&self, i: usize) -> String {
         format!("{}[{}]", self.path, self.base + i as u64)
     }
 }
@@ -463,12 +463,16 @@ impl<'a> Bytes<'a> {
     }
 }
 
-fn hole(holes: Option<&NullBuffer>, i: usize) -> bool {
+pub(super) fn hole(holes: Option<&NullBuffer>, i: usize) -> bool {
     holes.is_some_and(|h| h.is_null(i))
 }
 
 /// A null where the field is not nullable (and no enclosing null covers it).
-fn check_nulls(nulls: Option<&NullBuffer>, holes: Option<&NullBuffer>, at: &At<'_>) -> Result<()> {
+pub(super) fn check_nulls(
+    nulls: Option<&NullBuffer>,
+    holes: Option<&NullBuffer>,
+    at: &At<'_>,
+) -> Result<()> {
     let Some(n) = nulls.filter(|n| n.null_count() > 0) else {
         return Ok(());
     };
@@ -486,7 +490,7 @@ fn null_value(at: &At<'_>, i: usize) -> Error {
     )
 }
 
-fn wrong_array(at: &At<'_>, what: &str, arr: &dyn Array) -> Error {
+pub(super) fn wrong_array(at: &At<'_>, what: &str, arr: &dyn Array) -> Error {
     Error::mismatch(at.path, format!("Arrow values for {what}"), arr.data_type())
 }
 
@@ -603,6 +607,10 @@ pub(super) enum Col {
     Fill(Fill),
     /// `String` list elements.
     StrValues(StringValuesEncoder),
+    /// Enums with data (SPEC.md section 4.4).
+    Union(Box<super::union::UnionCol>),
+    /// Labelled enums: codes from a dictionary of labels.
+    Labels(Box<super::union::LabelsCol>),
 }
 
 /// A list group: `OFFSETS` and the elements' encoder.
@@ -748,7 +756,10 @@ impl Col {
     ) -> Result<Col> {
         match node.kind.as_str() {
             kind::SCALAR if node.codec == ids::JSON => {
-                Ok(Col::Json(JsonCodec::<Any>::create(group, path, ctx)?))
+                with_vls(ctx, false, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
+            }
+            kind::VLS_STRING if node.codec == ids::JSON => {
+                with_vls(ctx, true, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
             }
             kind::SCALAR if node.encoded_type.as_deref() == Some("String") => {
                 with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
@@ -766,12 +777,16 @@ impl Col {
                     path,
                     ctx,
                 };
-                Ok(Col::Values {
+                let col = Col::Values {
                     w: Leaves::make(&enc, &m, path)?,
                     per,
                     src,
-                })
+                };
+                super::union::LabelsCol::wrap(node, col, path)
             }
+            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create(
+                node, group, path, ctx,
+            )?))),
             kind::RECORD => {
                 let names = record_names(node, path)?;
                 let mut cols = Vec::with_capacity(names.len());
@@ -841,12 +856,16 @@ impl Col {
                     path,
                     ctx,
                 };
-                Ok(Col::Values {
+                let col = Col::Values {
                     w: Leaves::make(&enc, &m, path)?,
                     per,
                     src,
-                })
+                };
+                super::union::LabelsCol::wrap(node, col, path)
             }
+            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create_item(
+                node, parent, name, path, ctx,
+            )?))),
             kind::FILL_NULLABLE => {
                 let m = CreateFill {
                     parent,
@@ -899,9 +918,9 @@ impl Col {
     ) -> Result<Col> {
         let schema = Schema::from(node);
         match node.kind.as_str() {
-            kind::SCALAR if node.codec == ids::JSON => Ok(Col::Json(JsonCodec::<Any>::append(
-                group, node, path, count, ctx,
-            )?)),
+            kind::SCALAR | kind::VLS_STRING if node.codec == ids::JSON => Ok(Col::Json(
+                JsonCodec::<Any>::append(group, node, path, count, ctx)?,
+            )),
             kind::SCALAR if node.encoded_type.as_deref() == Some("String") => Ok(Col::Str(
                 StringCodec::append(group, node, path, count, ctx)?,
             )),
@@ -921,12 +940,16 @@ impl Col {
                     path,
                     count,
                 };
-                Ok(Col::Values {
+                let col = Col::Values {
                     w: Leaves::make(&enc, &m, path)?,
                     per,
                     src,
-                })
+                };
+                super::union::LabelsCol::wrap(&schema, col, path)
             }
+            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::append(
+                node, group, path, count, ctx,
+            )?))),
             kind::RECORD => {
                 let names = record_names(&schema, path)?;
                 if node.codec != ids::STRUCT
@@ -1021,12 +1044,16 @@ impl Col {
                     path,
                     rows,
                 };
-                Ok(Col::Values {
+                let col = Col::Values {
                     w: Leaves::make(&enc, &m, path)?,
                     per,
                     src,
-                })
+                };
+                super::union::LabelsCol::wrap(&schema, col, path)
             }
+            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::append_item(
+                node, parent, name, path, rows, ctx,
+            )?))),
             kind::FILL_NULLABLE => {
                 let m = ResumeFill {
                     parent,
@@ -1135,6 +1162,8 @@ impl Col {
                 Ok(())
             }
             Col::Constant => Ok(()),
+            Col::Union(u) => u.write(arr, holes, at),
+            Col::Labels(l) => l.write(arr, holes, at),
             Col::Record { names, cols } => {
                 let s = arr
                     .as_struct_opt()
@@ -1238,6 +1267,8 @@ impl Col {
             }
             Col::Fill(f) => each_fill!(f, e, _A => Encoder::flush(e)),
             Col::StrValues(e) => Encoder::<String>::flush(e),
+            Col::Union(u) => u.flush(),
+            Col::Labels(l) => l.inner.flush(),
         }
     }
 }

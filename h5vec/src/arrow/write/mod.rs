@@ -8,6 +8,7 @@
 mod col;
 mod node;
 mod typed;
+mod union;
 
 use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{ArrowError, Schema as ArrowSchema};

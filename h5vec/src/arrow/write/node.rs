@@ -19,7 +19,7 @@ use super::super::mapping::{field_of, SCHEMA_KEY, VALUE_COLUMN};
 /// The root node of a vector written from batches of `schema`, with the
 /// batch schema's `h5vec.schema` when present (checked against the
 /// columns), else a record of the columns' nodes.
-pub(super) fn root_node(schema: &ArrowSchema, opts: &SaveOptions) -> Result<Schema> {
+pub(crate) fn root_node(schema: &ArrowSchema, opts: &SaveOptions) -> Result<Schema> {
     if let Some(json) = schema.metadata().get(SCHEMA_KEY) {
         let node = parse(json, "$")?;
         check_root(schema, &node)?;
@@ -61,7 +61,7 @@ pub(super) fn check_root(schema: &ArrowSchema, node: &Schema) -> Result<()> {
 
 /// The node of field `field` at logical path `path`; `item` says whether it
 /// is a list's element (whose defaults differ: SPEC.md section 4.2).
-pub(super) fn field_node(
+pub(crate) fn field_node(
     field: &Field,
     path: &str,
     opts: &SaveOptions,
@@ -170,6 +170,13 @@ fn same_type(a: &DataType, b: &DataType) -> bool {
                     .all(|(x, y)| x.name() == y.name() && same_field(x, y))
         }
         (Norm::Other(Map(x, sx)), Norm::Other(Map(y, sy))) => sx == sy && same_field(x, y),
+        (Norm::Other(Union(x, mx)), Norm::Other(Union(y, my))) => {
+            mx == my
+                && x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((i, a), (j, b))| i == j && a.name() == b.name() && same_field(a, b))
+        }
         (Norm::Other(x), Norm::Other(y)) => x == y,
         _ => false,
     }
@@ -223,7 +230,7 @@ fn constant_node(logical: &str) -> Schema {
 }
 
 /// `nullable` around `inner`, named as `Option<T>` is.
-fn nullable(inner: Schema) -> Schema {
+pub(crate) fn nullable(inner: Schema) -> Schema {
     let logical = format!("core::option::Option<{}>", inner.logical_type);
     let mut s = nullable_schema::<()>(inner);
     s.logical_type = logical;
@@ -352,8 +359,56 @@ fn non_null_node(t: &DataType, path: &str, opts: &SaveOptions) -> Result<Schema>
         }
         DataType::Struct(fields) if fields.is_empty() => Ok(constant_node("()")),
         DataType::Struct(fields) => record_node(fields, path, opts, "a struct"),
+        DataType::Union(fields, arrow_schema::UnionMode::Dense) => union_node(fields, path, opts),
         t => Err(unsupported(path, t, "a field")),
     }
+}
+
+/// A union (SPEC.md section 4.4) of a dense `Union` whose type ids are
+/// 0, 1, ... in order: one variant per child, named as it, a `Struct` of
+/// its fields (a constant for an empty one; a tuple for fields named `1`,
+/// `2`, ...).
+fn union_node(
+    fields: &arrow_schema::UnionFields,
+    path: &str,
+    opts: &SaveOptions,
+) -> Result<Schema> {
+    let mut names = Vec::with_capacity(fields.len());
+    let mut children = Vec::with_capacity(fields.len());
+    for (k, (id, f)) in fields.iter().enumerate() {
+        let p = child_path(path, f.name());
+        if usize::try_from(id).ok() != Some(k) {
+            return Err(Error::mismatch(
+                path,
+                "a Union with type ids 0, 1, ... in order (the stored tags)",
+                format!("type id {id} for child {k}"),
+            ));
+        }
+        let node = match f.data_type() {
+            DataType::Struct(fs) if fs.is_empty() => constant_node("()"),
+            DataType::Struct(fs) => {
+                let mut r = record_node(fs, &p, opts, "a variant")?;
+                // Fields `1`, `2`, ...: a tuple variant, as the derive names them.
+                if fs
+                    .iter()
+                    .enumerate()
+                    .all(|(i, f)| *f.name() == (i + 1).to_string())
+                {
+                    r.codec = ids::TUPLE.into();
+                }
+                r
+            }
+            t => return Err(unsupported(&p, t, "a union variant (a Struct)")),
+        };
+        names.push(f.name().clone());
+        children.push(node);
+    }
+    let logical = format!("enum {{ {} }}", names.join(", "));
+    let mut s = Schema::new(kind::UNION, ids::UNION, ids::H5VEC_CODEC, &logical);
+    s.variant_values = Some((0..names.len() as i64).collect());
+    s.variant_names = Some(names);
+    s.children = children;
+    Ok(s)
 }
 
 fn list_node(item: Schema) -> Schema {
