@@ -346,3 +346,116 @@ fn json_f64_fields_keep_every_bit() {
         .count();
     assert_eq!(off, 0, "{off} of {} values changed", xs.len());
 }
+
+// ---------------------------------------------------------------------------
+// Enums with data (unions, SPEC.md section 4.4): saves, appends, ranges.
+
+#[derive(H5Vector, Debug, Clone)]
+enum Leaf {
+    A,
+    B(u8),
+}
+
+#[derive(H5Vector, Debug, Clone)]
+enum Event {
+    Idle,
+    Tick(f64),
+    Fill { qty: i32, price: f32, tags: Vec<u8> },
+    Note(String, Option<i16>),
+    Many(Vec<Leaf>),
+}
+
+#[derive(H5Vector, Debug, Clone)]
+struct Logged {
+    id: u64,
+    ev: Event,
+    opt: Option<Event>,
+    list: Vec<Event>,
+}
+
+fn leaves() -> impl Strategy<Value = Leaf> {
+    prop_oneof![Just(Leaf::A), any::<u8>().prop_map(Leaf::B)]
+}
+
+fn events() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        Just(Event::Idle),
+        f64s().prop_map(Event::Tick),
+        (
+            any::<i32>(),
+            f32s(),
+            prop::collection::vec(any::<u8>(), 0..4)
+        )
+            .prop_map(|(qty, price, tags)| Event::Fill { qty, price, tags }),
+        (strings(false), any::<Option<i16>>()).prop_map(|(s, o)| Event::Note(s, o)),
+        prop::collection::vec(leaves(), 0..4).prop_map(Event::Many),
+    ]
+}
+
+fn logged() -> impl Strategy<Value = Logged> {
+    (
+        any::<u64>(),
+        events(),
+        prop::option::of(events()),
+        prop::collection::vec(events(), 0..3),
+    )
+        .prop_map(|(id, ev, opt, list)| Logged { id, ev, opt, list })
+}
+
+/// An event as text with every float as its bits (NaN payloads, -0.0).
+fn event_key(e: &Event) -> String {
+    match e {
+        Event::Tick(x) => format!("Tick({:#x})", x.to_bits()),
+        Event::Fill { qty, price, tags } => {
+            format!("Fill({qty}, {:#x}, {tags:?})", price.to_bits())
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn logged_key(r: &Logged) -> String {
+    format!(
+        "{} {} {:?} {:?}",
+        r.id,
+        event_key(&r.ev),
+        r.opt.as_ref().map(event_key),
+        r.list.iter().map(event_key).collect::<Vec<_>>()
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn unions_round_trip_through_appends_and_ranges(
+        values in prop::collection::vec(logged(), 0..40),
+        cuts in prop::collection::vec(0usize..40, 0..4),
+        range in (0usize..40, 0usize..40),
+    ) {
+        let f = mem_file();
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(values.len())).collect();
+        cuts.push(values.len());
+        cuts.sort_unstable();
+        h5vec::save_vector(&f, "v", &values[..cuts[0]]).unwrap();
+        for w in cuts.windows(2) {
+            h5vec::append_vector(&f, "v", &values[w[0]..w[1]]).unwrap();
+        }
+        let back: Vec<Logged> = h5vec::load_vector(&f, "v").unwrap();
+        let want: Vec<String> = values.iter().map(logged_key).collect();
+        prop_assert_eq!(back.iter().map(logged_key).collect::<Vec<_>>(), want.clone());
+        let (a, b) = (range.0.min(values.len()), range.1.min(values.len()));
+        let (a, b) = (a.min(b), a.max(b));
+        let part: Vec<Logged> = h5vec::load_range(&f, "v", a as u64..b as u64).unwrap();
+        prop_assert_eq!(part.iter().map(logged_key).collect::<Vec<_>>(), want[a..b].to_vec());
+        // A bare vector of events, appended one at a time.
+        let evs: Vec<Event> = values.iter().map(|r| r.ev.clone()).collect();
+        h5vec::save_vector::<Event>(&f, "e", &[]).unwrap();
+        for e in &evs {
+            h5vec::append_vector(&f, "e", std::slice::from_ref(e)).unwrap();
+        }
+        let back: Vec<Event> = h5vec::load_vector(&f, "e").unwrap();
+        prop_assert_eq!(
+            back.iter().map(event_key).collect::<Vec<_>>(),
+            evs.iter().map(event_key).collect::<Vec<_>>()
+        );
+    }
+}

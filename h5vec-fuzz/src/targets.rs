@@ -434,6 +434,47 @@ fn every(n: usize) -> Vec<Every> {
         .collect()
 }
 
+/// An enum with data (a union, SPEC.md section 4.4).
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub enum Ev {
+    Idle,
+    Tick(f64),
+    Fill { qty: i32, note: String },
+    Many(Vec<u16>),
+}
+
+/// Unions as a field, under `Option`, in a list; a labelled enum beside them.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+pub struct Unions {
+    ev: Ev,
+    oev: Option<Ev>,
+    lev: Vec<Ev>,
+    color: Color,
+}
+
+fn ev(i: usize) -> Ev {
+    match i % 4 {
+        0 => Ev::Idle,
+        1 => Ev::Tick(i as f64 / 8.0),
+        2 => Ev::Fill {
+            qty: -(i as i32),
+            note: format!("n{i}"),
+        },
+        _ => Ev::Many(vec![i as u16; i % 3]),
+    }
+}
+
+fn unions(n: usize) -> Vec<Unions> {
+    (0..n)
+        .map(|i| Unions {
+            ev: ev(i),
+            oev: (i % 3 != 0).then(|| ev(i + 1)),
+            lev: (0..i % 3).map(|k| ev(i + k)).collect(),
+            color: [Color::Blue, Color::Red, Color::Green][i % 3],
+        })
+        .collect()
+}
+
 /// A row of an h5col table.
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 pub struct Event {
@@ -918,6 +959,9 @@ pub fn seeds() -> Vec<Seed> {
         }),
         vector_seed!("every", Every, every(ROWS), 5, plain(), true, |g, v| {
             column(g, "lol", v.iter().map(|r| r.lol.clone()).collect())
+        }),
+        vector_seed!("unions", Unions, unions(ROWS), 6, plain(), true, |g, v| {
+            column(g, "ev", v.iter().map(|r| r.ev.clone()).collect())
         }),
         Seed {
             name: "h5col_table",

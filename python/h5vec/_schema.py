@@ -150,6 +150,12 @@ def read_node(group, path, depth=0):
         vals[key] = _read_str(group, key, path)
     kind = vals["kind"]
     if kind not in KINDS:
+        if kind == "union":
+            # SPEC.md section 4.4: TAG, INDEX and one group per variant.
+            raise FormatError(path, group.name, "an enum with data (schema kind `union`, SPEC.md section 4.4) "
+                                                "is not read by this package yet; read it with h5py (TAG "
+                                                "through h5py.check_enum_dtype, INDEX, one group per "
+                                                "variant) or with h5vec")
         raise mismatch(path, group.name, f"a schema kind of {sorted(KINDS)}", f"`{kind}`")
     want_schema, codecs = KINDS[kind]
     if vals["schema"] != want_schema:
