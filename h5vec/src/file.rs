@@ -79,14 +79,43 @@ unsafe fn set_link_storage(plist: hid_t, at: &Place) -> Result<()> {
 /// # Ok(()) }
 /// ```
 pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
-    let path = path.as_ref();
+    create_with(path.as_ref(), LibraryVersion::V18)
+}
+
+/// [`create_file`] for live writing (SPEC.md section 8, "Live readers"):
+/// the same properties, but objects in the HDF5 1.10 format or later and a
+/// version 3 superblock, which HDF5's single-writer/multiple-reader (SWMR)
+/// mode needs. Stream into it with [`crate::VectorWriter::create_live`]
+/// while other processes read it through [`open_file_live`] (or h5py's
+/// `h5py.File(path, "r", libver="latest", swmr=True)`).
+///
+/// Any HDF5 1.10 or later reader reads these files. A writer killed while
+/// the file is open leaves the superblock's "open for writing" flags set:
+/// [`open_file_live`] still reads the file, and [`open_file_rw`] clears
+/// them when no live writer has the file open.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file_live(dir.path().join("log.h5"))?;
+/// let mut w = h5vec::VectorWriter::<u64>::create_live(&file, "ticks", &Default::default())?;
+/// w.extend(&[1, 2, 3])?;
+/// w.flush()?; // committed: readers of the file see 3 rows
+/// assert_eq!(w.finish()?, 3);
+/// # Ok(()) }
+/// ```
+pub fn create_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
+    create_with(path.as_ref(), LibraryVersion::V110)
+}
+
+fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
     let at = &Place::new("$", path.display().to_string());
     let name = path
         .to_str()
         .and_then(|p| CString::new(p).ok())
         .ok_or_else(|| Error::bad_name(at, "the path is not UTF-8 without NUL"))?;
     let fapl: FileAccess = FileAccess::build()
-        .libver_bounds(LibraryVersion::V18, LibraryVersion::latest())
+        .libver_bounds(low, LibraryVersion::latest())
         .finish()
         .at(at)?;
     // hdf5-metno's name for H5F_FSPACE_STRATEGY_AGGR (aggregators only).
@@ -122,9 +151,52 @@ pub fn create_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// assert!(h5vec::append_vector(&file, "xs", &[4u32]).is_err());
 /// # Ok(()) }
 /// ```
+///
+/// A file a live writer is writing (or a killed one left marked as open
+/// for writing) is opened as [`open_file_live`] does.
 pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
     let path = path.as_ref();
-    hdf5::File::open(path).at(Place::new("$", path.display().to_string()))
+    match hdf5::File::open(path) {
+        Ok(f) => Ok(f),
+        Err(_) if crate::live::left_open_for_writing(path) => open_file_live(path),
+        Err(e) => Err(e).at(Place::new("$", path.display().to_string())),
+    }
+}
+
+/// Opens the HDF5 file `path` read-only as a live reader (HDF5's SWMR read
+/// mode, library version bounds "latest"), while a
+/// [`crate::VectorWriter::create_live`] (or
+/// [`open_append_live`](crate::VectorWriter::open_append_live)) in another
+/// process streams into it.
+///
+/// Every load through this handle ([`crate::load_vector`],
+/// [`crate::load_range`], [`crate::VectorReader`], ...) reads the vector as
+/// of the writer's last commit at the time of the load: `count` rows, all
+/// as written. Loading again sees the rows committed since: objects are
+/// evicted from HDF5's cache when the load closes them, so every load reads
+/// their current state. Between two commits a reader sees the earlier one;
+/// a writer killed mid-stream leaves its last commit, which this still
+/// reads (SPEC.md section 8, "Live readers"). Works on any file, live or
+/// not.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("log.h5");
+/// let file = h5vec::create_file_live(&path)?;
+/// let mut w = h5vec::VectorWriter::<u32>::create_live(&file, "xs", &Default::default())?;
+/// w.extend(&[1, 2])?;
+/// w.flush()?;
+/// // Usually in another process:
+/// let reader = h5vec::open_file_live(&path)?;
+/// assert_eq!(h5vec::load_vector::<u32>(&reader, "xs")?, [1, 2]);
+/// w.extend(&[3])?;
+/// w.flush()?;
+/// assert_eq!(h5vec::load_vector::<u32>(&reader, "xs")?, [1, 2, 3]);
+/// # Ok(()) }
+/// ```
+pub fn open_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
+    crate::live::open_swmr_read(path.as_ref())
 }
 
 /// Opens the existing HDF5 file `path` for reading and writing (saves,
@@ -141,9 +213,22 @@ pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// assert_eq!(h5vec::vector_len(&file, "xs")?, 4);
 /// # Ok(()) }
 /// ```
+///
+/// A file whose live writer ([`crate::VectorWriter::create_live`]) was
+/// killed still says it is open for writing (its superblock's flags): if no
+/// live writer has it open now, the flags are cleared and the file opens
+/// (then [`crate::repair`] trims what the last commit does not cover). While
+/// a live writer writes it, this is an error saying so.
 pub fn open_file_rw(path: impl AsRef<Path>) -> Result<hdf5::File> {
     let path = path.as_ref();
-    hdf5::File::open_rw(path).at(Place::new("$", path.display().to_string()))
+    let at = Place::new("$", path.display().to_string());
+    match hdf5::File::open_rw(path) {
+        Ok(f) => Ok(f),
+        Err(_) if crate::live::left_open_for_writing(path) => {
+            crate::live::open_rw_clearing_flags(path, &at)
+        }
+        Err(e) => Err(e).at(at),
+    }
 }
 
 /// Checks that the file of `parent` is open for writing before a save or an

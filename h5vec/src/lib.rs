@@ -133,6 +133,7 @@ pub mod h5col;
 mod inspect;
 mod kinds;
 mod limits;
+mod live;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
 #[doc(hidden)]
 pub mod lock_audit;
@@ -148,7 +149,9 @@ pub mod vls;
 pub use codec::H5Vector;
 pub use error::{Error, ErrorKind, Result};
 pub use evolution::LoadOptions;
-pub use file::{create_file, create_group, open_file, open_file_rw};
+pub use file::{
+    create_file, create_file_live, create_group, open_file, open_file_live, open_file_rw,
+};
 pub use inspect::{
     find_containers, inspect, ContainerInfo, ContainerKind, DatasetInfo, SchemaNode, VectorInfo,
 };

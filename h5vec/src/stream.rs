@@ -12,6 +12,7 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::path::Path;
 
 use hdf5::Group;
 
@@ -198,8 +199,27 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
 /// `metadata/count`. A crash loses at most the rows since the last commit.
 /// Committing rarely keeps HDF5's own (unjournaled) metadata flushes few. A
 /// vector being created is written as an anonymous group, which readers
-/// cannot see, and linked as `name` on [`finish`](Self::finish); dropping
-/// the writer without `finish` leaves no trace.
+/// cannot see, and linked as `name` at its first commit (or on
+/// [`finish`](Self::finish) if nothing was committed before): dropping the
+/// writer before its first commit leaves no trace, dropping it (or a crash)
+/// later leaves the rows of the last commit.
+///
+/// For readers in other processes while it streams, make the file with
+/// [`crate::create_file_live`] and the writer with
+/// [`create_live`](Self::create_live) (SPEC.md section 8, "Live readers").
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("w.h5"))?;
+/// let mut w = h5vec::VectorWriter::<u32>::create(&file, "xs", &Default::default())?;
+/// w.extend(&[1, 2, 3])?;
+/// w.flush()?; // committed, and linked as `xs`
+/// assert_eq!(h5vec::vector_len(&file, "xs")?, 3);
+/// w.push(&4)?;
+/// assert_eq!(w.finish()?, 4);
+/// # Ok(()) }
+/// ```
 pub struct VectorWriter<T: H5Vector> {
     enc: <T::Codec as Codec>::Encoder,
     parent: Group,
@@ -220,6 +240,8 @@ pub struct VectorWriter<T: H5Vector> {
     /// An operation failed: the file is flushed before the datasets close
     /// (see the `Drop` impl).
     failed: bool,
+    /// Set for a live writer: the file is in SWMR writing mode.
+    live: Option<crate::live::LiveLock>,
     /// Metadata reaches the disk only at flushes while the writer lives.
     _hold: crate::raw::HoldMetadata,
     _t: PhantomData<T>,
@@ -250,6 +272,14 @@ impl<T: H5Vector> VectorWriter<T> {
     /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
+        let file = parent.file().at("$")?;
+        if crate::live::is_live_writer(&file) {
+            return Err(Error::invalid(
+                crate::vector::container_place(parent, name),
+                "the file is in live (SWMR) writing mode, where HDF5 creates no new objects: \
+                 create every vector before the first live writer starts",
+            ));
+        }
         let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).
@@ -281,9 +311,126 @@ impl<T: H5Vector> VectorWriter<T> {
             buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
             failed: false,
+            live: None,
             _hold: hold,
             _t: PhantomData,
         })
+    }
+
+    /// Starts a new vector `name` for live readers (SPEC.md section 8, "Live
+    /// readers"): creates everything it needs, links it at once (empty,
+    /// `count` 0), then switches the file to HDF5's single-writer/multiple-
+    /// reader mode. Other processes then read it through
+    /// [`crate::open_file_live`] (or h5py with `swmr=True`), each load seeing
+    /// the rows of the last commit ([`flush`](Self::flush), and every
+    /// [`COMMIT_BATCHES`] batches).
+    ///
+    /// The file must come from [`crate::create_file_live`] (or be opened by
+    /// [`crate::open_file_rw`] on such a file). In live mode HDF5 creates no
+    /// new objects: other vectors of the file can still be appended to live
+    /// ([`open_append_live`](Self::open_append_live)) but not created, and
+    /// saves fail, until the file is closed. Fields stored as HDF5
+    /// variable-length data (plain `String` and `&str` fields, json, and
+    /// what holds them) cannot be written live: an error names the field
+    /// (store strings with `#[h5vec(vls)]` or [`SaveOptions::vls_strings`]).
+    /// Only one live writer per file: a second one (of any process) is
+    /// refused.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file_live(dir.path().join("ticks.h5"))?;
+    /// let opts = h5vec::SaveOptions::default().vls_strings(true);
+    /// let mut w = h5vec::VectorWriter::<(u64, String)>::create_live(&file, "ticks", &opts)?;
+    /// for i in 0..1000u64 {
+    ///     w.push(&(i, format!("t{i}")))?;
+    /// }
+    /// w.flush()?; // readers now see 1000 rows
+    /// assert_eq!(w.finish()?, 1000);
+    ///
+    /// let plain = h5vec::create_file_live(dir.path().join("plain.h5"))?;
+    /// let e = h5vec::VectorWriter::<String>::create_live(&plain, "s", &Default::default());
+    /// assert!(e.err().unwrap().to_string().contains("variable-length"));
+    /// # Ok(()) }
+    /// ```
+    pub fn create_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        let at = crate::vector::container_place(parent, name);
+        let file = parent.file().at(&at)?;
+        let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
+        let mut w = Self::create(parent, name, opts)?;
+        let r = (|| {
+            crate::live::check_live_kinds(&open_group(&w.group, "data", "$")?)?;
+            w.link_new()
+        })();
+        w.failed |= r.is_err();
+        r?;
+        // HDF5 reopens every open object when SWMR starts, and fails on
+        // handles held twice (the writer's clone of `parent`): close them.
+        drop(w);
+        Self::start_live(parent, name, opts, &file, lock, &at)
+    }
+
+    /// Switches `file` to SWMR writing and opens `name` to append live.
+    fn start_live(
+        parent: &Group,
+        name: &str,
+        opts: &SaveOptions,
+        file: &hdf5::File,
+        lock: crate::live::LiveLock,
+        at: &crate::error::Place,
+    ) -> Result<Self> {
+        crate::live::start_swmr_write(file, at)?;
+        let mut w = Self::open_append(parent, name, opts)?;
+        w.live = Some(lock);
+        Ok(w)
+    }
+
+    /// Continues the existing vector `name` for live readers, as
+    /// [`create_live`](Self::create_live) starts a new one: the schema is
+    /// checked against `T`, then the file switches to HDF5's
+    /// single-writer/multiple-reader mode (if it is not in it yet).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("log.h5");
+    /// h5vec::save_vector(&h5vec::create_file_live(&path)?, "xs", &[1u32, 2])?;
+    /// let file = h5vec::open_file_rw(&path)?;
+    /// let mut w = h5vec::VectorWriter::<u32>::open_append_live(&file, "xs", &Default::default())?;
+    /// w.push(&3)?;
+    /// assert_eq!(w.finish()?, 3);
+    /// # Ok(()) }
+    /// ```
+    pub fn open_append_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        let at = crate::vector::container_place(parent, name);
+        let file = parent.file().at(&at)?;
+        let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
+        if !crate::live::is_live_writer(&file) {
+            // Checked, and stale tails trimmed, before SWMR starts.
+            let mut w = Self::open_append(parent, name, opts)?;
+            let r = (|| {
+                crate::live::check_live_kinds(&open_group(&w.group, "data", "$")?)?;
+                w.enc.flush()?;
+                crate::column::complete_file(&w.group)?;
+                crate::raw::flush_file(&file, "$")
+            })();
+            w.failed |= r.is_err();
+            r?;
+        } else {
+            let v = open_vector(parent, name, Access::Append)?;
+            crate::live::check_live_kinds(&v.data)?;
+        }
+        Self::start_live(parent, name, opts, &file, lock, &at)
+    }
+
+    /// Links a new vector as `name` (it then has `count` rows).
+    fn link_new(&mut self) -> Result<()> {
+        if let Some(replace) = self.link_as_new {
+            commit_vector(&self.parent, &self.group, &self.name, replace)?;
+            self.link_as_new = None;
+            self.unlinked = None;
+        }
+        Ok(())
     }
 
     /// Continues the existing vector `name`, after checking its schema against `T`.
@@ -315,6 +462,7 @@ impl<T: H5Vector> VectorWriter<T> {
             buffered: 0,
             batch: opts.batch_rows(u64::MAX).max(1),
             failed: false,
+            live: None,
             _hold: hold,
             _t: PhantomData,
         })
@@ -385,6 +533,8 @@ impl<T: H5Vector> VectorWriter<T> {
         let n = self.committed + self.pending as u64;
         write_count(&self.meta, n)?;
         crate::raw::flush_file(&file, "$")?;
+        // A new vector becomes visible at its first commit.
+        self.link_new()?;
         // The next rows' strings must not go into collections holding these.
         crate::raw::forget_heap_collections(&file);
         self.committed = n;
@@ -396,12 +546,9 @@ impl<T: H5Vector> VectorWriter<T> {
     /// name. Returns the vector's length.
     pub fn finish(mut self) -> Result<u64> {
         self.flush()?;
-        if let Some(replace) = self.link_as_new.take() {
-            let r = commit_vector(&self.parent, &self.group, &self.name, replace);
-            self.failed |= r.is_err();
-            r?;
-            self.unlinked = None;
-        }
+        let r = self.link_new();
+        self.failed |= r.is_err();
+        r?;
         Ok(self.committed)
     }
 }

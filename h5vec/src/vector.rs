@@ -423,6 +423,8 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
     if let Ok(file) = parent.file() {
         raw::cover_whole_file(&file);
     }
+    // A live reader reads `count` before opening the datasets it covers.
+    let live_count = crate::live::count_before_open(parent, name, access)?;
     let (group, walked) = open_vector_group(parent, name, access)?;
     expect_members(&group, &["data", "metadata"], &Stored::default(), "$")?;
     let meta = open_group(&group, "metadata", "$")?;
@@ -449,7 +451,10 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
             version,
         ));
     }
-    let count = read_count(&meta)?;
+    let count = match live_count {
+        Some(count) => count,
+        None => read_count(&meta)?,
+    };
     let sg = open_group(&meta, "schema", "$")?;
     let schema = Stored::read(&sg, "$")?;
     Ok(Opened {

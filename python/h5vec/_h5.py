@@ -73,8 +73,22 @@ def open_dataset(group, name, path):
         raise FormatError(path, loc, f"cannot open: {e}") from None
     if not isinstance(obj, h5py.Dataset):
         raise mismatch(path, loc, "a dataset", "a group")
+    if obj.file.swmr_mode and _sole_handle(obj):
+        # A live reader (h5py.File(..., swmr=True)): HDF5 keeps what it read
+        # of a dataset cached; refresh it to see the writer's last commit
+        # (SPEC section 8, "Live readers"). `count` is read first, so every
+        # dataset opened after it covers it. Not while another handle holds
+        # the dataset open: HDF5 would drop the chunk index that handle
+        # uses (its reads could then return fill values); without the
+        # refresh a load past what that handle saw is an error instead.
+        obj.refresh()
     check_storage(obj, path)
     return obj
+
+
+def _sole_handle(ds):
+    ids = h5py.h5f.get_obj_ids(ds.file.id, h5py.h5f.OBJ_DATASET)
+    return sum(1 for i in ids if i == ds.id) <= 1
 
 
 def check_storage(ds, path):

@@ -130,7 +130,9 @@ unsafe fn cache_config(
 /// right after a flush, or where nothing a reader relies on is dirty.
 pub(crate) fn forget_heap_collections(file: &hdf5::File) {
     let id = file.id();
-    if unlinked().contains(&file_number(id)) {
+    // Nor in SWMR writing mode, where no object may be created (and no
+    // variable-length data is written: SPEC.md section 8, "Live readers").
+    if unlinked().contains(&file_number(id)) || crate::live::is_live_writer(file) {
         return;
     }
     // SAFETY: a valid file id and the lock held (`cache_config`'s
