@@ -725,3 +725,92 @@ fn find_containers_survives_a_cycle() {
     assert_eq!(paths, ["/g/h/v"]);
     assert_eq!(found[0].problem, None);
 }
+
+#[derive(H5Vector, Clone)]
+enum Ev {
+    Idle,
+    Tick(f64),
+    Fill { qty: i32 },
+}
+
+#[derive(H5Vector, Clone)]
+struct WithUnion {
+    ev: Ev,
+    maybe: Option<Ev>,
+    list: Vec<Ev>,
+}
+
+#[test]
+fn unions_described_with_variant_paths() {
+    let file = common::mem_file();
+    let ev = |i: u32| match i % 3 {
+        0 => Ev::Idle,
+        1 => Ev::Tick(0.5),
+        _ => Ev::Fill { qty: 3 },
+    };
+    let values: Vec<WithUnion> = (0..6)
+        .map(|i| WithUnion {
+            ev: ev(i),
+            maybe: (i % 2 == 0).then(|| ev(i + 1)),
+            list: (0..i % 3).map(ev).collect(),
+        })
+        .collect();
+    h5vec::save_vector(&file, "v", &values).unwrap();
+    let info = h5vec::inspect(&file, "v").unwrap();
+    let mut got: Vec<(String, String, String, Vec<u64>)> = info
+        .datasets
+        .iter()
+        .map(|d| {
+            (
+                d.path.trim_start_matches("/v/data/").to_owned(),
+                d.field_path.clone(),
+                d.dtype.clone(),
+                d.shape.clone(),
+            )
+        })
+        .collect();
+    got.sort();
+    let tag = "enum(uint8){Idle=0,Tick=1,Fill=2}";
+    let row =
+        |p: &str, f: &str, t: &str, n: u64| (p.to_owned(), f.to_owned(), t.to_owned(), vec![n]);
+    // Rows: ev Idle, Tick, Fill, Idle, Tick, Fill; maybe: rows 0, 2, 4 some
+    // (Tick, Idle, Fill), rows 1, 3, 5 the Idle placeholder; list: 0, 1, 2,
+    // 0, 1, 2 elements (Idle; Idle, Tick; ...).
+    let want = vec![
+        row("ev/Fill/qty/values", "$.ev.Fill.qty", "int32", 2),
+        row("ev/INDEX", "$.ev", "uint64", 6),
+        row("ev/TAG", "$.ev", tag, 6),
+        row("ev/Tick/1/values", "$.ev.Tick.1", "float64", 2),
+        row("list/OFFSETS", "$.list", "uint64", 7),
+        row(
+            "list/VALUES/Fill/qty/values",
+            "$.list[].Fill.qty",
+            "int32",
+            0,
+        ),
+        row("list/VALUES/INDEX", "$.list[]", "uint64", 6),
+        row("list/VALUES/TAG", "$.list[]", tag, 6),
+        row("list/VALUES/Tick/1/values", "$.list[].Tick.1", "float64", 2),
+        row("maybe/Fill/qty/values", "$.maybe.Fill.qty", "int32", 1),
+        row("maybe/INDEX", "$.maybe", "uint64", 6),
+        row("maybe/MASK", "$.maybe", "enum(int8){FALSE=0,TRUE=1}", 6),
+        row("maybe/TAG", "$.maybe", tag, 6),
+        row("maybe/Tick/1/values", "$.maybe.Tick.1", "float64", 1),
+    ];
+    assert_eq!(got, want);
+    // The schema tree names the variants as fields.
+    let mut paths = Vec::new();
+    node_paths(&info.schema.unwrap(), &mut paths);
+    assert!(
+        paths.contains(&("$.ev.Fill".into(), "record".into())),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&("$.ev.Idle".into(), "constant".into())),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&("$.list[].Tick.1".into(), "scalar".into())),
+        "{paths:?}"
+    );
+}

@@ -310,7 +310,7 @@ fn schema_node(s: &Stored, path: String) -> SchemaNode {
 }
 
 /// The field path of child `i` of node `s` at `path`: a record's field
-/// `$.a`, a list's items `$[]`, and the same path for the child of a
+/// `$.a`, a list's items `$[]`, a union's variant `$.V`, and the same path for the child of a
 /// `nullable` (the values beside the MASK) or a `vls_string` (its element
 /// type). A record child without a field name is `<i>` (1-based), as in
 /// the schema reader's errors.
@@ -321,6 +321,11 @@ fn child_path(s: &Stored, i: usize, path: &str) -> String {
             None => format!("{path}.<{}>", i + 1),
         },
         kind::LIST => format!("{path}[]"),
+        // A union's variants (SPEC.md section 4.4): `$.f.Variant`.
+        kind::UNION => match s.variant_names.as_ref().and_then(|f| f.get(i)) {
+            Some(v) => format!("{path}.{v}"),
+            None => format!("{path}.<{}>", i + 1),
+        },
         _ => path.to_owned(),
     }
 }
@@ -332,6 +337,7 @@ fn child_member(s: &Stored, i: usize) -> Option<&str> {
     match s.kind.as_str() {
         kind::RECORD => s.field_names.as_ref()?.get(i).map(String::as_str),
         kind::LIST if i == 0 => Some("VALUES"),
+        kind::UNION => s.variant_names.as_ref()?.get(i).map(String::as_str),
         _ => None,
     }
 }
