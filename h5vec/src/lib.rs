@@ -141,6 +141,9 @@ mod options;
 mod parallel;
 mod raw;
 mod schema;
+#[cfg(feature = "serde-columns")]
+#[path = "serde_path/mod.rs"]
+pub mod serde;
 mod serde_value;
 mod stream;
 mod vector;

@@ -44,9 +44,9 @@
 //! # Ok(()) }
 //! ```
 
-mod mapping;
+pub(crate) mod mapping;
 mod read;
-mod write;
+pub(crate) mod write;
 
 pub use read::{batches, read_range, read_schema, read_vector, Batches};
 pub use write::{append_record_batch, repair, save_batches, save_record_batch};

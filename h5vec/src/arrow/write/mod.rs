@@ -6,7 +6,7 @@
 //! an append commits data, flush, `count`, flush.
 
 mod col;
-mod node;
+pub(crate) mod node;
 mod typed;
 mod union;
 
@@ -185,7 +185,7 @@ pub fn repair(group: &Group, name: &str) -> Result<()> {
 /// A vector being written from record batches: the protocol of
 /// [`VectorWriter`](crate::VectorWriter) with an encoder tree built from
 /// schema nodes.
-struct BatchWriter {
+pub(crate) struct BatchWriter {
     enc: Col,
     /// The root is a record: batch columns are its fields.
     record: bool,
@@ -226,7 +226,7 @@ impl Drop for BatchWriter {
 impl BatchWriter {
     /// Starts new vector `name` of root node `root`, expected to hold
     /// `len_hint` rows (`u64::MAX`: unknown, as a `VectorWriter`).
-    fn create(
+    pub(crate) fn create(
         parent: &Group,
         name: &str,
         opts: &SaveOptions,
@@ -267,7 +267,7 @@ impl BatchWriter {
 
     /// Continues vector `name`; `batch`, if given, is checked against its
     /// schema first.
-    fn open_append(
+    pub(crate) fn open_append(
         parent: &Group,
         name: &str,
         opts: &SaveOptions,
@@ -309,7 +309,7 @@ impl BatchWriter {
     }
 
     /// Writes `batch`, flushing at the same rows a typed writer does.
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let r = self.write_inner(batch);
         self.failed |= r.is_err();
         r
@@ -368,7 +368,7 @@ impl BatchWriter {
     }
 
     /// Commits the remaining rows and links a new vector. Returns its length.
-    fn finish(mut self) -> Result<u64> {
+    pub(crate) fn finish(mut self) -> Result<u64> {
         let r = self.commit();
         self.failed |= r.is_err();
         r?;

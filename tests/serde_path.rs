@@ -1,0 +1,608 @@
+//! `h5vec::serde`: vectors of serde types by columns (SPEC.md section 13).
+//! Every shape of the serde data model round trips; a type deriving both
+//! `H5Vector` and `Serialize`/`Deserialize` writes the same datasets and
+//! schema either way, and each path loads what the other saved.
+
+use std::collections::{BTreeMap, HashMap};
+
+use h5vec::serde::{Columns, FieldKind, SchemaOptions};
+use h5vec::{DatasetInfo, H5Vector, SchemaNode};
+use h5vec_tests as common;
+use proptest::prelude::*;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+/// A schema tree without the descriptive `logical_type` (SPEC.md 13: the
+/// Rust type names may differ between the paths).
+fn strip(mut n: SchemaNode) -> SchemaNode {
+    n.logical_type.clear();
+    n.children = n.children.into_iter().map(strip).collect();
+    n
+}
+
+/// What must match between the two paths: the schema tree and every
+/// dataset's relative path, dtype, shape, chunking and filters.
+fn layout(
+    file: &h5vec::hdf5::File,
+    name: &str,
+) -> (
+    SchemaNode,
+    Vec<(String, String, Vec<u64>, Option<Vec<u64>>, Vec<String>)>,
+) {
+    let info = h5vec::inspect(file, name).unwrap();
+    let prefix = format!("/{name}/");
+    let mut ds: Vec<_> = info
+        .datasets
+        .into_iter()
+        .map(|d: DatasetInfo| {
+            (
+                d.path.strip_prefix(&prefix).unwrap_or(&d.path).to_owned(),
+                d.dtype,
+                d.shape,
+                d.chunks,
+                d.filters,
+            )
+        })
+        .collect();
+    ds.sort();
+    (strip(info.schema.unwrap()), ds)
+}
+
+/// Saves `rows` through serde and through the derive, checks that the
+/// layouts match, and that each path loads both vectors as `rows`.
+fn interchange<T>(rows: &[T], columns: &Columns)
+where
+    T: H5Vector + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let file = common::mem_file();
+    h5vec::serde::save_vector_in(&file, "s", rows, &Default::default(), columns).unwrap();
+    h5vec::save_vector(&file, "d", rows).unwrap();
+    let (s, d) = (layout(&file, "s"), layout(&file, "d"));
+    assert_eq!(s.0, d.0, "schema trees");
+    assert_eq!(s.1, d.1, "datasets");
+    for name in ["s", "d"] {
+        assert_eq!(
+            h5vec::load_vector::<T>(&file, name).unwrap(),
+            rows,
+            "derive load of {name}"
+        );
+        assert_eq!(
+            h5vec::serde::load_vector_in::<T>(&file, name, columns).unwrap(),
+            rows,
+            "serde load of {name}"
+        );
+    }
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Inner {
+    a: u8,
+    b: Option<String>,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Scalars {
+    i8: i8,
+    i16: i16,
+    i32: i32,
+    i64: i64,
+    u8: u8,
+    u16: u16,
+    u32: u32,
+    u64: u64,
+    f32: f32,
+    f64: f64,
+    flag: bool,
+    text: String,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Nested {
+    opt: Option<i32>,
+    opt_s: Option<String>,
+    xs: Vec<u16>,
+    names: Vec<String>,
+    holes: Vec<Option<i64>>,
+    inner: Inner,
+    maybe: Option<Inner>,
+    many: Vec<Inner>,
+    deep: Vec<Vec<f64>>,
+    pair: (i32, f64),
+    pairs: Vec<(u8, String)>,
+    unit: (),
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Point(i32, f64);
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+#[repr(u8)]
+enum Color {
+    Red,
+    Green,
+    Blue,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Painted {
+    color: Color,
+    colors: Vec<Color>,
+    at: (i32, f64),
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Mapped {
+    counts: HashMap<String, i32>,
+    sorted: BTreeMap<u32, Vec<String>>,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Shape {
+    Empty,
+    Circle { r: f64 },
+    Rect { w: f32, h: f32 },
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Drawing {
+    id: u32,
+    shape: Shape,
+}
+
+fn scalars(n: usize) -> Vec<Scalars> {
+    (0..n)
+        .map(|i| Scalars {
+            i8: -(i as i8),
+            i16: i as i16 * -300,
+            i32: i as i32 * 70_000,
+            i64: i as i64 * -5_000_000_000,
+            u8: i as u8,
+            u16: i as u16 * 300,
+            u32: i as u32 * 70_000,
+            u64: u64::MAX - i as u64,
+            f32: i as f32 / 3.0,
+            f64: -(i as f64) / 7.0,
+            flag: i % 3 == 0,
+            text: format!("row {i} é"),
+        })
+        .collect()
+}
+
+fn inner(i: usize) -> Inner {
+    Inner {
+        a: i as u8,
+        b: (i % 2 == 0).then(|| format!("b{i}")),
+    }
+}
+
+fn nested(n: usize) -> Vec<Nested> {
+    (0..n)
+        .map(|i| Nested {
+            opt: (i % 3 != 0).then_some(i as i32),
+            opt_s: (i % 2 == 0).then(|| "s".repeat(i)),
+            xs: (0..i as u16).collect(),
+            names: (0..i % 3).map(|k| format!("n{k}")).collect(),
+            holes: vec![Some(i as i64), None],
+            inner: inner(i),
+            maybe: (i % 2 == 1).then(|| inner(i + 1)),
+            many: (0..i % 4).map(inner).collect(),
+            deep: vec![vec![i as f64], vec![]],
+            pair: (i as i32, i as f64 * 0.5),
+            pairs: vec![(i as u8, format!("p{i}"))],
+            unit: (),
+        })
+        .collect()
+}
+
+#[test]
+fn scalars_interchange() {
+    interchange(&scalars(50), &Columns::of::<Scalars>().unwrap());
+}
+
+#[test]
+fn nested_options_lists_records_tuples_interchange() {
+    interchange(&nested(40), &Columns::of::<Nested>().unwrap());
+}
+
+#[test]
+fn fieldless_enums_and_tuple_structs_interchange() {
+    let rows: Vec<Painted> = (0..30)
+        .map(|i| Painted {
+            color: [Color::Red, Color::Green, Color::Blue][i % 3],
+            colors: vec![Color::Blue; i % 3],
+            at: (i as i32, -(i as f64)),
+        })
+        .collect();
+    interchange(&rows, &Columns::of::<Painted>().unwrap());
+    // The labels are stored: variant names, values 0, 1, 2, as `#[repr(u8)]`.
+    let file = common::mem_file();
+    h5vec::serde::save_vector(&file, "p", &rows).unwrap();
+    let batch = h5vec::arrow::read_vector(&file, "p").unwrap();
+    let schema = batch.schema();
+    let meta = &schema.field(0).metadata()["h5vec.schema"];
+    assert!(
+        meta.contains(r#""variant_names":["Red","Green","Blue"]"#),
+        "{meta}"
+    );
+    assert!(meta.contains(r#""variant_values":[0,1,2]"#), "{meta}");
+    assert!(meta.contains(r#""encoded_type":"UInt8""#), "{meta}");
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Located {
+    at: Point,
+}
+
+#[test]
+fn tuple_structs_differ_only_in_codec() {
+    // serde cannot tell a tuple struct from a tuple: the serde path writes
+    // `HDF5Vectors.TupleCodec` where the derive writes `StructCodec`; the
+    // datasets are the same; the serde path loads both, the derive refuses
+    // the other codec for a tuple struct (SPEC.md 13).
+    let rows: Vec<Located> = (0..9)
+        .map(|i| Located {
+            at: Point(i, f64::from(i) * 1.5),
+        })
+        .collect();
+    let file = common::mem_file();
+    h5vec::serde::save_vector(&file, "s", &rows).unwrap();
+    h5vec::save_vector(&file, "d", &rows).unwrap();
+    let (s, d) = (layout(&file, "s"), layout(&file, "d"));
+    assert_eq!(s.1, d.1, "datasets");
+    assert_eq!(s.0.children[0].codec, "HDF5Vectors.TupleCodec");
+    assert_eq!(d.0.children[0].codec, "HDF5Vectors.StructCodec");
+    let mut s_tree = s.0;
+    s_tree.children[0].codec = d.0.children[0].codec.clone();
+    assert_eq!(s_tree, d.0);
+    for name in ["s", "d"] {
+        assert_eq!(
+            h5vec::serde::load_vector::<Located>(&file, name).unwrap(),
+            rows
+        );
+    }
+    assert_eq!(h5vec::load_vector::<Located>(&file, "d").unwrap(), rows);
+    let e = h5vec::load_vector::<Located>(&file, "s").unwrap_err();
+    assert_eq!(e.path(), "$.at", "{e}");
+}
+
+#[test]
+fn maps_interchange() {
+    let rows: Vec<Mapped> = (0..20)
+        .map(|i| Mapped {
+            counts: (0..i % 4)
+                .map(|k| (format!("k{k}"), k as i32 * i as i32))
+                .collect(),
+            sorted: (0..i % 3)
+                .map(|k| (k as u32, vec![format!("v{i}"); k]))
+                .collect(),
+        })
+        .collect();
+    interchange(&rows, &Columns::of::<Mapped>().unwrap());
+}
+
+#[test]
+fn enums_with_data_interchange() {
+    let rows: Vec<Drawing> = (0..30)
+        .map(|i| Drawing {
+            id: i,
+            shape: match i % 3 {
+                0 => Shape::Empty,
+                1 => Shape::Circle { r: f64::from(i) },
+                _ => Shape::Rect {
+                    w: i as f32,
+                    h: 2.0,
+                },
+            },
+        })
+        .collect();
+    interchange(&rows, &Columns::of::<Drawing>().unwrap());
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Msg {
+    Quit,
+    Move(i32),
+    Pair(u8, String),
+    Write { text: String, urgent: bool },
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Envelope {
+    seq: u64,
+    msg: Msg,
+    note: Option<String>,
+    raw: Vec<u8>,
+}
+
+#[test]
+fn newtype_and_tuple_variants_round_trip() {
+    let rows: Vec<Envelope> = (0..12)
+        .map(|i| Envelope {
+            seq: i,
+            msg: match i % 4 {
+                0 => Msg::Quit,
+                1 => Msg::Move(-(i as i32)),
+                2 => Msg::Pair(i as u8, format!("p{i}")),
+                _ => Msg::Write {
+                    text: "hi".into(),
+                    urgent: i % 2 == 0,
+                },
+            },
+            note: (i % 2 == 0).then(|| "n".into()),
+            raw: vec![i as u8; i as usize % 3],
+        })
+        .collect();
+    let file = common::mem_file();
+    h5vec::serde::save_vector(&file, "e", &rows).unwrap();
+    assert_eq!(
+        h5vec::serde::load_vector::<Envelope>(&file, "e").unwrap(),
+        rows
+    );
+    // A newtype variant is the derive's one-field tuple variant: a record `1`.
+    let batch = h5vec::arrow::read_vector(&file, "e").unwrap();
+    let schema = batch.schema();
+    let h5vec::arrow::arrow_schema::DataType::Union(u, _) = schema.field(1).data_type() else {
+        panic!("{:?}", schema.field(1))
+    };
+    let names: Vec<_> = u.iter().map(|(_, f)| f.name().clone()).collect();
+    assert_eq!(names, ["Quit", "Move", "Pair", "Write"]);
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Base {
+    id: u32,
+    #[serde(rename = "label")]
+    name: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Flat {
+    #[serde(flatten)]
+    base: Base,
+    score: f64,
+    #[serde(skip)]
+    cache: u32,
+    #[serde(default)]
+    extra: Option<u8>,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct FlatRow {
+    id: u32,
+    label: String,
+    score: f64,
+    extra: Option<u8>,
+}
+
+#[test]
+fn flatten_rename_skip_default() {
+    let rows: Vec<Flat> = (0..5)
+        .map(|i| Flat {
+            base: Base {
+                id: i,
+                name: format!("n{i}"),
+            },
+            score: f64::from(i) / 2.0,
+            cache: 0,
+            extra: Some(i as u8),
+        })
+        .collect();
+    let file = common::mem_file();
+    let columns = SchemaOptions::new().trace_samples(&rows).unwrap();
+    // A flattened struct serializes as a map: its fields come sorted by name.
+    assert_eq!(columns.names(), ["extra", "id", "label", "score"]);
+    h5vec::serde::save_vector_in(&file, "f", &rows, &Default::default(), &columns).unwrap();
+    let back: Vec<Flat> = h5vec::serde::load_vector_in(&file, "f", &columns).unwrap();
+    assert_eq!(back, rows);
+    let derived: Vec<FlatRow> = h5vec::load_vector(&file, "f").unwrap();
+    assert_eq!(
+        derived[3],
+        FlatRow {
+            id: 3,
+            label: "n3".into(),
+            score: 1.5,
+            extra: Some(3)
+        }
+    );
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Stamped {
+    #[serde(with = "chrono::serde::ts_nanoseconds")]
+    at: chrono::DateTime<chrono::Utc>,
+    v: f32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct StampedText {
+    at: chrono::DateTime<chrono::Utc>,
+    v: f32,
+}
+
+fn instants(n: i64) -> Vec<chrono::DateTime<chrono::Utc>> {
+    (0..n)
+        .map(|i| chrono::DateTime::from_timestamp_nanos(1_700_000_000_123_456_789 + i * 1_001))
+        .collect()
+}
+
+#[test]
+fn chrono_ts_nanoseconds_is_an_instant_as_the_derive_stores() {
+    let rows: Vec<Stamped> = instants(10)
+        .into_iter()
+        .map(|at| Stamped { at, v: 1.0 })
+        .collect();
+    let columns = SchemaOptions::new()
+        .kind("$.at", FieldKind::Instant)
+        .trace_type::<Stamped>()
+        .unwrap();
+    interchange(&rows, &columns);
+    // Without the kind: the plain i64 nanoseconds.
+    let file = common::mem_file();
+    h5vec::serde::save_vector(&file, "raw", &rows).unwrap();
+    let ns: Vec<i64> = h5vec::load_column(&file, "raw", "at").unwrap();
+    assert_eq!(ns[0], 1_700_000_000_123_456_789);
+}
+
+#[test]
+fn chrono_default_string_form() {
+    let rows: Vec<StampedText> = instants(6)
+        .into_iter()
+        .map(|at| StampedText { at, v: 2.0 })
+        .collect();
+    let file = common::mem_file();
+    // As traced: the RFC 3339 string chrono serializes.
+    h5vec::serde::save_vector(&file, "text", &rows).unwrap();
+    let s: Vec<String> = h5vec::load_column(&file, "text", "at").unwrap();
+    assert_eq!(s[0], "2023-11-14T22:13:20.123456789Z");
+    assert_eq!(
+        h5vec::serde::load_vector::<StampedText>(&file, "text").unwrap(),
+        rows
+    );
+    // As an instant: the string parsed into Int64 ns, as the derive stores it.
+    let columns = SchemaOptions::new()
+        .kind("$.at", FieldKind::Instant)
+        .trace_samples(&rows)
+        .unwrap();
+    h5vec::serde::save_vector_in(&file, "inst", &rows, &Default::default(), &columns).unwrap();
+    let at: Vec<chrono::DateTime<chrono::Utc>> = h5vec::load_column(&file, "inst", "at").unwrap();
+    assert_eq!(at, instants(6));
+    assert_eq!(
+        h5vec::serde::load_vector::<StampedText>(&file, "inst").unwrap(),
+        rows
+    );
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Tagged {
+    id: uuid::Uuid,
+    n: u16,
+}
+
+#[test]
+fn uuid_as_16_bytes_as_the_derive_stores() {
+    let rows: Vec<Tagged> = (0..8u16)
+        .map(|n| Tagged {
+            id: uuid::Uuid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677 + u128::from(n)),
+            n,
+        })
+        .collect();
+    // `Uuid` parses its text: traced from samples, the kind says 16 bytes.
+    assert!(Columns::of::<Tagged>().is_err());
+    let columns = SchemaOptions::new()
+        .kind("$.id", FieldKind::Uuid)
+        .trace_samples(&rows)
+        .unwrap();
+    interchange(&rows, &columns);
+    // Loading needs no kind: the stored 16 bytes are what `Uuid` reads.
+    let file = common::mem_file();
+    h5vec::serde::save_vector_in(&file, "u", &rows, &Default::default(), &columns).unwrap();
+    assert_eq!(
+        h5vec::serde::load_vector::<Tagged>(&file, "u").unwrap(),
+        rows
+    );
+}
+
+#[test]
+fn writer_reader_and_append_in_batches() {
+    let file = common::mem_file();
+    let opts = h5vec::SaveOptions::default().chunk_length(16);
+    let mut w = h5vec::serde::VectorWriter::<Nested>::create(&file, "w", &opts).unwrap();
+    let rows = nested(100);
+    for r in &rows {
+        w.push(r).unwrap();
+    }
+    assert_eq!(w.finish().unwrap(), 100);
+    h5vec::serde::append_vector(&file, "w", &rows[..7]).unwrap();
+    let mut all = Vec::new();
+    for b in h5vec::serde::VectorReader::<Nested>::open(&file, "w", 33).unwrap() {
+        let b = b.unwrap();
+        assert!(b.len() <= 33);
+        all.extend(b);
+    }
+    assert_eq!(all.len(), 107);
+    assert_eq!(&all[..100], &rows[..]);
+    assert_eq!(&all[100..], &rows[..7]);
+    // The derive reads what serde appended, and serde appends to a derived save.
+    h5vec::save_vector(&file, "d", &rows[..3]).unwrap();
+    h5vec::serde::append_vector(&file, "d", &rows[3..5]).unwrap();
+    assert_eq!(
+        h5vec::load_vector::<Nested>(&file, "d").unwrap(),
+        &rows[..5]
+    );
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Other {
+    id: u32,
+    missing: String,
+}
+
+#[test]
+fn errors_name_the_field_path() {
+    let file = common::mem_file();
+    let rows: Vec<Drawing> = vec![Drawing {
+        id: 1,
+        shape: Shape::Empty,
+    }];
+    h5vec::serde::save_vector(&file, "v", &rows).unwrap();
+    let e = h5vec::serde::load_vector::<Other>(&file, "v").unwrap_err();
+    let (expected, found) = common::mismatch(&e);
+    assert!(expected.contains("missing"), "{e}");
+    assert!(found.contains("shape"), "{e}");
+    assert_eq!(e.path(), "$", "{e}");
+    // A stored field of another type: the path of the field.
+    #[derive(Serialize, Deserialize, Debug)]
+    struct Wrong {
+        id: u32,
+        shape: Vec<u8>,
+    }
+    let e = h5vec::serde::load_vector::<Wrong>(&file, "v").unwrap_err();
+    assert_eq!(e.path(), "$.shape", "{e}");
+    // Appending another shape writes nothing.
+    let e = h5vec::serde::append_vector(
+        &file,
+        "v",
+        &[Other {
+            id: 2,
+            missing: "x".into(),
+        }],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("missing"), "{e}");
+    assert_eq!(h5vec::vector_len(&file, "v").unwrap(), 1);
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Gen {
+    a: Option<Vec<Option<i16>>>,
+    b: Vec<(u8, Option<String>)>,
+    c: Option<(f64, Vec<String>)>,
+    d: BTreeMap<String, Option<u32>>,
+    e: Vec<Vec<bool>>,
+}
+
+fn gen_strategy() -> impl Strategy<Value = Gen> {
+    (
+        proptest::option::of(proptest::collection::vec(
+            proptest::option::of(any::<i16>()),
+            0..4,
+        )),
+        proptest::collection::vec((any::<u8>(), proptest::option::of("[a-zé]{0,5}")), 0..3),
+        proptest::option::of((
+            any::<f64>().prop_filter("not NaN", |f| !f.is_nan()),
+            proptest::collection::vec(".{0,4}", 0..3),
+        )),
+        proptest::collection::btree_map("[a-z]{0,3}", proptest::option::of(any::<u32>()), 0..3),
+        proptest::collection::vec(proptest::collection::vec(any::<bool>(), 0..3), 0..3),
+    )
+        .prop_map(|(a, b, c, d, e)| Gen { a, b, c, d, e })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #[test]
+    fn random_nested_values_round_trip(rows in proptest::collection::vec(gen_strategy(), 0..12)) {
+        let file = common::mem_file();
+        h5vec::serde::save_vector(&file, "g", &rows).unwrap();
+        prop_assert_eq!(h5vec::serde::load_vector::<Gen>(&file, "g").unwrap(), rows);
+    }
+}
