@@ -195,6 +195,11 @@ fn order_log_100k_rows_without_json_fields() {
     for (label, opts) in [
         ("default", SaveOptions::default()),
         ("deflate(4)", SaveOptions::default().deflate(4)),
+        // HDF5Vectors.jl's variable-length strings (uncompressed heap).
+        (
+            "deflate(4), vls_strings(false)",
+            SaveOptions::default().deflate(4).vls_strings(false),
+        ),
     ] {
         let typed = common::disk_file();
         save_vector_with_opts(&typed.file, &v, &opts);

@@ -123,6 +123,7 @@ pub mod arrow;
 mod bincode_codec;
 mod codec;
 mod column;
+mod compact;
 mod deferred;
 mod error;
 mod evolution;
@@ -150,6 +151,7 @@ mod vector;
 pub mod vls;
 
 pub use codec::H5Vector;
+pub use compact::{compact_vector, copy_vector};
 pub use error::{Error, ErrorKind, Result};
 pub use evolution::LoadOptions;
 pub use file::{

@@ -250,6 +250,10 @@ pub struct FieldStorage {
     /// Compression of the field's datasets (every role); `None` keeps the
     /// vector's settings.
     pub compression: Option<Compression>,
+    /// `Some(false)` with `#[h5vec(vlen_strings)]`: the field's strings (and
+    /// JSON text) are HDF5 variable-length strings whatever the compression
+    /// ([`SaveOptions::vls_strings`]); `None` keeps the vector's setting.
+    pub vls_strings: Option<bool>,
 }
 
 impl FieldStorage {
@@ -257,6 +261,7 @@ impl FieldStorage {
     pub(crate) const DEFAULT: FieldStorage = FieldStorage {
         chunk_length: None,
         compression: None,
+        vls_strings: None,
     };
 
     /// Whether this changes nothing.
@@ -275,7 +280,7 @@ impl FieldStorage {
 pub struct SaveOptions {
     chunk_length: Option<usize>,
     compression: Compression,
-    vls_strings: bool,
+    vls_strings: Option<bool>,
     dedup_strings: bool,
     replace: bool,
     by_role: [Option<Compression>; 4],
@@ -381,19 +386,46 @@ impl SaveOptions {
             o.compression = c.clone();
             o.by_role = Default::default();
         }
+        if let Some(v) = f.vls_strings {
+            o.vls_strings = Some(v);
+        }
         o
     }
 
-    /// Store every `String` field as a compressed VLS array (heap + pointers)
-    /// instead of an HDF5 variable-length string dataset.
+    /// How `String` values and `#[h5vec(json)]` text are stored: `true`,
+    /// in the compressed VLS layout (a byte heap + pointers, SPEC.md
+    /// section 4.1), whose bytes the vector's compression covers; `false`,
+    /// as HDF5 variable-length strings (what HDF5Vectors.jl writes and
+    /// h5py's `string_dtype()` reads), whose characters live in HDF5's
+    /// global heap, which no filter compresses.
+    ///
+    /// Without this call, strings follow the compression: variable-length
+    /// strings when the byte heaps (`DatasetRole::Bytes`) are not
+    /// compressed (the default), the VLS layout when they are, so that
+    /// `deflate(4)` compresses every byte. A field's own compression
+    /// attribute decides for that field, and `#[h5vec(vls)]` and
+    /// `#[h5vec(vlen_strings)]` fix a field's layout either way. Loads read
+    /// both layouts (SPEC.md section 6).
+    ///
+    /// ```
+    /// use h5vec::SaveOptions;
+    /// assert!(!SaveOptions::default().get_vls_strings());
+    /// assert!(SaveOptions::default().deflate(4).get_vls_strings());
+    /// // HDF5Vectors.jl's strings, compressed values:
+    /// assert!(!SaveOptions::default().deflate(4).vls_strings(false).get_vls_strings());
+    /// assert!(SaveOptions::default().vls_strings(true).get_vls_strings());
+    /// ```
     pub fn vls_strings(mut self, on: bool) -> Self {
-        self.vls_strings = on;
+        self.vls_strings = Some(on);
         self
     }
 
-    /// Whether every `String` is stored as a compressed VLS array.
+    /// Whether strings are stored in the compressed VLS layout: the
+    /// [`vls_strings`](Self::vls_strings) setting, or else whether byte
+    /// heaps are compressed.
     pub fn get_vls_strings(&self) -> bool {
         self.vls_strings
+            .unwrap_or_else(|| *self.get_compression_for(DatasetRole::Bytes) != Compression::None)
     }
 
     /// In compressed VLS arrays, store each distinct string once and let

@@ -100,8 +100,11 @@ pub(crate) fn check_new_member(
             check_replaceable(parent, name)?;
             return Ok(true);
         }
-        Some(false) => " (use SaveOptions::replace(true) to replace it)",
-        None => "",
+        Some(false) => " (use SaveOptions::replace(true) to replace it)".to_owned(),
+        None => format!(
+            " (a {what} is not replaced in place: remove it first with \
+             `group.unlink({name:?})`, or save under another name)"
+        ),
     };
     Err(Error::bad_name(
         container_place(parent, name),

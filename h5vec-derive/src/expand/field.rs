@@ -172,7 +172,16 @@ pub fn storage(storage: &Storage) -> TokenStream {
             quote!(#option::Some(#comp))
         }
     };
-    quote!(::h5vec::__private::FieldStorage { chunk_length: #chunk, compression: #compression })
+    let vls = if storage.vlen_strings {
+        quote!(#option::Some(false))
+    } else {
+        quote!(#option::None)
+    };
+    quote!(::h5vec::__private::FieldStorage {
+        chunk_length: #chunk,
+        compression: #compression,
+        vls_strings: #vls,
+    })
 }
 
 /// A compression as an `h5vec::Compression` expression.

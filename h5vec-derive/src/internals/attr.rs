@@ -10,7 +10,7 @@ use super::storage::{self, Storage, COMPRESSION_KEYS};
 use super::Ctxt;
 
 /// Every field attribute, for error messages.
-const FIELD_ATTRS: &str = "`rename = \"...\"`, `alias = \"...\"`, `default`, `default = \"path::to::fn\"`, `skip`, `blob`, `json`, `vls`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `zstd = 0..=9`, `blosc(compressor = \"...\", level = 0..=9, shuffle = \"...\")`, `no_compression`";
+const FIELD_ATTRS: &str = "`rename = \"...\"`, `alias = \"...\"`, `default`, `default = \"path::to::fn\"`, `skip`, `blob`, `json`, `vls`, `vlen_strings`, `chunk_length = N`, `deflate = 0..=9`, `lzf`, `zstd = 0..=9`, `blosc(compressor = \"...\", level = 0..=9, shuffle = \"...\")`, `no_compression`";
 
 /// How a field is stored.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -47,6 +47,8 @@ pub enum Setting {
     Default,
     Via(Via),
     ChunkLength,
+    /// `vlen_strings`: HDF5 variable-length strings whatever the compression.
+    VlenStrings,
     /// One of [`COMPRESSION_KEYS`].
     Compression(&'static str),
 }
@@ -60,6 +62,7 @@ impl Setting {
             Setting::Default => "default",
             Setting::Via(via) => via.name(),
             Setting::ChunkLength => "chunk_length",
+            Setting::VlenStrings => "vlen_strings",
             Setting::Compression(key) => key,
         }
     }
@@ -130,6 +133,16 @@ impl Field {
                 };
                 self.via.get_or_insert(via);
                 self.settings.push((Setting::Via(via), span));
+            }
+            "vlen_strings" => {
+                if self.given(|s| matches!(s, Setting::VlenStrings)) {
+                    cx.error(
+                        span,
+                        "`vlen_strings` is given twice for this field; keep one",
+                    );
+                }
+                self.settings.push((Setting::VlenStrings, span));
+                self.storage.vlen_strings = true;
             }
             "chunk_length" => {
                 if self.given(|s| matches!(s, Setting::ChunkLength)) {

@@ -40,6 +40,21 @@ pub fn field(cx: &Ctxt, attrs: &attr::Field) {
                 compression_given = true;
             }
             Setting::Rename | Setting::ChunkLength | Setting::Alias | Setting::Default => {}
+            Setting::VlenStrings => {}
+        }
+    }
+    if let v @ (Via::Vls | Via::Blob) = attrs.via() {
+        for &(setting, span) in attrs.settings() {
+            if matches!(setting, Setting::VlenStrings) {
+                cx.error(
+                    span,
+                    format!(
+                        "`vlen_strings` conflicts with `{}`: it stores strings and JSON text as \
+                         HDF5 variable-length strings; keep one",
+                        v.name()
+                    ),
+                );
+            }
         }
     }
     if attrs.skip() {

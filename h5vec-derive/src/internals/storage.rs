@@ -12,6 +12,8 @@ use super::Ctxt;
 pub struct Storage {
     pub chunk_length: Option<usize>,
     pub compression: Option<Comp>,
+    /// `vlen_strings`: the field's strings are HDF5 variable-length strings.
+    pub vlen_strings: bool,
 }
 
 /// A field's compression, as `h5vec::Compression` will get it.

@@ -233,6 +233,7 @@ impl Source {
                     dec,
                     nullable: true,
                     ptrs: Vec::new(),
+                    json: false,
                 }),
                 no_data: false,
                 _keep: Keep::Walk(walked),
@@ -527,6 +528,21 @@ fn open_node(
             dec: <BlobCodec<()> as Codec>::open(group, node, path, count)?,
             at,
         }),
+        kind::VLS_STRING if node.codec == ids::JSON => {
+            // JSON text in the VLS layout (SPEC.md section 4.1): checked as
+            // the typed load checks it.
+            let dec = <crate::kinds::json::JsonCodec<serde_json::Value> as Codec>::open(
+                group, node, path, count,
+            )?
+            .into_vls()
+            .ok_or_else(|| Error::mismatch(path, "a vls_string node", "another layout"))?;
+            Box::new(Vls {
+                dec,
+                nullable: false,
+                ptrs: Vec::new(),
+                json: true,
+            })
+        }
         kind::VLS_STRING => {
             let nullable = node.codec == ids::PLACEHOLDER_CODEC;
             let dec = if nullable {
@@ -538,6 +554,7 @@ fn open_node(
                 dec,
                 nullable,
                 ptrs: Vec::new(),
+                json: false,
             })
         }
         kind::LIST => open_list(group, node, path, count, field)?,

@@ -72,8 +72,9 @@ pub trait FieldList: 'static {
     fn no_defaults() -> Self::Defaults;
     /// Appends, per field, whether it has a default.
     fn has_defaults(defaults: &Self::Defaults, out: &mut Vec<bool>);
-    /// Appends each field's schema.
-    fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>);
+    /// Appends each field's schema; `storage[i]` is field i's own storage
+    /// settings (which decide, e.g., a string field's layout).
+    fn schemas(ctx: &WriteCtx<'_>, storage: &[crate::options::FieldStorage], out: &mut Vec<Schema>);
     /// Creates each field's group and datasets; `names[i]` is field i's name.
     fn create(
         group: &Group,
@@ -124,7 +125,7 @@ impl FieldList for () {
     const LEN: usize = 0;
     fn no_defaults() {}
     fn has_defaults(_: &(), _: &mut Vec<bool>) {}
-    fn schemas(_: &WriteCtx<'_>, _: &mut Vec<Schema>) {}
+    fn schemas(_: &WriteCtx<'_>, _: &[crate::options::FieldStorage], _: &mut Vec<Schema>) {}
     fn create(
         _: &Group,
         _: &[&str],
@@ -194,9 +195,27 @@ where
         Rest::has_defaults(&defaults.1, out);
     }
 
-    fn schemas(ctx: &WriteCtx<'_>, out: &mut Vec<Schema>) {
-        out.push(C::schema(ctx));
-        Rest::schemas(ctx, out);
+    fn schemas(
+        ctx: &WriteCtx<'_>,
+        storage: &[crate::options::FieldStorage],
+        out: &mut Vec<Schema>,
+    ) {
+        let (mine, rest) = match storage.split_first() {
+            Some((s, r)) => (Some(s), r),
+            None => (None, &[][..]),
+        };
+        match mine.filter(|s| !s.is_default()) {
+            // The options `create` gives the field: the same node.
+            Some(s) => {
+                let opts = ctx.opts.with_field(s);
+                out.push(C::schema(&WriteCtx {
+                    opts: &opts,
+                    len_hint: ctx.len_hint,
+                }));
+            }
+            None => out.push(C::schema(ctx)),
+        }
+        Rest::schemas(ctx, rest, out);
     }
     fn create(
         group: &Group,
@@ -351,7 +370,7 @@ pub(crate) fn record_schema<R: Record>(ctx: &WriteCtx<'_>) -> Schema {
         std::any::type_name::<R>(),
     );
     s.field_names = Some(R::FIELD_NAMES.iter().map(|s| s.to_string()).collect());
-    R::Fields::schemas(ctx, &mut s.children);
+    R::Fields::schemas(ctx, R::FIELD_STORAGE, &mut s.children);
     s
 }
 
@@ -531,7 +550,7 @@ fn field_differences<R: Record>(
         len_hint: 0,
     };
     let mut want = Vec::new();
-    R::Fields::schemas(&ctx, &mut want);
+    R::Fields::schemas(&ctx, R::FIELD_STORAGE, &mut want);
     let mut parts = Vec::new();
     let mut named = Vec::new();
     for &i in missing {

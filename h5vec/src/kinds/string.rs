@@ -5,8 +5,10 @@
 //! <field>/values    1-D variable-length UTF-8 strings (NULLTERM), chunked, max extent unlimited
 //! ```
 //! This is what HDF5.jl writes for `String` and what h5py's `string_dtype()`
-//! reads. With `#[h5vec(vls)]` or `SaveOptions::vls_strings(true)` a string
-//! field uses the compressed VLS layout of [`super::vls`] instead.
+//! reads. With compression on (unless `SaveOptions::vls_strings(false)` or
+//! `#[h5vec(vlen_strings)]`), with `SaveOptions::vls_strings(true)` or with
+//! `#[h5vec(vls)]`, a string field uses the compressed VLS layout of
+//! [`super::vls`] instead (SPEC.md section 6).
 
 use std::ops::Range;
 
@@ -106,6 +108,14 @@ impl Codec for StringCodec {
 }
 
 impl StringEncoder {
+    /// The row the next string pushed goes to.
+    pub(crate) fn next_row(&self) -> u64 {
+        match self {
+            StringEncoder::Scalar(w) => w.next_row(),
+            StringEncoder::Vls(w) => w.next_row(),
+        }
+    }
+
     /// Buffers one string.
     #[inline]
     pub(crate) fn push_str(&mut self, value: &str) -> Result<()> {

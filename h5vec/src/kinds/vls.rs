@@ -184,21 +184,21 @@ pub type VlsStringCodec = VlsCodec<String>;
 /// The schema node of a VLS string column (`nullable` for `Option<String>`,
 /// whose missing values equal the placeholder attribute).
 pub(crate) fn vls_schema(nullable: bool) -> Schema {
-    let mut s = Schema::new(
-        kind::VLS_STRING,
-        ids::VLS,
-        if nullable {
-            ids::PLACEHOLDER_CODEC
-        } else {
-            ids::H5VEC_CODEC
-        },
-        if nullable {
-            std::any::type_name::<Option<String>>()
-        } else {
-            std::any::type_name::<String>()
-        },
-    )
-    .encoded("String");
+    if nullable {
+        vls_node(
+            ids::PLACEHOLDER_CODEC,
+            std::any::type_name::<Option<String>>(),
+        )
+    } else {
+        vls_node(ids::H5VEC_CODEC, std::any::type_name::<String>())
+    }
+}
+
+/// A `vls_string` node with `codec` (what the text means: plain strings,
+/// placeholder strings, JSON documents) and `logical_type`; its child is
+/// the scalar `String` node (SPEC.md section 4.1).
+pub(crate) fn vls_node(codec: &str, logical_type: &str) -> Schema {
+    let mut s = Schema::new(kind::VLS_STRING, ids::VLS, codec, logical_type).encoded("String");
     s.children
         .push(scalar_schema::<String>(ids::IDENTITY, "String"));
     s
@@ -261,7 +261,8 @@ impl VlsEncoder {
         })
     }
 
-    fn row(&self) -> u64 {
+    /// The row the next string pushed goes to.
+    pub(crate) fn next_row(&self) -> u64 {
         self.ptrs.written + self.ptrs.buf.len() as u64
     }
 
@@ -269,14 +270,14 @@ impl VlsEncoder {
     pub fn push(&mut self, s: &str) -> Result<()> {
         if s.as_bytes().contains(&0) {
             return Err(Error::encode(
-                format!("{}[{}]", self.path, self.row()),
+                format!("{}[{}]", self.path, self.next_row()),
                 "string contains a NUL byte; readers cut VLS strings at the first NUL",
             ));
         }
         if let Some(ph) = &self.placeholder {
             if ph == s {
                 return Err(Error::encode(
-                    format!("{}[{}]", self.path, self.row()),
+                    format!("{}[{}]", self.path, self.next_row()),
                     format!(
                         "value equals the missing-value placeholder `{ph}` chosen for this column"
                     ),

@@ -44,9 +44,10 @@ pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use rows::storage;
-// Strings straight into one buffer, for the schema-driven reader.
-#[cfg(feature = "arrow")]
+// Strings straight into one buffer, for the schema-driven reader and copies.
 pub(crate) use rows::read_vlen_each;
+// Rows in a dataset's own type, for copies (`crate::compact`).
+pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,

@@ -364,6 +364,28 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
     }
 }
 
+/// Reads `rows` whole rows at `start` into `buf`, as memory type
+/// `mem_type` (which may be the dataset's own file type: no conversion).
+/// The caller has checked `start + rows` against the dataset's extent.
+///
+/// # Safety
+/// `buf` must have room for `rows * prod(inner)` elements of `mem_type`.
+pub(crate) unsafe fn read_rows_raw(
+    ds: &Dataset,
+    mem_type: hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: *mut c_void,
+    path: impl At,
+) -> Result<()> {
+    if rows == 0 || inner.contains(&0) {
+        return Ok(());
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { read_hyperslab(ds, mem_type, start, rows, inner, buf, path) }
+}
+
 /// Reads `rows` rows at `start` into `buf`.
 ///
 /// # Safety

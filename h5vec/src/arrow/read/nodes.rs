@@ -471,6 +471,17 @@ impl Node for Vls {
         };
         let dec = &self.dec;
         let nulls = both(nulls, own, n, &at)?;
+        if self.json {
+            for i in 0..n {
+                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                if nulls.as_ref().is_none_or(|nb| nb.is_valid(i)) {
+                    let text = values.get(a..b).unwrap_or_default();
+                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
+                        Error::invalid(at.element(rows.start + i as u64), format!("bad JSON: {e}"))
+                    })?;
+                }
+            }
+        }
         utf8_array(offsets, values, nulls, &at, |i| {
             dec.bad_utf8(rows.start + i as u64)
         })
