@@ -3,7 +3,9 @@
 
 use std::fs::File;
 use std::io::BufWriter;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::RecordBatch;
@@ -199,7 +201,10 @@ fn export(
             .map(|f| BufWriter::with_capacity(1 << 20, f))
             .with_context(|| format!("cannot create {}", path.display()))
     };
-    let mut sink: Box<dyn Sink> = match to {
+    if !matches!(to, Endpoint::Ipc(_)) {
+        no_unions(&schema, to.describe())?;
+    }
+    let sink: Box<dyn Sink + Send> = match to {
         Endpoint::Parquet(_) => {
             let compression = match codec {
                 None => PqCompression::ZSTD(ZstdLevel::default()),
@@ -228,21 +233,50 @@ fn export(
         Endpoint::H5 { .. } => unreachable!("run sends HDF5 outputs to import"),
     };
     let progress = Progress::new(Some(rows.rows()), "converting");
+    let writing = || format!("writing {}", path.display());
+    // Batches are read here and written on another thread, at most
+    // IN_FLIGHT of them waiting: reading overlaps encoding, memory stays
+    // bounded.
+    let (send, recv) = mpsc::sync_channel::<RecordBatch>(IN_FLIGHT);
+    let writer = std::thread::spawn(move || -> Result<Box<dyn Sink + Send>> {
+        let mut sink = sink;
+        for batch in recv {
+            sink.write(&batch)?;
+        }
+        Ok(sink)
+    });
+    let mut read = Ok(());
     for batch in rows {
-        let batch = batch.with_context(at)?;
-        let batch = match &selection {
-            Some(s) => s.apply(&batch)?,
-            None => batch,
+        let batch = match batch.with_context(at).and_then(|b| match &selection {
+            Some(s) => s.apply(&b),
+            None => Ok(b),
+        }) {
+            Ok(b) => b,
+            Err(e) => {
+                read = Err(e);
+                break;
+            }
         };
-        sink.write(&batch)
-            .with_context(|| format!("writing {}", path.display()))?;
-        progress.add(batch.num_rows() as u64);
+        let n = batch.num_rows() as u64;
+        if send.send(batch).is_err() {
+            // The writer stopped: its error is returned below.
+            break;
+        }
+        progress.add(n);
     }
-    sink.finish()
-        .with_context(|| format!("writing {}", path.display()))?;
+    drop(send);
+    let sink = writer
+        .join()
+        .map_err(|_| anyhow!("the writer of {} panicked", path.display()))?
+        .with_context(writing)?;
+    read?;
+    sink.finish().with_context(writing)?;
     progress.finish();
     Ok(())
 }
+
+/// Batches read ahead of the writer at most.
+const IN_FLIGHT: usize = 2;
 
 /// The Parquet or Arrow IPC file `from` into vector `vector` of `file`
 /// (created if it does not exist).
@@ -316,7 +350,28 @@ fn import(
         None => schema,
     };
     let progress = Progress::new(total, "converting");
-    let batches = batches.map(|batch| {
+    // Batches are decoded on another thread, at most IN_FLIGHT ahead of
+    // the HDF5 writer here; it stops when the writer drops the receiver.
+    let (send, recv) = mpsc::sync_channel(IN_FLIGHT);
+    let reader = std::thread::spawn(move || {
+        let mut batches = batches;
+        loop {
+            // A panic of the decoder ends the vector with an error, as a
+            // decoding error does, not with a clean end of fewer rows.
+            let next = std::panic::catch_unwind(AssertUnwindSafe(|| batches.next()))
+                .unwrap_or_else(|_| {
+                    Some(Err(ArrowError::ExternalError(
+                        "the decoder panicked".into(),
+                    )))
+                });
+            let Some(batch) = next else { break };
+            let failed = batch.is_err();
+            if send.send(batch).is_err() || failed {
+                break;
+            }
+        }
+    });
+    let batches = recv.into_iter().map(|batch| {
         let batch = match (&selection, batch) {
             (Some(s), Ok(b)) => s.apply(&b).map_err(|e| ArrowError::ExternalError(e.into())),
             (_, b) => b,
@@ -336,6 +391,9 @@ fn import(
     let (parent, name) = crate::target::split(vector)?;
     let group = make_groups(&h5, &parent)?;
     let result = h5vec::arrow::save_batches(&group, &name, &schema, batches, &save);
+    // The reader has stopped: it ended, failed, or found the receiver
+    // gone with save_batches; a panic was sent as an error.
+    let _ = reader.join();
     progress.finish();
     if let Err(err) = result {
         drop(group);
@@ -349,7 +407,7 @@ fn import(
 }
 
 /// Record batches read from a Parquet or Arrow IPC file.
-type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
+type BatchIter = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
 
 /// Gives each batch `schema`: the same fields, with the file's metadata.
 fn with_schema(
@@ -359,6 +417,33 @@ fn with_schema(
 }
 
 /// The group `path` of `file`, with the groups on the way created if missing.
+/// Refuses a union column (an enum with data, SPEC.md sections 4.4 and
+/// 11) before anything is written, naming its field: Parquet, CSV and
+/// JSON lines have no union type (Arrow IPC has).
+fn no_unions(schema: &SchemaRef, format: &str) -> Result<()> {
+    use arrow::datatypes::{DataType, Field};
+    fn walk(f: &Field, path: &str, format: &str) -> Result<()> {
+        match f.data_type() {
+            DataType::Union(..) => bail!(
+                "{path}: an enum with data (an Arrow union) has no {format} form; \
+                 convert it to Arrow IPC (.arrow), or leave it out with --columns"
+            ),
+            DataType::Struct(fs) => fs
+                .iter()
+                .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()), format)),
+            DataType::List(c)
+            | DataType::LargeList(c)
+            | DataType::FixedSizeList(c, _)
+            | DataType::Map(c, _) => walk(c, &format!("{path}[]"), format),
+            _ => Ok(()),
+        }
+    }
+    schema
+        .fields()
+        .iter()
+        .try_for_each(|f| walk(f, &format!("$.{}", f.name()), format))
+}
+
 fn make_groups(file: &h5vec::hdf5::File, path: &str) -> Result<h5vec::hdf5::Group> {
     let mut group = file.as_group()?;
     for part in path.split('/').filter(|p| !p.is_empty()) {

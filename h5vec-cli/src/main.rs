@@ -12,6 +12,7 @@ mod convert;
 mod info;
 mod ls;
 mod output;
+mod parquet_out;
 mod progress;
 mod read;
 mod repair;

@@ -12,8 +12,9 @@ use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use arrow::json::writer::{make_encoder, EncoderOptions, LineDelimited};
 use arrow::util::display::FormatOptions;
-use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
+
+use crate::parquet_out::ParallelParquetWriter;
 
 /// Set once a write to stdout found the reading end closed.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -181,30 +182,29 @@ impl<W: Write> Sink for CsvSink<W> {
     }
 }
 
-/// A Parquet file (the parquet crate's `ArrowWriter`): the Arrow schema,
-/// with every field's h5vec metadata, goes into the file, so converting it
-/// back gives the same layout.
+/// A Parquet file (what the parquet crate's `ArrowWriter` writes, its
+/// columns encoded in parallel: [`ParallelParquetWriter`]): the Arrow
+/// schema, with every field's h5vec metadata, goes into the file, so
+/// converting it back gives the same layout.
 pub(crate) struct ParquetSink<W: Write + Send> {
-    writer: ArrowWriter<W>,
+    writer: ParallelParquetWriter<W>,
 }
 
 impl<W: Write + Send> ParquetSink<W> {
     pub(crate) fn new(out: W, schema: SchemaRef, props: WriterProperties) -> Result<Self> {
         Ok(ParquetSink {
-            writer: ArrowWriter::try_new(out, schema, Some(props))?,
+            writer: ParallelParquetWriter::try_new(out, schema, props)?,
         })
     }
 }
 
 impl<W: Write + Send> Sink for ParquetSink<W> {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.writer.write(batch)?;
-        Ok(())
+        self.writer.write(batch)
     }
 
     fn finish(self: Box<Self>) -> Result<()> {
-        self.writer.close()?;
-        Ok(())
+        self.writer.finish()
     }
 }
 

@@ -1,6 +1,6 @@
-//! The rows of a container, batch by batch: the whole container through
-//! `h5vec::arrow::batches`, a range of it through `read_range`, one batch of
-//! at most [`BATCH_ROWS`] rows at a time.
+//! The rows of a container, batch by batch, through `h5vec::arrow::batches`
+//! (all of them) or `batches_range` (a range), one batch of at most
+//! [`BATCH_ROWS`] rows at a time: the container is opened and checked once.
 
 use std::ops::Range;
 
@@ -8,7 +8,6 @@ use anyhow::Result;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use h5vec::arrow::Batches;
-use h5vec::hdf5::Group;
 
 use crate::target::{Target, BATCH_ROWS};
 
@@ -16,17 +15,7 @@ use crate::target::{Target, BATCH_ROWS};
 pub(crate) struct Rows {
     schema: SchemaRef,
     rows: u64,
-    inner: Inner,
-}
-
-enum Inner {
-    All(Batches),
-    Range {
-        parent: Group,
-        name: String,
-        next: u64,
-        end: u64,
-    },
+    batches: Batches,
 }
 
 impl Rows {
@@ -35,33 +24,22 @@ impl Rows {
     /// anything is read.
     pub(crate) fn open(target: &Target, range: Option<Range<u64>>) -> Result<Rows> {
         let batches = h5vec::arrow::batches(&target.parent, &target.name, BATCH_ROWS)?;
-        let schema = batches.schema();
         let total = batches.rows();
-        let Some(range) = range else {
-            return Ok(Rows {
-                schema,
-                rows: total,
-                inner: Inner::All(batches),
-            });
+        let batches = match range {
+            Some(range) if range != (0..total) => {
+                let end = range.end.min(total);
+                let start = range.start.min(end);
+                // The container is opened again for the range: a cheap walk
+                // of its metadata, once per command.
+                drop(batches);
+                h5vec::arrow::batches_range(&target.parent, &target.name, start..end, BATCH_ROWS)?
+            }
+            _ => batches,
         };
-        let end = range.end.min(total);
-        let start = range.start.min(end);
-        if (start, end) == (0, total) {
-            return Ok(Rows {
-                schema,
-                rows: total,
-                inner: Inner::All(batches),
-            });
-        }
         Ok(Rows {
-            schema,
-            rows: end - start,
-            inner: Inner::Range {
-                parent: target.parent.clone(),
-                name: target.name.clone(),
-                next: start,
-                end,
-            },
+            schema: batches.schema(),
+            rows: batches.remaining(),
+            batches,
         })
     }
 
@@ -80,22 +58,6 @@ impl Iterator for Rows {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match &mut self.inner {
-            Inner::All(batches) => batches.next().map(|b| b.map_err(Into::into)),
-            Inner::Range {
-                parent,
-                name,
-                next,
-                end,
-            } => {
-                if *next >= *end {
-                    return None;
-                }
-                let stop = (*end).min(next.saturating_add(BATCH_ROWS as u64));
-                let batch = h5vec::arrow::read_range(parent, name, *next..stop);
-                *next = if batch.is_ok() { stop } else { *end };
-                Some(batch.map_err(Into::into))
-            }
-        }
+        self.batches.next().map(|b| b.map_err(Into::into))
     }
 }

@@ -111,14 +111,36 @@ pub fn read_range(group: &Group, name: &str, rows: Range<u64>) -> Result<RecordB
 /// ```
 pub fn batches(group: &Group, name: &str, batch_rows: usize) -> Result<Batches> {
     let src = Source::open(group, name)?;
-    if batch_rows == 0 {
-        return Err(Error::invalid("$", "batch_rows must be at least 1"));
-    }
-    Ok(Batches {
-        src,
-        next: 0,
-        batch: batch_rows as u64,
-    })
+    let rows = src.rows;
+    Batches::new(src, 0..rows, batch_rows)
+}
+
+/// The record batches of rows `rows` of `name`, `batch_rows` rows each (the
+/// last may be shorter): [`batches`] over a range, the container opened and
+/// checked once. A range past the row count is an error, as for
+/// [`read_range`].
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("br.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u16, 2, 3, 4, 5])?;
+/// let batches = h5vec::arrow::batches_range(&file, "xs", 1..4, 2)?;
+/// assert_eq!((batches.rows(), batches.remaining()), (5, 3));
+/// let sizes: Vec<usize> = batches.map(|b| b.map(|b| b.num_rows())).collect::<Result<_, _>>()?;
+/// assert_eq!(sizes, [2, 1]);
+/// assert!(h5vec::arrow::batches_range(&file, "xs", 4..6, 2).is_err());
+/// # Ok(()) }
+/// ```
+pub fn batches_range(
+    group: &Group,
+    name: &str,
+    rows: Range<u64>,
+    batch_rows: usize,
+) -> Result<Batches> {
+    let src = Source::open(group, name)?;
+    crate::stream::check_range(&rows, src.rows)?;
+    Batches::new(src, rows, batch_rows)
 }
 
 /// The Arrow schema of `name` (what [`read_vector`] returns), with every
@@ -139,14 +161,28 @@ pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
 }
 
 /// Record batches of a vector, h5col table or VLS array, read one after the
-/// other ([`batches`]). After an error the iterator ends.
+/// other ([`batches`], [`batches_range`]). After an error the iterator ends.
 pub struct Batches {
     src: Source,
     next: u64,
+    /// One past the last row to return.
+    end: u64,
     batch: u64,
 }
 
 impl Batches {
+    fn new(src: Source, rows: Range<u64>, batch_rows: usize) -> Result<Batches> {
+        if batch_rows == 0 {
+            return Err(Error::invalid("$", "batch_rows must be at least 1"));
+        }
+        Ok(Batches {
+            src,
+            next: rows.start,
+            end: rows.end,
+            batch: batch_rows as u64,
+        })
+    }
+
     /// The schema of every batch.
     pub fn schema(&self) -> SchemaRef {
         self.src.schema.clone()
@@ -159,7 +195,7 @@ impl Batches {
 
     /// The rows not yet returned.
     pub fn remaining(&self) -> u64 {
-        self.src.rows.saturating_sub(self.next)
+        self.end.saturating_sub(self.next)
     }
 }
 
@@ -167,12 +203,12 @@ impl Iterator for Batches {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.src.rows {
+        if self.next >= self.end {
             return None;
         }
-        let end = self.next.saturating_add(self.batch).min(self.src.rows);
+        let end = self.next.saturating_add(self.batch).min(self.end);
         let r = self.src.read(self.next..end);
-        self.next = if r.is_ok() { end } else { self.src.rows };
+        self.next = if r.is_ok() { end } else { self.end };
         Some(r)
     }
 }
