@@ -1197,18 +1197,19 @@ fn json_blob_enum_constant_and_tuple_fields_print() {
     drop(file);
     let p = s(&path);
     // JSON fields as their text, blobs as hex of their bincode bytes, enums
-    // as their discriminant, constants null, tuples records of "1", "2".
+    // as their labels (a dictionary, SPEC.md section 11), constants null,
+    // tuples records of "1", "2".
     assert_eq!(
         run_ok(&["cat", p, "odd", "--format", "jsonl"]),
-        r#"{"meta":"{\"k\":\"a\\\"b\",\"v\":[1,2]}","raw":"fb020101","level":9,"marker":null,"pair":{"1":-1,"2":7},"v":"vls","nested":[[1,null],[]]}
-{"meta":"{\"k\":\"\",\"v\":[]}","raw":"0000","level":1,"marker":null,"pair":{"1":2,"2":null},"v":"","nested":[]}
+        r#"{"meta":"{\"k\":\"a\\\"b\",\"v\":[1,2]}","raw":"fb020101","level":"High","marker":null,"pair":{"1":-1,"2":7},"v":"vls","nested":[[1,null],[]]}
+{"meta":"{\"k\":\"\",\"v\":[]}","raw":"0000","level":"Low","marker":null,"pair":{"1":2,"2":null},"v":"","nested":[]}
 "#
     );
     assert_eq!(
         run_ok(&["cat", p, "odd", "--format", "csv"]),
         r#"meta,raw,level,marker,pair.1,pair.2,v,nested
-"{""k"":""a\""b"",""v"":[1,2]}",fb020101,9,,-1,7,vls,"[[1,null],[]]"
-"{""k"":"""",""v"":[]}",0000,1,,2,,,[]
+"{""k"":""a\""b"",""v"":[1,2]}",fb020101,High,,-1,7,vls,"[[1,null],[]]"
+"{""k"":"""",""v"":[]}",0000,Low,,2,,,[]
 "#
     );
     assert_eq!(
@@ -1216,8 +1217,8 @@ fn json_blob_enum_constant_and_tuple_fields_print() {
         r#"+------------------------+----------+-------+--------+-----------------+-----+-----------------+
 | meta                   | raw      | level | marker | pair            | v   | nested          |
 +------------------------+----------+-------+--------+-----------------+-----+-----------------+
-| {"k":"a\"b","v":[1,2]} | fb020101 | 9     | null   | {1: -1, 2: 7}   | vls | [[1, null], []] |
-| {"k":"","v":[]}        | 0000     | 1     | null   | {1: 2, 2: null} |     | []              |
+| {"k":"a\"b","v":[1,2]} | fb020101 | High  | null   | {1: -1, 2: 7}   | vls | [[1, null], []] |
+| {"k":"","v":[]}        | 0000     | Low   | null   | {1: 2, 2: null} |     | []              |
 +------------------------+----------+-------+--------+-----------------+-----+-----------------+
 "#
     );
@@ -1260,4 +1261,68 @@ fn a_reader_that_stops_early_is_no_error() {
         assert_eq!(out.status.code(), Some(0), "{format}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
     }
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Ev {
+    Idle,
+    Tick(f64),
+    Fill { qty: i32 },
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct WithUnion {
+    id: u8,
+    ev: Ev,
+    list: Vec<Ev>,
+}
+
+#[test]
+fn unions_convert_to_arrow_ipc_and_are_refused_by_parquet() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.h5");
+    let rows = vec![
+        WithUnion {
+            id: 1,
+            ev: Ev::Idle,
+            list: vec![],
+        },
+        WithUnion {
+            id: 2,
+            ev: Ev::Tick(0.5),
+            list: vec![Ev::Fill { qty: 3 }],
+        },
+    ];
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "u", &rows).unwrap();
+    drop(file);
+    let p = s(&path);
+    // Parquet (and CSV, JSON lines) have no unions: one line naming the field.
+    for ext in ["parquet", "csv", "jsonl"] {
+        let out = dir.path().join(format!("u.{ext}"));
+        let (_, err) = run_code(&["convert", &format!("{p}:u"), s(&out)], 2);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("$.ev: an enum with data (an Arrow union) has no"),
+            "{err}"
+        );
+        assert!(!out.exists());
+    }
+    // Only the list of unions selected: its path is named.
+    let out = dir.path().join("l.parquet");
+    let (_, err) = run_code(
+        &["convert", &format!("{p}:u"), s(&out), "--columns", "list"],
+        2,
+    );
+    assert!(err.contains("$.list[]: an enum with data"), "{err}");
+    // Arrow IPC keeps the union, and converts back to the same values.
+    let ipc = dir.path().join("u.arrow");
+    run_ok(&["convert", &format!("{p}:u"), s(&ipc)]);
+    run_ok(&["convert", s(&ipc), &format!("{p}:back")]);
+    let file = h5vec::open_file(&path).unwrap();
+    assert_eq!(
+        h5vec::load_vector::<WithUnion>(&file, "back").unwrap(),
+        rows
+    );
 }
