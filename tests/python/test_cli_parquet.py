@@ -36,7 +36,6 @@ pytestmark = pytest.mark.skipif(
     reason="no h5vec binary at $H5VEC_BIN or target/debug/h5vec: build it with `cargo build -p h5vec-cli`",
 )
 
-LEVELS = {"Low": -3, "Mid": 0, "High": 7, "Max": 300}
 
 
 def f32(x):
@@ -51,14 +50,15 @@ def same_float(a, b):
 def as_arrow_rows(kind, typed):
     """The rows pyarrow gives for the values a typed load gave (serde JSON),
     by SPEC.md section 11: a non-record root is one column `value`, tuples
-    are records with fields "1", "2", ..., enums their discriminant, f32 the
-    nearest float32."""
+    are records with fields "1", "2", ..., labelled enums their label (a
+    dictionary keyed by position in variant_names), f32 the nearest
+    float32."""
     if kind == "measurement":
         return typed
     if kind == "all":
-        return [dict(r, float32=f32(r["float32"]), level=LEVELS[r["level"]]) for r in typed]
+        return [dict(r, float32=f32(r["float32"])) for r in typed]
     if kind == "level":
-        return [{"value": LEVELS[v]} for v in typed]
+        return [{"value": v} for v in typed]
     if kind == "vec3":
         return [{"value": [f32(x) for x in v]} for v in typed]
     if kind in ("tuple", "pair"):
@@ -134,7 +134,7 @@ def test_parquet_types_follow_the_mapping(tmp_path, rust_dir):
         "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
         "uint8": pa.uint8(), "uint16": pa.uint16(), "uint32": pa.uint32(), "uint64": pa.uint64(),
         "float32": pa.float32(), "float64": pa.float64(), "flag": pa.bool_(), "letter": pa.string(),
-        "text": pa.large_string(), "level": pa.int16(),
+        "text": pa.large_string(), "level": pa.dictionary(pa.int32(), pa.string()),
     }
     assert {f.name: f.type for f in schema} == want
     assert not any(f.nullable for f in schema)
