@@ -37,7 +37,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-
 def f32(x):
     return float(np.float32(x))
 
