@@ -47,7 +47,9 @@ fn main() -> h5vec::Result<()> {
         std::process::exit(2);
     }
     let secs: f64 = args[2].parse().expect("SECONDS: a number");
-    let per_commit: u64 = args.get(3).map_or(500, |s| s.parse().expect("ROWS_PER_COMMIT"));
+    let per_commit: u64 = args
+        .get(3)
+        .map_or(500, |s| s.parse().expect("ROWS_PER_COMMIT"));
     let file = h5vec::create_file_live(&args[1])?;
     let opts = SaveOptions::default().chunk_length(256);
     let mut w = VectorWriter::<Tick>::create_live(&file, "ticks", &opts)?;

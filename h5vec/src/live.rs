@@ -126,7 +126,10 @@ pub(crate) fn open_rw_clearing_flags(path: &Path, at: &Place) -> Result<hdf5::Fi
                     (&mut clear as *mut bool).cast::<c_void>(),
                 ),
             )?;
-            let id = check(at, h5f::H5Fopen(name.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id()))?;
+            let id = check(
+                at,
+                h5f::H5Fopen(name.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id()),
+            )?;
             hdf5::from_id::<hdf5::File>(id).at(at)
         }
     })
@@ -190,7 +193,11 @@ fn live_writer_present(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::fd::AsRawFd;
-        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(path) else {
+        let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+        else {
             return false;
         };
         let mut fl = lock_request(libc::F_WRLCK as libc::c_short);

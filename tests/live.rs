@@ -1,0 +1,252 @@
+//! Live readers (SPEC.md section 8, "Live readers"): a writer process
+//! streams into a vector of a `create_file_live` file while reader
+//! processes (Rust through `open_file_live`, h5py with `swmr=True`) load it
+//! again and again. The processes are this test binary run again with
+//! `H5VEC_LIVE_ROLE` set, and tests/python/test_live_h5py.py.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use h5vec::{H5Vector, SaveOptions, VectorWriter};
+
+/// The row type and rows of examples/live_writer.rs.
+#[derive(H5Vector, Debug, PartialEq, Clone)]
+struct Tick {
+    seq: u64,
+    price: f64,
+    qty: i32,
+    tags: Vec<u16>,
+    #[h5vec(vls)]
+    venue: String,
+    bid: Option<f32>,
+}
+
+fn tick(i: u64) -> Tick {
+    Tick {
+        seq: i,
+        price: i as f64 * 0.25,
+        qty: (i % 1000) as i32 - 500,
+        tags: (0..i % 4).map(|k| (i + k) as u16).collect(),
+        venue: format!("v{}", i % 7),
+        bid: (i % 3 != 0).then_some(i as f32 * 0.5),
+    }
+}
+
+fn check_prefix(rows: &[Tick]) {
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(*r, tick(i as u64), "row {i}");
+    }
+}
+
+/// The child processes: does nothing unless `H5VEC_LIVE_ROLE` is set.
+#[test]
+fn live_child() {
+    let Ok(role) = std::env::var("H5VEC_LIVE_ROLE") else {
+        return;
+    };
+    let path = std::env::var("H5VEC_LIVE_PATH").unwrap();
+    let secs: f64 = std::env::var("H5VEC_LIVE_SECS").unwrap().parse().unwrap();
+    match role.as_str() {
+        "writer" => {
+            let file = h5vec::create_file_live(&path).unwrap();
+            let opts = SaveOptions::default().chunk_length(256);
+            let mut w = VectorWriter::<Tick>::create_live(&file, "ticks", &opts).unwrap();
+            println!("LIVE ready");
+            let end = Instant::now() + Duration::from_secs_f64(secs);
+            let mut i = 0;
+            while Instant::now() < end {
+                for _ in 0..300 {
+                    w.push(&tick(i)).unwrap();
+                    i += 1;
+                }
+                w.flush().unwrap();
+                println!("LIVE committed {}", w.len());
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            println!("LIVE done {}", w.finish().unwrap());
+        }
+        "reader" => {
+            // One handle for every load: each load sees the last commit.
+            let file = h5vec::open_file_live(&path).unwrap();
+            let end = Instant::now() + Duration::from_secs_f64(secs);
+            let mut seen: Vec<usize> = Vec::new();
+            while Instant::now() < end {
+                let rows: Vec<Tick> = h5vec::load_vector(&file, "ticks").unwrap();
+                check_prefix(&rows);
+                assert!(seen.last().is_none_or(|&n| rows.len() >= n));
+                seen.push(rows.len());
+            }
+            seen.dedup();
+            println!(
+                "LIVE loads distinct {} last {}",
+                seen.len(),
+                seen.last().unwrap_or(&0)
+            );
+        }
+        other => panic!("unknown role {other}"),
+    }
+}
+
+fn spawn(role: &str, path: &Path, secs: f64) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "live_child", "--nocapture", "--test-threads=1"])
+        .env("H5VEC_LIVE_ROLE", role)
+        .env("H5VEC_LIVE_PATH", path)
+        .env("H5VEC_LIVE_SECS", secs.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The next `LIVE ...` line of a child's output, split.
+fn next_line(lines: &mut impl Iterator<Item = std::io::Result<String>>) -> Vec<String> {
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        // libtest may print "test live_child ... " before the first line.
+        if let Some(at) = l.find("LIVE ") {
+            return l[at + 5..].split(' ').map(str::to_owned).collect();
+        }
+    }
+    panic!("the child ended without a LIVE line");
+}
+
+fn python(args: &[&str]) -> Command {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/test_live_h5py.py");
+    let mut c = Command::new("python3");
+    c.arg(script).args(args).stdout(Stdio::piped());
+    c
+}
+
+fn output(c: Child) -> String {
+    let out = c.wait_with_output().unwrap();
+    assert!(out.status.success(), "a reader failed: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn rust_and_h5py_readers_load_growing_prefixes_while_a_writer_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.h5");
+    let mut w = spawn("writer", &path, 4.0);
+    let mut lines = BufReader::new(w.stdout.take().unwrap()).lines();
+    assert_eq!(next_line(&mut lines), ["ready"]);
+    let rust = spawn("reader", &path, 3.0);
+    let py = python(&["read", path.to_str().unwrap(), "3"])
+        .spawn()
+        .unwrap();
+    let rust = output(rust);
+    let py = output(py);
+    let mut last = 0;
+    loop {
+        let l = next_line(&mut lines);
+        if l[0] == "done" {
+            last = l[1].parse::<usize>().unwrap().max(last);
+            break;
+        }
+    }
+    assert!(w.wait().unwrap().success());
+    // Both readers saw `count` grow (at least 3 distinct lengths).
+    let distinct = |s: &str, key: &str| -> usize {
+        let l = s.lines().find(|l| l.contains(key)).expect(s);
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let i = w.iter().position(|x| *x == "distinct").unwrap();
+        w[i + 1].parse().unwrap()
+    };
+    assert!(distinct(&rust, "LIVE loads") >= 3, "{rust}");
+    assert!(distinct(&py, "loads") >= 3, "{py}");
+    let all: Vec<Tick> = h5vec::load_vector(&h5vec::open_file(&path).unwrap(), "ticks").unwrap();
+    assert_eq!(all.len(), last);
+    check_prefix(&all);
+}
+
+#[test]
+fn readers_load_the_last_commit_of_a_killed_writer_and_open_file_rw_repairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killed.h5");
+    let mut w = spawn("writer", &path, 60.0);
+    let mut lines = BufReader::new(w.stdout.take().unwrap()).lines();
+    assert_eq!(next_line(&mut lines), ["ready"]);
+    let mut committed = 0;
+    while committed < 20_000 {
+        committed = next_line(&mut lines)[1].parse::<usize>().unwrap();
+    }
+    w.kill().unwrap(); // SIGKILL
+    w.wait().unwrap();
+    // While no other process has it open, a live writer's lock is gone.
+    let live = h5vec::open_file_live(&path).unwrap();
+    let rows: Vec<Tick> = h5vec::load_vector(&live, "ticks").unwrap();
+    assert!(rows.len() >= committed, "{} < {committed}", rows.len());
+    check_prefix(&rows);
+    let py = output(
+        python(&["once", path.to_str().unwrap(), &committed.to_string()])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(py.trim(), format!("rows {}", rows.len()));
+    // open_file also reads it (as a live reader: the superblock still says
+    // a writer has it open).
+    let f = h5vec::open_file(&path).unwrap();
+    assert_eq!(h5vec::vector_len(&f, "ticks").unwrap(), rows.len() as u64);
+    drop((live, f));
+    // Writing again: open_file_rw clears the killed writer's marks.
+    let f = h5vec::open_file_rw(&path).unwrap();
+    h5vec::repair::<Tick>(&f, "ticks").unwrap();
+    let n = rows.len() as u64;
+    h5vec::append_vector(&f, "ticks", &[tick(n), tick(n + 1)]).unwrap();
+    drop(f);
+    let back: Vec<Tick> = h5vec::load_vector(&h5vec::open_file(&path).unwrap(), "ticks").unwrap();
+    assert_eq!(back.len() as u64, n + 2);
+    check_prefix(&back);
+}
+
+#[test]
+fn live_writers_refuse_variable_length_fields_and_plain_files() {
+    #[derive(H5Vector)]
+    struct Row {
+        id: u32,
+        name: String,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = h5vec::create_file_live(dir.path().join("vl.h5")).unwrap();
+    let e = VectorWriter::<Row>::create_live(&f, "rows", &SaveOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("$.name") && e.contains("variable-length"), "{e}");
+    // Nothing was linked.
+    assert!(!f.link_exists("rows"));
+    let plain = h5vec::create_file(dir.path().join("plain.h5")).unwrap();
+    let e = VectorWriter::<u32>::create_live(&plain, "xs", &SaveOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("create_file_live") && e.contains("superblock version 2"),
+        "{e}"
+    );
+    // A second live writer on a live file is refused.
+    let f2 = h5vec::create_file_live(dir.path().join("two.h5")).unwrap();
+    h5vec::save_vector(&f2, "ys", &[1u32]).unwrap();
+    let _w = VectorWriter::<u32>::create_live(&f2, "xs", &SaveOptions::default()).unwrap();
+    let e = VectorWriter::<u32>::create(&f2, "zs", &SaveOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("live (SWMR) writing mode"), "{e}");
+}
+
+#[test]
+fn a_streamed_vector_is_linked_at_its_first_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = h5vec::create_file(dir.path().join("w.h5")).unwrap();
+    let mut w = VectorWriter::<u32>::create(&f, "xs", &SaveOptions::default()).unwrap();
+    w.extend(&[1, 2, 3]).unwrap();
+    assert!(!f.link_exists("xs"));
+    w.flush().unwrap();
+    assert_eq!(h5vec::load_vector::<u32>(&f, "xs").unwrap(), [1, 2, 3]);
+    w.push(&4).unwrap();
+    drop(w); // without finish: the last commit stays
+    assert_eq!(h5vec::load_vector::<u32>(&f, "xs").unwrap(), [1, 2, 3]);
+}
