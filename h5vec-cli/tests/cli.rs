@@ -1326,3 +1326,81 @@ fn unions_convert_to_arrow_ipc_and_are_refused_by_parquet() {
         rows
     );
 }
+
+/// A vector of 200,000 optional numbers (four batches of 65,536 rows):
+/// `Some(i)` except every 7th row.
+fn big_vector(path: &Path) {
+    let file = h5vec::create_file(path).unwrap();
+    let rows: Vec<Option<u32>> = (0..200_000u32).map(|i| (i % 7 != 0).then_some(i)).collect();
+    h5vec::save_vector(&file, "big", &rows).unwrap();
+}
+
+#[test]
+fn ranges_across_batches_and_a_failure_after_the_first_batches() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.h5");
+    big_vector(&path);
+    let p = s(&path);
+    // A range over the boundaries of the batches of 65,536 rows.
+    let csv = run_ok(&[
+        "cat",
+        p,
+        "big",
+        "--rows",
+        "65530..131080",
+        "--format",
+        "csv",
+    ]);
+    let want: String = std::iter::once("value\n".to_string())
+        .chain((65530..131080u32).map(|i| {
+            if i % 7 == 0 {
+                // A missing value of a one-column CSV, not an empty line.
+                "\"\"\n".to_string()
+            } else {
+                format!("{i}\n")
+            }
+        }))
+        .collect();
+    let first_difference = csv.lines().zip(want.lines()).position(|(a, b)| a != b);
+    assert_eq!(
+        (csv.lines().count(), first_difference),
+        (want.lines().count(), None),
+        "{:?}",
+        first_difference.map(|i| (csv.lines().nth(i), want.lines().nth(i)))
+    );
+    assert_eq!(
+        run_ok(&["head", p, "big", "-n", "2", "--format", "csv"]),
+        "value\n\"\"\n1\n"
+    );
+    // The whole vector to Parquet, over several row-group batches.
+    let pq = dir.path().join("big.parquet");
+    run_ok(&["convert", &format!("{p}:big"), s(&pq)]);
+    let values: Vec<Option<u32>> = read_parquet(&pq)
+        .iter()
+        .flat_map(|b| {
+            b.column(0)
+                .as_primitive::<arrow::datatypes::UInt32Type>()
+                .iter()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(values.len(), 200_000);
+    assert!(values
+        .iter()
+        .enumerate()
+        .all(|(i, v)| *v == ((i % 7 != 0).then_some(i as u32))));
+    // A bad mask value in the fourth batch: the conversion fails after the
+    // first batches were written, and leaves no output behind.
+    {
+        let file = h5vec::open_file_rw(&path).unwrap();
+        overwrite_raw(&file.dataset("big/data/MASK").unwrap(), 190_001, &[2u8]);
+    }
+    for out in ["bad.parquet", "bad.csv", "bad.arrow"] {
+        let out = dir.path().join(out);
+        let (_, err) = run_code(&["convert", &format!("{p}:big"), s(&out)], 2);
+        assert!(err.starts_with(&format!("h5vec: {p}:/big: $")), "{err}");
+        assert!(err.contains("/big/data/MASK"), "{err}");
+        assert!(!out.exists(), "{}", out.display());
+    }
+}
