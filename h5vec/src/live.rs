@@ -247,6 +247,20 @@ pub(crate) fn start_swmr_write(file: &hdf5::File, at: &Place) -> Result<()> {
             format!("superblock version {}", info.super_.version),
         ));
     }
+    // SWMR needs objects in the 1.10 format or later (a handle from
+    // `open_file_rw` has HDF5's default low bound); the file's own format
+    // (superblock version 3) already is.
+    // SAFETY: a valid file id and plain bound values, under the lock.
+    sync(|| unsafe {
+        check(
+            at,
+            crate::raw::ffi::H5Fset_libver_bounds(
+                file.id(),
+                h5f::H5F_libver_t::H5F_LIBVER_V110,
+                h5f::H5F_LIBVER_LATEST,
+            ),
+        )
+    })?;
     // SAFETY: a valid file id, under the lock.
     sync(|| unsafe { check(at, h5f::H5Fstart_swmr_write(file.id())) })?;
     Ok(())

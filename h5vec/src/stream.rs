@@ -394,7 +394,9 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("log.h5");
-    /// h5vec::save_vector(&h5vec::create_file_live(&path)?, "xs", &[1u32, 2])?;
+    /// let file = h5vec::create_file_live(&path)?;
+    /// h5vec::save_vector(&file, "xs", &[1u32, 2])?;
+    /// drop(file);
     /// let file = h5vec::open_file_rw(&path)?;
     /// let mut w = h5vec::VectorWriter::<u32>::open_append_live(&file, "xs", &Default::default())?;
     /// w.push(&3)?;
