@@ -35,7 +35,7 @@ fn uniform(x: u64, lo: f64, hi: f64) -> f64 {
 // ---------------------------------------------------------------------------
 
 /// GPS time: weeks and microseconds into the week.
-#[derive(H5Vector, hdf5::H5Type, Clone, Copy, Debug, PartialEq)]
+#[derive(H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct Timestamp {
     /// GPS week.
@@ -48,7 +48,7 @@ pub struct Timestamp {
 ///
 /// `#[repr(C)]` + `H5Type` only serve the compound reference row; h5vec
 /// uses the derived `H5Vector`.
-#[derive(H5Vector, hdf5::H5Type, Clone, Copy, Debug, PartialEq)]
+#[derive(H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct Measurement {
     /// When.
@@ -89,7 +89,7 @@ pub fn w1_row(i: u64) -> Measurement {
 /// One W2 record: an id, a name, a few tags from a small vocabulary and a
 /// short list of numbers.
 #[cfg_attr(feature = "w2", derive(H5Vector))]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct Event {
     /// Identifier.
     pub id: u64,

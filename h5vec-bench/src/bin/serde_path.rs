@@ -1,0 +1,137 @@
+//! The serde path (`h5vec::serde`) side by side with the derive path, in
+//! one process:
+//!
+//! ```text
+//! cargo run --release -p h5vec-bench --bin serde_path -- ROWS REPS DIR
+//! ```
+//!
+//! For W1 (`Measurement`) and W2 (`Event`, `ROWS` rows each), measures,
+//! interleaved in rotating order, `REPS` repetitions after one warm-up of:
+//!
+//! - derive save: `h5vec::save_vector` (a new file each time);
+//! - serde save: `h5vec::serde::save_vector_with` (W2 with
+//!   `SaveOptions::vls_strings`, the layout of its `#[h5vec(vls)]` name);
+//! - derive load: `h5vec::load_vector::<T>` of the derive's file;
+//! - serde load: `h5vec::serde::load_vector::<T>` of the serde path's file;
+//! - serde_arrow alone: `serde_arrow::to_record_batch` of the same rows
+//!   (the Arrow arrays the serde save starts from, no I/O).
+//!
+//! Prints medians and the ratios serde / derive as a Markdown table.
+
+use std::path::Path;
+use std::time::Instant;
+
+use h5vec_bench::data;
+use h5vec_bench::harness::stats;
+use serde::{de::DeserializeOwned, Serialize};
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+const PHASES: [&str; 5] = [
+    "derive save",
+    "serde save",
+    "derive load",
+    "serde load",
+    "serde_arrow arrays",
+];
+
+fn main() -> AnyResult<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rows: usize = args.first().map_or(Ok(1_000_000), |s| s.parse())?;
+    let reps: usize = args.get(1).map_or(Ok(5), |s| s.parse())?;
+    let dir = args
+        .get(2)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("h5vec-serde-path"));
+    std::fs::create_dir_all(&dir)?;
+    println!(
+        "{rows} rows, {reps} repetitions after 1 warm-up, interleaved, medians (s); load average {}\n",
+        h5vec_bench::harness::loadavg()
+    );
+    println!(
+        "| workload | {} | serde/derive save | serde/derive load |",
+        PHASES.join(" | ")
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let w1 = data::gen_w1(rows);
+    report("W1", &w1, &dir, reps, &h5vec::SaveOptions::default())?;
+    drop(w1);
+    let w2 = data::gen_w2(rows);
+    report(
+        "W2",
+        &w2,
+        &dir,
+        reps,
+        &h5vec::SaveOptions::default().vls_strings(true),
+    )?;
+    Ok(())
+}
+
+fn report<T>(
+    label: &str,
+    rows: &[T],
+    dir: &Path,
+    reps: usize,
+    serde_opts: &h5vec::SaveOptions,
+) -> AnyResult<()>
+where
+    T: h5vec::H5Vector + Serialize + DeserializeOwned,
+{
+    let d = dir.join(format!("{label}-derive.h5"));
+    let s = dir.join(format!("{label}-serde.h5"));
+    let fields = h5vec::serde::Columns::of::<T>()?;
+    let arrow_fields: Vec<serde_arrow::_impl::arrow::datatypes::FieldRef> = {
+        use serde_arrow::schema::{SchemaLike, TracingOptions};
+        Vec::from_type::<T>(TracingOptions::default())?
+    };
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); PHASES.len()];
+    for rep in 0..=reps {
+        for k in 0..PHASES.len() {
+            let phase = (k + rep) % PHASES.len();
+            let t = Instant::now();
+            let n = match phase {
+                0 => {
+                    let f = h5vec::create_file(&d)?;
+                    h5vec::save_vector(&f, "v", rows)?;
+                    rows.len()
+                }
+                1 => {
+                    let f = h5vec::create_file(&s)?;
+                    h5vec::serde::save_vector_in(&f, "v", rows, serde_opts, &fields)?;
+                    rows.len()
+                }
+                2 => {
+                    if !d.exists() {
+                        continue;
+                    }
+                    let f = h5vec::open_file(&d)?;
+                    h5vec::load_vector::<T>(&f, "v")?.len()
+                }
+                3 => {
+                    if !s.exists() {
+                        continue;
+                    }
+                    let f = h5vec::open_file(&s)?;
+                    h5vec::serde::load_vector_in::<T>(&f, "v", &fields)?.len()
+                }
+                _ => serde_arrow::to_record_batch(&arrow_fields, &rows)?.num_rows(),
+            };
+            let dt = t.elapsed().as_secs_f64();
+            assert_eq!(n, rows.len());
+            if rep > 0 {
+                times[phase].push(dt);
+            }
+        }
+    }
+    let med: Vec<f64> = times.iter().map(|t| stats(t).0).collect();
+    println!(
+        "| {label} | {} | {:.2}x | {:.2}x |",
+        med.iter()
+            .map(|m| format!("{m:.3}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        med[1] / med[0],
+        med[3] / med[2]
+    );
+    Ok(())
+}
