@@ -19,15 +19,12 @@ fn strip(mut n: SchemaNode) -> SchemaNode {
     n
 }
 
+/// One dataset: relative path, dtype, shape, chunks, filters.
+type Dataset = (String, String, Vec<u64>, Option<Vec<u64>>, Vec<String>);
+
 /// What must match between the two paths: the schema tree and every
 /// dataset's relative path, dtype, shape, chunking and filters.
-fn layout(
-    file: &h5vec::hdf5::File,
-    name: &str,
-) -> (
-    SchemaNode,
-    Vec<(String, String, Vec<u64>, Option<Vec<u64>>, Vec<String>)>,
-) {
+fn layout(file: &h5vec::hdf5::File, name: &str) -> (SchemaNode, Vec<Dataset>) {
     let info = h5vec::inspect(file, name).unwrap();
     let prefix = format!("/{name}/");
     let mut ds: Vec<_> = info
@@ -161,7 +158,7 @@ fn scalars(n: usize) -> Vec<Scalars> {
             u64: u64::MAX - i as u64,
             f32: i as f32 / 3.0,
             f64: -(i as f64) / 7.0,
-            flag: i % 3 == 0,
+            flag: i.is_multiple_of(3),
             text: format!("row {i} é"),
         })
         .collect()
@@ -170,7 +167,7 @@ fn scalars(n: usize) -> Vec<Scalars> {
 fn inner(i: usize) -> Inner {
     Inner {
         a: i as u8,
-        b: (i % 2 == 0).then(|| format!("b{i}")),
+        b: (i.is_multiple_of(2)).then(|| format!("b{i}")),
     }
 }
 
@@ -178,7 +175,7 @@ fn nested(n: usize) -> Vec<Nested> {
     (0..n)
         .map(|i| Nested {
             opt: (i % 3 != 0).then_some(i as i32),
-            opt_s: (i % 2 == 0).then(|| "s".repeat(i)),
+            opt_s: (i.is_multiple_of(2)).then(|| "s".repeat(i)),
             xs: (0..i as u16).collect(),
             names: (0..i % 3).map(|k| format!("n{k}")).collect(),
             holes: vec![Some(i as i64), None],
@@ -324,10 +321,10 @@ fn newtype_and_tuple_variants_round_trip() {
                 2 => Msg::Pair(i as u8, format!("p{i}")),
                 _ => Msg::Write {
                     text: "hi".into(),
-                    urgent: i % 2 == 0,
+                    urgent: i.is_multiple_of(2),
                 },
             },
-            note: (i % 2 == 0).then(|| "n".into()),
+            note: (i.is_multiple_of(2)).then(|| "n".into()),
             raw: vec![i as u8; i as usize % 3],
         })
         .collect();

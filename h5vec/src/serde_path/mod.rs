@@ -110,21 +110,26 @@ impl FieldKind {
 /// default) or sample values, with the kind of some field paths set.
 ///
 /// ```
+/// use h5vec::arrow::arrow_schema::{DataType, TimeUnit};
 /// use h5vec::serde::{FieldKind, SchemaOptions};
 /// use serde::{Deserialize, Serialize};
 ///
+/// // As `#[serde(with = "chrono::serde::ts_nanoseconds")]` serializes an instant.
 /// #[derive(Serialize, Deserialize)]
-/// struct Log { #[serde(with = "chrono::serde::ts_nanoseconds")] at: chrono::DateTime<chrono::Utc>, msg: String }
+/// struct Log { at: i64, msg: String }
 ///
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// let file = h5vec::create_file(dir.path().join("l.h5"))?;
-/// let logs = [Log { at: chrono::DateTime::from_timestamp_nanos(5), msg: "up".into() }];
+/// let logs = [Log { at: 5, msg: "up".into() }];
 /// let columns = SchemaOptions::new().kind("$.at", FieldKind::Instant).trace_type::<Log>()?;
 /// h5vec::serde::save_vector_in(&file, "logs", &logs, &Default::default(), &columns)?;
-/// // Stored as a derived `DateTime<Utc>` field is: an instant.
-/// let at: Vec<chrono::DateTime<chrono::Utc>> = h5vec::load_column(&file, "logs", "at")?;
-/// assert_eq!(at[0].timestamp_nanos_opt(), Some(5));
+/// // Stored as a derived `DateTime<Utc>` field is: an instant in UTC.
+/// let batch = h5vec::arrow::read_vector(&file, "logs")?;
+/// assert_eq!(
+///     batch.schema().field(0).data_type(),
+///     &DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
+/// );
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
@@ -392,7 +397,7 @@ impl Encoder {
     fn push_all<T: Serialize>(&mut self, items: &[T]) -> Result<()> {
         self.builder
             .extend(items)
-            .map_err(|e| Error::encode(&ser_path(&e), format!("serializing: {e}")))
+            .map_err(|e| Error::encode(ser_path(&e), format!("serializing: {e}")))
     }
 
     fn batch(&mut self) -> Result<RecordBatch> {
@@ -465,7 +470,7 @@ pub fn save_vector<T: Serialize + DeserializeOwned>(
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// let file = h5vec::create_file(dir.path().join("p.h5"))?;
-/// let opts = h5vec::SaveOptions::default().compression(h5vec::Compression::Deflate(4));
+/// let opts = h5vec::SaveOptions::default().chunk_length(1024);
 /// h5vec::serde::save_vector_with(&file, "ps", &[P { x: 1 }], &opts)?;
 /// assert_eq!(h5vec::vector_len(&file, "ps")?, 1);
 /// # Ok(()) }
@@ -630,11 +635,10 @@ fn decode<T: DeserializeOwned>(columns: &Columns, batch: &RecordBatch) -> Result
             "no fields",
         ));
     }
-    let de = serde_arrow::Deserializer::from_arrow(&fields, &arrays).map_err(|e| {
-        Error::mismatch(&ser_path(&e), "values the serde type reads", e.to_string())
-    })?;
+    let de = serde_arrow::Deserializer::from_arrow(&fields, &arrays)
+        .map_err(|e| Error::mismatch(ser_path(&e), "values the serde type reads", e.to_string()))?;
     Vec::<T>::deserialize(de)
-        .map_err(|e| Error::mismatch(&ser_path(&e), "values the serde type reads", e.to_string()))
+        .map_err(|e| Error::mismatch(ser_path(&e), "values the serde type reads", e.to_string()))
 }
 
 use ::serde::Deserialize as _;
