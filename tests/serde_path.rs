@@ -603,3 +603,90 @@ proptest! {
         prop_assert_eq!(h5vec::serde::load_vector::<Gen>(&file, "g").unwrap(), rows);
     }
 }
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Stamp {
+    weeks: i32,
+    microseconds: i64,
+}
+
+/// The benchmark's W1 record: a nested record, a float and `[f64; 3]`.
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Measurement {
+    timestamp: Stamp,
+    temperature: f64,
+    position: [f64; 3],
+    grid: [[u8; 2]; 3],
+}
+
+fn measurements(n: usize) -> Vec<Measurement> {
+    (0..n)
+        .map(|i| Measurement {
+            timestamp: Stamp {
+                weeks: i as i32 - 3,
+                microseconds: (i as i64) * 1_000_003,
+            },
+            temperature: i as f64 * 0.25 - 7.0,
+            position: [i as f64, -(i as f64) / 3.0, f64::MAX],
+            grid: [[i as u8, 1], [2, 3], [4, (i * 7) as u8]],
+        })
+        .collect()
+}
+
+#[test]
+fn dense_arrays_interchange_with_the_derive() {
+    let rows = measurements(300);
+    let columns = SchemaOptions::new()
+        .kind("$.position", FieldKind::Dense)
+        .kind("$.grid", FieldKind::Dense)
+        .trace_type::<Measurement>()
+        .unwrap();
+    interchange(&rows, &columns);
+    // The dense values, row-major as the derive stores them.
+    let file = common::mem_file();
+    h5vec::serde::save_vector_in(&file, "m", &rows, &Default::default(), &columns).unwrap();
+    let pos: Vec<[f64; 3]> = h5vec::load_column(&file, "m", "position").unwrap();
+    assert_eq!(pos[7], [7.0, -7.0 / 3.0, f64::MAX]);
+    let ds = file.dataset("m/data/position/values").unwrap();
+    assert_eq!(ds.shape(), [300, 3]);
+    assert_eq!(ds.dtype().unwrap().size(), 8);
+    // A dense column loads into a serde tuple of the same numbers.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct AsTuple {
+        position: (f64, f64, f64),
+        grid: ((u8, u8), (u8, u8), (u8, u8)),
+    }
+    let t: Vec<AsTuple> = h5vec::serde::load_vector(&file, "m").unwrap();
+    assert_eq!(t[5].position, (5.0, -5.0 / 3.0, f64::MAX));
+    assert_eq!(t[5].grid, ((5, 1), (2, 3), (4, 35)));
+    // Without the kind, `[f64; 3]` is a tuple's record: the derive refuses it.
+    h5vec::serde::save_vector(&file, "rec", &rows).unwrap();
+    assert!(h5vec::load_vector::<Measurement>(&file, "rec").is_err());
+    assert_eq!(
+        h5vec::serde::load_vector::<Measurement>(&file, "rec").unwrap(),
+        rows
+    );
+}
+
+#[test]
+fn dense_kind_needs_an_array_of_numbers() {
+    #[derive(Deserialize)]
+    #[allow(dead_code)] // only traced
+    struct Bad {
+        name: String,
+        pair: (u8, String),
+        opt: [Option<u8>; 2],
+    }
+    for (path, found) in [
+        ("$.name", "LargeUtf8"),
+        ("$.pair", "LargeUtf8"),
+        ("$.opt", "an optional element"),
+    ] {
+        let e = SchemaOptions::new()
+            .kind(path, FieldKind::Dense)
+            .trace_type::<Bad>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(path) && e.contains(found), "{path}: {e}");
+    }
+}

@@ -36,7 +36,7 @@ use crate::schema::{ids, kind, Schema};
 pub(crate) const UUID_TEXT: &str = "h5vec.serde.uuid_text";
 
 /// Whether serde_arrow traced `f` from a tuple (or tuple struct / variant).
-fn is_tuple(f: &Field) -> bool {
+pub(crate) fn is_tuple(f: &Field) -> bool {
     f.metadata().get(STRATEGY_KEY).map(String::as_str) == Some(&Strategy::TupleAsStruct.to_string())
 }
 
@@ -395,6 +395,30 @@ pub(crate) fn from_h5(sf: &Field, a: &ArrayRef, path: &str) -> Result<(FieldRef,
         )
     };
     let out: (Field, ArrayRef) = match sf.data_type() {
+        // A dense column (`FieldKind::Dense`, the derive's `[T; N]`) read
+        // as a tuple: serde_arrow deserializes a tuple from the lists.
+        DataType::Struct(sfs)
+            if is_tuple(sf) && matches!(a.data_type(), DataType::FixedSizeList(..)) =>
+        {
+            let DataType::FixedSizeList(_, n) = a.data_type() else {
+                return Err(mismatch());
+            };
+            if usize::try_from(*n).ok() != Some(sfs.len()) {
+                return Err(Error::mismatch(
+                    path,
+                    format!("a tuple of {} elements", sfs.len()),
+                    format!("a dense array of {n}"),
+                ));
+            }
+            (
+                Field::new(
+                    name,
+                    a.data_type().clone(),
+                    sf.is_nullable() || a.null_count() > 0,
+                ),
+                a.clone(),
+            )
+        }
         DataType::Struct(sfs) => {
             let s = a.as_struct_opt().ok_or_else(mismatch)?;
             let (fields, cols) = struct_from_h5(sfs, is_tuple(sf), s, path)?;

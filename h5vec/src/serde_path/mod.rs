@@ -81,10 +81,59 @@ pub enum FieldKind {
     /// A `uuid::Uuid`: 16 bytes (SPEC.md section 4.7), what its
     /// `Serialize` writes with `is_human_readable() == false`.
     Uuid,
+    /// A fixed-size array `[T; N]` of numbers or `bool` (nested arrays
+    /// too): a dense column, as the derive stores `[T; N]` (SPEC.md
+    /// sections 4.1 and 13). serde serializes an array as a tuple, so
+    /// without this kind it is stored as a tuple's record; loading reads
+    /// the dense column into a serde `[T; N]` or tuple.
+    ///
+    /// ```
+    /// use h5vec::serde::{FieldKind, SchemaOptions};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct P { xyz: [f64; 3] }
+    /// # fn main() -> h5vec::Result<()> {
+    /// let c = SchemaOptions::new().kind("$.xyz", FieldKind::Dense).trace_type::<P>()?;
+    /// assert_eq!(c.names(), ["xyz"]);
+    /// # Ok(()) }
+    /// ```
+    Dense,
+}
+
+/// The Arrow type of the dense column for serde_arrow's field `f` (a
+/// tuple of equal numbers or `bool`, or of such tuples): nested
+/// `FixedSizeList`s.
+fn dense_type(f: &Field, path: &str) -> Result<DataType> {
+    let want = "a fixed-size array [T; N] of numbers or bool (a tuple of equal elements)";
+    match f.data_type() {
+        DataType::Struct(fs) if convert::is_tuple(f) && !fs.is_empty() => {
+            let mut item: Option<DataType> = None;
+            for (i, c) in fs.iter().enumerate() {
+                if c.is_nullable() {
+                    return Err(Error::mismatch(path, want, "an optional element"));
+                }
+                let t = dense_type(c, &child_path(path, &(i + 1).to_string()))?;
+                if item.as_ref().is_some_and(|x| x != &t) {
+                    return Err(Error::mismatch(path, want, "elements of different types"));
+                }
+                item = Some(t);
+            }
+            let n = i32::try_from(fs.len())
+                .map_err(|_| Error::mismatch(path, want, format!("{} elements", fs.len())))?;
+            let item = Field::new(
+                crate::arrow::mapping::ITEM,
+                item.unwrap_or(DataType::Null),
+                false,
+            );
+            Ok(DataType::FixedSizeList(Arc::new(item), n))
+        }
+        t if t.is_primitive() && !t.is_temporal() || t == &DataType::Boolean => Ok(t.clone()),
+        t => Err(Error::mismatch(path, want, t)),
+    }
 }
 
 impl FieldKind {
-    fn field(&self, name: &str, nullable: bool) -> Result<Field> {
+    fn field(&self, traced: &Field, path: &str) -> Result<Field> {
+        let (name, nullable) = (traced.name(), traced.is_nullable());
         Ok(match self {
             FieldKind::Instant => Field::new(
                 name,
@@ -102,6 +151,10 @@ impl FieldKind {
             FieldKind::Uuid => Field::new(name, DataType::LargeUtf8, nullable).with_metadata(
                 std::collections::HashMap::from([(convert::UUID_TEXT.to_owned(), "1".to_owned())]),
             ),
+            FieldKind::Dense => match dense_type(traced, path)? {
+                t @ DataType::FixedSizeList(..) => Field::new(name, t, nullable),
+                t => return Err(Error::mismatch(path, "a fixed-size array [T; N]", t)),
+            },
         })
     }
 }
@@ -291,7 +344,7 @@ fn replace(
         return Ok(f.clone().with_data_type(t));
     }
     match tail {
-        None => Ok(kind.field(f.name(), f.is_nullable())?),
+        None => kind.field(f, path),
         Some(t) => {
             let DataType::Struct(fs) = f.data_type() else {
                 return Err(Error::mismatch(path, "a struct", f.data_type()));
