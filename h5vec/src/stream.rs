@@ -28,6 +28,15 @@ use crate::vector::{
 };
 
 /// The number of elements of vector `name`, from `metadata/count` alone.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u16, 2, 3])?;
+/// assert_eq!(h5vec::vector_len(&file, "xs")?, 3);
+/// # Ok(()) }
+/// ```
 pub fn vector_len(parent: &Group, name: &str) -> Result<u64> {
     let (g, _walked) = open_vector_group(parent, name, Access::Read)?;
     let meta = open_group(&g, "metadata", "$")?;
@@ -36,12 +45,45 @@ pub fn vector_len(parent: &Group, name: &str) -> Result<u64> {
 
 /// Appends `values` to the existing vector `name`, whose element type must
 /// be `T` (checked against the stored schema first; a mismatch writes nothing).
+///
+/// ```
+/// use h5vec::H5Vector;
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Order { id: u64, symbol: String, qty: i32 }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("orders.h5"))?;
+/// let first = vec![Order { id: 1, symbol: "ABC".into(), qty: 10 }];
+/// let more = vec![Order { id: 2, symbol: "XYZ".into(), qty: -5 }];
+/// h5vec::save_vector(&file, "orders", &first)?;
+/// h5vec::append_vector(&file, "orders", &more)?;
+/// let all: Vec<Order> = h5vec::load_vector(&file, "orders")?;
+/// assert_eq!(all, [first, more].concat());
+/// // Another element type is refused before anything is written.
+/// assert!(h5vec::append_vector(&file, "orders", &[1u8]).is_err());
+/// assert_eq!(h5vec::vector_len(&file, "orders")?, 2);
+/// # Ok(()) }
+/// ```
 pub fn append_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Result<()> {
     append_vector_with(parent, name, values, &SaveOptions::default())
 }
 
 /// [`append_vector`] with options (dedup of VLS strings; chunking and
 /// compression stay as the datasets were created).
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("tags.h5"))?;
+/// let opts = h5vec::SaveOptions::default().vls_strings(true).dedup_strings(true);
+/// h5vec::save_vector_with(&file, "tags", &["red".to_string()], &opts)?;
+/// let more = vec!["red".to_string(); 1000];
+/// h5vec::append_vector_with(&file, "tags", &more, &opts)?;
+/// assert_eq!(h5vec::vector_len(&file, "tags")?, 1001);
+/// # Ok(()) }
+/// ```
 pub fn append_vector_with<T: H5Vector>(
     parent: &Group,
     name: &str,
@@ -55,6 +97,17 @@ pub fn append_vector_with<T: H5Vector>(
 
 /// Loads rows `range` of vector `name`, reading only what those rows need.
 /// A range past `count` is an error.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
+/// let some: Vec<u32> = h5vec::load_range(&file, "xs", 2..5)?;
+/// assert_eq!(some, [2, 3, 4]);
+/// assert!(h5vec::load_range::<u32>(&file, "xs", 8..12).is_err());
+/// # Ok(()) }
+/// ```
 pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
     load_range_with(parent, name, range, &LoadOptions::default())
 }
@@ -150,6 +203,36 @@ pub(crate) fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
 
 /// Loads one field of a record vector, by dotted path (`"timestamp.weeks"`),
 /// as its own `Vec<F>`, without reading the other fields.
+///
+/// `F` is the field's own type; a field stored with `#[h5vec(json)]` or
+/// `#[h5vec(blob)]` loads as [`Json<F>`](crate::Json) or
+/// [`Blob<F>`](crate::Blob).
+///
+/// ```
+/// use h5vec::H5Vector;
+///
+/// #[derive(H5Vector)]
+/// struct Point { x: f64, y: f64 }
+///
+/// #[derive(H5Vector)]
+/// struct Sample { at: Point, label: String }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("s.h5"))?;
+/// let rows = vec![
+///     Sample { at: Point { x: 1.0, y: 2.0 }, label: "a".into() },
+///     Sample { at: Point { x: 3.0, y: 4.0 }, label: "b".into() },
+/// ];
+/// h5vec::save_vector(&file, "samples", &rows)?;
+/// let xs: Vec<f64> = h5vec::load_column(&file, "samples", "at.x")?;
+/// assert_eq!(xs, [1.0, 3.0]);
+/// let labels: Vec<String> = h5vec::load_column(&file, "samples", "label")?;
+/// assert_eq!(labels, ["a", "b"]);
+/// let err = h5vec::load_column::<f64>(&file, "samples", "at.z").unwrap_err();
+/// assert_eq!(err.path(), "$.at");
+/// # Ok(()) }
+/// ```
 pub fn load_column<F: H5Vector>(parent: &Group, name: &str, field: &str) -> Result<Vec<F>> {
     let v = open_vector(parent, name, Access::Read)?;
     let (group, node, path) = find_field(&v.data, &v.schema, field)?;
@@ -270,6 +353,23 @@ impl<T: H5Vector> Drop for VectorWriter<T> {
 
 impl<T: H5Vector> VectorWriter<T> {
     /// Starts a new vector `name` (which must not exist unless `opts.replace(true)`).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let opts = h5vec::SaveOptions::default().chunk_length(10_000).deflate(4);
+    /// let mut w = h5vec::VectorWriter::<f64>::create(&file, "xs", &opts)?;
+    /// for i in 0..100_000 {
+    ///     w.push(&(i as f64))?;
+    /// }
+    /// assert_eq!(w.finish()?, 100_000);
+    /// // The name exists now: a second `create` needs `replace(true)`.
+    /// assert!(h5vec::VectorWriter::<f64>::create(&file, "xs", &opts).is_err());
+    /// let w = h5vec::VectorWriter::<f64>::create(&file, "xs", &opts.replace(true))?;
+    /// assert_eq!(w.finish()?, 0);
+    /// # Ok(()) }
+    /// ```
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
         let file = parent.file().at("$")?;
@@ -436,6 +536,20 @@ impl<T: H5Vector> VectorWriter<T> {
     }
 
     /// Continues the existing vector `name`, after checking its schema against `T`.
+    /// Chunking and compression stay as the datasets were created.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// h5vec::save_vector(&file, "xs", &[1u32, 2])?;
+    /// let mut w = h5vec::VectorWriter::<u32>::open_append(&file, "xs", &Default::default())?;
+    /// assert_eq!(w.len(), 2);
+    /// w.extend(&[3, 4])?;
+    /// assert_eq!(w.finish()?, 4);
+    /// assert!(h5vec::VectorWriter::<i64>::open_append(&file, "xs", &Default::default()).is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
@@ -472,6 +586,16 @@ impl<T: H5Vector> VectorWriter<T> {
 
     /// Adds one value; writes a batch when one is full, and commits every
     /// [`COMMIT_BATCHES`] batches.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let mut w = h5vec::VectorWriter::<(u32, bool)>::create(&file, "v", &Default::default())?;
+    /// w.push(&(7, true))?;
+    /// assert_eq!(w.finish()?, 1);
+    /// # Ok(()) }
+    /// ```
     pub fn push(&mut self, value: &T) -> Result<()> {
         let r = self.push_inner(value);
         self.failed |= r.is_err();
@@ -492,7 +616,19 @@ impl<T: H5Vector> VectorWriter<T> {
         Ok(())
     }
 
-    /// Adds every value of `values`.
+    /// Adds every value of `values` (anything iterating over `&T`).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let mut w = h5vec::VectorWriter::<String>::create(&file, "names", &Default::default())?;
+    /// let names = vec!["ann".to_string(), "bob".to_string()];
+    /// w.extend(&names)?;
+    /// w.extend(names.iter().rev())?;
+    /// assert_eq!(w.finish()?, 4);
+    /// # Ok(()) }
+    /// ```
     pub fn extend<'a, I>(&mut self, values: I) -> Result<()>
     where
         I: IntoIterator<Item = &'a T>,
@@ -504,7 +640,22 @@ impl<T: H5Vector> VectorWriter<T> {
         Ok(())
     }
 
-    /// Rows committed so far (visible to readers).
+    /// Rows committed so far: what `metadata/count` holds, and what a
+    /// reader of the vector loads (rows pushed since the last commit are not
+    /// counted).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let mut w = h5vec::VectorWriter::<u8>::create(&file, "xs", &Default::default())?;
+    /// w.extend(&[1, 2, 3])?;
+    /// assert_eq!((w.len(), w.is_empty()), (0, true)); // buffered, not committed
+    /// w.flush()?;
+    /// assert_eq!((w.len(), w.is_empty()), (3, false));
+    /// # w.finish()?;
+    /// # Ok(()) }
+    /// ```
     pub fn len(&self) -> u64 {
         self.committed
     }
@@ -515,6 +666,21 @@ impl<T: H5Vector> VectorWriter<T> {
     }
 
     /// Writes and commits the buffered rows: data, flush, `count`, flush.
+    /// A new vector is linked under its name at its first commit.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let mut w = h5vec::VectorWriter::<u64>::create(&file, "ticks", &Default::default())?;
+    /// w.extend(&[10, 20])?;
+    /// assert!(!h5vec::vector_exists(&file, "ticks")?);
+    /// w.flush()?;
+    /// let seen: Vec<u64> = h5vec::load_vector(&file, "ticks")?;
+    /// assert_eq!(seen, [10, 20]);
+    /// # w.finish()?;
+    /// # Ok(()) }
+    /// ```
     pub fn flush(&mut self) -> Result<()> {
         let r = self.flush_inner();
         self.failed |= r.is_err();
@@ -546,6 +712,17 @@ impl<T: H5Vector> VectorWriter<T> {
 
     /// Commits the remaining rows and, for a new vector, links it under its
     /// name. Returns the vector's length.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("w.h5"))?;
+    /// let mut w = h5vec::VectorWriter::<i32>::create(&file, "xs", &Default::default())?;
+    /// w.push(&-1)?;
+    /// assert_eq!(w.finish()?, 1);
+    /// assert_eq!(h5vec::load_vector::<i32>(&file, "xs")?, [-1]);
+    /// # Ok(()) }
+    /// ```
     pub fn finish(mut self) -> Result<u64> {
         self.flush()?;
         let r = self.link_new();
@@ -563,7 +740,7 @@ pub const COMMIT_BATCHES: usize = 16;
 /// ```
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
-/// # let file = h5vec::hdf5::File::create(dir.path().join("r.h5")).unwrap();
+/// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
 /// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
 /// let mut total = 0;
 /// for batch in h5vec::VectorReader::<u32>::open(&file, "xs", 4)? {
@@ -581,12 +758,39 @@ pub struct VectorReader<T: H5Vector> {
 }
 
 impl<T: H5Vector> VectorReader<T> {
-    /// Opens vector `name` for reading `batch_rows` rows at a time.
+    /// Opens vector `name` for reading `batch_rows` rows at a time; the
+    /// reader is an iterator of `Result<Vec<T>>` batches (the last one may
+    /// be shorter). The schema is checked against `T` here, before any row
+    /// is read; after an error the iterator ends.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
+    /// let batches = h5vec::VectorReader::<u32>::open(&file, "xs", 4)?
+    ///     .collect::<h5vec::Result<Vec<_>>>()?;
+    /// assert_eq!(batches, [vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9]]);
+    /// assert!(h5vec::VectorReader::<String>::open(&file, "xs", 4).is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn open(parent: &Group, name: &str, batch_rows: usize) -> Result<Self> {
         Self::open_range(parent, name, 0..u64::MAX, batch_rows)
     }
 
     /// Like [`open`](Self::open) over rows `range` only (`..u64::MAX` means to the end).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
+    /// let tail: Vec<u32> = h5vec::VectorReader::open_range(&file, "xs", 7..u64::MAX, 100)?
+    ///     .next()
+    ///     .unwrap()?;
+    /// assert_eq!(tail, [7, 8, 9]);
+    /// # Ok(()) }
+    /// ```
     pub fn open_range(
         parent: &Group,
         name: &str,
@@ -665,6 +869,18 @@ impl<T: H5Vector> VectorReader<T> {
     }
 
     /// Rows left to read.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// h5vec::save_vector(&file, "xs", &[0u8; 10])?;
+    /// let mut r = h5vec::VectorReader::<u8>::open(&file, "xs", 4)?;
+    /// assert_eq!(r.remaining(), 10);
+    /// r.next().transpose()?;
+    /// assert_eq!(r.remaining(), 6);
+    /// # Ok(()) }
+    /// ```
     pub fn remaining(&self) -> u64 {
         self.end - self.next
     }
@@ -689,7 +905,19 @@ impl<T: H5Vector> Iterator for VectorReader<T> {
 
 /// Trims what an interrupted append left behind: every dataset is cut back
 /// to what `count` covers (SPEC.md section 8, "Repair"). Loading never
-/// needs this; it reclaims space.
+/// needs this; it reclaims space. The schema is checked against `T` first.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1.5f32, 2.5])?;
+/// // After a crash during an append (here: nothing to trim), the vector
+/// // holds what its last commit covers.
+/// h5vec::repair::<f32>(&file, "xs")?;
+/// assert_eq!(h5vec::load_vector::<f32>(&file, "xs")?, [1.5, 2.5]);
+/// # Ok(()) }
+/// ```
 pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
     let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
     let r = (|| {
