@@ -54,7 +54,18 @@ fn main() -> AnyResult<()> {
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let w1 = data::gen_w1(rows);
-    report("W1", &w1, &dir, reps, &h5vec::SaveOptions::default())?;
+    // `[f64; 3]` as the derive's dense column (serde sees a tuple).
+    let w1_columns = h5vec::serde::SchemaOptions::new()
+        .kind("$.position", h5vec::serde::FieldKind::Dense)
+        .trace_type::<data::Measurement>()?;
+    report(
+        "W1",
+        &w1,
+        &dir,
+        reps,
+        &h5vec::SaveOptions::default(),
+        w1_columns,
+    )?;
     drop(w1);
     let w2 = data::gen_w2(rows);
     report(
@@ -63,6 +74,7 @@ fn main() -> AnyResult<()> {
         &dir,
         reps,
         &h5vec::SaveOptions::default().vls_strings(true),
+        h5vec::serde::Columns::of::<data::Event>()?,
     )?;
     Ok(())
 }
@@ -73,13 +85,13 @@ fn report<T>(
     dir: &Path,
     reps: usize,
     serde_opts: &h5vec::SaveOptions,
+    fields: h5vec::serde::Columns,
 ) -> AnyResult<()>
 where
     T: h5vec::H5Vector + Serialize + DeserializeOwned,
 {
     let d = dir.join(format!("{label}-derive.h5"));
     let s = dir.join(format!("{label}-serde.h5"));
-    let fields = h5vec::serde::Columns::of::<T>()?;
     let arrow_fields: Vec<serde_arrow::_impl::arrow::datatypes::FieldRef> = {
         use serde_arrow::schema::{SchemaLike, TracingOptions};
         Vec::from_type::<T>(TracingOptions::default())?

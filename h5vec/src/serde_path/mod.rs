@@ -39,6 +39,7 @@
 //! ```
 
 mod convert;
+mod fast;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -257,8 +258,13 @@ impl SchemaOptions {
     /// # Ok(()) }
     /// ```
     pub fn trace_type<T: DeserializeOwned>(&self) -> Result<Columns> {
-        let fields = Vec::<FieldRef>::from_type::<T>(self.tracing(false))
-            .or_else(|e| Vec::<FieldRef>::from_type::<T>(self.tracing(true)).map_err(|_| e))
+        let (fields, map_root) = Vec::<FieldRef>::from_type::<T>(self.tracing(false))
+            .map(|f| (f, false))
+            .or_else(|e| {
+                Vec::<FieldRef>::from_type::<T>(self.tracing(true))
+                    .map(|f| (f, true))
+                    .map_err(|_| e)
+            })
             .map_err(|e| {
                 Error::encode(
                     "$",
@@ -268,7 +274,7 @@ impl SchemaOptions {
                     ),
                 )
             })?;
-        self.columns(fields)
+        self.columns(fields, map_root)
     }
 
     /// The columns of `T` from sample values (for types that only
@@ -283,13 +289,18 @@ impl SchemaOptions {
     /// # Ok(()) }
     /// ```
     pub fn trace_samples<T: Serialize>(&self, samples: &[T]) -> Result<Columns> {
-        let fields = Vec::<FieldRef>::from_samples(samples, self.tracing(false))
-            .or_else(|e| Vec::<FieldRef>::from_samples(samples, self.tracing(true)).map_err(|_| e))
+        let (fields, map_root) = Vec::<FieldRef>::from_samples(samples, self.tracing(false))
+            .map(|f| (f, false))
+            .or_else(|e| {
+                Vec::<FieldRef>::from_samples(samples, self.tracing(true))
+                    .map(|f| (f, true))
+                    .map_err(|_| e)
+            })
             .map_err(|e| Error::encode("$", format!("tracing the samples: {e}")))?;
-        self.columns(fields)
+        self.columns(fields, map_root)
     }
 
-    fn columns(&self, fields: Vec<FieldRef>) -> Result<Columns> {
+    fn columns(&self, fields: Vec<FieldRef>, map_root: bool) -> Result<Columns> {
         let mut fields: Vec<FieldRef> = fields;
         for (path, kind) in &self.kinds {
             let rest = path
@@ -303,7 +314,7 @@ impl SchemaOptions {
                 ));
             }
         }
-        Ok(Columns { fields })
+        Ok(Columns { fields, map_root })
     }
 }
 
@@ -377,6 +388,9 @@ fn replace(
 #[derive(Clone, Debug)]
 pub struct Columns {
     fields: Vec<FieldRef>,
+    /// The root serializes as a map (`#[serde(flatten)]`): serde_arrow
+    /// writes it.
+    map_root: bool,
 }
 
 impl Columns {
@@ -426,6 +440,8 @@ struct Encoder {
     columns: Columns,
     h5: Arc<ArrowSchema>,
     builder: ArrayBuilder,
+    /// The direct path, for the shapes it covers (fast.rs).
+    fast: Option<fast::Plan>,
 }
 
 impl Encoder {
@@ -440,20 +456,41 @@ impl Encoder {
         let h5 = Arc::new(ArrowSchema::new(columns.h5(opts)?));
         let builder = ArrayBuilder::from_arrow(&columns.fields)
             .map_err(|e| Error::encode("$", format!("serde_arrow: {e}")))?;
+        let fast = if columns.map_root {
+            None
+        } else {
+            fast::Plan::new(&columns.fields, h5.fields())
+        };
         Ok(Encoder {
             columns,
             h5,
             builder,
+            fast,
         })
     }
 
     fn push_all<T: Serialize>(&mut self, items: &[T]) -> Result<()> {
+        if let Some(plan) = &mut self.fast {
+            return plan
+                .push_all(items)
+                .map_err(|e| Error::encode(e.path(), format!("serializing: {e}")));
+        }
         self.builder
             .extend(items)
             .map_err(|e| Error::encode(ser_path(&e), format!("serializing: {e}")))
     }
 
     fn batch(&mut self) -> Result<RecordBatch> {
+        if let Some(plan) = &mut self.fast {
+            let cols = plan.finish()?;
+            let rows = cols.first().map_or(0, |a| a.len());
+            return RecordBatch::try_new_with_options(
+                self.h5.clone(),
+                cols,
+                &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+            )
+            .map_err(|e| Error::encode("$", e.to_string()));
+        }
         let arrays = self
             .builder
             .to_arrow()
@@ -637,6 +674,7 @@ fn load_columns<T: DeserializeOwned>(stored: &ArrowSchema) -> Result<Columns> {
     Columns::of::<T>().or_else(|_| {
         Ok(Columns {
             fields: stored.fields().iter().cloned().collect(),
+            map_root: false,
         })
     })
 }
@@ -666,6 +704,11 @@ pub fn load_vector_in<T: DeserializeOwned>(
 /// Deserializes the rows of `batch` (as `h5vec::arrow` reads them).
 fn decode<T: DeserializeOwned>(columns: &Columns, batch: &RecordBatch) -> Result<Vec<T>> {
     let root = StructArray::from(batch.clone());
+    if let Some(r) = fast::Reader::new(&columns.fields, &root) {
+        return r
+            .rows()
+            .map_err(|e| Error::mismatch(e.path(), "values the serde type reads", e.to_string()));
+    }
     let mut fields = Vec::with_capacity(columns.fields.len());
     let mut arrays = Vec::with_capacity(columns.fields.len());
     for sf in &columns.fields {
