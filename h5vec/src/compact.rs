@@ -55,7 +55,8 @@ const BATCH_BYTES: u64 = 8 << 20;
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// let file = h5vec::create_file(dir.path().join("log.h5"))?;
-/// for day in 0..10u32 {
+/// h5vec::save_vector(&file, "days", &[0u32; 5])?;
+/// for day in 1..10u32 {
 ///     h5vec::append_vector(&file, "days", &[day; 5])?;
 /// }
 /// h5vec::compact_vector(&file, "days", &h5vec::SaveOptions::default().deflate(4))?;

@@ -8,10 +8,57 @@
 
 use std::fmt;
 
-/// Result alias used throughout h5vec.
+/// Result alias used throughout h5vec: `h5vec::Result<T>` is
+/// `Result<T, h5vec::Error>`. `?` turns an `hdf5::Error` into an
+/// [`Error`] too.
+///
+/// ```
+/// fn total(file: &h5vec::hdf5::File) -> h5vec::Result<f64> {
+///     let xs: Vec<f64> = h5vec::load_vector(file, "xs")?;
+///     Ok(xs.iter().sum())
+/// }
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1.0f64, 2.0])?;
+/// assert_eq!(total(&file)?, 3.0);
+/// # Ok(()) }
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// What went wrong, without the path.
+/// What went wrong, without the path ([`Error::kind`]). Match it to react
+/// to one kind of failure; the enum is `#[non_exhaustive]`, so keep a `_` arm.
+///
+/// ```
+/// use h5vec::ErrorKind;
+///
+/// /// The vector `name`, or an empty one if the file has none yet.
+/// fn load_or_empty(file: &h5vec::hdf5::File, name: &str) -> h5vec::Result<Vec<u32>> {
+///     match h5vec::load_vector(file, name) {
+///         Err(e) if matches!(e.kind(), ErrorKind::NotFound(_)) => Ok(Vec::new()),
+///         other => other,
+///     }
+/// }
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// assert!(load_or_empty(&file, "xs")?.is_empty());
+/// h5vec::save_vector(&file, "xs", &[7u32])?;
+/// assert_eq!(load_or_empty(&file, "xs")?, [7]);
+///
+/// let err = h5vec::load_vector::<f32>(&file, "xs").unwrap_err();
+/// match err.kind() {
+///     ErrorKind::Mismatch { expected, found } => {
+///         println!("{}: expected {expected}, found {found}", err.path())
+///     }
+///     ErrorKind::Invalid(msg) => println!("damaged file at {}: {msg}", err.path()),
+///     ErrorKind::NotFound(msg) => println!("{msg}"),
+///     ErrorKind::Hdf5(e) => println!("HDF5 at {:?}: {e}", err.location()),
+///     other => println!("{other:?}"),
+/// }
+/// assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }));
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -136,7 +183,29 @@ pub(crate) trait At: Into<Place> + Copy {
 
 impl<T: Into<Place> + Copy> At for T {}
 
-/// An h5vec error: where (`path`, `location`) and what (`kind`).
+/// An h5vec error: where (`path`, `location`) and what (`kind`). It
+/// displays as `path (location): what`.
+///
+/// ```
+/// use h5vec::{ErrorKind, H5Vector};
+///
+/// #[derive(H5Vector)]
+/// struct Written { id: u32, temperature: f64 }
+///
+/// #[derive(H5Vector, Debug)]
+/// struct Wanted { id: u32, temperature: String }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("e.h5"))?;
+/// h5vec::save_vector(&file, "t", &[Written { id: 1, temperature: 20.5 }])?;
+/// let err = h5vec::load_vector::<Wanted>(&file, "t").unwrap_err();
+/// assert_eq!(err.path(), "$.temperature");
+/// assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }));
+/// eprintln!("{err}"); // `$.temperature (...): expected ..., found ...`
+/// assert!(err.to_string().starts_with("$.temperature"));
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct Error {
     place: Place,
@@ -147,11 +216,30 @@ impl Error {
     /// The logical path where the error happened, like `$.timestamp.weeks`
     /// (`$` is the whole vector, table or VLS array, `[i]` an element,
     /// `[]` the items of a list).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("e.h5"))?;
+    /// h5vec::save_vector(&file, "pairs", &[(1u8, 2u8)])?;
+    /// let err = h5vec::load_vector::<(u8, String)>(&file, "pairs").unwrap_err();
+    /// assert!(err.path().starts_with("$"), "{err}");
+    /// # Ok(()) }
+    /// ```
     pub fn path(&self) -> &str {
         &self.place.path
     }
 
     /// The HDF5 object involved, like `/m/data/timestamp/weeks/values`, if any.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("e.h5"))?;
+    /// let err = h5vec::load_vector::<u8>(&file, "missing").unwrap_err();
+    /// assert_eq!(err.location(), Some("/missing"));
+    /// # Ok(()) }
+    /// ```
     pub fn location(&self) -> Option<&str> {
         self.place.location.as_deref()
     }
@@ -163,7 +251,16 @@ impl Error {
         }
     }
 
-    /// What went wrong.
+    /// What went wrong (see [`ErrorKind`] for a full `match`).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let file = h5vec::create_file(dir.path().join("e.h5"))?;
+    /// let err = h5vec::save_vector(&file, "a/b", &[1u8]).unwrap_err();
+    /// assert!(matches!(err.kind(), h5vec::ErrorKind::BadName(_)));
+    /// # Ok(()) }
+    /// ```
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
     }

@@ -35,6 +35,8 @@ pub enum ContainerKind {
     VlsArray,
 }
 
+// An example of `ContainerKind` is at [`find_containers`].
+
 /// `vector`, `h5col table`, `vls array`.
 ///
 /// ```
@@ -54,6 +56,26 @@ impl fmt::Display for ContainerKind {
 /// the logical field path its values have (`$`, `$.a.b`, `$.tags[]` for
 /// the items of a list). Serialized (for `--json`), a node has the members
 /// of SPEC.md section 2 (absent ones omitted) plus `field_path`.
+///
+/// ```
+/// use h5vec::H5Vector;
+///
+/// #[derive(H5Vector)]
+/// struct Sample { id: u32, tags: Vec<String> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("s.h5"))?;
+/// h5vec::save_vector(&file, "samples", &[Sample { id: 1, tags: vec!["a".into()] }])?;
+/// let root = h5vec::inspect(&file, "samples")?.schema.unwrap();
+/// assert_eq!((root.kind.as_str(), root.field_path.as_str()), ("record", "$"));
+/// assert_eq!(root.field_names, Some(vec!["id".to_string(), "tags".to_string()]));
+/// let paths: Vec<&str> = root.children.iter().map(|c| c.field_path.as_str()).collect();
+/// assert_eq!(paths, ["$.id", "$.tags"]);
+/// assert_eq!(root.children[0].encoded_type.as_deref(), Some("UInt32"));
+/// assert_eq!(root.children[1].kind, "list");
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SchemaNode {
     /// The logical path of the node's values: `$.a.b`; a list's items add
@@ -82,6 +104,19 @@ pub struct SchemaNode {
 }
 
 /// One dataset of a container.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("d.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1i32, 2, 3])?;
+/// let ds = &h5vec::inspect(&file, "xs")?.datasets[0];
+/// assert_eq!((ds.path.as_str(), ds.dtype.as_str(), &ds.shape[..]), ("/xs/data/values", "int32", &[3][..]));
+/// assert_eq!(ds.max_shape, [None]); // unlimited: appends grow it
+/// assert_eq!(ds.logical_bytes, 12);
+/// assert!(ds.filters.is_empty());
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DatasetInfo {
     /// Its HDF5 path, e.g. `/m/data/position/values`.
@@ -117,6 +152,20 @@ pub struct DatasetInfo {
 }
 
 /// What [`inspect`] reports of a container.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("i.h5"))?;
+/// let rows: Vec<(u64, f32)> = (0..100).map(|i| (i, 0.5)).collect();
+/// h5vec::save_vector(&file, "pairs", &rows)?;
+/// let info = h5vec::inspect(&file, "pairs")?;
+/// assert_eq!((info.path.as_str(), info.container, info.rows), ("/pairs", h5vec::ContainerKind::Vector, 100));
+/// assert_eq!(info.datasets.len(), 2);
+/// assert_eq!(info.logical_bytes(), 100 * (8 + 4));
+/// assert!(info.stored_bytes() > 0);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VectorInfo {
     /// The container's HDF5 path.
@@ -160,6 +209,18 @@ impl VectorInfo {
 }
 
 /// A container found by [`find_containers`].
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("c.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u8, 2])?;
+/// let found = h5vec::find_containers(&file)?;
+/// let c = &found[0];
+/// assert_eq!((c.path.as_str(), c.kind, c.rows, c.columns), ("/xs", h5vec::ContainerKind::Vector, 2, 1));
+/// assert!(c.problem.is_none());
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ContainerInfo {
     /// Its HDF5 path.

@@ -41,8 +41,10 @@
 //!
 //! - [`H5Vector`], the trait and its derive: which types can be stored
 //!   (numbers, `bool`, `char`, `String`, arrays, tuples, `Vec<T>`,
-//!   `Option<T>`, derived structs and fieldless enums; any serde type as a
-//!   field with `#[h5vec(blob)]` or `#[h5vec(json)]`);
+//!   `Option<T>`, derived structs, fieldless enums and enums with data;
+//!   any serde type as a field with `#[h5vec(blob)]` or `#[h5vec(json)]`,
+//!   or as a vector of [`Json`] or [`Blob`]); the derive's attributes are
+//!   listed at [`macro@H5Vector`];
 //! - whole vectors: [`save_vector`], [`save_vector_with`], [`load_vector`];
 //!   growing and partial access: [`append_vector`], [`append_vector_with`],
 //!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
@@ -171,7 +173,251 @@ pub use vector::{
     FORMAT_VERSION,
 };
 
-/// The derive macro: `#[derive(H5Vector)]` on structs and fieldless enums.
+/// The derive macro: `#[derive(H5Vector)]` on structs (named, tuple and
+/// unit), fieldless enums with an integer `#[repr]`, and enums with data.
+///
+/// What each shape becomes on disk (SPEC.md sections 3 and 4):
+///
+/// - a struct with named fields or a tuple struct is a record: one column
+///   (group or dataset) per field, tuple-struct fields named `1`, `2`, ...;
+/// - a unit struct, or a struct whose fields are all skipped, is a constant
+///   (no data, only the row count);
+/// - a fieldless enum with `#[repr(u8)]` (or `i8`, `i16`, `i32`, `i64`,
+///   `u16`, `u32`, `u64`) is its discriminant, in an integer dataset of that
+///   type; its labels (the variant names and their values) are stored in
+///   the schema tree (`variant_names`, `variant_values`), so h5py and Arrow
+///   readers see names, and a load checks them against the Rust enum;
+/// - an enum with data (any variant with fields: unit, tuple and struct
+///   variants may be mixed, and the enum may be generic) is a union: a tag
+///   per row (the variant's position, 0, 1, ...) and one record per
+///   variant holding only the rows of that variant.
+///
+/// Every field type must implement `H5Vector` itself, unless an attribute
+/// below stores it another way. A generic type's impls require of each
+/// field's type only what that field needs (`T: H5Vector` for a stored
+/// `T`, `W: Default` for a skipped `W`), and `'static` of every type
+/// parameter.
+///
+/// # Attributes
+///
+/// Attributes go on fields (of structs and of enum variants), as
+/// `#[h5vec(...)]`, several in one attribute separated by commas
+/// (`#[h5vec(json, deflate = 4)]`); an enum variant takes only `rename`.
+/// The type itself takes none.
+///
+/// | attribute | on | meaning |
+/// |---|---|---|
+/// | `rename = "name"` | field, variant | stored under another name |
+/// | `skip` | field | not stored; a load fills it with `Default::default()` |
+/// | `blob` | field | any serde type, stored as bincode bytes ([`Blob`] reads the column) |
+/// | `json` | field | any serde type, stored as JSON text ([`Json`] reads the column) |
+/// | `vls` | `String`, `Option<String>` field | always the compressed VLS string layout (SPEC.md section 4.1) |
+/// | `vlen_strings` | field | strings (and JSON text) below it as HDF5 variable-length strings whatever the compression (HDF5Vectors.jl's and h5py's layout; see [`SaveOptions::vls_strings`]) |
+/// | `chunk_length = N` | field | chunk length of the field's datasets, `N` ≥ 1 rows (bytes for byte heaps) |
+/// | `deflate = L` | field | shuffle + deflate at level `L` 0..=9 |
+/// | `lzf` | field | LZF |
+/// | `zstd = L` | field | Blosc's Zstandard at level `L` 0..=9, byte shuffle |
+/// | `blosc(compressor = "..", level = L, shuffle = "..")` | field | Blosc: `compressor` one of `"blosclz"`, `"lz4"`, `"lz4hc"`, `"zlib"`, `"zstd"`; `level` 0..=9 (default 5); `shuffle` `"none"`, `"byte"` (default) or `"bit"` |
+/// | `no_compression` | field | no filter, whatever the vector's options say |
+/// | `default` | struct field | a file without the field gives `Default::default()` |
+/// | `default = "path"` | struct field | a file without the field gives `path()`, a function without arguments |
+/// | `alias = "name"` | struct field | also read the field from a file that stores it as `name` (repeatable; saves use the field's own name) |
+///
+/// The storage settings (`chunk_length` and the compressions) apply to every
+/// dataset of the field, nested fields included, in place of the vector's
+/// [`SaveOptions`] (SPEC.md section 6).
+///
+/// ```
+/// use h5vec::{Blob, H5Vector, Json, SaveOptions};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// struct Meta { source: String, gain: f64 }
+///
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Sample {
+///     #[h5vec(rename = "t", chunk_length = 4096)]
+///     time: f64,
+///     #[h5vec(zstd = 3)]
+///     spectrum: Vec<f32>,
+///     #[h5vec(blob)]
+///     meta: Meta,
+///     #[h5vec(json, deflate = 4)]
+///     tags: Vec<String>,
+///     #[h5vec(vls, blosc(compressor = "lz4", level = 5, shuffle = "bit"))]
+///     label: String,
+///     #[h5vec(vlen_strings)]
+///     note: String,
+///     #[h5vec(lzf)]
+///     counts: [u32; 4],
+///     #[h5vec(no_compression)]
+///     flag: bool,
+///     #[h5vec(skip)]
+///     cache: Option<Vec<u8>>,
+/// }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("samples.h5"))?;
+/// let s = Sample {
+///     time: 0.5,
+///     spectrum: vec![1.0, 2.0],
+///     meta: Meta { source: "probe".into(), gain: 2.0 },
+///     tags: vec!["calibrated".into()],
+///     label: "a".into(),
+///     note: "plain HDF5 string".into(),
+///     counts: [1, 2, 3, 4],
+///     flag: true,
+///     cache: Some(vec![9]),
+/// };
+/// h5vec::save_vector_with(&file, "samples", &[s], &SaveOptions::default().deflate(1))?;
+/// let back: Vec<Sample> = h5vec::load_vector(&file, "samples")?;
+/// assert_eq!(back[0].cache, None); // skipped: not stored
+/// assert_eq!(back[0].meta, Meta { source: "probe".into(), gain: 2.0 });
+///
+/// // Columns by their stored names; serde fields through `Json` and `Blob`.
+/// let t: Vec<f64> = h5vec::load_column(&file, "samples", "t")?;
+/// let tags: Vec<Json<Vec<String>>> = h5vec::load_column(&file, "samples", "tags")?;
+/// let meta: Vec<Blob<Meta>> = h5vec::load_column(&file, "samples", "meta")?;
+/// assert_eq!((t[0], &tags[0].0[0], meta[0].0.gain), (0.5, &"calibrated".to_string(), 2.0));
+/// let info = h5vec::inspect(&file, "samples")?;
+/// let filters = |p: &str| info.datasets.iter().find(|d| d.path == p).unwrap().filters.clone();
+/// assert_eq!(filters("/samples/data/flag/values"), Vec::<String>::new());
+/// assert_eq!(filters("/samples/data/counts/values"), ["lzf"]);
+/// # Ok(()) }
+/// ```
+///
+/// # Files written by another version of the type
+///
+/// A load matches stored fields to the type's fields by name, in any
+/// order, then by their `alias`es; a field the file lacks takes its
+/// `default`, and is an error without one (`Option<T>` fields too: a missing
+/// column is more often a renamed field than a new one). Stored fields the
+/// type lacks are an error unless the load uses
+/// [`LoadOptions::ignore_extra_fields`]; [`LoadOptions::widen_numbers`]
+/// reads numbers into wider types without loss (SPEC.md section 12).
+/// A variant's fields are read exactly as stored: no `alias`, no `default`.
+///
+/// ```
+/// use h5vec::H5Vector;
+///
+/// #[derive(H5Vector)]
+/// struct V1 { id: u32, px: f64 }
+///
+/// fn unknown() -> String { "unknown".into() }
+///
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct V2 {
+///     id: u32,
+///     #[h5vec(alias = "px", alias = "price_eur")]
+///     price: f64,
+///     #[h5vec(default)]
+///     discount: Option<f64>,
+///     #[h5vec(default = "unknown")]
+///     venue: String,
+/// }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("v.h5"))?;
+/// h5vec::save_vector(&file, "orders", &[V1 { id: 7, px: 9.5 }])?;
+/// let back: Vec<V2> = h5vec::load_vector(&file, "orders")?;
+/// assert_eq!(back, [V2 { id: 7, price: 9.5, discount: None, venue: "unknown".into() }]);
+/// # Ok(()) }
+/// ```
+///
+/// # Enums
+///
+/// ```
+/// use h5vec::H5Vector;
+///
+/// // Fieldless: stored as its `#[repr]` integer, labelled with its variant names.
+/// #[derive(H5Vector, Clone, Copy, Debug, PartialEq)]
+/// #[repr(i16)]
+/// enum Level { Low = -1, Mid = 0, High = 300 }
+///
+/// // With data: a tag per row and one record per variant.
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// enum Shape<T> {
+///     Point,
+///     Circle(T),
+///     #[h5vec(rename = "rect")]
+///     Rect {
+///         #[h5vec(rename = "width", deflate = 4)]
+///         w: T,
+///         h: T,
+///         #[h5vec(json)]
+///         tags: Vec<String>,
+///     },
+/// }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("e.h5"))?;
+/// let levels = vec![Level::High, Level::Low, Level::Mid];
+/// h5vec::save_vector(&file, "levels", &levels)?;
+/// assert_eq!(h5vec::load_vector::<Level>(&file, "levels")?, levels);
+/// // h5py: f["levels/data/values"][:] == [300, -1, 0]
+/// assert_eq!(h5vec::inspect(&file, "levels")?.datasets[0].dtype, "int16");
+///
+/// let shapes = vec![
+///     Shape::Point,
+///     Shape::Circle(1.5f32),
+///     Shape::Rect { w: 2.0, h: 3.0, tags: vec!["big".into()] },
+/// ];
+/// h5vec::save_vector(&file, "shapes", &shapes)?;
+/// assert_eq!(h5vec::load_vector::<Shape<f32>>(&file, "shapes")?, shapes);
+/// # Ok(()) }
+/// ```
+///
+/// # What is refused
+///
+/// Every invalid use is a compile error, all reported at once: an unknown
+/// attribute or value; an attribute on the type itself; a stored name HDF5
+/// cannot hold (empty, `.`, `..`, with `/` or NUL); an attribute given
+/// twice; two of `blob`, `json` and `vls`; two compressions; another
+/// attribute with `skip`; two fields (or variants) with one stored name;
+/// an `alias` that is a stored field's name, another field's alias, or
+/// given twice; on an enum variant, any attribute but `rename`, and `alias`
+/// or `default` on a variant's fields; a variant stored as `TAG` or
+/// `INDEX`; an explicit discriminant in an enum with data (its tags are
+/// positions); a fieldless enum without an integer `#[repr]`, or generic;
+/// an enum without variants; a union; lifetime parameters; and field types
+/// without a layout, such as `Option<Option<T>>` (one `Option` level has
+/// one mask: put the inner option in a struct, `Option<Inner>` with
+/// `struct Inner { value: Option<T> }`).
+///
+/// ```compile_fail
+/// #[derive(h5vec::H5Vector)]
+/// #[h5vec(rename = "sample")] // the type takes no attributes
+/// struct Sample { x: f64 }
+/// ```
+///
+/// ```compile_fail
+/// #[derive(h5vec::H5Vector)]
+/// enum Level { Low, High } // a fieldless enum needs `#[repr(u8)]` (or another integer)
+/// ```
+///
+/// ```compile_fail
+/// #[derive(h5vec::H5Vector)]
+/// enum Event {
+///     Start = 1, // an enum with data stores positions: no discriminants
+///     Stop(u32),
+/// }
+/// ```
+///
+/// ```compile_fail
+/// #[derive(h5vec::H5Vector)]
+/// struct Reading {
+///     #[h5vec(blob, json)] // one of blob, json, vls
+///     raw: Vec<u8>,
+/// }
+/// ```
+///
+/// ```compile_fail
+/// #[derive(h5vec::H5Vector)]
+/// struct Cell { value: Option<Option<u8>> } // no layout for nested options
+/// ```
 pub use h5vec_derive::H5Vector;
 
 /// The HDF5 crate h5vec is built on (hdf5-metno), for opening files and groups.

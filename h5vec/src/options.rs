@@ -4,6 +4,28 @@
 ///
 /// Every choice here is readable by h5py: deflate is built into HDF5, LZF
 /// into h5py, and Blosc (HDF5 filter 32001) after `import hdf5plugin`.
+///
+/// ```
+/// use h5vec::{BloscCompressor, BloscShuffle, Compression, SaveOptions};
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("c.h5"))?;
+/// let xs: Vec<u32> = (0..10_000).collect();
+/// for (name, c) in [
+///     ("lzf", Compression::Lzf),
+///     ("deflate", Compression::deflate(6)),
+///     ("blosc", Compression::blosc(BloscCompressor::Lz4, 5, BloscShuffle::Bit)),
+/// ] {
+///     h5vec::save_vector_with(&file, name, &xs, &SaveOptions::default().compression(c))?;
+///     assert_eq!(h5vec::load_vector::<u32>(&file, name)?, xs);
+/// }
+/// let filters = |name: &str| h5vec::inspect(&file, name).map(|i| i.datasets[0].filters.clone());
+/// assert_eq!(filters("lzf")?, ["lzf"]);
+/// assert_eq!(filters("deflate")?, ["shuffle", "deflate(6)"]);
+/// assert_eq!(filters("blosc")?, ["blosc(lz4,5,bitshuffle)"]);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Compression {
@@ -37,6 +59,17 @@ pub enum Compression {
 
 /// The codec inside the Blosc filter: each is stored as Blosc's code in the
 /// filter's parameters, and every one is decoded by `hdf5plugin`'s Blosc.
+///
+/// ```
+/// use h5vec::{BloscCompressor, BloscShuffle, Compression};
+///
+/// assert_eq!(BloscCompressor::Zstd.name(), "zstd");
+/// assert_eq!(BloscCompressor::from_name("lz4hc"), Some(BloscCompressor::Lz4hc));
+/// assert_eq!(BloscCompressor::Zlib.code(), 4);
+/// assert_eq!(BloscCompressor::from_code(3), None);
+/// let opts = h5vec::SaveOptions::default()
+///     .compression(Compression::blosc(BloscCompressor::Lz4hc, 9, BloscShuffle::Byte));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum BloscCompressor {
@@ -108,6 +141,15 @@ impl BloscCompressor {
 }
 
 /// Blosc's shuffle, run inside the Blosc filter before the compressor.
+///
+/// ```
+/// use h5vec::{BloscCompressor, BloscShuffle, Compression};
+///
+/// // Bit shuffle suits small integers and booleans.
+/// let c = Compression::blosc(BloscCompressor::Zstd, 5, BloscShuffle::Bit);
+/// assert_eq!(BloscShuffle::Bit.code(), 2);
+/// # let _ = c;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BloscShuffle {
     /// No shuffle (code 0).
@@ -143,6 +185,11 @@ impl BloscShuffle {
 impl Compression {
     /// Shuffle + deflate at `level` (clamped to 9), as
     /// [`SaveOptions::deflate`] sets it.
+    ///
+    /// ```
+    /// use h5vec::Compression;
+    /// assert_eq!(Compression::deflate(12), Compression::Deflate { level: 9, shuffle: true });
+    /// ```
     pub const fn deflate(level: u8) -> Compression {
         Compression::Deflate {
             level: if level > 9 { 9 } else { level },
@@ -151,6 +198,12 @@ impl Compression {
     }
 
     /// Blosc with `compressor` at `level` (clamped to 9) after `shuffle`.
+    ///
+    /// ```
+    /// use h5vec::{BloscCompressor::Zlib, BloscShuffle::Byte, Compression};
+    /// let c = Compression::blosc(Zlib, 20, Byte);
+    /// assert_eq!(c, Compression::Blosc { compressor: Zlib, level: 9, shuffle: Byte });
+    /// ```
     pub const fn blosc(
         compressor: BloscCompressor,
         level: u8,
@@ -166,6 +219,12 @@ impl Compression {
     /// Blosc's Zstandard at Blosc `level` 0..=9 (clamped), after Blosc's byte
     /// shuffle: HDF5 filter 32001 (Blosc), not the standalone Zstandard
     /// filter 32015. h5py reads it after `import hdf5plugin`.
+    ///
+    /// ```
+    /// use h5vec::{BloscCompressor, BloscShuffle, Compression};
+    /// let c = Compression::zstd(5);
+    /// assert_eq!(c, Compression::blosc(BloscCompressor::Zstd, 5, BloscShuffle::Byte));
+    /// ```
     pub const fn zstd(level: u8) -> Compression {
         Compression::blosc(BloscCompressor::Zstd, level, BloscShuffle::Byte)
     }
@@ -173,6 +232,12 @@ impl Compression {
     /// Blosc's LZ4 at Blosc `level` 0..=9 (clamped), after Blosc's byte
     /// shuffle: HDF5 filter 32001 (Blosc), not the standalone LZ4 filter
     /// 32004. h5py reads it after `import hdf5plugin`.
+    ///
+    /// ```
+    /// use h5vec::{BloscCompressor, BloscShuffle, Compression};
+    /// let c = Compression::lz4(1);
+    /// assert_eq!(c, Compression::blosc(BloscCompressor::Lz4, 1, BloscShuffle::Byte));
+    /// ```
     pub const fn lz4(level: u8) -> Compression {
         Compression::blosc(BloscCompressor::Lz4, level, BloscShuffle::Byte)
     }
@@ -209,7 +274,27 @@ impl Compression {
     }
 }
 
-/// What a dataset holds, for per-dataset compression settings.
+/// What a dataset holds, for per-dataset compression settings
+/// ([`SaveOptions::compression_for`]).
+///
+/// ```
+/// use h5vec::{Compression, DatasetRole, SaveOptions};
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("s.h5"))?;
+/// // Compress the string bytes only; their pointers stay uncompressed.
+/// let opts = SaveOptions::default()
+///     .compression_for(DatasetRole::Bytes, Compression::Deflate { level: 6, shuffle: false });
+/// let words: Vec<String> = (0..1000).map(|i| format!("word {}", i % 7)).collect();
+/// h5vec::save_vector_with(&file, "words", &words, &opts)?;
+/// let info = h5vec::inspect(&file, "words")?;
+/// for ds in &info.datasets {
+///     let want: &[&str] = if ds.path.ends_with("heap") { &["deflate(6)"] } else { &[] };
+///     assert_eq!(ds.filters, want, "{}", ds.path);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DatasetRole {
     /// Element values: `values`, list `VALUES` leaves.
@@ -323,6 +408,18 @@ impl SaveOptions {
     /// appends: chunks keep the size they were created with. A length set
     /// here applies to byte heaps as given, in bytes: a small one makes long
     /// strings span many chunks.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("c.h5"))?;
+    /// // A vector that starts small and grows by appends: chunks of 1,000 rows.
+    /// let opts = h5vec::SaveOptions::default().chunk_length(1000);
+    /// h5vec::save_vector_with(&file, "xs", &[1u64, 2, 3], &opts)?;
+    /// let info = h5vec::inspect(&file, "xs")?;
+    /// assert_eq!(info.datasets[0].chunks, Some(vec![1000]));
+    /// # Ok(()) }
+    /// ```
     pub fn chunk_length(mut self, rows: usize) -> Self {
         self.chunk_length = Some(rows.max(1));
         self
@@ -333,7 +430,14 @@ impl SaveOptions {
         self.chunk_length
     }
 
-    /// Compress every value dataset with shuffle + deflate at `level`.
+    /// Compress every value dataset with shuffle + deflate at `level`
+    /// (clamped to 9). Strings follow: see [`vls_strings`](Self::vls_strings).
+    ///
+    /// ```
+    /// use h5vec::{Compression, SaveOptions};
+    /// let opts = SaveOptions::default().deflate(4);
+    /// assert_eq!(opts.get_compression(), &Compression::Deflate { level: 4, shuffle: true });
+    /// ```
     pub fn deflate(mut self, level: u8) -> Self {
         self.compression = Compression::Deflate {
             level: level.min(9),
@@ -345,12 +449,28 @@ impl SaveOptions {
     /// Compress every value dataset with Blosc's Zstandard at Blosc `level`
     /// 0..=9 after Blosc's byte shuffle ([`Compression::zstd`]): HDF5 filter
     /// 32001, which h5py reads after `import hdf5plugin`.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("z.h5"))?;
+    /// let opts = h5vec::SaveOptions::default().zstd(5);
+    /// h5vec::save_vector_with(&file, "xs", &vec![0.25f32; 5000], &opts)?;
+    /// assert_eq!(h5vec::inspect(&file, "xs")?.datasets[0].filters, ["blosc(zstd,5,shuffle)"]);
+    /// # Ok(()) }
+    /// ```
     pub fn zstd(mut self, level: u8) -> Self {
         self.compression = Compression::zstd(level);
         self
     }
 
     /// Set the compression of every value dataset.
+    ///
+    /// ```
+    /// use h5vec::{Compression, SaveOptions};
+    /// let opts = SaveOptions::default().compression(Compression::Lzf);
+    /// assert_eq!(opts.get_compression(), &Compression::Lzf);
+    /// ```
     pub fn compression(mut self, c: Compression) -> Self {
         self.compression = c;
         self
@@ -363,7 +483,17 @@ impl SaveOptions {
 
     /// Set the compression of one kind of dataset only, e.g. compress the
     /// string heaps but not the offsets:
-    /// `SaveOptions::default().compression_for(DatasetRole::Bytes, Compression::Deflate { level: 6, shuffle: false })`.
+    /// `SaveOptions::default().compression_for(DatasetRole::Bytes, Compression::Deflate { level: 6, shuffle: false })`
+    /// (a whole save is shown at [`DatasetRole`]).
+    ///
+    /// ```
+    /// use h5vec::{Compression, DatasetRole, SaveOptions};
+    /// let opts = SaveOptions::default()
+    ///     .deflate(4)
+    ///     .compression_for(DatasetRole::Offsets, Compression::None);
+    /// assert_eq!(opts.get_compression_for(DatasetRole::Offsets), &Compression::None);
+    /// assert_eq!(opts.get_compression_for(DatasetRole::Values), &Compression::deflate(4));
+    /// ```
     pub fn compression_for(mut self, role: DatasetRole, c: Compression) -> Self {
         self.by_role[role.index()] = Some(c);
         self
@@ -428,8 +558,32 @@ impl SaveOptions {
             .unwrap_or_else(|| *self.get_compression_for(DatasetRole::Bytes) != Compression::None)
     }
 
+    /// The [`vls_strings`](Self::vls_strings) setting itself (of the vector
+    /// or a field): `None` when the layout follows the compression.
+    pub(crate) fn vls_strings_setting(&self) -> Option<bool> {
+        self.vls_strings
+    }
+
     /// In compressed VLS arrays, store each distinct string once and let
     /// repeated values share its heap slice.
+    ///
+    /// ```
+    /// use h5vec::SaveOptions;
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("d.h5"))?;
+    /// let levels = vec!["warning".to_string(); 10_000];
+    /// let heap_len = |name: &str| -> h5vec::Result<u64> {
+    ///     let info = h5vec::inspect(&file, name)?;
+    ///     Ok(info.datasets.iter().find(|d| d.path.ends_with("heap")).unwrap().shape[0])
+    /// };
+    /// let opts = SaveOptions::default().vls_strings(true);
+    /// h5vec::save_vector_with(&file, "plain", &levels, &opts)?;
+    /// h5vec::save_vector_with(&file, "dedup", &levels, &opts.dedup_strings(true))?;
+    /// assert!(heap_len("dedup")? < heap_len("plain")?);
+    /// assert_eq!(h5vec::load_vector::<String>(&file, "dedup")?, levels);
+    /// # Ok(()) }
+    /// ```
     pub fn dedup_strings(mut self, on: bool) -> Self {
         self.dedup_strings = on;
         self
@@ -437,6 +591,18 @@ impl SaveOptions {
 
     /// Let [`save_vector_with`](crate::save_vector_with) replace an existing
     /// vector of the same name (the old one stays until the new one is complete).
+    ///
+    /// ```
+    /// use h5vec::SaveOptions;
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("r.h5"))?;
+    /// h5vec::save_vector(&file, "xs", &[1u8, 2, 3])?;
+    /// assert!(h5vec::save_vector(&file, "xs", &[4u8]).is_err());
+    /// h5vec::save_vector_with(&file, "xs", &[4u8], &SaveOptions::default().replace(true))?;
+    /// assert_eq!(h5vec::load_vector::<u8>(&file, "xs")?, [4]);
+    /// # Ok(()) }
+    /// ```
     pub fn replace(mut self, on: bool) -> Self {
         self.replace = on;
         self

@@ -245,7 +245,7 @@ pub fn vector_exists(group: &Group, name: &str) -> Result<bool> {
 /// ```
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::hdf5::File::create(dir.path().join("v.h5")).unwrap();
+/// let file = h5vec::create_file(dir.path().join("v.h5"))?;
 /// h5vec::save_vector(&file, "temperatures", &[20.5f64, 21.0, 19.75])?;
 /// let back: Vec<f64> = h5vec::load_vector(&file, "temperatures")?;
 /// assert_eq!(back, [20.5, 21.0, 19.75]);
@@ -262,6 +262,25 @@ pub fn save_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Res
 /// an error leaves nothing a reader can see), flushed, and only then linked
 /// as `name`; with `replace`, the old vector stays in place until the new
 /// one is linked. See SPEC.md, section 8.
+///
+/// ```
+/// use h5vec::{Compression, DatasetRole, SaveOptions};
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("v.h5"))?;
+/// let rows: Vec<(u32, String)> = (0..1000).map(|i| (i, format!("row {i}"))).collect();
+/// let opts = SaveOptions::default()
+///     .chunk_length(256)
+///     .deflate(4)
+///     .compression_for(DatasetRole::Offsets, Compression::None);
+/// h5vec::save_vector_with(&file, "rows", &rows, &opts)?;
+/// // Saving again under the same name needs `replace(true)`.
+/// assert!(h5vec::save_vector_with(&file, "rows", &rows, &opts).is_err());
+/// h5vec::save_vector_with(&file, "rows", &rows[..10], &opts.replace(true))?;
+/// assert_eq!(h5vec::vector_len(&file, "rows")?, 10);
+/// # Ok(()) }
+/// ```
 pub fn save_vector_with<T: H5Vector>(
     parent: &Group,
     name: &str,
@@ -511,6 +530,32 @@ fn read_scalar_int(meta: &Group, name: &str) -> Result<i64> {
 /// Everything is checked before values are produced: the metadata, the
 /// schema tree against `T`, the members of every data group, the rank,
 /// shape, datatype and length of every dataset. Errors name the field path.
+///
+/// ```
+/// use h5vec::{ErrorKind, H5Vector};
+///
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Reading { sensor: u16, value: f32, note: Option<String> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("r.h5"))?;
+/// let rows = vec![
+///     Reading { sensor: 1, value: 0.5, note: None },
+///     Reading { sensor: 2, value: 1.5, note: Some("recalibrated".into()) },
+/// ];
+/// h5vec::save_vector(&file, "readings", &rows)?;
+/// let back: Vec<Reading> = h5vec::load_vector(&file, "readings")?;
+/// assert_eq!(back, rows);
+///
+/// // Another type is refused, naming the field.
+/// let err = h5vec::load_vector::<(u16, f64)>(&file, "readings").unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }), "{err}");
+/// // A missing vector is `NotFound`.
+/// let err = h5vec::load_vector::<Reading>(&file, "nope").unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::NotFound(_)));
+/// # Ok(()) }
+/// ```
 pub fn load_vector<T: H5Vector>(parent: &Group, name: &str) -> Result<Vec<T>> {
     let v = open_vector(parent, name, Access::Read)?;
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;

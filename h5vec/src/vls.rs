@@ -41,6 +41,16 @@ const OPTIONAL_MEMBERS: &[&str] = &["names"];
 /// (members `offset` then `length`, unsigned, at most 64 bits), the heap
 /// type (1-D, UInt8: int8 is refused) and every slice against the heap, before any
 /// value is returned. Errors name the group and the element.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("v.h5"))?;
+/// h5vec::vls::save_strings(&file, "names", &[Some("a".to_string()), None])?;
+/// let group = file.group("names")?;
+/// assert_eq!(h5vec::vls::load_strings(&group)?, [Some("a".to_string()), None]);
+/// # Ok(()) }
+/// ```
 pub fn load_strings(group: &Group) -> Result<Vec<Option<String>>> {
     let (_walked, dec) = open_strings(group)?;
     dec.read(0..dec.len())
@@ -96,7 +106,7 @@ pub(crate) fn open_strings(group: &Group) -> Result<(crate::guard::Walked, VlsDe
 /// ```
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::hdf5::File::create(dir.path().join("contents.h5")).unwrap();
+/// let file = h5vec::create_file(dir.path().join("contents.h5"))?;
 /// let values = vec![Some("alpha".to_string()), None, Some("NA".to_string())];
 /// h5vec::vls::save_strings(&file, "atomic_vector", &values)?;
 /// // placeholder "NA_", because "NA" is a real value
@@ -117,6 +127,20 @@ pub fn save_strings(parent: &Group, name: &str, values: &[Option<String>]) -> Re
 ///
 /// The name must not exist yet; a failed save removes the partly written group.
 /// A value containing a NUL byte cannot be stored (readers cut at the first NUL).
+///
+/// ```
+/// use h5vec::SaveOptions;
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("v.h5"))?;
+/// let values: Vec<Option<String>> = (0..1000).map(|i| Some(format!("gene{}", i % 10))).collect();
+/// let opts = SaveOptions::default().zstd(5).chunk_length(4096).dedup_strings(true);
+/// h5vec::vls::save_strings_with(&file, "genes", &values, &opts)?;
+/// assert_eq!(h5vec::vls::load_strings(&file.group("genes")?)?, values);
+/// let bad = [Some("a\0b".to_string())];
+/// assert!(h5vec::vls::save_strings_with(&file, "bad", &bad, &opts).is_err());
+/// # Ok(()) }
+/// ```
 pub fn save_strings_with(
     parent: &Group,
     name: &str,

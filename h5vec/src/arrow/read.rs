@@ -162,6 +162,18 @@ pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
 
 /// Record batches of a vector, h5col table or VLS array, read one after the
 /// other ([`batches`], [`batches_range`]). After an error the iterator ends.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("b.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[1u8, 2, 3])?;
+/// let mut batches = h5vec::arrow::batches(&file, "xs", 2)?;
+/// assert_eq!(batches.schema().field(0).name(), "value");
+/// let first = batches.next().unwrap()?;
+/// assert_eq!((first.num_rows(), batches.remaining(), batches.rows()), (2, 1, 3));
+/// # Ok(()) }
+/// ```
 pub struct Batches {
     src: Source,
     next: u64,

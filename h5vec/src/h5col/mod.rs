@@ -65,6 +65,29 @@ const BATCH: u64 = 1 << 16;
 /// The table is checked first (CLASS, VERSION, NROWS, every column's type,
 /// members and extents); reading then uses exactly NROWS rows. Errors name
 /// the table or the column (`/table/col`).
+///
+/// ```
+/// use h5vec::H5Vector;
+/// use h5vec::h5col::{append_table, load_table, save_table};
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Trade { id: u32, price: Option<f64>, venue: String, fills: Vec<u16> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("t.h5"))?;
+/// let day1 = vec![Trade { id: 1, price: Some(9.5), venue: "X".into(), fills: vec![1, 2] }];
+/// let day2 = vec![Trade { id: 2, price: None, venue: "Y".into(), fills: vec![] }];
+/// save_table(&file, "trades", &day1)?;
+/// append_table(&file, "trades", &day2)?;
+/// let all: Vec<Trade> = load_table(&file, "trades")?;
+/// assert_eq!(all, [day1, day2].concat());
+/// // A row type may read fewer columns than the table holds.
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Price { price: Option<f64> }
+/// assert_eq!(load_table::<Price>(&file, "trades")?, [Price { price: Some(9.5) }, Price { price: None }]);
+/// # Ok(()) }
+/// ```
 pub fn load_table<T>(parent: &Group, name: &str) -> Result<Vec<T>>
 where
     T: Record,
@@ -92,6 +115,26 @@ where
 /// field of `T` (in declaration order, recorded in `column-order`).
 ///
 /// The name must not exist yet; a failed save removes the partly written group.
+///
+/// ```
+/// use h5vec::H5Vector;
+/// use h5vec::h5col::{append_table, load_table, save_table};
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Trade { id: u32, price: Option<f64>, venue: String, fills: Vec<u16> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("t.h5"))?;
+/// let day1 = vec![Trade { id: 1, price: Some(9.5), venue: "X".into(), fills: vec![1, 2] }];
+/// let day2 = vec![Trade { id: 2, price: None, venue: "Y".into(), fills: vec![] }];
+/// save_table(&file, "trades", &day1)?;
+/// append_table(&file, "trades", &day2)?;
+/// let all: Vec<Trade> = load_table(&file, "trades")?;
+/// assert_eq!(all, [day1, day2].concat());
+/// assert!(save_table(&file, "trades", &all).is_err()); // exists already
+/// # Ok(()) }
+/// ```
 pub fn save_table<T>(parent: &Group, name: &str, rows: &[T]) -> Result<()>
 where
     T: Record,
@@ -106,6 +149,25 @@ where
 /// Rows past NROWS (a stale tail) are overwritten. NROWS is rewritten last,
 /// after the data is flushed, so an interrupted append leaves the table as
 /// it was.
+///
+/// ```
+/// use h5vec::H5Vector;
+/// use h5vec::h5col::{append_table, load_table, save_table};
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Trade { id: u32, price: Option<f64>, venue: String, fills: Vec<u16> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("t.h5"))?;
+/// let day1 = vec![Trade { id: 1, price: Some(9.5), venue: "X".into(), fills: vec![1, 2] }];
+/// let day2 = vec![Trade { id: 2, price: None, venue: "Y".into(), fills: vec![] }];
+/// save_table(&file, "trades", &day1)?;
+/// append_table(&file, "trades", &day2)?;
+/// let all: Vec<Trade> = load_table(&file, "trades")?;
+/// assert_eq!(all, [day1, day2].concat());
+/// # Ok(()) }
+/// ```
 pub fn append_table<T>(parent: &Group, name: &str, rows: &[T]) -> Result<()>
 where
     T: Record,
