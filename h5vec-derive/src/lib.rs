@@ -9,12 +9,12 @@
 //!
 //! - `lib.rs`: the entry point;
 //! - `internals/`: reading the input. `ctxt.rs` collects every error,
-//!   `ast.rs` reduces the input to structs and fieldless enums, `attr.rs`
-//!   and `storage.rs` parse `#[h5vec(...)]`, `check.rs` holds the rules
-//!   that span several attributes or fields;
+//!   `ast.rs` reduces the input to structs, fieldless enums and enums with
+//!   data, `attr.rs` and `storage.rs` parse `#[h5vec(...)]`, `check.rs`
+//!   holds the rules that span several attributes or fields;
 //! - `expand/`: writing the impls. `record.rs` for structs, `enums.rs` for
-//!   fieldless enums, `field.rs` for each field's helper trait and storage
-//!   settings.
+//!   fieldless enums, `union.rs` for enums with data, `field.rs` for each
+//!   field's helper trait and storage settings.
 
 #[cfg(test)]
 mod doc_example;
@@ -24,46 +24,56 @@ mod internals;
 use proc_macro::TokenStream;
 
 /// Derives `h5vec::H5Vector`: how a `Vec` of the type is saved to and
-/// loaded from HDF5.
+/// loaded from HDF5. Runnable examples of every attribute and shape are in
+/// the documentation of `h5vec::H5Vector` (the re-export of this macro).
 ///
-/// - Structs with named fields and tuple structs are stored as records,
-///   one column per field (tuple-struct fields are named `1`, `2`, ...).
+/// # Shapes
+///
+/// - Structs with named fields and tuple structs are records, one column
+///   per field (tuple-struct fields are named `1`, `2`, ...).
 /// - Unit structs, and structs whose fields are all skipped, are constants.
 /// - Fieldless enums with an integer `#[repr]` (`u8`, `i8`, ... `u64`,
-///   `i64`) are stored as their discriminant.
+///   `i64`) are stored as their discriminant, labelled in the schema tree
+///   with their variant names and values (checked on load).
+/// - Enums with data (any variant with fields; unit, tuple and struct
+///   variants mixed; generic or not) are unions: a tag per row, the
+///   variant's position (0, 1, ...), and one record per variant holding
+///   that variant's rows.
 ///
 /// Every field type must itself implement `H5Vector`, unless one of the
-/// attributes below says otherwise. The impls of a generic struct require
+/// attributes below says otherwise. The impls of a generic type require
 /// of each field's type only what that field needs (`T: H5Vector` for a
 /// stored `T`, `W: Default` for a skipped `W`), and `'static` of every type
 /// parameter.
 ///
-/// # Field attributes
+/// # Attributes
 ///
-/// Each goes on a struct field, as `#[h5vec(...)]`; several can be given
-/// in one attribute, separated by commas: `#[h5vec(json, deflate = 4)]`.
+/// Attributes go on fields, of structs and of enum variants, as
+/// `#[h5vec(...)]`; several can be given in one attribute, separated by
+/// commas: `#[h5vec(json, deflate = 4)]`. An enum variant takes only
+/// `rename`. The type itself takes none.
 ///
-/// | attribute | what it does | example |
-/// |---|---|---|
-/// | `rename = "name"` | stores the field under another name | `#[h5vec(rename = "t")]` |
-/// | `skip` | does not store the field; loading fills it with `Default::default()` | `#[h5vec(skip)]` |
-/// | `default` | a file without the field fills it with `Default::default()` | `#[h5vec(default)]` |
-/// | `default = "path"` | a file without the field fills it with `path()` (a function without arguments) | `#[h5vec(default = "no_coupon")]` |
-/// | `alias = "name"` | also reads the field from a file that stores it as `name` (repeatable; saving keeps the field's own name) | `#[h5vec(alias = "cost")]` |
-/// | `blob` | stores the field through serde, as bincode bytes | `#[h5vec(blob)]` |
-/// | `json` | stores the field through serde, as JSON text | `#[h5vec(json)]` |
-/// | `vls` | stores a `String` or `Option<String>` as compressed strings | `#[h5vec(vls)]` |
-/// | `chunk_length = N` | chunk length of the field's datasets: `N` ≥ 1 rows (bytes for byte heaps) | `#[h5vec(chunk_length = 4096)]` |
-/// | `deflate = L` | shuffle + deflate (gzip) at level `L` 0..=9 | `#[h5vec(deflate = 4)]` |
-/// | `lzf` | LZF compression | `#[h5vec(lzf)]` |
-/// | `zstd = L` | Blosc with Zstandard at level `L` 0..=9, byte shuffle | `#[h5vec(zstd = 3)]` |
-/// | `blosc(compressor = "..", level = L, shuffle = "..")` | Blosc; `compressor` one of `"blosclz"`, `"lz4"`, `"lz4hc"`, `"zlib"`, `"zstd"`; `level` 0..=9 (default 5); `shuffle` `"none"`, `"byte"` (default), `"bit"` | `#[h5vec(blosc(compressor = "lz4", shuffle = "bit"))]` |
-/// | `no_compression` | no compression, whatever the vector's options say | `#[h5vec(no_compression)]` |
+/// | attribute | on | what it does | example |
+/// |---|---|---|---|
+/// | `rename = "name"` | field, variant | stores the field (variant) under another name | `#[h5vec(rename = "t")]` |
+/// | `skip` | field | does not store the field; loading fills it with `Default::default()` | `#[h5vec(skip)]` |
+/// | `blob` | field | stores the field through serde, as bincode bytes | `#[h5vec(blob)]` |
+/// | `json` | field | stores the field through serde, as JSON text | `#[h5vec(json)]` |
+/// | `vls` | `String`, `Option<String>` field | stores it as compressed VLS strings, whatever the options | `#[h5vec(vls)]` |
+/// | `vlen_strings` | field | strings (and JSON text) in it as HDF5 variable-length strings, whatever the compression | `#[h5vec(vlen_strings)]` |
+/// | `chunk_length = N` | field | chunk length of the field's datasets: `N` ≥ 1 rows (bytes for byte heaps) | `#[h5vec(chunk_length = 4096)]` |
+/// | `deflate = L` | field | shuffle + deflate (gzip) at level `L` 0..=9 | `#[h5vec(deflate = 4)]` |
+/// | `lzf` | field | LZF compression | `#[h5vec(lzf)]` |
+/// | `zstd = L` | field | Blosc with Zstandard at level `L` 0..=9, byte shuffle | `#[h5vec(zstd = 3)]` |
+/// | `blosc(compressor = "..", level = L, shuffle = "..")` | field | Blosc; `compressor` one of `"blosclz"`, `"lz4"`, `"lz4hc"`, `"zlib"`, `"zstd"`; `level` 0..=9 (default 5); `shuffle` `"none"`, `"byte"` (default), `"bit"` | `#[h5vec(blosc(compressor = "lz4", shuffle = "bit"))]` |
+/// | `no_compression` | field | no compression, whatever the vector's options say | `#[h5vec(no_compression)]` |
+/// | `default` | struct field | a file without the field fills it with `Default::default()` | `#[h5vec(default)]` |
+/// | `default = "path"` | struct field | a file without the field fills it with `path()` (a function without arguments) | `#[h5vec(default = "no_coupon")]` |
+/// | `alias = "name"` | struct field | also reads the field from a file that stores it as `name` (repeatable; saving keeps the field's own name) | `#[h5vec(alias = "cost", alias = "px")]` |
 ///
 /// Storage settings (`chunk_length` and the compressions) apply to all of
 /// the field's datasets, nested fields included, and replace the vector's
-/// own settings for them (SPEC.md section 6). The type itself, enum variants and their fields
-/// take no `#[h5vec(...)]` attributes.
+/// own settings for them (SPEC.md section 6).
 ///
 /// # Files written by another version of the type
 ///
@@ -74,20 +84,27 @@ use proc_macro::TokenStream;
 /// often a renamed field than a new one), so give them `#[h5vec(default)]`.
 /// Stored fields the type does not have are an error unless the load uses
 /// `LoadOptions::ignore_extra_fields(true)`; `LoadOptions::widen_numbers(true)`
-/// reads numbers into wider types without loss (SPEC.md section 12).
+/// reads numbers into wider types without loss (SPEC.md section 12). The
+/// fields of an enum variant are read exactly as stored.
+///
+/// # What is refused
+///
+/// Every invalid use is a compile error, all reported at once: an unknown
+/// attribute or value; an attribute on the type itself; a stored name HDF5
+/// cannot hold (empty, `.`, `..`, with `/` or NUL); an attribute given
+/// twice; two of `blob`, `json` and `vls`; two compressions; any other
+/// attribute on a `skip`ped field; two stored fields (or variants) with the
+/// same stored name; an `alias` that is a stored field's name (another
+/// field's or its own), another field's alias, or given twice; on an enum
+/// variant, any attribute but `rename`, and `alias` or `default` on its
+/// fields; a variant stored as `TAG` or `INDEX`; an explicit discriminant
+/// in an enum with data; a fieldless enum without an integer `#[repr]`, or
+/// generic; an enum without variants; a union; a lifetime parameter.
 ///
 /// `Option<Option<T>>` has no layout (one `Option` level has one mask)
 /// and does not compile; to keep `None` apart from `Some(None)`, put the
 /// inner option in a struct: `Option<Inner>` with
 /// `#[derive(H5Vector)] struct Inner { value: Option<T> }`.
-///
-/// Every invalid attribute is a compile error, all reported at once:
-/// an unknown attribute or value, a stored name HDF5 cannot hold (empty,
-/// `.`, `..`, with `/` or NUL), an attribute given twice, two of `blob`,
-/// `json` and `vls`, two compressions, any other attribute on a `skip`ped
-/// field, two stored fields with the same stored name, and an `alias` that
-/// is a stored field's name (another field's or its own), another field's
-/// alias, or given twice.
 ///
 /// # Example
 ///
@@ -129,8 +146,9 @@ use proc_macro::TokenStream;
 /// ```
 //
 // The example needs `h5vec`, which this crate cannot depend on, so rustdoc
-// does not build it; tests/ui/pass_attribute_docs.rs holds the same items
-// and is compiled by tests/derive_ui.rs.
+// does not build it here; tests/ui/pass_attribute_docs.rs holds the same
+// items and is compiled by tests/derive_ui.rs (src/doc_example.rs keeps the
+// two equal). h5vec's re-export of the macro carries runnable examples.
 #[proc_macro_derive(H5Vector, attributes(h5vec))]
 pub fn derive_h5vector(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -176,56 +176,15 @@ pub use vector::{
 /// The derive macro: `#[derive(H5Vector)]` on structs (named, tuple and
 /// unit), fieldless enums with an integer `#[repr]`, and enums with data.
 ///
-/// What each shape becomes on disk (SPEC.md sections 3 and 4):
+/// The examples here are compiled and run; the reference (what each shape
+/// becomes on disk, every `#[h5vec(...)]` attribute with its meaning, and
+/// what is refused) follows them.
 ///
-/// - a struct with named fields or a tuple struct is a record: one column
-///   (group or dataset) per field, tuple-struct fields named `1`, `2`, ...;
-/// - a unit struct, or a struct whose fields are all skipped, is a constant
-///   (no data, only the row count);
-/// - a fieldless enum with `#[repr(u8)]` (or `i8`, `i16`, `i32`, `i64`,
-///   `u16`, `u32`, `u64`) is its discriminant, in an integer dataset of that
-///   type; its labels (the variant names and their values) are stored in
-///   the schema tree (`variant_names`, `variant_values`), so h5py and Arrow
-///   readers see names, and a load checks them against the Rust enum;
-/// - an enum with data (any variant with fields: unit, tuple and struct
-///   variants may be mixed, and the enum may be generic) is a union: a tag
-///   per row (the variant's position, 0, 1, ...) and one record per
-///   variant holding only the rows of that variant.
+/// # Example: every attribute
 ///
-/// Every field type must implement `H5Vector` itself, unless an attribute
-/// below stores it another way. A generic type's impls require of each
-/// field's type only what that field needs (`T: H5Vector` for a stored
-/// `T`, `W: Default` for a skipped `W`), and `'static` of every type
-/// parameter.
-///
-/// # Attributes
-///
-/// Attributes go on fields (of structs and of enum variants), as
-/// `#[h5vec(...)]`, several in one attribute separated by commas
-/// (`#[h5vec(json, deflate = 4)]`); an enum variant takes only `rename`.
-/// The type itself takes none.
-///
-/// | attribute | on | meaning |
-/// |---|---|---|
-/// | `rename = "name"` | field, variant | stored under another name |
-/// | `skip` | field | not stored; a load fills it with `Default::default()` |
-/// | `blob` | field | any serde type, stored as bincode bytes ([`Blob`] reads the column) |
-/// | `json` | field | any serde type, stored as JSON text ([`Json`] reads the column) |
-/// | `vls` | `String`, `Option<String>` field | always the compressed VLS string layout (SPEC.md section 4.1) |
-/// | `vlen_strings` | field | strings (and JSON text) below it as HDF5 variable-length strings whatever the compression (HDF5Vectors.jl's and h5py's layout; see [`SaveOptions::vls_strings`]) |
-/// | `chunk_length = N` | field | chunk length of the field's datasets, `N` ≥ 1 rows (bytes for byte heaps) |
-/// | `deflate = L` | field | shuffle + deflate at level `L` 0..=9 |
-/// | `lzf` | field | LZF |
-/// | `zstd = L` | field | Blosc's Zstandard at level `L` 0..=9, byte shuffle |
-/// | `blosc(compressor = "..", level = L, shuffle = "..")` | field | Blosc: `compressor` one of `"blosclz"`, `"lz4"`, `"lz4hc"`, `"zlib"`, `"zstd"`; `level` 0..=9 (default 5); `shuffle` `"none"`, `"byte"` (default) or `"bit"` |
-/// | `no_compression` | field | no filter, whatever the vector's options say |
-/// | `default` | struct field | a file without the field gives `Default::default()` |
-/// | `default = "path"` | struct field | a file without the field gives `path()`, a function without arguments |
-/// | `alias = "name"` | struct field | also read the field from a file that stores it as `name` (repeatable; saves use the field's own name) |
-///
-/// The storage settings (`chunk_length` and the compressions) apply to every
-/// dataset of the field, nested fields included, in place of the vector's
-/// [`SaveOptions`] (SPEC.md section 6).
+/// Every field attribute at work. Storage settings apply to every dataset
+/// of the field, in place of the vector's [`SaveOptions`]; serde fields
+/// load on their own as [`Json`] and [`Blob`] columns.
 ///
 /// ```
 /// use h5vec::{Blob, H5Vector, Json, SaveOptions};
@@ -287,16 +246,10 @@ pub use vector::{
 /// # Ok(()) }
 /// ```
 ///
-/// # Files written by another version of the type
+/// # Example: files written by another version of the type
 ///
-/// A load matches stored fields to the type's fields by name, in any
-/// order, then by their `alias`es; a field the file lacks takes its
-/// `default`, and is an error without one (`Option<T>` fields too: a missing
-/// column is more often a renamed field than a new one). Stored fields the
-/// type lacks are an error unless the load uses
-/// [`LoadOptions::ignore_extra_fields`]; [`LoadOptions::widen_numbers`]
-/// reads numbers into wider types without loss (SPEC.md section 12).
-/// A variant's fields are read exactly as stored: no `alias`, no `default`.
+/// `alias` (repeatable), `default` and `default = "path"` on struct fields;
+/// see also [`LoadOptions`] and [`load_vector_with`] (SPEC.md section 12).
 ///
 /// ```
 /// use h5vec::H5Vector;
@@ -326,7 +279,7 @@ pub use vector::{
 /// # Ok(()) }
 /// ```
 ///
-/// # Enums
+/// # Example: enums
 ///
 /// ```
 /// use h5vec::H5Vector;
@@ -370,22 +323,10 @@ pub use vector::{
 /// # Ok(()) }
 /// ```
 ///
-/// # What is refused
+/// # Example: refused uses
 ///
-/// Every invalid use is a compile error, all reported at once: an unknown
-/// attribute or value; an attribute on the type itself; a stored name HDF5
-/// cannot hold (empty, `.`, `..`, with `/` or NUL); an attribute given
-/// twice; two of `blob`, `json` and `vls`; two compressions; another
-/// attribute with `skip`; two fields (or variants) with one stored name;
-/// an `alias` that is a stored field's name, another field's alias, or
-/// given twice; on an enum variant, any attribute but `rename`, and `alias`
-/// or `default` on a variant's fields; a variant stored as `TAG` or
-/// `INDEX`; an explicit discriminant in an enum with data (its tags are
-/// positions); a fieldless enum without an integer `#[repr]`, or generic;
-/// an enum without variants; a union; lifetime parameters; and field types
-/// without a layout, such as `Option<Option<T>>` (one `Option` level has
-/// one mask: put the inner option in a struct, `Option<Inner>` with
-/// `struct Inner { value: Option<T> }`).
+/// Invalid uses are compile errors, all reported at once (the full list is
+/// in the reference below). A few:
 ///
 /// ```compile_fail
 /// #[derive(h5vec::H5Vector)]
