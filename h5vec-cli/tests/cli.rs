@@ -834,23 +834,27 @@ fn parquet_from_elsewhere_becomes_a_vector() {
 
 #[test]
 fn a_failed_conversion_leaves_no_output() {
-    use arrow::array::{Date32Array, Int64Array};
+    use arrow::array::{Decimal128Array, Int64Array};
     let (dir, path) = fixture();
     // A type h5vec has no kind for: the save fails, and the file it would
     // have created is not left behind.
     let schema = Arc::new(Schema::new(vec![
         Field::new("a", DataType::Int64, false),
-        Field::new("day", DataType::Date32, false),
+        Field::new("price", DataType::Decimal128(10, 2), false),
     ]));
     let batch = RecordBatch::try_new(
         schema.clone(),
         vec![
             Arc::new(Int64Array::from(vec![1])),
-            Arc::new(Date32Array::from(vec![19000])),
+            Arc::new(
+                Decimal128Array::from(vec![1999])
+                    .with_precision_and_scale(10, 2)
+                    .unwrap(),
+            ),
         ],
     )
     .unwrap();
-    let pq = dir.path().join("dates.parquet");
+    let pq = dir.path().join("decimals.parquet");
     let mut w =
         parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&pq).unwrap(), schema, None)
             .unwrap();
@@ -859,7 +863,7 @@ fn a_failed_conversion_leaves_no_output() {
     let new = dir.path().join("new.h5");
     let (_, err) = run_code(&["convert", s(&pq), &format!("{}:x", s(&new))], 2);
     assert!(
-        err.starts_with(&format!("h5vec: {}:x: $.day", s(&new))),
+        err.starts_with(&format!("h5vec: {}:x: $.price", s(&new))),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -867,7 +871,7 @@ fn a_failed_conversion_leaves_no_output() {
     // Into an existing file: the file stays, without the vector.
     let (_, err) = run_code(&["convert", s(&pq), &format!("{}:x", s(&path))], 2);
     assert!(
-        err.starts_with(&format!("h5vec: {}:x: $.day", s(&path))),
+        err.starts_with(&format!("h5vec: {}:x: $.price", s(&path))),
         "{err}"
     );
     let file = h5vec::open_file(&path).unwrap();
