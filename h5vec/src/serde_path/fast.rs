@@ -212,20 +212,34 @@ impl Leaf {
             Leaf::Str(b) => b.append_null(),
         }
     }
-    fn finish(&mut self) -> ArrayRef {
+    /// The values so far; the builder starts again with room for `next`
+    /// values (one allocation per batch instead of growing by doubling).
+    fn finish(&mut self, next: usize) -> ArrayRef {
+        macro_rules! take {
+            ($b:ident, $t:ident) => {{
+                let a = Arc::new($b.finish());
+                *$b = $t::with_capacity(next);
+                a
+            }};
+        }
         match self {
-            Leaf::Bool(b) => Arc::new(b.finish()),
-            Leaf::I8(b) => Arc::new(b.finish()),
-            Leaf::I16(b) => Arc::new(b.finish()),
-            Leaf::I32(b) => Arc::new(b.finish()),
-            Leaf::I64(b) => Arc::new(b.finish()),
-            Leaf::U8(b) => Arc::new(b.finish()),
-            Leaf::U16(b) => Arc::new(b.finish()),
-            Leaf::U32(b) => Arc::new(b.finish()),
-            Leaf::U64(b) => Arc::new(b.finish()),
-            Leaf::F32(b) => Arc::new(b.finish()),
-            Leaf::F64(b) => Arc::new(b.finish()),
-            Leaf::Str(b) => Arc::new(b.finish()),
+            Leaf::Bool(b) => take!(b, BooleanBuilder),
+            Leaf::I8(b) => take!(b, Int8Builder),
+            Leaf::I16(b) => take!(b, Int16Builder),
+            Leaf::I32(b) => take!(b, Int32Builder),
+            Leaf::I64(b) => take!(b, Int64Builder),
+            Leaf::U8(b) => take!(b, UInt8Builder),
+            Leaf::U16(b) => take!(b, UInt16Builder),
+            Leaf::U32(b) => take!(b, UInt32Builder),
+            Leaf::U64(b) => take!(b, UInt64Builder),
+            Leaf::F32(b) => take!(b, Float32Builder),
+            Leaf::F64(b) => take!(b, Float64Builder),
+            Leaf::Str(b) => {
+                let a = Arc::new(b.finish());
+                let bytes = a.value_data().len();
+                *b = LargeStringBuilder::with_capacity(next, bytes);
+                a
+            }
         }
     }
 }
@@ -305,14 +319,16 @@ impl Node {
     fn finish(&mut self, rows: usize) -> Result<ArrayRef> {
         let err = |e: arrow_schema::ArrowError| Error::encode("$", e.to_string());
         Ok(match &mut self.kind {
-            Kind::Leaf(l) => l.finish(),
+            Kind::Leaf(l) => l.finish(rows),
             Kind::List {
                 field,
                 offsets,
                 nulls,
                 item,
             } => {
-                let offs = std::mem::replace(offsets, vec![0]);
+                let mut next = Vec::with_capacity(offsets.len());
+                next.push(0);
+                let offs = std::mem::replace(offsets, next);
                 let values =
                     item.finish(usize::try_from(*offs.last().unwrap_or(&0)).unwrap_or(0))?;
                 let offs = OffsetBuffer::new(ScalarBuffer::from(offs));
