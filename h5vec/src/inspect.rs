@@ -24,6 +24,15 @@ use crate::schema::{kind, Stored};
 
 /// What kind of container a group is (serialized as `vector`, `table`,
 /// `vls_array`).
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("k.h5"))?;
+/// h5vec::vls::save_strings(&file, "names", &[Some("a".to_string())])?;
+/// assert_eq!(h5vec::inspect(&file, "names")?.container, h5vec::ContainerKind::VlsArray);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContainerKind {
@@ -34,8 +43,6 @@ pub enum ContainerKind {
     /// A compressed VLS string array: `type = "vls"` (SPEC.md section 10).
     VlsArray,
 }
-
-// An example of `ContainerKind` is at [`find_containers`].
 
 /// `vector`, `h5col table`, `vls array`.
 ///
