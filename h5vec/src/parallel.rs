@@ -562,6 +562,9 @@ pub(crate) fn read_rows(
     let rb = p.row_bytes;
     let c = p.chunk_rows;
     if nk == 0 {
+        if p.level.is_some() {
+            return read_partial_chunks(ds, p, start, out, path, normal);
+        }
         check_stored(ds, c, start, end, path)?;
         return normal(start, rows, out);
     }
@@ -594,27 +597,10 @@ pub(crate) fn read_rows(
         return Ok(());
     }
     // Fetch the compressed chunks (I/O under the HDF5 lock).
-    let mut comp: Vec<Option<(Vec<u8>, c_uint)>> = Vec::with_capacity(nk as usize);
-    sync(|| {
-        for i in 0..nk {
-            let row = (k0 + i) * c;
-            let data = match stored_chunk(ds, row) {
-                None => return Err(never_written(k0 + i, c, path)),
-                Some((mask, size))
-                    if (mask == 0 || mask == p.deflate_skipped())
-                        && size <= (cb as u64).saturating_mul(2) + 1024 =>
-                {
-                    let mut data = vec![0u8; size as usize];
-                    read_stored_chunk(ds, row, &mut data).map(|(len, mask)| {
-                        data.truncate(len);
-                        (data, mask)
-                    })
-                }
-                _ => None,
-            };
-            comp.push(data);
-        }
-        Ok(())
+    let comp = sync(|| {
+        (k0..k0 + nk)
+            .map(|k| fetch_chunk(ds, p, k, path))
+            .collect::<Result<Vec<_>>>()
     })?;
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
@@ -635,12 +621,89 @@ pub(crate) fn read_rows(
         }
     }
     if head > 0 {
-        normal(start, head, head_out)?;
+        read_partial_chunks(ds, p, start, head_out, path, normal)?;
     }
     if done < rows {
-        normal(start + done, rows - done, tail_out)?;
+        read_partial_chunks(ds, p, start + done, tail_out, path, normal)?;
     }
     Ok(())
+}
+
+/// The stored bytes and filter mask of chunk `k` of a compressed dataset,
+/// if h5vec can decompress it itself (a filter mask of none or only deflate
+/// skipped, a plausible size); an error if the chunk was never written.
+/// The caller holds the HDF5 lock.
+fn fetch_chunk(
+    ds: &Dataset,
+    p: &Pipeline,
+    k: u64,
+    path: impl At,
+) -> Result<Option<(Vec<u8>, c_uint)>> {
+    let c = p.chunk_rows;
+    let row = k * c;
+    Ok(match stored_chunk(ds, row) {
+        None => return Err(never_written(k, c, path)),
+        Some((mask, size))
+            if (mask == 0 || mask == p.deflate_skipped())
+                && size <= (p.chunk_bytes() as u64).saturating_mul(2) + 1024 =>
+        {
+            let mut data = vec![0u8; size as usize];
+            read_stored_chunk(ds, row, &mut data).map(|(len, mask)| {
+                data.truncate(len);
+                (data, mask)
+            })
+        }
+        _ => None,
+    })
+}
+
+/// Reads the rows starting at `start` that fill `out` (whole rows), a range
+/// that covers no chunk of the compressed dataset whole: each chunk it
+/// touches is decompressed whole here (libdeflate, into a pooled buffer)
+/// and its rows copied out. HDF5's pipeline decompresses the whole chunk
+/// too, with zlib, which is slower: this is what makes reading a few rows
+/// (`load_range`) fast. A chunk h5vec cannot decompress goes through
+/// `normal`; rows in a chunk never written are an error.
+fn read_partial_chunks(
+    ds: &Dataset,
+    p: &Pipeline,
+    start: u64,
+    out: &mut [u8],
+    path: impl At,
+    normal: &mut ReadFallback<'_>,
+) -> Result<()> {
+    let (c, rb, cb) = (p.chunk_rows, p.row_bytes, p.chunk_bytes());
+    if c == 0 || rb == 0 {
+        return normal(start, (out.len() / rb.max(1)) as u64, out);
+    }
+    let mut whole = take_buffers(1).pop().unwrap_or_default();
+    let mut row = start;
+    let mut r = Ok(());
+    let mut rest = out;
+    while !rest.is_empty() {
+        let k = row / c;
+        // Rows of chunk `k` in this range.
+        let n = ((k + 1) * c - row).min((rest.len() / rb) as u64);
+        let (here, tail) = rest.split_at_mut(n as usize * rb);
+        rest = tail;
+        r = sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
+            whole.resize(cb, 0);
+            match comp {
+                Some((data, mask)) if p.decompress(&data, mask, &mut whole) => {
+                    let lo = (row - k * c) as usize * rb;
+                    here.copy_from_slice(&whole[lo..lo + here.len()]);
+                    Ok(())
+                }
+                _ => normal(row, n, here),
+            }
+        });
+        if r.is_err() {
+            break;
+        }
+        row += n;
+    }
+    give_buffers(vec![whole]);
+    r
 }
 
 #[cfg(test)]
