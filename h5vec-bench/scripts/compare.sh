@@ -11,6 +11,9 @@
 #   py-h5py-cols                                h5py, numpy column arrays in/out
 #   py-h5py-vlen (W2)                           h5py variable-length strings / lists
 #   py-parquet-snappy, py-parquet-zstd          pyarrow write_table / read_table
+# and for the Rust implementations, saves into an existing file (issue 18):
+#   write-existing                              File::create truncating the file of the pass's save
+#   write-replace                               File::open_rw + replacing the vector it holds
 # The Rust generator's data are exported once (export_data, untimed) and the
 # Python peers read those columns, so every implementation sees the same data.
 # Each (implementation group, workload) runs in its own process: 1 unreported
@@ -63,7 +66,7 @@ for ((p = 0; p < PASSES; p++)); do
     set -- $job
     echo "pass $p: $job" >&2
     if [[ $1 == rust ]]; then
-      "$BIN/compare" --rows "$ROWS" --workload "$2" --passes 1 --warmup 1 --deflate \
+      "$BIN/compare" --rows "$ROWS" --workload "$2" --passes 1 --warmup 1 --deflate --existing \
         --dir "$TMP" --jsonl "$OUT_JSONL" --pass-label "$p" > "$TMP/last-rust.txt"
     else
       "$PY" "$HERE/peers.py" "$2" "$3" "$TMP/data" "$TMP/peer-$2-$3.bin" \

@@ -9,7 +9,8 @@
 //! unreported pass first), `--workload w1|w2` (w1), `--deflate` (add the
 //! shuffle+deflate(4) rows), `--no-compound` (drop the compound reference),
 //! `--only a,b` (run only these implementations, e.g. `h5vec` for
-//! profiling), `--dir D` (temp files; default `$TMPDIR` or /tmp), `--keep`.
+//! profiling), `--dir D` (temp files; default `$TMPDIR` or /tmp), `--keep`,
+//! `--existing` (add the saves into an existing file, below).
 //!
 //! **One process, interleaved.** The data are generated once and every
 //! implementation sees the same `Vec` at the same address. A pass runs every
@@ -27,6 +28,18 @@
 //! into a complete `Vec<Record>` + closing the file. Untimed: generation,
 //! removing the old file, verification (`==` against the input) and
 //! dropping what was read.
+//!
+//! **Saves into an existing file** (`--existing`), after the load of the
+//! same pass, over the file that save wrote (as a rerun of a program does):
+//! save-existing = `File::create` truncating that file + the write +
+//! close; save-replace = `File::open_rw` of the file holding the vector +
+//! the write replacing it (h5vec: `SaveOptions::replace(true)`; the
+//! hand-written code, for the same guarantee that the old vector stays
+//! until the new one is complete, writes the new one under another name,
+//! then unlinks the old one and moves the new one into its place) + close. Each is
+//! verified (untimed) by loading it back. With `--synced`, the file is
+//! first written to disk (untimed `fsync`), as a file saved long ago is;
+//! without, its pages are still dirty in the page cache.
 //!
 //! The table shows median, min and max over the passes, and for h5vec the
 //! ratio of its median to the baseline's median in the same group (plus
@@ -57,6 +70,8 @@ struct Case<'a, T> {
     /// Role in the group.
     role: Role,
     save: SaveFn<'a, T>,
+    /// Save replacing the vector already in the file.
+    replace: SaveFn<'a, T>,
     load: LoadFn<'a, T>,
 }
 
@@ -72,6 +87,11 @@ struct Results {
     save: Vec<Sample>,
     load: Vec<Sample>,
     bytes: u64,
+    /// Saves over an existing file (`--existing`).
+    save_existing: Vec<Sample>,
+    save_replace: Vec<Sample>,
+    /// File size after the replacing save.
+    replace_bytes: u64,
 }
 
 struct Args {
@@ -90,6 +110,11 @@ struct Args {
     pass_label: usize,
     /// Add the `clone-vec` floor (a deep `Vec::clone` of the input) per pass.
     clone: bool,
+    /// Also time saves into an existing file (truncated, and replaced).
+    existing: bool,
+    /// Before those saves, write the existing file to disk (untimed `fsync`):
+    /// a file written long ago rather than one whose pages are still dirty.
+    synced: bool,
 }
 
 fn parse_args() -> AnyResult<Args> {
@@ -106,6 +131,8 @@ fn parse_args() -> AnyResult<Args> {
         jsonl: None,
         pass_label: 0,
         clone: true,
+        existing: false,
+        synced: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -123,10 +150,13 @@ fn parse_args() -> AnyResult<Args> {
             "--jsonl" => a.jsonl = Some(val()?.into()),
             "--pass-label" => a.pass_label = val()?.parse()?,
             "--no-clone" => a.clone = false,
+            "--existing" => a.existing = true,
+            "--synced" => a.synced = true,
             "-h" | "--help" => {
                 println!(
                     "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] \
-                     [--no-compound] [--only impl,impl] [--dir D] [--keep] [--jsonl FILE] [--pass-label K] [--no-clone]"
+                     [--no-compound] [--only impl,impl] [--dir D] [--keep] [--jsonl FILE] [--pass-label K] [--no-clone] \
+                     [--existing [--synced]]"
                 );
                 std::process::exit(0);
             }
@@ -144,13 +174,30 @@ fn h5vec_case<'a, T: h5vec::H5Vector + 'a>(
     group: &'static str,
     opts: SaveOptions,
 ) -> Case<'a, T> {
+    let replacing = opts.clone().replace(true);
     Case {
         name,
         group,
         role: Role::H5vec,
         save: Box::new(move |f, v| Ok(h5vec::save_vector_with(f, NAME, v, &opts)?)),
+        replace: Box::new(move |f, v| Ok(h5vec::save_vector_with(f, NAME, v, &replacing)?)),
         load: Box::new(|f| Ok(h5vec::load_vector::<T>(f, NAME)?)),
     }
+}
+
+/// Name the hand-written code writes the new vector under before it
+/// replaces the old one.
+const NEW_NAME: &str = "v.new";
+
+/// What hand-written code does for the guarantee of
+/// `SaveOptions::replace(true)` (the old vector stays until the new one is
+/// complete): write the new one under another name, then unlink the old one
+/// and move the new one into its place.
+fn replace_by_hand(f: &File, write: impl FnOnce(&str) -> AnyResult<()>) -> AnyResult<()> {
+    write(NEW_NAME)?;
+    f.unlink(NAME)?;
+    f.relink(NEW_NAME, NAME)?;
+    Ok(())
 }
 
 fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
@@ -160,6 +207,9 @@ fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
         role: Role::Baseline,
         save: Box::new(move |f: &File, v: &[Measurement]| {
             Ok(baseline::save_w1(f, NAME, v, layout)?)
+        }),
+        replace: Box::new(move |f: &File, v: &[Measurement]| {
+            replace_by_hand(f, |name| Ok(baseline::save_w1(f, name, v, layout)?))
         }),
         load: Box::new(|f: &File| Ok(baseline::load_w1(f, NAME)?)),
     };
@@ -173,6 +223,11 @@ fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
             group: "uncompressed",
             role: Role::Reference,
             save: Box::new(|f, v| Ok(baseline::save_w1_compound(f, NAME, v, Layout::Contiguous)?)),
+            replace: Box::new(|f, v| {
+                replace_by_hand(f, |name| {
+                    Ok(baseline::save_w1_compound(f, name, v, Layout::Contiguous)?)
+                })
+            }),
             load: Box::new(|f| Ok(baseline::load_w1_compound(f, NAME)?)),
         });
     }
@@ -194,6 +249,9 @@ fn w2_cases<'a>(args: &Args) -> Vec<Case<'a, data::Event>> {
         role: Role::Baseline,
         save: Box::new(move |f: &File, v: &[data::Event]| {
             Ok(baseline::save_w2(f, NAME, v, layout)?)
+        }),
+        replace: Box::new(move |f: &File, v: &[data::Event]| {
+            replace_by_hand(f, |name| Ok(baseline::save_w2(f, name, v, layout)?))
         }),
         load: Box::new(|f: &File| Ok(baseline::load_w2(f, NAME)?)),
     };
@@ -221,12 +279,26 @@ fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
-/// One save + load + verification of `case`.
+/// Loads the vector of `case` from `path` (untimed) and checks it equals `input`.
+fn verify<T: PartialEq>(case: &Case<'_, T>, input: &[T], path: &Path, what: &str) -> AnyResult<()> {
+    let f = File::open(path)?;
+    let back = (case.load)(&f).map_err(|e| format!("{}: {what}: load failed: {e}", case.name))?;
+    f.close()?;
+    if back.len() != input.len() || back != input {
+        return Err(format!("{}: {what}: loaded data differ from the input", case.name).into());
+    }
+    Ok(())
+}
+
+/// One save + load + verification of `case` (and with `existing`, the
+/// saves over the file it wrote).
 fn run_once<T: PartialEq>(
     case: &Case<'_, T>,
     input: &[T],
     path: &Path,
     res: &mut Results,
+    existing: bool,
+    synced: bool,
 ) -> AnyResult<()> {
     let _ = std::fs::remove_file(path);
     harness::trim_heap();
@@ -252,6 +324,39 @@ fn run_once<T: PartialEq>(
     drop(back);
     res.save.push(s);
     res.load.push(l);
+    if !existing {
+        return Ok(());
+    }
+    // The file from the save above is still there: `File::create` truncates it.
+    let sync = || -> AnyResult<()> {
+        if synced {
+            std::fs::File::open(path)?.sync_all()?;
+        }
+        Ok(())
+    };
+    sync()?;
+    harness::trim_heap();
+    let (s, r) = measure(|| -> AnyResult<()> {
+        let f = File::create(path)?;
+        (case.save)(&f, input)?;
+        f.close()?;
+        Ok(())
+    });
+    r.map_err(|e| format!("{}: save into an existing file failed: {e}", case.name))?;
+    verify(case, input, path, "save into an existing file")?;
+    res.save_existing.push(s);
+    sync()?;
+    harness::trim_heap();
+    let (s, r) = measure(|| -> AnyResult<()> {
+        let f = File::open_rw(path)?;
+        (case.replace)(&f, input)?;
+        f.close()?;
+        Ok(())
+    });
+    r.map_err(|e| format!("{}: replacing save failed: {e}", case.name))?;
+    res.replace_bytes = file_len(path);
+    verify(case, input, path, "replacing save")?;
+    res.save_replace.push(s);
     Ok(())
 }
 
@@ -331,7 +436,7 @@ fn run<T: PartialEq + Clone>(
             let i = (k + pass) % cases.len();
             let mut scratch = Results::default();
             let res = if warm { &mut scratch } else { &mut results[i] };
-            run_once(&cases[i], input, &path, res)?;
+            run_once(&cases[i], input, &path, res, args.existing, args.synced)?;
             if let (Some(s), Some(l)) = (res.save.last(), res.load.last()) {
                 eprint!(" {} {:.4}/{:.4}", cases[i].name, s.secs, l.secs);
             } else {
@@ -363,6 +468,25 @@ fn run<T: PartialEq + Clone>(
         for (c, r) in cases.iter().zip(&results) {
             json_lines(&mut out, args, &wl, c.name, "write", &r.save, Some(r.bytes));
             json_lines(&mut out, args, &wl, c.name, "read", &r.load, Some(r.bytes));
+            json_lines(
+                &mut out,
+                args,
+                &wl,
+                c.name,
+                "write-existing",
+                &r.save_existing,
+                Some(r.bytes),
+            );
+            let replaced = Some(r.replace_bytes);
+            json_lines(
+                &mut out,
+                args,
+                &wl,
+                c.name,
+                "write-replace",
+                &r.save_replace,
+                replaced,
+            );
         }
         json_lines(&mut out, args, &wl, "clone-vec", "clone", &clones, None);
         use std::io::Write;
@@ -442,12 +566,18 @@ fn print_table<T>(
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut summary = Vec::new();
-    for phase in ["save", "load"] {
+    let phases: &[&str] = if args.existing {
+        &["save", "load", "save-existing", "save-replace"]
+    } else {
+        &["save", "load"]
+    };
+    for &phase in phases {
         let samples = |r: &Results| -> Vec<Sample> {
-            if phase == "save" {
-                r.save.clone()
-            } else {
-                r.load.clone()
+            match phase {
+                "save" => r.save.clone(),
+                "load" => r.load.clone(),
+                "save-existing" => r.save_existing.clone(),
+                _ => r.save_replace.clone(),
             }
         };
         let wall = |r: &Results| -> Vec<f64> { samples(r).iter().map(|s| s.secs).collect() };
@@ -499,7 +629,7 @@ fn print_table<T>(
                 fmt_s(max),
                 fmt_s(cpu_med),
                 payload as f64 / 1e6 / med,
-                res.bytes as f64 / 1e6,
+                if phase == "save-replace" { res.replace_bytes } else { res.bytes } as f64 / 1e6,
             );
         }
     }
@@ -521,11 +651,82 @@ fn print_table<T>(
             );
         }
     }
+    if args.existing {
+        print_existing(cases, results);
+    }
     println!(
         "\nsave = File::create + write + close (no fsync); load = File::open + read into Vec<Record> + close. \
          Every phase starts from cold memory (mmap_threshold tunable, H5garbage_collect + malloc_trim). \
          Loaded data verified == input (untimed). MB/s = logical payload / median wall time; \
          cpu s = median process CPU time (user + sys) of the phase."
+    );
+}
+
+/// Median extra time of saves into an existing file over fresh saves, per
+/// pass (the same pass's fresh save), in seconds.
+fn extra(over: &[Sample], fresh: &[Sample]) -> f64 {
+    let d: Vec<f64> = over
+        .iter()
+        .zip(fresh)
+        .map(|(o, f)| o.secs - f.secs)
+        .collect();
+    stats(&d).0
+}
+
+/// The cost of saving into an existing file: per implementation, the median
+/// per-pass extra over the fresh save, and h5vec's extra against its group's
+/// baseline's (issue 18 target 1: no more).
+fn print_existing<T>(cases: &[Case<'_, T>], results: &[Results]) {
+    println!(
+        "\n| impl | fresh save s | truncated (File::create) s | extra s | replaced s | extra s | \
+         extra truncated vs baseline's | extra replaced vs baseline's |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|---|");
+    let base = |g: &str| {
+        cases
+            .iter()
+            .zip(results)
+            .find(|(c, _)| c.role == Role::Baseline && c.group == g)
+            .map(|(_, r)| r)
+    };
+    for (case, r) in cases.iter().zip(results) {
+        if r.save_existing.is_empty() {
+            continue;
+        }
+        let med = |s: &[Sample]| stats(&s.iter().map(|x| x.secs).collect::<Vec<_>>()).0;
+        let (et, er) = (
+            extra(&r.save_existing, &r.save),
+            extra(&r.save_replace, &r.save),
+        );
+        let vs = |mine: f64, theirs: f64| {
+            let ok = mine <= theirs + 0.002;
+            format!(
+                "{:+.4} vs {:+.4} s: {}",
+                mine,
+                theirs,
+                if ok { "met" } else { "not met" }
+            )
+        };
+        let (vt, vr) = match (case.role, base(case.group)) {
+            (Role::H5vec, Some(b)) => (
+                vs(et, extra(&b.save_existing, &b.save)),
+                vs(er, extra(&b.save_replace, &b.save)),
+            ),
+            _ => ("–".into(), "–".into()),
+        };
+        println!(
+            "| {} | {} | {} | {:+.4} | {} | {:+.4} | {vt} | {vr} |",
+            case.name,
+            fmt_s(med(&r.save)),
+            fmt_s(med(&r.save_existing)),
+            et,
+            fmt_s(med(&r.save_replace)),
+            er,
+        );
+    }
+    println!(
+        "\nextra = median over passes of (save into the existing file - fresh save of the same pass); \
+         'met' allows 2 ms of noise."
     );
 }
 
