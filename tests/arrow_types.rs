@@ -208,7 +208,7 @@ fn inspect_lists_the_datasets_of_every_new_kind() {
     let info = h5vec::inspect(&f, "r").unwrap();
     let text = format!("{info:?}");
     for p in [
-        "/r/data/prices/VALUES/key/values",
+        "/r/data/prices/VALUES/key/heap",
         "/r/data/local/offset_seconds/values",
         "/r/data/id/values",
         "/r/data/z/values",

@@ -7,7 +7,9 @@ use h5vec_tests as common;
 use std::collections::{BTreeMap, HashMap};
 
 use common::{attr_string, check_roundtrip, invalid, mem_file, members, meta_str, mismatch};
-use h5vec::{append_vector, load_range, load_vector, save_vector, H5Vector};
+use h5vec::{
+    append_vector, load_range, load_vector, save_vector, save_vector_with, H5Vector, SaveOptions,
+};
 use proptest::prelude::*;
 
 fn prices(i: usize) -> HashMap<String, f64> {
@@ -42,9 +44,19 @@ fn hash_map_of_strings_to_f64_round_trips_with_the_list_layout() {
         common::vlen_strings(&entry.dataset("field_names").unwrap()),
         ["key", "value"]
     );
+    // String keys in the VLS layout (a byte heap, no HDF5 heap object per
+    // key), as below any list column.
+    assert_eq!(
+        meta_str(&entry.group("children/1").unwrap(), "kind"),
+        "vls_string"
+    );
+    assert_eq!(
+        members(&f.group("m/data/VALUES/key").unwrap()),
+        ["heap", "pointers"]
+    );
+    let keys = vls_strings(&f.group("m/data/VALUES/key").unwrap());
+    assert_eq!(keys.len(), 12);
     // Row 2's entries: keys and values side by side, in the map's order.
-    let keys = f.dataset("m/data/VALUES/key/values").unwrap();
-    let keys = common::vlen_strings(&keys);
     let vals = f
         .dataset("m/data/VALUES/value/values")
         .unwrap()
@@ -56,6 +68,36 @@ fn hash_map_of_strings_to_f64_round_trips_with_the_list_layout() {
         .zip(vals[1..3].to_vec())
         .collect();
     assert_eq!(row2, v[2]);
+    // Variable-length strings when asked for, as for string fields.
+    let opts = SaveOptions::default().vls_strings(false);
+    save_vector_with(&f, "j", &v, &opts).unwrap();
+    let jkeys = common::vlen_strings(&f.dataset("j/data/VALUES/key/values").unwrap());
+    assert_eq!(jkeys, keys);
+    assert_eq!(load_vector::<HashMap<String, f64>>(&f, "j").unwrap(), v);
+    #[derive(H5Vector, Debug, PartialEq)]
+    struct Field {
+        #[h5vec(vlen_strings)]
+        m: HashMap<String, f64>,
+    }
+    let rows: Vec<Field> = v.iter().map(|m| Field { m: m.clone() }).collect();
+    save_vector(&f, "k", &rows).unwrap();
+    let kkeys = common::vlen_strings(&f.dataset("k/data/m/VALUES/key/values").unwrap());
+    assert_eq!(kkeys, keys);
+    assert_eq!(load_vector::<Field>(&f, "k").unwrap(), rows);
+}
+
+/// The strings of a VLS group (SPEC.md section 4.1): `heap` bytes at the
+/// `pointers` entries (offset, length: little-endian u64).
+fn vls_strings(g: &h5vec::hdf5::Group) -> Vec<String> {
+    let heap = g.dataset("heap").unwrap().read_raw::<u8>().unwrap();
+    let (ptrs, size) = common::read_rows_bytes(&g.dataset("pointers").unwrap());
+    assert_eq!(size, 16);
+    ptrs.chunks(16)
+        .map(|p| {
+            let at = |i: usize| u64::from_le_bytes(p[i..i + 8].try_into().unwrap()) as usize;
+            String::from_utf8(heap[at(0)..at(0) + at(8)].to_vec()).unwrap()
+        })
+        .collect()
 }
 
 #[test]

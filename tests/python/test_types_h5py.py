@@ -129,7 +129,10 @@ def test_complex_is_numpy_complex(types_file):
 def test_maps_via_offsets_and_values(types_file):
     f = types_file
     off = col(f, "prices/OFFSETS")[: N + 1]
-    keys = col(f, "prices/VALUES/key/values").asstr()[:]
+    # String keys in the VLS layout (4.1): a byte heap and (offset, length) pointers.
+    heap = col(f, "prices/VALUES/key/heap")[:].tobytes()
+    ptr = col(f, "prices/VALUES/key/pointers")[:]
+    keys = [heap[o:o + n].decode() for o, n in zip(ptr["offset"], ptr["length"])]
     vals = col(f, "prices/VALUES/value/values")[:]
     rows = [dict(zip(keys[off[i]:off[i + 1]], vals[off[i]:off[i + 1]])) for i in range(N)]
     assert rows == [{"k%d" % k: i * 10.0 + k for k in range(i % 3)} for i in range(N)]

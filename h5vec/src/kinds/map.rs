@@ -14,7 +14,11 @@
 //! The list node's codec is `h5vec.MapCodec` (so untyped readers know it is
 //! a map); its child is a record node (`HDF5Vectors.StructCodec`,
 //! `field_names = ["key", "value"]`). Keys and values are stored as record
-//! fields, so any type a struct field can have works. A `HashMap`'s entries
+//! fields, so any type a struct field can have works. Strings in the
+//! entries use the VLS layout (a chunked byte heap, SPEC.md section 4.1)
+//! unless `vls_strings(false)` or `#[h5vec(vlen_strings)]` asks for
+//! variable-length strings: as for `Vec<String>` elements (4.2), no HDF5
+//! heap object per key. A `HashMap`'s entries
 //! are written in its iteration order (unspecified), a `BTreeMap`'s sorted;
 //! loading a row with two equal keys is an error naming the row.
 
@@ -36,7 +40,7 @@ use crate::kinds::list::{
 };
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
-use crate::options::WriteCtx;
+use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::{ids, kind, Schema, Stored};
 
 /// The entry record's field names.
@@ -104,9 +108,24 @@ where
 type KeyCodec<M> = <<M as MapLike>::Key as H5Vector>::Codec;
 type ValCodec<M> = <<M as MapLike>::Val as H5Vector>::Codec;
 
+/// The options a map's entries are written with: `opts`, with strings in
+/// the VLS layout unless the vector or the field chose a string layout
+/// (SPEC.md section 4.5).
+pub(crate) fn entry_options(opts: &SaveOptions) -> SaveOptions {
+    match opts.vls_strings_setting() {
+        Some(_) => opts.clone(),
+        None => opts.clone().vls_strings(true),
+    }
+}
+
 /// The schema node of map type `M`: a list (codec `h5vec.MapCodec`) of
 /// `{key, value}` records.
 pub(crate) fn map_schema<M: MapLike>(ctx: &WriteCtx<'_>) -> Schema {
+    let opts = entry_options(ctx.opts);
+    let ctx = &WriteCtx {
+        opts: &opts,
+        len_hint: ctx.len_hint,
+    };
     let mut entry = Schema::new(
         kind::RECORD,
         ids::RECORD,
@@ -160,6 +179,11 @@ impl<M: MapLike> MapEncoder<M> {
         let ip = items_path(path);
         let vg = create_record_values(group, "VALUES", &ip)?;
         let (kp, vp) = (child_path(&ip, "key"), child_path(&ip, "value"));
+        let opts = entry_options(ctx.opts);
+        let ctx = &WriteCtx {
+            opts: &opts,
+            len_hint: ctx.len_hint,
+        };
         let kg = vg.create_group("key").at(&kp)?;
         let keys = KeyCodec::<M>::create(&kg, &kp, ctx)?;
         let valg = vg.create_group("value").at(&vp)?;

@@ -8,6 +8,7 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use crate::codec::{child_path, Codec};
 use crate::error::{Error, Result};
 use crate::kinds::list::{items_path, FillItem, ItemCodec, LeafItem, StringValuesItem};
+use crate::kinds::map::entry_options;
 use crate::kinds::nullable::nullable_schema;
 use crate::kinds::scalar::ScalarCodec;
 use crate::kinds::string::{OptStringCodec, StringCodec};
@@ -268,9 +269,9 @@ fn fill_node(t: &DataType, opts: &SaveOptions) -> Option<Schema> {
 /// The node of a vector field (or a batch column) of Arrow type `field`.
 fn value_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
     let t = field.data_type();
-    if let Some(node) =
-        super::typed::default_node(field, path, |f, p| field_node(f, p, opts, false))?
-    {
+    if let Some(node) = super::typed::default_node(field, path, |f, p| {
+        field_node(f, p, &entry_options(opts), false)
+    })? {
         return Ok(if field.is_nullable() {
             nullable(node)
         } else {
@@ -300,7 +301,9 @@ fn value_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
 /// `Vec<Option<T>>` write (SPEC.md section 4.2).
 fn item_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
     let t = field.data_type();
-    let typed = super::typed::default_node(field, path, |f, p| field_node(f, p, opts, false))?;
+    let typed = super::typed::default_node(field, path, |f, p| {
+        field_node(f, p, &entry_options(opts), false)
+    })?;
     if let Some(node) = typed {
         // Maps are groups, which a MASK beside them makes nullable (4.2).
         return match (field.is_nullable(), node.kind.as_str()) {
