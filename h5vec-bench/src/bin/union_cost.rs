@@ -17,7 +17,14 @@
 //!
 //! Each rep saves and loads both, alternating which goes first. Times are
 //! wall clock, save includes the file's close; load is `load_vector` of a
-//! reopened file.
+//! reopened file. The flat load builds no `Ev` and no `HashMap`, so its
+//! load is also timed together with turning its rows into the same `Typed`
+//! values the typed load returns (strings moved, not copied).
+//!
+//! `UNION_COST_ONLY=typed` (or `flat`) runs one side alone, for profiling;
+//! `UNION_COST_VLS=1` saves both with `SaveOptions::vls_strings(true)`,
+//! `UNION_COST_VLS=0` with `vls_strings(false)` (every string, map keys
+//! included, an HDF5 variable-length string).
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -117,12 +124,47 @@ fn flatten(v: &[Typed]) -> Vec<Flat> {
         .collect()
 }
 
-/// Save into a new file (closed), then load it back: (save s, load s, bytes).
-fn run<T: H5Vector>(path: &std::path::Path, rows: &[T]) -> AnyResult<(f64, f64, u64, usize)> {
+/// The flat rows as the values the typed load returns.
+fn unflatten(v: Vec<Flat>) -> Vec<Typed> {
+    v.into_iter()
+        .map(|f| Typed {
+            id: f.id,
+            ev: match f.tag {
+                0 => Ev::Idle,
+                1 => Ev::Tick(f.tick),
+                2 => Ev::Fill {
+                    qty: f.qty,
+                    price: f.price,
+                    fee: f.fee,
+                },
+                _ => Ev::Note(f.note),
+            },
+            attrs: f.attr_keys.into_iter().zip(f.attr_values).collect(),
+        })
+        .collect()
+}
+
+/// One save and load: seconds to save, to load, to load and `build` the
+/// values, the file's bytes and the rows built.
+struct Run {
+    save: f64,
+    load: f64,
+    built: f64,
+    bytes: u64,
+    rows: usize,
+}
+
+/// Save into a new file (closed), then load it back and `build` values of it.
+fn run<T: H5Vector, B>(
+    path: &std::path::Path,
+    rows: &[T],
+    opts: &h5vec::SaveOptions,
+    build: impl FnOnce(Vec<T>) -> Vec<B>,
+) -> AnyResult<Run> {
     let t = Instant::now();
     {
         let f = h5vec::create_file(path)?;
-        h5vec::save_vector(&f, "v", rows)?;
+        h5vec::save_vector_with(&f, "v", rows, opts)?;
     }
     let save = t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -131,7 +173,14 @@ fn run<T: H5Vector>(path: &std::path::Path, rows: &[T]) -> AnyResult<(f64, f64, 
         h5vec::load_vector(&f, "v")?
     };
     let load = t.elapsed().as_secs_f64();
-    Ok((save, load, std::fs::metadata(path)?.len(), back.len()))
+    let built = build(back);
+    Ok(Run {
+        save,
+        load,
+        built: t.elapsed().as_secs_f64(),
+        bytes: std::fs::metadata(path)?.len(),
+        rows: built.len(),
+    })
 }
 
 fn main() -> AnyResult<()> {
@@ -143,59 +192,90 @@ fn main() -> AnyResult<()> {
     let dir = std::env::temp_dir().join(format!("h5vec-union-cost-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let (tp, fp) = (dir.join("typed.h5"), dir.join("flat.h5"));
+    let opts = h5vec::SaveOptions::default();
+    let opts = match std::env::var("UNION_COST_VLS").as_deref() {
+        Ok("0") => opts.vls_strings(false),
+        Ok(_) => opts.vls_strings(true),
+        Err(_) => opts,
+    };
     // Each layout loads back exactly what was saved.
     {
         let f = h5vec::create_file(&tp)?;
-        h5vec::save_vector(&f, "v", &typed[..n.min(10_000)])?;
+        h5vec::save_vector_with(&f, "v", &typed[..n.min(10_000)], &opts)?;
         let back: Vec<Typed> = h5vec::load_vector(&f, "v")?;
         assert!(back == typed[..n.min(10_000)], "typed round trip");
+        h5vec::save_vector_with(&f, "f", &flat[..n.min(10_000)], &opts)?;
+        let back: Vec<Flat> = h5vec::load_vector(&f, "f")?;
+        assert!(unflatten(back) == typed[..n.min(10_000)], "flat round trip");
     }
-    let (mut ts, mut tl, mut fs, mut fl) = (vec![], vec![], vec![], vec![]);
-    let (mut tbytes, mut fbytes) = (0, 0);
+    // For profiling one side alone.
+    let only = std::env::var("UNION_COST_ONLY").ok();
+    let (mut t, mut fl) = (vec![], vec![]);
     for rep in 0..reps {
         let mut one = |typed_first: bool| -> AnyResult<()> {
             if typed_first {
-                let (s, l, b, k) = run(&tp, &typed)?;
-                assert_eq!(k, n);
-                ts.push(s);
-                tl.push(l);
-                tbytes = b;
+                let r = run(&tp, &typed, &opts, |v| v)?;
+                assert_eq!(r.rows, n);
+                t.push(r);
             } else {
-                let (s, l, b, k) = run(&fp, &flat)?;
-                assert_eq!(k, n);
-                fs.push(s);
-                fl.push(l);
-                fbytes = b;
+                let r = run(&fp, &flat, &opts, unflatten)?;
+                assert_eq!(r.rows, n);
+                fl.push(r);
             }
             Ok(())
         };
-        one(rep % 2 == 0)?;
-        one(rep % 2 != 0)?;
+        match only.as_deref() {
+            Some("typed") => one(true)?,
+            Some("flat") => one(false)?,
+            _ => {
+                one(rep % 2 == 0)?;
+                one(rep % 2 != 0)?;
+            }
+        }
     }
     std::fs::remove_dir_all(&dir)?;
-    let (ms, ml) = (stats(&ts).0, stats(&tl).0);
-    let (fs_, fl_) = (stats(&fs).0, stats(&fl).0);
+    let med = |v: &[Run], f: fn(&Run) -> f64| {
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            stats(&v.iter().map(f).collect::<Vec<_>>()).0
+        }
+    };
+    let row = |v: &[Run]| {
+        (
+            v.last().map_or(0, |r| r.bytes) as f64 / (1024.0 * 1024.0),
+            med(v, |r| r.save),
+            med(v, |r| r.load),
+            med(v, |r| r.built),
+        )
+    };
+    let (a, b) = (row(&t), row(&fl));
     println!(
-        "union_cost: {n} rows, medians of {reps} (interleaved), load average {}",
+        "union_cost: {n} rows, medians of {reps} (interleaved), {}, load average {}",
+        match std::env::var("UNION_COST_VLS").as_deref() {
+            Ok("0") => "vls_strings(false)",
+            Ok(_) => "vls_strings(true)",
+            Err(_) => "default options",
+        },
         loadavg()
     );
     println!();
-    println!("| layout | file MiB | save s | load s |");
-    println!("|---|---|---|---|");
-    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!("| layout | file MiB | save s | load s | load + build `Typed` s |");
+    println!("|---|---|---|---|---|");
     println!(
-        "| typed (union + HashMap) | {:.1} | {ms:.3} | {ml:.3} |",
-        mib(tbytes)
+        "| typed (union + HashMap) | {:.1} | {:.3} | {:.3} | {:.3} |",
+        a.0, a.1, a.2, a.3
     );
     println!(
-        "| flat by hand | {:.1} | {fs_:.3} | {fl_:.3} |",
-        mib(fbytes)
+        "| flat by hand | {:.1} | {:.3} | {:.3} | {:.3} |",
+        b.0, b.1, b.2, b.3
     );
     println!(
-        "| typed / flat | {:.2}x | {:.2}x | {:.2}x |",
-        tbytes as f64 / fbytes as f64,
-        ms / fs_,
-        ml / fl_
+        "| typed / flat | {:.2}x | {:.2}x | {:.2}x | {:.2}x |",
+        a.0 / b.0,
+        a.1 / b.1,
+        a.2 / b.2,
+        a.3 / b.3
     );
     Ok(())
 }
