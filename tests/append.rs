@@ -189,13 +189,18 @@ fn streaming_writer_and_reader() {
         // Batches are written as they fill; rows are committed every
         // COMMIT_BATCHES batches.
         assert_eq!(w.len(), (u64::from(i) + 1) / per_commit * per_commit);
+        // Nothing is linked before the first commit.
+        if w.len() == 0 {
+            assert!(!f.link_exists("s"));
+        }
     }
     assert_eq!(w.len(), 1600);
+    // The vector is linked at its first commit, with the committed rows.
+    assert_eq!(vector_len(&f, "s").unwrap(), 1600);
     // An explicit flush commits what was pushed.
     w.flush().unwrap();
     assert_eq!(w.len(), 2500);
-    // The vector is not linked until it is finished.
-    assert!(!f.link_exists("s"));
+    assert_eq!(vector_len(&f, "s").unwrap(), 2500);
     assert_eq!(w.finish().unwrap(), 2500);
     assert_eq!(vector_len(&f, "s").unwrap(), 2500);
     let mut seen = 0u32;
