@@ -33,6 +33,8 @@ struct Every {
     score: Option<f64>,
     unit: Unit,
     c: char,
+    #[h5vec(vlen_strings)]
+    note: String,
 }
 
 const ROWS: u32 = 2000;
@@ -53,6 +55,7 @@ fn every(i: u32) -> Every {
         score: (!i.is_multiple_of(5)).then(|| f64::from(i) / 4.0),
         unit: Unit,
         c: 'é',
+        note: format!("n{}", i % 3),
     }
 }
 
@@ -80,6 +83,7 @@ fn every_kind_described_exactly() {
         .map(String::len)
         .sum::<usize>() as u64;
     let label_bytes = values.iter().map(|e| e.label.len()).sum::<usize>() as u64;
+    let name_bytes = values.iter().map(|e| e.name.len()).sum::<usize>() as u64;
     let bytes_len = file.dataset("v/data/extra/bytes").unwrap().shape()[0] as u64;
     let want: Vec<Row> = vec![
         ("c/values", "$.c", "int32", vec![n], vec![1000]),
@@ -108,7 +112,17 @@ fn every_kind_described_exactly() {
             vec![n],
             vec![1000],
         ),
-        ("name/values", "$.name", "vlen str", vec![n], vec![1000]),
+        // With compression, strings use the VLS layout (SPEC 4.1, 6).
+        ("name/heap", "$.name", "uint8", vec![name_bytes], vec![1000]),
+        (
+            "name/pointers",
+            "$.name",
+            "compound{offset:uint64,length:uint64}",
+            vec![n],
+            vec![1000],
+        ),
+        // ... unless the field asks for HDF5 variable-length strings.
+        ("note/values", "$.note", "vlen str", vec![n], vec![1000]),
         ("nums/OFFSETS", "$.nums", "uint64", vec![n + 1], vec![1000]),
         ("nums/VALUES", "$.nums[]", "int32", vec![nums], vec![1000]),
         ("pos/values", "$.pos", "float64", vec![n, 3], vec![1000, 3]),
@@ -225,6 +239,7 @@ fn every_kind_described_exactly() {
             ("$.inner", "record"),
             ("$.inner.a", "scalar"),
             ("$.inner.b", "scalar"),
+            ("$.name", "vls_string"),
             ("$.name", "scalar"),
             ("$.label", "vls_string"),
             ("$.label", "scalar"),
@@ -237,6 +252,7 @@ fn every_kind_described_exactly() {
             ("$.score", "scalar"),
             ("$.unit", "constant"),
             ("$.c", "scalar"),
+            ("$.note", "scalar"),
         ]
         .map(|(p, k)| (p.to_string(), k.to_string()))
     );
