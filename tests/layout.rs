@@ -435,6 +435,36 @@ enum Level {
     Big = 70_000,
 }
 
+/// Checks a fieldless enum's schema node (scalar, or dense with `dims`):
+/// `EnumCodec` with the labels, `variant_names` in declaration order and
+/// `variant_values` their discriminants as Int64 (SPEC 2).
+#[track_caller]
+fn enum_node(g: &Group, encoded: &str, dims: Option<&[i64]>, names: &[&str], values: &[i64]) {
+    let (kind, schema) = match dims {
+        Some(_) => ("dense", "HDF5Vectors.DenseSchema"),
+        None => ("scalar", "HDF5Vectors.ScalarSchema"),
+    };
+    let m = node(g, kind, schema, "HDF5Vectors.EnumCodec");
+    let mut want = vec!["codec", "encoded_type", "kind", "logical_type", "schema"];
+    if dims.is_some() {
+        want.insert(1, "dimensions");
+    }
+    want.extend(["variant_names", "variant_values"]);
+    assert_eq!(m, want, "{}", g.name());
+    assert_eq!(meta_str(g, "encoded_type"), encoded, "{}", g.name());
+    if let Some(dims) = dims {
+        let d = g.dataset("dimensions").unwrap();
+        assert_dtype(&d, *h5t::H5T_STD_I64LE, "H5T_STD_I64LE");
+        assert_eq!(d.read_raw::<i64>().unwrap(), dims);
+    }
+    let n = g.dataset("variant_names").unwrap();
+    assert_eq!(vlen_strings(&n), names, "{}", g.name());
+    let v = g.dataset("variant_values").unwrap();
+    assert_eq!(v.ndim(), 1, "{}", g.name());
+    assert_dtype(&v, *h5t::H5T_STD_I64LE, "H5T_STD_I64LE");
+    assert_eq!(v.read_raw::<i64>().unwrap(), values, "{}", g.name());
+}
+
 #[test]
 fn layout_enum_is_its_repr() {
     let f = mem_file();
@@ -442,28 +472,33 @@ fn layout_enum_is_its_repr() {
     let ds = f.dataset("c/data/values").unwrap();
     assert_dtype(&ds, *h5t::H5T_STD_U8LE, "H5T_STD_U8LE");
     assert_eq!(ds.read_raw::<u8>().unwrap(), [200, 1]);
-    scalar_node(
+    enum_node(
         &f.group("c/metadata/schema").unwrap(),
-        "HDF5Vectors.EnumCodec",
         "UInt8",
+        None,
+        &["Red", "Blue"],
+        &[1, 200],
     );
 
     h5vec::save_vector(&f, "l", &[Level::Neg, Level::Big]).unwrap();
     let ds = f.dataset("l/data/values").unwrap();
     assert_dtype(&ds, *h5t::H5T_STD_I32LE, "H5T_STD_I32LE");
     assert_eq!(ds.read_raw::<i32>().unwrap(), [-5, 70_000]);
-    scalar_node(
+    enum_node(
         &f.group("l/metadata/schema").unwrap(),
-        "HDF5Vectors.EnumCodec",
         "Int32",
+        None,
+        &["Neg", "Big"],
+        &[-5, 70_000],
     );
 
     h5vec::save_vector(&f, "a", &[[Level::Big, Level::Neg]]).unwrap();
-    dense_node(
+    enum_node(
         &f.group("a/metadata/schema").unwrap(),
-        "HDF5Vectors.EnumCodec",
         "Int32",
-        &[2],
+        Some(&[2]),
+        &["Neg", "Big"],
+        &[-5, 70_000],
     );
 }
 
