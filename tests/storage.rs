@@ -283,7 +283,9 @@ fn blosc_round_trips_every_compressor_and_shuffle() {
                 "n/values",
                 "flag/values",
                 "pos/values",
-                "name/values",
+                // Strings under compression use the VLS layout (SPEC 4.1, 6).
+                "name/heap",
+                "name/pointers",
                 "tags/OFFSETS",
                 "tags/VALUES/CHARS",
                 "tags/VALUES/OFFSETS",
@@ -299,6 +301,8 @@ fn blosc_round_trips_every_compressor_and_shuffle() {
                 ("x/values", 8),
                 ("n/values", 4),
                 ("pos/values", 4),
+                ("name/heap", 1),
+                ("name/pointers", 16),
                 ("tags/VALUES/CHARS", 1),
             ] {
                 let path = format!("{name}/data/{ds}");
