@@ -234,9 +234,40 @@ fn export(
     };
     let progress = Progress::new(Some(rows.rows()), "converting");
     let writing = || format!("writing {}", path.display());
-    // Batches are read here and written on another thread, at most
-    // IN_FLIGHT of them waiting: reading overlaps encoding, memory stays
-    // bounded.
+    let batches = rows.map(|batch| {
+        let batch = batch.with_context(at)?;
+        match &selection {
+            Some(s) => s.apply(&batch),
+            None => Ok(batch),
+        }
+    });
+    let sink = if sink.threaded() {
+        // The sink encodes on its own threads, which overlap the reading
+        // here.
+        let mut sink = sink;
+        for batch in batches {
+            let batch = batch?;
+            sink.write(&batch).with_context(writing)?;
+            progress.add(batch.num_rows() as u64);
+        }
+        sink
+    } else {
+        write_on_thread(sink, batches, &progress, path)?
+    };
+    sink.finish().with_context(writing)?;
+    progress.finish();
+    Ok(())
+}
+
+/// Writes `batches` to `sink` (the file `path`) on another thread while
+/// they are read here, at most [`IN_FLIGHT`] of them waiting (memory stays
+/// bounded); returns the sink to finish.
+fn write_on_thread(
+    sink: Box<dyn Sink + Send>,
+    batches: impl Iterator<Item = Result<RecordBatch>>,
+    progress: &Progress,
+    path: &Path,
+) -> Result<Box<dyn Sink + Send>> {
     let (send, recv) = mpsc::sync_channel::<RecordBatch>(IN_FLIGHT);
     let writer = std::thread::spawn(move || -> Result<Box<dyn Sink + Send>> {
         let mut sink = sink;
@@ -246,11 +277,8 @@ fn export(
         Ok(sink)
     });
     let mut read = Ok(());
-    for batch in rows {
-        let batch = match batch.with_context(at).and_then(|b| match &selection {
-            Some(s) => s.apply(&b),
-            None => Ok(b),
-        }) {
+    for batch in batches {
+        let batch = match batch {
             Ok(b) => b,
             Err(e) => {
                 read = Err(e);
@@ -268,11 +296,9 @@ fn export(
     let sink = writer
         .join()
         .map_err(|_| anyhow!("the writer of {} panicked", path.display()))?
-        .with_context(writing)?;
+        .with_context(|| format!("writing {}", path.display()))?;
     read?;
-    sink.finish().with_context(writing)?;
-    progress.finish();
-    Ok(())
+    Ok(sink)
 }
 
 /// Batches read ahead of the writer at most.

@@ -64,6 +64,11 @@ pub(crate) trait Sink {
     fn write(&mut self, batch: &RecordBatch) -> Result<()>;
     /// Writes what is left (footers, the header of an empty table) and flushes.
     fn finish(self: Box<Self>) -> Result<()>;
+    /// Whether the sink encodes on threads of its own, so that its caller
+    /// gains nothing from calling it on another thread.
+    fn threaded(&self) -> bool {
+        false
+    }
 }
 
 /// A table per batch, by arrow's pretty printer; missing values print as
@@ -205,6 +210,10 @@ impl<W: Write + Send> Sink for ParquetSink<W> {
 
     fn finish(self: Box<Self>) -> Result<()> {
         self.writer.finish()
+    }
+
+    fn threaded(&self) -> bool {
+        true
     }
 }
 
