@@ -20,7 +20,7 @@
 # warm-up + 1 measured repetition, in PASSES interleaved passes with a
 # rotating order. Output: h5vec-bench/results/results-ROWS.md (table + target
 # checks) and h5vec-bench/results/results-ROWS.jsonl (raw). Env: PASSES, BENCH_TMP, CARGO_TARGET_DIR,
-# PYTHON (python3), ARROW_DEFAULT_MEMORY_POOL (see README).
+# PYTHON (python3), ARROW_DEFAULT_MEMORY_POOL (see README), TAG (results-ROWS-TAG.*).
 set -euo pipefail
 ROWS=${1:-1000000}
 PASSES=${PASSES:-3}
@@ -29,8 +29,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 RESULTS=$(dirname "$HERE")/results
 TMP=${BENCH_TMP:-${TMPDIR:-/tmp}/h5vec-compare-$$}
 PY=${PYTHON:-python3}
-OUT_JSONL="$RESULTS/results-$ROWS.jsonl"
-OUT_MD="$RESULTS/results-$ROWS.md"
+OUT_JSONL="$RESULTS/results-$ROWS${TAG:+-$TAG}.jsonl"
+OUT_MD="$RESULTS/results-$ROWS${TAG:+-$TAG}.md"
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072
 
 "$PY" -c "import h5py, numpy, pyarrow" 2>/dev/null || {
