@@ -12,9 +12,11 @@ repetitions after one warm-up:
   `pq.write_table(table, compression="zstd")` of the same table (read once
   from the command's own output, untimed), in this process.
 
-Prints a Markdown table of medians and ratios, and the Parquet file sizes.
+Prints a Markdown table of medians and ratios, the CPU time (user + system,
+all threads) of the two Parquet writers, and the Parquet file sizes.
 """
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,10 +25,19 @@ import time
 import pyarrow.parquet as pq
 
 
-def timed(cmd):
+def cpu_seconds(who):
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, cpu=None):
+    c = cpu_seconds(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    secs = time.perf_counter() - t
+    if cpu is not None:
+        cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - c)
+    return secs
 
 
 def main():
@@ -39,15 +50,23 @@ def main():
     subprocess.run([h5vec, "convert", f"{w2}:events", out], check=True)
     table = pq.read_table(out)
 
+    # CPU seconds of each run, the warm-up's first (dropped with it below).
+    cpu = {"convert": [], "pyarrow": []}
+
     def pa_write():
+        c = cpu_seconds(resource.RUSAGE_SELF)
         t = time.perf_counter()
         pq.write_table(table, ref, compression="zstd")
-        return time.perf_counter() - t
+        secs = time.perf_counter() - t
+        cpu["pyarrow"].append(cpu_seconds(resource.RUSAGE_SELF) - c)
+        return secs
 
     phases = {
         "typed load (process)": lambda: timed([untyped, "load", "w2", w2]),
         "h5vec validate": lambda: timed([h5vec, "validate", w2, "events"]),
-        "h5vec convert -> parquet": lambda: timed([h5vec, "convert", f"{w2}:events", out]),
+        "h5vec convert -> parquet": lambda: timed(
+            [h5vec, "convert", f"{w2}:events", out], cpu["convert"]
+        ),
         "pyarrow write_table zstd": pa_write,
     }
     names = list(phases)
@@ -59,6 +78,7 @@ def main():
             if rep > 0:
                 times[name].append(secs)
     med = {k: statistics.median(v) for k, v in times.items()}
+    cpu_med = {k: statistics.median(v[1:]) for k, v in cpu.items()}
     print(f"W2, {reps} repetitions after 1 warm-up, medians (s)\n")
     print("| phase | median | baseline | ratio |")
     print("|---|---:|---|---:|")
@@ -67,6 +87,8 @@ def main():
     print(f"| h5vec convert -> parquet (zstd) | {med['h5vec convert -> parquet']:.3f} | pyarrow write_table "
           f"{med['pyarrow write_table zstd']:.3f} | "
           f"{med['h5vec convert -> parquet'] / med['pyarrow write_table zstd']:.2f}x |")
+    print(f"| h5vec convert -> parquet, CPU (user + sys) | {cpu_med['convert']:.3f} | pyarrow write_table CPU "
+          f"{cpu_med['pyarrow']:.3f} | {cpu_med['convert'] / cpu_med['pyarrow']:.2f}x |")
     print()
     print(f"Parquet sizes: h5vec convert {os.path.getsize(out) / 2**20:.1f} MiB, "
           f"pyarrow {os.path.getsize(ref) / 2**20:.1f} MiB")
