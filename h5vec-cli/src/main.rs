@@ -97,6 +97,8 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         || err.chain().any(|e| {
             e.downcast_ref::<std::io::Error>()
                 .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                || e.downcast_ref::<serde_json::Error>()
+                    .is_some_and(|e| e.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
                 || e.downcast_ref::<arrow::error::ArrowError>()
                     .is_some_and(|e| match e {
                         arrow::error::ArrowError::IoError(_, e) => {

@@ -1267,6 +1267,36 @@ fn a_reader_that_stops_early_is_no_error() {
     }
 }
 
+#[test]
+fn every_command_is_quiet_when_its_reader_has_gone() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.h5");
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "n", &[1u64, 2, 3]).unwrap();
+    drop(file);
+    let p = s(&path);
+    for args in [
+        vec!["schema", p, "n", "--json"],
+        vec!["schema", p, "n"],
+        vec!["info", p, "n"],
+        vec!["ls", p],
+        vec!["head", p, "n"],
+    ] {
+        let mut cmd = std_cmd();
+        cmd.args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        // The read end closed before the command writes: its first write
+        // fails with EPIPE.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}
+
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 enum Ev {
     Idle,
