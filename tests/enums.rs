@@ -124,14 +124,22 @@ fn layout_for_h5py() {
     let v = evs(10);
     h5vec::save_vector(&f, "e", &v).unwrap();
     let tag = ds(&f, "e/data/TAG");
-    assert_eq!(common::dtype_class(&tag), hdf5_sys::h5t::H5T_class_t::H5T_ENUM);
+    assert_eq!(
+        common::dtype_class(&tag),
+        hdf5_sys::h5t::H5T_class_t::H5T_ENUM
+    );
     let index: Vec<u64> = ds(&f, "e/data/INDEX").read_raw().unwrap();
     assert_eq!(index, vec![0, 0, 0, 0, 1, 1, 2, 1, 1, 3]);
     let ticks: Vec<f64> = ds(&f, "e/data/Tick/1/values").read_raw().unwrap();
     assert_eq!(ticks, vec![0.5, 2.0, 3.0, 4.5]);
     let qty: Vec<i32> = ds(&f, "e/data/Fill/qty/values").read_raw().unwrap();
     assert_eq!(qty, vec![-5, 0]);
-    assert!(f.group("e/data/Idle").unwrap().member_names().unwrap().is_empty());
+    assert!(f
+        .group("e/data/Idle")
+        .unwrap()
+        .member_names()
+        .unwrap()
+        .is_empty());
     let names: Vec<String> = f
         .group("e/metadata/schema")
         .unwrap()
@@ -143,7 +151,9 @@ fn layout_for_h5py() {
         .map(|s| s.to_string())
         .collect();
     assert_eq!(names, ["Idle", "Tick", "Fill", "Note"]);
-    let values: Vec<i64> = ds(&f, "e/metadata/schema/variant_values").read_raw().unwrap();
+    let values: Vec<i64> = ds(&f, "e/metadata/schema/variant_values")
+        .read_raw()
+        .unwrap();
     assert_eq!(values, [0, 1, 2, 3]);
 }
 
@@ -187,7 +197,9 @@ fn labels_of_fieldless_enums() {
     h5vec::save_vector(&f, "l", &[Level::High, Level::Low, Level::Mid]).unwrap();
     let values: Vec<i16> = ds(&f, "l/data/values").read_raw().unwrap();
     assert_eq!(values, [300, -3, 7]);
-    let vv: Vec<i64> = ds(&f, "l/metadata/schema/variant_values").read_raw().unwrap();
+    let vv: Vec<i64> = ds(&f, "l/metadata/schema/variant_values")
+        .read_raw()
+        .unwrap();
     assert_eq!(vv, [-3, 7, 300]);
     // In a list and an array the element node carries them too.
     h5vec::save_vector(&f, "ll", &[vec![Level::Mid], vec![]]).unwrap();
@@ -568,15 +580,15 @@ fn hostile_files() {
     ds(&f, "c/data/INDEX").write_raw(&v).unwrap();
     let e = h5vec::load_range::<Ev>(&f, "c", 19..20).unwrap_err();
     assert_eq!(e.path(), "$[19]", "{e}");
-    assert!(e.to_string().contains("variant `Tick` rows 1000..1001"), "{e}");
+    assert!(
+        e.to_string().contains("variant `Tick` rows 1000..1001"),
+        "{e}"
+    );
     expect_invalid(&f, "c", "$[19]", "INDEX 1000 of variant `Tick`, expected 7");
     // A tag of another enum type.
     let d = f.group("d/data").unwrap();
     d.unlink("TAG").unwrap();
-    d.new_dataset::<u8>()
-        .shape(20)
-        .create("TAG")
-        .unwrap();
+    d.new_dataset::<u8>().shape(20).create("TAG").unwrap();
     let e = h5vec::load_vector::<Ev>(&f, "d").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Mismatch { .. }), "{e}");
     assert!(e.to_string().contains("enum over uint8"), "{e}");

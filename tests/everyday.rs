@@ -260,7 +260,10 @@ fn compaction_packs_many_small_appends() {
         c as f64 / 1048576.0
     );
     // In place, the old copy's space stays: the file does not shrink.
-    assert!(a > before, "after compaction {a} bytes, before {before} bytes");
+    assert!(
+        a > before,
+        "after compaction {a} bytes, before {before} bytes"
+    );
     assert!(c <= o + o / 10, "copy {c} bytes, one save {o} bytes");
 }
 

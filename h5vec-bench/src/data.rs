@@ -35,7 +35,9 @@ fn uniform(x: u64, lo: f64, hi: f64) -> f64 {
 // ---------------------------------------------------------------------------
 
 /// GPS time: weeks and microseconds into the week.
-#[derive(H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(
+    H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq,
+)]
 #[repr(C)]
 pub struct Timestamp {
     /// GPS week.
@@ -48,7 +50,9 @@ pub struct Timestamp {
 ///
 /// `#[repr(C)]` + `H5Type` only serve the compound reference row; h5vec
 /// uses the derived `H5Vector`.
-#[derive(H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(
+    H5Vector, hdf5::H5Type, serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq,
+)]
 #[repr(C)]
 pub struct Measurement {
     /// When.

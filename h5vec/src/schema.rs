@@ -498,14 +498,15 @@ impl Stored {
     /// the type does not have, or a name list without its values, fails
     /// (stored labels may be fewer than the type's variants).
     fn expect_labels(&self, want: &Schema, path: &str) -> Result<()> {
-        let pairs = |names: &Option<Vec<String>>, values: &Option<Vec<i64>>| -> Vec<(String, i64)> {
-            names
-                .iter()
-                .flatten()
-                .cloned()
-                .zip(values.iter().flatten().copied())
-                .collect()
-        };
+        let pairs =
+            |names: &Option<Vec<String>>, values: &Option<Vec<i64>>| -> Vec<(String, i64)> {
+                names
+                    .iter()
+                    .flatten()
+                    .cloned()
+                    .zip(values.iter().flatten().copied())
+                    .collect()
+            };
         if self.variant_names.is_none() && self.variant_values.is_none() {
             return Ok(());
         }

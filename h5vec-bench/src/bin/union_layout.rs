@@ -195,7 +195,13 @@ fn dense_range(g: &hdf5::Group, r: std::ops::Range<u64>) -> AnyResult<Vec<Ev>> {
         lo[k] = lo[k].min(h.index);
         hi[k] = hi[k].max(h.index + 1);
     }
-    let span = |k: usize| if lo[k] == u64::MAX { 0..0 } else { lo[k]..hi[k] };
+    let span = |k: usize| {
+        if lo[k] == u64::MAX {
+            0..0
+        } else {
+            lo[k]..hi[k]
+        }
+    };
     let d = Dense {
         heads: Vec::new(),
         ticks: h5vec::load_range(g, "ticks", span(1))?,

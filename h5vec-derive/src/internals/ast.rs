@@ -235,8 +235,7 @@ fn union_from_ast<'a>(cx: &Ctxt, e: &'a syn::DataEnum) -> Shape<'a> {
 
 /// A fieldless enum and its `#[repr]`, or an enum with data.
 fn enum_from_ast<'a>(cx: &Ctxt, input: &'a syn::DeriveInput, e: &'a syn::DataEnum) -> Shape<'a> {
-    if e
-        .variants
+    if e.variants
         .iter()
         .any(|v| !matches!(v.fields, syn::Fields::Unit))
     {

@@ -15,8 +15,8 @@ pub(crate) mod offset;
 pub(crate) mod record;
 pub(crate) mod scalar;
 pub(crate) mod string;
-pub(crate) mod union;
 pub(crate) mod time;
+pub(crate) mod union;
 #[cfg(feature = "uuid")]
 pub(crate) mod uuid;
 pub(crate) mod vls;

@@ -224,11 +224,7 @@ fn variant_schema<U: Variant<M>, M>(ctx: &WriteCtx<'_>) -> Schema {
             .map(|s| s.to_string())
             .collect(),
     );
-    <U as Variant<M>>::Fields::schemas(
-        ctx,
-        <U as Variant<M>>::FIELD_STORAGE,
-        &mut s.children,
-    );
+    <U as Variant<M>>::Fields::schemas(ctx, <U as Variant<M>>::FIELD_STORAGE, &mut s.children);
     s
 }
 

@@ -14,12 +14,21 @@ use crate::error::{At, Context, Error, Result};
 /// The enum type of a union's tags: `names[i] = i` over `u8`
 /// (`wide == false`) or `u16`, little-endian in the file (`native ==
 /// false`) or the native integer in memory.
-pub(crate) fn tag_type(names: &[&str], wide: bool, native: bool, path: impl At) -> Result<Datatype> {
+pub(crate) fn tag_type(
+    names: &[&str],
+    wide: bool,
+    native: bool,
+    path: impl At,
+) -> Result<Datatype> {
     let limit = if wide { 1 << 16 } else { 1 << 8 };
     if names.len() > limit {
         return Err(Error::encode(
             path,
-            format!("{} variants do not fit a {}-bit tag", names.len(), if wide { 16 } else { 8 }),
+            format!(
+                "{} variants do not fit a {}-bit tag",
+                names.len(),
+                if wide { 16 } else { 8 }
+            ),
         ));
     }
     let cnames = names

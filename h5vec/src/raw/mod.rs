@@ -54,7 +54,7 @@ pub(crate) use rows::{
     ColumnSpec,
 };
 pub(crate) use types::describe_dtype;
+pub(crate) use types::ieee_f16le;
 pub(crate) use types::{
     copy_type, dataset_type, h5col_bool, is_h5col_bool, type_info, vlen_utf8, Bits8, Pod, TypeInfo,
 };
-pub(crate) use types::ieee_f16le;

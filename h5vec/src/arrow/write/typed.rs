@@ -261,9 +261,7 @@ type Parts<'a, T> = (
 
 /// The `r` and `i` values of complex numbers given as `Struct { r, i }`
 /// of `T` without nulls in either part; `None` for any other array.
-pub(super) fn complex_parts<T: ArrowPrimitiveType>(
-    arr: &dyn Array,
-) -> Option<Parts<'_, T>> {
+pub(super) fn complex_parts<T: ArrowPrimitiveType>(arr: &dyn Array) -> Option<Parts<'_, T>> {
     let s = arr.as_struct_opt()?;
     if s.num_columns() != 2 || s.column_names() != ["r", "i"] {
         return None;

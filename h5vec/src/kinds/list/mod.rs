@@ -57,8 +57,8 @@ pub(crate) use fill::FillItem;
 #[cfg(feature = "arrow")]
 pub(crate) use item::{append_nullable_item, create_item_mask};
 // What element layouts outside this module (maps, mapped values) build on.
-pub(crate) use item::{create_leaf, create_record_values, open_leaf_values, open_record_values};
 pub(crate) use item::NullableItem;
+pub(crate) use item::{create_leaf, create_record_values, open_leaf_values, open_record_values};
 pub use item::{LeafItem, ListItem, RecordItem};
 #[cfg(feature = "arrow")]
 pub(crate) use strings::StringValuesEncoder;
