@@ -80,7 +80,7 @@ def read_bitfield(ds):
 
 
 SCHEMA_STRINGS = ("kind", "schema", "codec", "logical_type", "encoded_type")
-SCHEMA_MEMBERS = set(SCHEMA_STRINGS) | {"dimensions", "field_names", "children"}
+SCHEMA_MEMBERS = set(SCHEMA_STRINGS) | {"dimensions", "field_names", "variant_names", "variant_values", "children"}
 
 
 def read_schema(g):
@@ -103,6 +103,20 @@ def read_schema(g):
         assert ds.ndim == 1 and info is not None and info.length is None, f"{ds.name}: not vlen strings"
         assert info.encoding == "utf-8"
         node["field_names"] = [s.decode("utf-8") for s in ds[()]]
+    if "variant_names" in g:
+        # Enum labels (SPEC 2): 1-D vlen UTF-8, declaration order, beside Int64 variant_values.
+        ds = g["variant_names"]
+        info = h5py.check_string_dtype(ds.dtype)
+        assert ds.ndim == 1 and info is not None and info.length is None, f"{ds.name}: not vlen strings"
+        assert info.encoding == "utf-8", f"{ds.name}: encoding {info.encoding}"
+        node["variant_names"] = [s.decode("utf-8") for s in ds[()]]
+    if "variant_values" in g:
+        ds = g["variant_values"]
+        assert ds.ndim == 1 and ds.dtype == np.dtype("<i8"), f"{ds.name}: {ds.shape} {ds.dtype}"
+        node["variant_values"] = [int(x) for x in ds[()]]
+    assert ("variant_names" in node) == ("variant_values" in node), f"{g.name}: variant_names without variant_values"
+    if "variant_names" in node:
+        assert len(node["variant_names"]) == len(node["variant_values"]), f"{g.name}: variant lengths differ"
     if "children" in g:
         ch = g["children"]
         names = sorted(ch, key=int)

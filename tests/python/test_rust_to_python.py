@@ -83,6 +83,14 @@ def R(fields, codec=H.STRUCT):
                 children=[c for _, c in fields])
 
 
+def ENUM_NODE(encoded, variants):
+    """A fieldless enum's node: its discriminants stored as `encoded`, with the
+    labels (SPEC 2): variant_names in declaration order, variant_values the
+    discriminants."""
+    return dict(S(encoded, H.ENUM), variant_names=[n for n, _ in variants],
+                variant_values=[v for _, v in variants])
+
+
 CONST = dict(kind="constant", schema=H.CONSTANT, codec=H.CONSTANT_CODEC)
 MEASUREMENT_SCHEMA = R([
     ("timestamp", R([("weeks", S("Int32")), ("microseconds", S("Int64"))])),
@@ -151,6 +159,10 @@ def test_schema_nodes_well_formed(rust_files, fname, name):
             assert "field_names" not in node
         if kind in ("scalar", "dense", "record", "blob", "constant"):
             assert node["schema"] == f"HDF5Vectors.{kind.capitalize()}Schema"
+        if "variant_names" in node:
+            # labels belong to enum nodes only, one distinct name per variant (SPEC 2)
+            assert node["codec"] == H.ENUM, f"{where}: variant_names on a {node['codec']} node"
+            assert len(set(node["variant_names"])) == len(node["variant_names"]) > 0, f"{where}: variant names"
         for fname_, child in zip(node.get("field_names", []), node.get("children", [])):
             check(child, f"{where}.{fname_}")
 
@@ -358,7 +370,7 @@ def test_enum_is_repr_integer(rust_files):
     f = rust_files("scalars.h5")
     ds = f["level/data/values"]
     assert ds.dtype == np.dtype("<i2")
-    assert strip_logical(schema_of(f, "level")) == S("Int16", H.ENUM)
+    assert strip_logical(schema_of(f, "level")) == ENUM_NODE("Int16", X.LEVELS)
     assert ds[()].tolist() == [X.level_value(n)[1] for n in range(X.N_SCALARS)]
 
 
@@ -368,7 +380,7 @@ def test_all_scalars_record(rust_files):
     tree = strip_logical(schema_of(f, "all"))
     enc = {name: S(X.INT_TYPES[name][3]) for name in X.INT_TYPES}
     enc.update(float32=S("Float32"), float64=S("Float64"), flag=S("Bool"), letter=S("Int32", H.CHAR),
-               text=S("String"), level=S("Int16", H.ENUM))
+               text=S("String"), level=ENUM_NODE("Int16", X.LEVELS))
     assert tree == R([(n, enc[n]) for n in X.ALL_FIELDS])
     d = g["data"]
     cols = {}
