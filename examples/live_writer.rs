@@ -36,7 +36,7 @@ pub fn tick(i: u64) -> Tick {
         qty: (i % 1000) as i32 - 500,
         tags: (0..i % 4).map(|k| (i + k) as u16).collect(),
         venue: format!("v{}", i % 7),
-        bid: (i % 3 != 0).then_some(i as f32 * 0.5),
+        bid: (!i.is_multiple_of(3)).then_some(i as f32 * 0.5),
     }
 }
 

@@ -59,7 +59,7 @@ fn row(i: usize) -> Row {
     Row {
         id: i as u32,
         event: event(i),
-        maybe: (i % 3 != 0).then(|| event(i + 1)),
+        maybe: (!i.is_multiple_of(3)).then(|| event(i + 1)),
         history: (0..i % 3).map(|k| event(i + k)).collect(),
         status: [Status::New, Status::Open, Status::Closed][i % 3],
     }

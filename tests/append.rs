@@ -190,7 +190,7 @@ fn streaming_writer_and_reader() {
         // COMMIT_BATCHES batches.
         assert_eq!(w.len(), (u64::from(i) + 1) / per_commit * per_commit);
         // Nothing is linked before the first commit.
-        if w.len() == 0 {
+        if w.is_empty() {
             assert!(!f.link_exists("s"));
         }
     }

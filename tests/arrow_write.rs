@@ -1016,7 +1016,11 @@ fn ev(i: u32) -> Ev {
 }
 
 fn tagged(i: u32) -> Tagged {
-    let level = if i % 3 == 0 { Level::Low } else { Level::High };
+    let level = if i.is_multiple_of(3) {
+        Level::Low
+    } else {
+        Level::High
+    };
     Tagged {
         id: i,
         ev: ev(i),
@@ -1030,8 +1034,8 @@ fn tagged(i: u32) -> Tagged {
         level,
         levels: vec![level; (i % 3) as usize],
         pair: [level, Level::Low],
-        o_level: (i % 4 != 0).then_some(Level::High),
-        rec: (i % 2 == 0).then(|| WithEv { ev: ev(i + 3) }),
+        o_level: (!i.is_multiple_of(4)).then_some(Level::High),
+        rec: (i.is_multiple_of(2)).then(|| WithEv { ev: ev(i + 3) }),
     }
 }
 
