@@ -11,8 +11,8 @@ import pyarrow as pa
 
 import expected as X
 import h5vec
-from test_package_common import (bincode_str, deep, event, flat, inner, list_root, measurement,
-                                 meta, nulls, opt_record_root, opt_root, pkg_exe, pkg_file)  # noqa: F401
+from test_package_common import (LEVELS, bincode_str, deep, deep_json, event, flat, flat_json, inner,  # noqa: F401
+                                 list_root, measurement, meta, nulls, opt_record_root, opt_root, pkg_exe, pkg_file)
 
 
 def vec(pkg_file, name):
@@ -23,6 +23,21 @@ def tuples_to_lists(row):
     row = dict(row)
     row["pairs"] = [[p["1"], p["2"]] for p in row["pairs"]]
     return row
+
+
+LEVEL_LABELS = dict(LEVELS)  # Level's variant names in declaration order -> discriminants
+
+
+def check_level_arrow(field, arr, want_codes):
+    """An enum column with labels in Arrow: a string dictionary, the labels
+    (name -> discriminant) in the field metadata, and every row's code."""
+    assert field.type == pa.dictionary(pa.int32(), pa.string())
+    assert field.metadata[b"h5vec.codec"] == b"HDF5Vectors.EnumCodec"
+    labels = json.loads(field.metadata[b"h5vec.labels"])
+    assert list(labels.items()) == LEVELS
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    assert arr.dictionary.to_pylist() == [n for n, _ in LEVELS]  # sorted by discriminant
+    assert [labels[x] for x in arr.dictionary.take(arr.indices).to_pylist()] == want_codes
 
 
 def test_list_vectors(pkg_file):
@@ -122,8 +137,13 @@ def test_nulls_arrow_pandas_polars(pkg_file):
 def test_deep_lists(pkg_file):
     v = vec(pkg_file, "deep")
     got = [tuples_to_lists(r) for r in v.to_arrow().to_pylist()]
-    assert got == [deep(n) for n in range(30)]
+    assert got == [deep_json(n) for n in range(30)]  # enums by their labels
+    levels = v.to_arrow(columns=["levels"])
+    check_level_arrow(levels.schema.field("levels").type.value_field,
+                      levels.column("levels").combine_chunks().flatten(),
+                      [x for n in range(30) for x in deep(n)["levels"]])
     d = v.read(rows=slice(5, 6))
+    assert d["levels"][0] == deep_json(5)["levels"] == ["Mid", "High"]
     assert [a.tolist() for a in d["grid"][0][0]] == [[500], [501, 502]]
     assert d["flags"][0].dtype == bool
     assert d["arrs"][0].shape == (2, 2) and d["arrs"][0].dtype == np.float64
@@ -141,17 +161,24 @@ def test_flat_scalars_dtypes(pkg_file):
     d = v.read()
     want = [flat(n) for n in range(20)]
     dtypes = {"i8_": np.int8, "u16_": np.uint16, "i32_": np.int32, "u64_": np.uint64, "f32_": np.float32,
-              "f64_": np.float64, "flag": np.bool_, "level": np.int16}
+              "f64_": np.float64, "flag": np.bool_}
     for k, dt in dtypes.items():
         assert d[k].dtype == dt, k
         assert d[k].tolist() == [w[k] for w in want], k
+    # a labelled enum reads as its labels (python/README.md); the codes stay in the schema node
+    assert d["level"].dtype == object and d["level"].tolist() == [flat_json(n)["level"] for n in range(20)]
+    assert v.schema["children"][v.schema["field_names"].index("level")]["labels"] == LEVEL_LABELS
+    check_level_arrow(v.to_arrow().schema.field("level"), v.to_arrow().column("level"), [w["level"] for w in want])
+    cat = v.to_pandas(columns=["level"])["level"]
+    assert list(cat.cat.categories) == [n for n, _ in LEVELS]
+    assert cat.tolist() == [flat_json(n)["level"] for n in range(20)]
     assert d["letter"].tolist() == [w["letter"] for w in want]
     assert d["text"].tolist() == [w["text"] for w in want]
     assert d["unit"].tolist() == [None] * 20
     t = v.to_arrow()
     assert t.schema.field("unit").type == pa.null()
     assert t.schema.field("letter").type == pa.large_string()
-    assert t.to_pylist() == want
+    assert t.to_pylist() == [flat_json(n) for n in range(20)]
 
 
 def test_serde_fields_json_and_blob(pkg_file):
@@ -234,7 +261,9 @@ def test_all_scalars(rust_dir):
     assert d["flag"].dtype == np.bool_ and d["flag"].tolist() == [X.bool_value(n) for n in range(X.N_SCALARS)]
     assert d["letter"].tolist() == [X.char_value(n) for n in range(X.N_SCALARS)]
     assert d["text"].tolist() == [X.text_value(n) for n in range(X.N_SCALARS)]
-    assert d["level"].dtype == np.int16 and d["level"].tolist() == [X.level_value(n)[1] for n in range(X.N_SCALARS)]
+    assert d["level"].dtype == object and d["level"].tolist() == [X.level_value(n)[0] for n in range(X.N_SCALARS)]
+    node = v.schema["children"][v.schema["field_names"].index("level")]
+    assert node["labels"] == dict(X.LEVELS)
 
 
 def test_special_floats_bitwise(rust_dir):
