@@ -114,6 +114,9 @@ class Node:
                 d["dimensions"] = list(n.dimensions)
             if n.field_names is not None:
                 d["field_names"] = list(n.field_names)
+            if n.labels is not None:
+                d["variant_names"] = list(n.labels)
+                d["variant_values"] = list(n.labels.values())
             if n.children:
                 d["children"] = [ser(c) for c in n.children]
             return d
@@ -270,6 +273,12 @@ def write_node(group, node):
         group.create_dataset("field_names", data=np.array([s.encode("utf-8") for s in node.field_names],
                                                           dtype=object), dtype=_h5.VLEN_UTF8,
                              shape=(len(node.field_names),))
+    if node.labels is not None:
+        # enum labels as Rust writes them (SPEC.md section 2): vlen UTF-8 names, Int64 values
+        group.create_dataset("variant_names", data=np.array([s.encode("utf-8") for s in node.labels],
+                                                            dtype=object), dtype=_h5.VLEN_UTF8,
+                             shape=(len(node.labels),))
+        group.create_dataset("variant_values", data=np.array(list(node.labels.values()), dtype="<i8"))
     if node.children:
         ch = group.create_group("children")
         for i, c in enumerate(node.children, start=1):

@@ -29,6 +29,28 @@ def scalar_node(enc, codec=S.IDENTITY, logical=None):
     return S.Node("scalar", codec=codec, encoded_type=enc, logical_type=logical or RUST_NAMES[enc])
 
 
+def _enum_labels(md, enc, path):
+    """The labels of an enum field (metadata `h5vec.labels`, a JSON object
+    name -> stored value, in declaration order), checked: stored in the node as
+    `variant_names` / `variant_values` (SPEC.md section 2)."""
+    try:
+        labels = json.loads(md["h5vec.labels"])
+    except ValueError as e:
+        raise FormatError(path, None, f"h5vec.labels is not JSON: {e}") from None
+    if not isinstance(labels, dict) or not labels:
+        raise FormatError(path, None, f"h5vec.labels: expected a JSON object of labels, found {labels!r}")
+    info = np.iinfo(S.NUMBERS[enc]) if enc in S.NUMBERS and np.dtype(S.NUMBERS[enc]).kind in "iu" else None
+    if info is None:
+        raise FormatError(path, None, f"an integer encoded_type for an enum, found `{enc}`")
+    for name, v in labels.items():
+        if not name or type(v) is not int or not info.min <= v <= info.max:
+            raise FormatError(path, None, f"h5vec.labels: label {name!r} -> {v!r}: expected a non-empty name "
+                                          f"and an {enc} value")
+    if len(set(labels.values())) != len(labels):
+        raise FormatError(path, None, f"h5vec.labels: two labels share a value: {labels}")
+    return labels
+
+
 def dense_node(enc, shape, codec=S.IDENTITY):
     logical = RUST_NAMES[enc] if codec == S.IDENTITY else ("char" if codec == S.CHAR else "enum")
     for d in reversed(shape):
@@ -111,11 +133,11 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
     zero = None if valid is None else ~valid  # rows whose stored value is a placeholder
 
     if pa.types.is_dictionary(t):
-        labels = json.loads(md["h5vec.labels"]) if "h5vec.labels" in md else None
-        if labels is not None and md.get("h5vec.codec") == S.ENUM:
+        if "h5vec.labels" in md and md.get("h5vec.codec") == S.ENUM:
+            enc = md.get("h5vec.encoded_type", "Int64")
+            labels = _enum_labels(md, enc, path)
             dec = arr.dictionary_decode() if hasattr(arr, "dictionary_decode") else pc.cast(arr, t.value_type)
             names = np.asarray(pc.fill_null(dec, next(iter(labels))).to_numpy(zero_copy_only=False), dtype=object)
-            enc = md.get("h5vec.encoded_type", "Int64")
             lut = {k: v for k, v in labels.items()}
             try:
                 codes = np.array([lut[s] for s in names.tolist()], dtype=S.NUMBERS[enc])
@@ -124,7 +146,7 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
             if zero is not None:
                 codes[zero] = 0
             node = scalar_node(enc, S.ENUM, "enum")
-            node.labels = None
+            node.labels = labels
             return _wrap(C.Prim(codes, "enum", node), node, own_valid, item, path)
         arr = arr.dictionary_decode() if hasattr(arr, "dictionary_decode") else pc.cast(arr, t.value_type)
         return from_arrow(arr, field.with_type(arr.type), path, opts, parent_valid, item)
@@ -143,9 +165,19 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
             vals = vals.copy() if not vals.flags.writeable else vals
             vals[zero] = 0
         codec = md.get("h5vec.codec") if md.get("h5vec.codec") == S.ENUM else S.IDENTITY
+        labels = _enum_labels(md, enc, path) if codec == S.ENUM and "h5vec.labels" in md else None
+        if labels is not None:
+            stored = vals if valid is None else vals[valid]
+            bad = ~np.isin(stored.astype(np.int64), np.array(list(labels.values()), dtype=np.int64))
+            if bad.any():
+                row = int(np.flatnonzero(valid)[np.flatnonzero(bad)[0]] if valid is not None
+                          else np.flatnonzero(bad)[0])
+                raise FormatError(path, None, f"row {row}: code {int(vals[row])} is not one of the enum's "
+                                              f"values {list(labels.values())}")
         if nullable and item:
             return _fill_item(vals, valid, enc, path)
         node = scalar_node(enc, codec)
+        node.labels = labels
         return _wrap(C.Prim(vals, "enum" if codec == S.ENUM else "num", node), node, own_valid, item, path)
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t) or \
             (hasattr(pa, "JsonType") and isinstance(t, pa.JsonType)) or pa.types.is_binary(t) or \
@@ -400,6 +432,8 @@ def arrow_field_of(pa, name, node):
     """The Arrow field that saves back into schema node `node` (a dict, as `Vector.schema` gives)."""
     k = node["kind"]
     md = {"h5vec.kind": k, "h5vec.codec": node["codec"]}
+    if node.get("labels"):
+        md["h5vec.labels"] = json.dumps(node["labels"])
     if k == "nullable":
         f = arrow_field_of(pa, name, node["children"][0])
         return f.with_nullable(True)

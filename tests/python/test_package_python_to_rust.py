@@ -10,11 +10,14 @@ import pyarrow as pa
 import pytest
 
 import h5vec
-from test_package_common import (bincode_str, deep, deep_json, event, flat, flat_json, measurement, meta,  # noqa: F401
+from test_package_common import (LEVELS, bincode_str, deep, deep_json, event, flat, flat_json, measurement, meta,  # noqa: F401
                                  nulls, pkg_exe, pkg_file, pkg_read)
 
 CHAR_MD = {"h5vec.codec": "HDF5Vectors.CharCodec"}
 ENUM_MD = {"h5vec.codec": "HDF5Vectors.EnumCodec"}
+# Level's labels (declaration order -> discriminant): the node then carries
+# variant_names / variant_values, as Rust writes it.
+LEVEL_MD = {**ENUM_MD, "h5vec.labels": json.dumps(dict(LEVELS))}
 
 
 def nn(name, typ, metadata=None):
@@ -43,10 +46,10 @@ DEEP = pa.schema([
     nn("pairs", lst(pa.struct([nn("1", pa.int16()), nn("2", pa.string())]),
                     metadata={"h5vec.codec": "HDF5Vectors.TupleCodec"})),
     nn("sparse", lst(pa.int32(), True)), nn("chars", lst(pa.string(), metadata=CHAR_MD)),
-    nn("levels", lst(pa.int16(), metadata=ENUM_MD)), opt("opt_strs", lst(pa.string(), True))])
+    nn("levels", lst(pa.int16(), metadata=LEVEL_MD)), opt("opt_strs", lst(pa.string(), True))])
 FLAT = pa.schema([nn("i8_", pa.int8()), nn("u16_", pa.uint16()), nn("i32_", pa.int32()), nn("u64_", pa.uint64()),
                   nn("f32_", pa.float32()), nn("f64_", pa.float64()), nn("flag", pa.bool_()),
-                  nn("letter", pa.string(), CHAR_MD), nn("text", pa.string()), nn("level", pa.int16(), ENUM_MD),
+                  nn("letter", pa.string(), CHAR_MD), nn("text", pa.string()), nn("level", pa.int16(), LEVEL_MD),
                   opt("unit", pa.null())])
 
 
@@ -182,6 +185,37 @@ def test_roots(tmp_path, pkg_read):
     assert pkg_read(path, "level", "level").values() == ["Low", "Max", "High"]
     h5vec.save_vector(path, "empty", np.zeros(0, np.uint64))
     assert pkg_read(path, "empty", "u64").values() == []
+
+
+def test_enum_labels_as_rust_writes_them(tmp_path, pkg_read, pkg_file):
+    """Labels given as `h5vec.labels` (integer codes) or read back from Rust's
+    file (an Arrow dictionary) are stored as variant_names (vlen UTF-8) and
+    variant_values (Int64), in declaration order; Rust loads them."""
+    path = tmp_path / "levels.h5"
+    h5vec.save_vector(path, "level", pa.array([-3, 300, 7], pa.int16()),
+                      schema=pa.field("value", pa.int16(), False, LEVEL_MD))
+    assert pkg_read(path, "level", "level").values() == ["Low", "Max", "High"]
+    t = h5vec.open_vector(pkg_file, "flat").to_arrow(columns=["level"])
+    h5vec.save_vector(path, "from_rust", t.column("level").combine_chunks(), schema=t.schema.field("level"))
+    assert pkg_read(path, "from_rust", "level").values() == [flat_json(n)["level"] for n in range(20)]
+    with h5py.File(path, "r") as f:
+        for node in (f["level/metadata/schema"], f["from_rust/metadata/schema"]):
+            names, values = node["variant_names"], node["variant_values"]
+            info = h5py.check_string_dtype(names.dtype)
+            assert info is not None and info.length is None and info.encoding == "utf-8"
+            assert [s.decode() for s in names[()]] == [n for n, _ in LEVELS]
+            assert values.dtype == np.dtype("<i8") and values[()].tolist() == [v for _, v in LEVELS]
+        ser = json.loads(bytes(f["level/metadata/serialized_schema"][()]).decode())
+        assert ser["variant_names"] == [n for n, _ in LEVELS] and ser["variant_values"] == [v for _, v in LEVELS]
+    # other labels than Level's: Rust refuses the file
+    other = {**ENUM_MD, "h5vec.labels": json.dumps({"Low": -3, "Mid": 0, "High": 7, "Top": 300})}
+    h5vec.save_vector(path, "other", pa.array([-3], pa.int16()), schema=pa.field("value", pa.int16(), False, other))
+    got = pkg_read(path, "other", "level")
+    assert got.returncode != 0 and "$" in got.stderr and "Top" in got.stderr, got.stderr
+    # a code without a label is refused when writing
+    with pytest.raises(h5vec.FormatError, match="row 1: code 5 is not one of the enum's values"):
+        h5vec.save_vector(path, "bad", pa.array([-3, 5], pa.int16()),
+                          schema=pa.field("value", pa.int16(), False, LEVEL_MD))
 
 
 @pytest.mark.parametrize("compression", ["deflate", ("deflate", 9), "lzf", "zstd", ("lz4", 5)])
