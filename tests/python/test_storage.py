@@ -154,9 +154,17 @@ def test_blosc_per_field_attributes(rust_files, hdf5plugin):
     ids = g["id/values"]
     assert pipeline(ids) == [(32001, 1, blosc_cd(ids, 9, 1, 5), b"blosc")]
     np.testing.assert_array_equal(ids[:], np.arange(n, dtype="<i8") * 1_000_003 - 7)
-    labels = g["label/values"]
-    assert pipeline(labels) == [(32001, 1, blosc_cd(labels, 6, 0, 4), b"blosc")]
-    assert [b.decode("utf-8") for b in labels[:]] == [X.text_value(i) for i in range(n)]
+    # A compressed String field is stored as heap + pointers (SPEC 4.1, 6):
+    # the field's Blosc settings apply to both datasets.
+    label = g["label"]
+    assert set(label) == {"heap", "pointers"}
+    heap, ptrs = label["heap"], label["pointers"]
+    assert heap.dtype == np.uint8 and ptrs.dtype.names == ("offset", "length") and ptrs.shape == (n,)
+    assert pipeline(heap) == [(32001, 1, blosc_cd(heap, 6, 0, 4), b"blosc")]
+    assert pipeline(ptrs) == [(32001, 1, blosc_cd(ptrs, 6, 0, 4), b"blosc")]
+    hb = heap[:].tobytes()
+    assert len(hb) == sum(int(k) for _, k in ptrs[:])
+    assert [hb[o:o + k].decode("utf-8") for o, k in ptrs[:]] == [X.text_value(i) for i in range(n)]
     samples = g["samples/values"]
     assert samples.dtype == np.dtype("<i2") and samples.shape == (n, 4)
     assert pipeline(samples) == [(32001, 1, blosc_cd(samples, 5, 2, 2), b"blosc")]
