@@ -202,7 +202,7 @@ fn export(
             .with_context(|| format!("cannot create {}", path.display()))
     };
     if !matches!(to, Endpoint::Ipc(_)) {
-        no_unions(&schema, to.describe())?;
+        no_unions(&schema, to.describe(), "convert it to Arrow IPC (.arrow)")?;
     }
     let sink: Box<dyn Sink + Send> = match to {
         Endpoint::Parquet(_) => {
@@ -446,28 +446,28 @@ fn with_schema(
 /// Refuses a union column (an enum with data, SPEC.md sections 4.4 and
 /// 11) before anything is written, naming its field: Parquet, CSV and
 /// JSON lines have no union type (Arrow IPC has).
-fn no_unions(schema: &SchemaRef, format: &str) -> Result<()> {
+pub(crate) fn no_unions(schema: &SchemaRef, format: &str, instead: &str) -> Result<()> {
     use arrow::datatypes::{DataType, Field};
-    fn walk(f: &Field, path: &str, format: &str) -> Result<()> {
+    fn walk(f: &Field, path: &str, format: &str, instead: &str) -> Result<()> {
         match f.data_type() {
             DataType::Union(..) => bail!(
                 "{path}: an enum with data (an Arrow union) has no {format} form; \
-                 convert it to Arrow IPC (.arrow), or leave it out with --columns"
+                 {instead}, or leave it out with --columns"
             ),
             DataType::Struct(fs) => fs
                 .iter()
-                .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()), format)),
+                .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()), format, instead)),
             DataType::List(c)
             | DataType::LargeList(c)
             | DataType::FixedSizeList(c, _)
-            | DataType::Map(c, _) => walk(c, &format!("{path}[]"), format),
+            | DataType::Map(c, _) => walk(c, &format!("{path}[]"), format, instead),
             _ => Ok(()),
         }
     }
     schema
         .fields()
         .iter()
-        .try_for_each(|f| walk(f, &format!("$.{}", f.name()), format))
+        .try_for_each(|f| walk(f, &format!("$.{}", f.name()), format, instead))
 }
 
 fn make_groups(file: &h5vec::hdf5::File, path: &str) -> Result<h5vec::hdf5::Group> {

@@ -31,6 +31,14 @@ pub(crate) fn run(
         Some(s) => s.schema().clone(),
         None => rows.schema().clone(),
     };
+    let printed = match show.format {
+        Format::Table => None,
+        Format::Jsonl => Some("JSON lines"),
+        Format::Csv => Some("CSV"),
+    };
+    if let Some(format) = printed {
+        crate::convert::no_unions(&schema, format, "print it with --format table")?;
+    }
     let out = Stdout::new();
     let mut sink: Box<dyn Sink> = match show.format {
         Format::Table => Box::new(TableSink::new(out, schema)),

@@ -1343,6 +1343,19 @@ fn unions_convert_to_arrow_ipc_and_are_refused_by_parquet() {
         );
         assert!(!out.exists());
     }
+    // Printing: JSON lines and CSV refuse it the same way, the table shows it.
+    for format in ["jsonl", "csv"] {
+        let (out, err) = run_code(&["cat", p, "u", "--format", format], 2);
+        assert_eq!(out, "", "{format}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("$.ev: an enum with data (an Arrow union) has no")
+                && err.contains("--format table"),
+            "{err}"
+        );
+    }
+    let table = run_ok(&["cat", p, "u"]);
+    assert!(table.lines().count() > 4, "{table}");
     // Only the list of unions selected: its path is named.
     let out = dir.path().join("l.parquet");
     let (_, err) = run_code(
