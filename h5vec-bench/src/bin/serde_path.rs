@@ -96,10 +96,18 @@ where
         use serde_arrow::schema::{SchemaLike, TracingOptions};
         Vec::from_type::<T>(TracingOptions::default())?
     };
+    // SERDE_PATH_PHASES=1,3 runs only those phases (indices into PHASES),
+    // for profiling one of them.
+    let only: Option<Vec<usize>> = std::env::var("SERDE_PATH_PHASES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|p| p.trim().parse().ok()).collect());
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); PHASES.len()];
     for rep in 0..=reps {
         for k in 0..PHASES.len() {
             let phase = (k + rep) % PHASES.len();
+            if only.as_ref().is_some_and(|o| !o.contains(&phase)) {
+                continue;
+            }
             let t = Instant::now();
             let n = match phase {
                 0 => {
@@ -135,7 +143,10 @@ where
             }
         }
     }
-    let med: Vec<f64> = times.iter().map(|t| stats(t).0).collect();
+    let med: Vec<f64> = times
+        .iter()
+        .map(|t| if t.is_empty() { f64::NAN } else { stats(t).0 })
+        .collect();
     println!(
         "| {label} | {} | {:.2}x | {:.2}x |",
         med.iter()

@@ -126,6 +126,9 @@ enum Kind {
     Record {
         fields: Fields,
         children: Vec<Node>,
+        /// The serde key each field last matched: a key is a `&'static
+        /// str`, so the same key of the next row matches by address.
+        keys: Vec<Option<&'static str>>,
     },
 }
 
@@ -261,6 +264,7 @@ impl Node {
                     .collect::<Option<Vec<_>>>()?;
                 Kind::Record {
                     fields: hfs.clone(),
+                    keys: vec![None; children.len()],
                     children,
                 }
             }
@@ -342,7 +346,9 @@ impl Node {
                 let n = i32::try_from(*n).map_err(|e| Error::encode("$", e.to_string()))?;
                 Arc::new(FixedSizeListArray::try_new(field.clone(), n, values, None).map_err(err)?)
             }
-            Kind::Record { fields, children } => {
+            Kind::Record {
+                fields, children, ..
+            } => {
                 let cols = children
                     .iter_mut()
                     .map(|c| c.finish(rows))
@@ -378,6 +384,7 @@ impl Plan {
             root: Node {
                 kind: Kind::Record {
                     fields: hfs.clone(),
+                    keys: vec![None; children.len()],
                     children,
                 },
                 nullable: false,
@@ -579,7 +586,9 @@ impl Seq<'_> {
         match &mut self.node.kind {
             Kind::List { item, .. } => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
             Kind::Fixed { item, n, .. } if i < *n => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
-            Kind::Record { children, fields } if i < children.len() => v
+            Kind::Record {
+                children, fields, ..
+            } if i < children.len() => v
                 .serialize(Ser(&mut children[i]))
                 .map_err(|e| e.at(fields[i].name())),
             _ => Err(PathError::msg(format!(
@@ -661,19 +670,33 @@ impl ser::SerializeStruct for Rec<'_> {
     type Ok = ();
     type Error = PathError;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        let Kind::Record { fields, children } = &mut self.node.kind else {
+        let Kind::Record {
+            fields,
+            children,
+            keys,
+        } = &mut self.node.kind
+        else {
             unreachable!("serialize_struct takes records only")
         };
-        let at = fields
-            .iter()
-            .skip(self.next)
-            .position(|f| f.name() == key)
-            .map(|k| k + self.next)
-            .ok_or_else(|| {
-                PathError::msg(format!(
-                    "field `{key}` is not a traced field here (or comes out of order)"
-                ))
-            })?;
+        let at = if keys
+            .get(self.next)
+            .is_some_and(|k| k.is_some_and(|k| std::ptr::eq(k, key)))
+        {
+            self.next
+        } else {
+            let at = fields
+                .iter()
+                .skip(self.next)
+                .position(|f| f.name() == key)
+                .map(|k| k + self.next)
+                .ok_or_else(|| {
+                    PathError::msg(format!(
+                        "field `{key}` is not a traced field here (or comes out of order)"
+                    ))
+                })?;
+            keys[at] = Some(key);
+            at
+        };
         for j in self.next..at {
             children[j].null().map_err(|e| e.at(fields[j].name()))?;
         }
@@ -684,7 +707,10 @@ impl ser::SerializeStruct for Rec<'_> {
         Ok(())
     }
     fn end(self) -> R {
-        let Kind::Record { fields, children } = &mut self.node.kind else {
+        let Kind::Record {
+            fields, children, ..
+        } = &mut self.node.kind
+        else {
             unreachable!("serialize_struct takes records only")
         };
         for j in self.next..children.len() {
