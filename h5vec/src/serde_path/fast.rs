@@ -34,28 +34,38 @@ use crate::error::{Error, Result};
 
 // ---------------------------------------------------------------- errors
 
-/// A serde error with the field path, innermost segment first.
+/// A serde error with the field path, innermost segment first. Boxed:
+/// every value (de)serialized returns a `Result` of it, which stays one
+/// pointer wide.
 #[derive(Debug)]
-pub(crate) struct PathError {
+pub(crate) struct PathError(Box<PathErrorInner>);
+
+#[derive(Debug)]
+struct PathErrorInner {
     segments: Vec<String>,
     msg: String,
 }
 
 impl PathError {
     fn msg(m: impl Display) -> Self {
-        PathError {
+        PathError(Box::new(PathErrorInner {
             segments: Vec::new(),
             msg: m.to_string(),
-        }
+        }))
     }
     fn at(mut self, seg: &str) -> Self {
-        self.segments.push(seg.to_owned());
+        self.0.segments.push(seg.to_owned());
+        self
+    }
+    /// The same error with `prefix` before its message.
+    fn prefixed(mut self, prefix: impl Display) -> Self {
+        self.0.msg = format!("{prefix}: {}", self.0.msg);
         self
     }
     /// The logical path (`$.a.b[]`) of the error.
     pub(crate) fn path(&self) -> String {
         let mut p = String::from("$");
-        for s in self.segments.iter().rev() {
+        for s in self.0.segments.iter().rev() {
             if s == "[]" {
                 p.push_str("[]");
             } else {
@@ -69,7 +79,7 @@ impl PathError {
 
 impl Display for PathError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.msg)
+        f.write_str(&self.0.msg)
     }
 }
 impl std::error::Error for PathError {}
@@ -396,10 +406,8 @@ impl Plan {
     /// Serializes `items` into the builders.
     pub(crate) fn push_all<T: Serialize>(&mut self, items: &[T]) -> R {
         for (i, item) in items.iter().enumerate() {
-            item.serialize(Ser(&mut self.root)).map_err(|e| PathError {
-                msg: format!("row {}: {}", self.rows + i, e.msg),
-                ..e
-            })?;
+            item.serialize(Ser(&mut self.root))
+                .map_err(|e| e.prefixed(format_args!("row {}", self.rows + i)))?;
         }
         self.rows += items.len();
         Ok(())
@@ -864,10 +872,7 @@ impl Reader {
                     node: &self.root,
                     row,
                 })
-                .map_err(|e| PathError {
-                    msg: format!("row {row}: {}", e.msg),
-                    ..e
-                })?,
+                .map_err(|e| e.prefixed(format_args!("row {row}")))?,
             );
         }
         Ok(out)
