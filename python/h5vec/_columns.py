@@ -71,6 +71,21 @@ class Const(Col):
     __slots__ = ()
 
 
+class Union(Col):
+    """An enum with data (SPEC section 4.4) as Arrow's dense union: per row its
+    ``tags`` (the variant's position) and ``offsets`` (int32) into that variant's
+    column in ``children`` (a Rec, or a Const for a unit variant), named by ``names``."""
+
+    __slots__ = ("tags", "offsets", "names", "children")
+
+    def __init__(self, tags, offsets, names, children, node, valid=None):
+        super().__init__(len(tags), node, valid)
+        self.tags = tags
+        self.offsets = offsets
+        self.names = list(names)
+        self.children = list(children)
+
+
 # ---------------------------------------------------------------------------
 # UTF-8
 
@@ -253,6 +268,8 @@ def to_numpy(col, valid=None, parse_json=False):
         return _nulls(_list_rows(col, parse_json), v)
     if isinstance(col, Rec):
         return _nulls(_rec_rows(col, parse_json), v)
+    if isinstance(col, Union):
+        return _nulls(_union_rows(col, parse_json), v)
     raise TypeError(type(col))
 
 
@@ -298,6 +315,23 @@ def _rec_rows(col, parse_json):
         lists.append(c.tolist() if c.dtype == object else list(c))
     out = np.empty(col.n, dtype=object)
     out[:] = [dict(zip(col.names, row)) for row in zip(*lists)] if lists else [{} for _ in range(col.n)]
+    return out
+
+
+def _union_rows(col, parse_json):
+    """Rows as dicts {"variant": name, **fields} (a unit variant: the name alone)."""
+    out = np.empty(col.n, dtype=object)
+    for v, (name, child) in enumerate(zip(col.names, col.children)):
+        rows = np.flatnonzero(col.tags == v)
+        if not len(rows):
+            continue
+        if isinstance(child, Rec) and child.children:
+            items = _rec_rows(child, parse_json)
+            vals = [{"variant": name, **items[j]} for j in col.offsets[rows].tolist()]
+        else:
+            vals = [{"variant": name} for _ in range(len(rows))]
+        for r, val in zip(rows.tolist(), vals):
+            out[r] = val
     return out
 
 
@@ -421,7 +455,37 @@ def to_arrow(col, pa):
         if not fields:
             return pa.nulls(col.n, pa.struct([]))
         return pa.StructArray.from_arrays(arrays, fields=fields, mask=mask)
+    if isinstance(col, Union):
+        return _union_to_arrow(col, pa)
     raise TypeError(type(col))
+
+
+def _union_to_arrow(col, pa):
+    """SPEC section 11: a dense Union, type ids = tag values, one Struct child per
+    variant (a unit variant: a Struct without fields); under a null the row is
+    null in the child of its tag (nullable children)."""
+    if len(col.names) > 128:
+        raise FormatError("$", None, f"a union of {len(col.names)} variants has no Arrow "
+                          "type (Arrow unions take at most 128)")
+    nullable = col.valid is not None
+    arrays, fields = [], []
+    for v, (name, child) in enumerate(zip(col.names, col.children)):
+        cvalid = None
+        if nullable:
+            cvalid = np.ones(child.n, bool)
+            rows = col.tags == v
+            cvalid[col.offsets[rows]] = col.valid[rows]
+        if isinstance(child, Rec) and child.children:
+            rec = Rec(child.n, child.names, child.children, child.node, cvalid)
+            arr = to_arrow(rec, pa)
+        else:
+            arr = pa.Array.from_buffers(pa.struct([]), child.n, [_bitmap(pa, cvalid)], children=[])
+        arrays.append(arr)
+        fields.append(pa.field(name, arr.type, nullable=nullable, metadata=field_metadata(child.node)))
+    typ = pa.union(fields, mode="dense", type_codes=list(range(len(fields))))
+    types = pa.py_buffer(col.tags.astype(np.int8))
+    offs = pa.py_buffer(col.offsets.astype(np.int32))
+    return pa.UnionArray.from_buffers(typ, col.n, [None, types, offs], children=arrays)
 
 
 def _fixed(pa, flat, dims, valid):

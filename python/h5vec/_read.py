@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _h5
 from . import _schema as S
-from ._columns import Const, List, Prim, Rec, Str, check_utf8
+from ._columns import Const, List, Prim, Rec, Str, Union, check_utf8
 from ._errors import FormatError, mismatch
 
 MASK = "MASK"
@@ -334,6 +334,69 @@ class StringValues:
         return Str(offs, data, "utf8", self.node)
 
 
+class UnionReader:
+    """union (SPEC section 4.4): TAG and INDEX slices of the range, then one
+    contiguous row span per variant, opened with the span's end as its row count
+    (so a variant column too short is an error, and lists stop at that row)."""
+
+    def __init__(self, group, node, path, count, extra=()):
+        self.group, self.node, self.path = group, node, path
+        self.names = list(node.labels)
+        _h5.expect_members(group, ["TAG", "INDEX", *self.names, *extra], path)
+        self.tag = _h5.open_dataset(group, "TAG", path)
+        info = _h5.type_info(self.tag)
+        want = dict(zip(self.names, range(len(self.names))))
+        if len(_h5.shape(self.tag)) != 1:
+            raise mismatch(path, self.tag.name, "shape (N)", list(_h5.shape(self.tag)))
+        if not (info.cls == h5py.h5t.ENUM and info.size in (1, 2) and not info.signed
+                and dict(info.enum) == want):
+            raise mismatch(path, self.tag.name, f"an HDF5 enum over uint8/uint16 with members {want}",
+                           info.describe())
+        if self.tag.shape[0] < count:
+            raise mismatch(path, self.tag.name, f"at least {count} rows", self.tag.shape[0])
+        self.index = _open_u64(group, "INDEX", path, count)
+
+    def read(self, a, b, sel=None):
+        n = len(self.names)
+        tag = _h5.read_rows(self.tag, a, b, self.path).astype(np.int64)
+        idx = _u64_rows(self.index, a, b, self.path)
+        bad = tag >= n
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise FormatError(self.path, f"{self.tag.name}[{a + i}]",
+                              f"row {a + i}: tag {int(tag[i])} names no variant (expected 0..{n - 1})")
+        offsets = np.zeros(b - a, np.int32)
+        children = []
+        for v, (name, cnode) in enumerate(zip(self.names, self.node.children)):
+            rows = np.flatnonzero(tag == v)
+            lo = int(idx[rows[0]]) if len(rows) else 0
+            if len(rows):
+                gap = idx[rows] != np.uint64(lo) + np.arange(len(rows), dtype=np.uint64)
+                if gap.any():
+                    i = int(rows[np.flatnonzero(gap)[0]])
+                    raise FormatError(self.path, f"{self.index.name}[{a + i}]",
+                                      f"row {a + i}: INDEX {int(idx[i])} of variant {name!r} is out of order "
+                                      f"(expected consecutive rows from {lo})")
+                if lo + len(rows) > 1 << 62:
+                    raise FormatError(self.path, f"{self.index.name}[{a + int(rows[-1])}]",
+                                      f"row {a + int(rows[-1])}: INDEX {int(idx[rows[-1]])} is too large")
+            hi = lo + len(rows)
+            g = _h5.open_group(self.group, name, self.path)
+            vpath = f"{self.path}.{name}"
+            reader = open_field(g, cnode, vpath, 0)
+            try:
+                if hi:
+                    reader = open_field(g, cnode, vpath, hi)
+            except FormatError as e:
+                last = a + int(rows[-1])
+                raise FormatError(self.path, f"{self.index.name}[{last}]",
+                                  f"row {last}: INDEX {hi - 1} is past the rows of variant {name!r} "
+                                  f"({e})") from None
+            children.append(reader.read(lo, hi))
+            offsets[rows] = np.arange(len(rows), dtype=np.int32)
+        return Union(tag.astype(np.int8 if n <= 128 else np.int32), offsets, self.names, children, self.node)
+
+
 class Fill:
     """fill_nullable list elements: the dataset's user-defined fill value marks a missing element."""
 
@@ -423,10 +486,13 @@ def open_field(group, node, path, count, extra=()):
         return Vls(group, node, path, count)
     if k == "list":
         return ListReader(group, node, path, count, extra)
+    if k == "union":
+        return UnionReader(group, node, path, count, extra)
     if k == "nullable":
         child = node.children[0]
-        if child.kind not in ("scalar", "dense", "record", "constant", "list", "blob"):
-            raise mismatch(path, group.name, "a nullable scalar, dense, record, constant or list", child.kind)
+        if child.kind not in ("scalar", "dense", "record", "constant", "list", "blob", "union"):
+            raise mismatch(path, group.name, "a nullable scalar, dense, record, constant, list or union",
+                           child.kind)
         mask = _open_mask(group, path, count)
         inner = open_field(group, child, path, count, (*extra, MASK))
         return Nullable(mask, inner, node, path)
@@ -453,6 +519,10 @@ def open_item(parent, name, node, path, rows, extra=()):
         g = _h5.open_group(parent, name, path)
         _check_class(g, "RECORD_VALUES", path)
         return open_field(g, node, path, rows, extra)
+    if k == "union":
+        g = _h5.open_group(parent, name, path)
+        _check_class(g, "UNION_VALUES", path)
+        return UnionReader(g, node, path, rows, extra)
     if k == "nullable":
         child = node.children[0]
         if child.kind not in ("list", "string_values"):

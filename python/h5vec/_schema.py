@@ -30,6 +30,7 @@ H5VEC_CODEC = "h5vec.IdentityCodec"
 MASK_CODEC = "h5vec.MaskCodec"
 PLACEHOLDER_CODEC = "h5vec.PlaceholderCodec"
 FILL_CODEC = "h5vec.FillValueCodec"
+UNION = "h5vec.UnionSchema"
 
 # kind -> (schema identifier, accepted codecs)
 KINDS = {
@@ -43,7 +44,11 @@ KINDS = {
     "string_values": (STRING_VALUES, (H5VEC_CODEC,)),
     "nullable": (NULLABLE, (MASK_CODEC,)),
     "fill_nullable": (FILL, (FILL_CODEC,)),
+    "union": (UNION, (H5VEC_CODEC,)),
 }
+
+# A union's TAG is an HDF5 enum over uint8, or uint16 past 256 variants (SPEC section 4.4).
+MAX_VARIANTS = 1 << 16
 
 # encoded_type -> numpy dtype (little-endian); Bool and String handled apart.
 NUMBERS = {
@@ -153,12 +158,6 @@ def read_node(group, path, depth=0):
         vals[key] = _read_str(group, key, path)
     kind = vals["kind"]
     if kind not in KINDS:
-        if kind == "union":
-            # SPEC.md section 4.4: TAG, INDEX and one group per variant.
-            raise FormatError(path, group.name, "an enum with data (schema kind `union`, SPEC.md section 4.4) "
-                                                "is not read by this package yet; read it with h5py (TAG "
-                                                "through h5py.check_enum_dtype, INDEX, one group per "
-                                                "variant) or with h5vec")
         raise mismatch(path, group.name, f"a schema kind of {sorted(KINDS)}", f"`{kind}`")
     want_schema, codecs = KINDS[kind]
     if vals["schema"] != want_schema:
@@ -249,7 +248,7 @@ def _check_node(node, group, path):
         for f in node.field_names:
             if not f or f in (".", "..") or "/" in f or "\0" in f:
                 raise FormatError(path, loc, f"invalid field name {f!r}")
-    want_children = {"list": 1, "nullable": 1, "vls_string": 1}.get(k, None if k == "record" else 0)
+    want_children = {"list": 1, "nullable": 1, "vls_string": 1}.get(k, None if k in ("record", "union") else 0)
     if want_children is not None and len(node.children) != want_children:
         raise mismatch(path, loc, f"{want_children} child schemas", len(node.children))
     if k == "scalar" and node.codec == JSON and node.encoded_type != "String":
@@ -258,8 +257,29 @@ def _check_node(node, group, path):
         raise mismatch(path, loc, "encoded_type `Int32` for a char", f"`{node.encoded_type}`")
     if node.codec == ENUM and node.encoded_type not in NUMBERS:
         raise mismatch(path, loc, "an integer encoded_type for an enum", f"`{node.encoded_type}`")
+    if k == "union":
+        _check_union(node, loc, path)
     if k == "nullable" and node.children[0].kind in ("nullable", "vls_string", "fill_nullable"):
         raise FormatError(path, loc, f"a nullable around a `{node.children[0].kind}` node")
+
+
+def _check_union(node, loc, path):
+    """SPEC section 4.4: variant names and tags 0, 1, ... in order, one record
+    or constant child per variant."""
+    labels = node.labels
+    if not labels:
+        raise mismatch(path, loc, "`variant_names` and `variant_values` on a union node", "nothing")
+    if len(labels) > MAX_VARIANTS:
+        raise FormatError(path, loc, f"{len(labels)} variants (at most {MAX_VARIANTS})")
+    if list(labels.values()) != list(range(len(labels))):
+        raise mismatch(path, loc, "union variant_values 0, 1, ... in order", list(labels.values()))
+    if len(node.children) != len(labels):
+        raise mismatch(path, loc, f"{len(labels)} child schemas (one per variant)", len(node.children))
+    for name, child in zip(labels, node.children):
+        if not name or name in (".", "..", "TAG", "INDEX") or "/" in name or "\0" in name:
+            raise FormatError(path, loc, f"invalid variant name {name!r}")
+        if child.kind not in ("record", "constant"):
+            raise mismatch(path, loc, f"a record or constant child for variant {name!r}", f"`{child.kind}`")
 
 
 def write_node(group, node):

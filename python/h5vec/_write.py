@@ -292,6 +292,8 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False):
         if item:
             return col, node
         return _wrap(col, node, own_valid, item, path)
+    if pa.types.is_union(t):
+        raise FormatError(path, None, UNION_WRITE)
     raise FormatError(path, None, f"Arrow type {t} has no h5vec storage kind")
 
 
@@ -712,6 +714,10 @@ def _write_leaf(g, name, col, node, pos, ctx, item):
         _h5.put_rows(ds, pos, _prim_file_values(col))
 
 
+UNION_WRITE = ("enums with data (unions, SPEC.md section 4.4) are read by this package but not written; "
+               "write them with h5vec (Rust)")
+
+
 def node_path(ctx):
     return getattr(ctx, "path", "$")
 
@@ -744,6 +750,8 @@ def write_field(g, col, node, pos, ctx, path):
             raise FormatError(path, None, "a field named MASK cannot sit beside the null mask of an Option")
         write_field(g, col, inner, pos, ctx, path)
         _write_mask(g, col.valid, pos, ctx)
+    elif k == "union":
+        raise FormatError(path, None, UNION_WRITE)
     else:
         raise FormatError(path, None, f"kind {k} cannot be a field")
 
