@@ -620,6 +620,28 @@ pub(super) struct ListCol {
     items: Col,
 }
 
+/// The column of a scalar or dense node (numbers, bools, chars, enums):
+/// `leaves` makes its dataset for the encoded type and element shape; the
+/// column is wrapped for labels.
+fn leaf_col(
+    node: &Schema,
+    path: &str,
+    leaves: impl FnOnce(&str, &[usize]) -> Result<Leaves>,
+) -> Result<Col> {
+    let (enc, src) = leaf_of(node, path)?;
+    let (shape, per) = if node.kind == kind::DENSE {
+        shape_of(node, path)?
+    } else {
+        (Vec::new(), 1)
+    };
+    let col = Col::Values {
+        w: leaves(&enc, &shape)?,
+        per,
+        src,
+    };
+    super::union::LabelsCol::wrap(node, col, path)
+}
+
 struct CreateValues<'a> {
     group: &'a Group,
     shape: &'a [usize],
@@ -764,26 +786,15 @@ impl Col {
             kind::SCALAR if node.encoded_type.as_deref() == Some("String") => {
                 with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
             }
-            kind::SCALAR | kind::DENSE => {
-                let (enc, src) = leaf_of(node, path)?;
-                let (shape, per) = if node.kind == kind::DENSE {
-                    shape_of(node, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
+            kind::SCALAR | kind::DENSE => leaf_col(node, path, |enc, shape| {
                 let m = CreateValues {
                     group,
-                    shape: &shape,
+                    shape,
                     path,
                     ctx,
                 };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::union::LabelsCol::wrap(node, col, path)
-            }
+                Leaves::make(enc, &m, path)
+            }),
             kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create(
                 node, group, path, ctx,
             )?))),
@@ -843,25 +854,16 @@ impl Col {
     ) -> Result<Col> {
         match node.kind.as_str() {
             kind::SCALAR | kind::DENSE if node.encoded_type.as_deref() != Some("String") => {
-                let (enc, src) = leaf_of(node, path)?;
-                let (shape, per) = if node.kind == kind::DENSE {
-                    shape_of(node, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
-                let m = CreateLeaf {
-                    parent,
-                    name,
-                    shape: &shape,
-                    path,
-                    ctx,
-                };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::union::LabelsCol::wrap(node, col, path)
+                leaf_col(node, path, |enc, shape| {
+                    let m = CreateLeaf {
+                        parent,
+                        name,
+                        shape,
+                        path,
+                        ctx,
+                    };
+                    Leaves::make(enc, &m, path)
+                })
             }
             kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create_item(
                 node, parent, name, path, ctx,
