@@ -29,14 +29,12 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{
-    child_path, exhausted, expect_members, open_group, Codec, Decoder, Encoder, H5Vector,
-};
-use crate::column::{PodReader, PodWriter};
+use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
+use crate::column::PodWriter;
 use crate::error::{Context, Error, Result};
 use crate::kinds::list::{
-    create_list_group, create_record_values, items_path, load_list_offsets, null_row_not_empty,
-    open_list_group_with, open_record_values, ItemCodec, ListItem, NullableItem,
+    create_list_group, create_record_values, items_path, open_list_group_with, open_record_values,
+    ItemCodec, ListItem, NullableItem, RowSpans,
 };
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
@@ -163,13 +161,9 @@ pub struct MapEncoder<M: MapLike> {
 
 /// Reads a map column.
 pub struct MapDecoder<M: MapLike> {
-    offsets: PodReader<u64>,
+    spans: RowSpans,
     keys: <KeyCodec<M> as Codec>::Decoder,
     vals: <ValCodec<M> as Codec>::Decoder,
-    offs: Vec<u64>,
-    idx: usize,
-    next_row: u64,
-    total: u64,
 }
 
 impl<M: MapLike> MapEncoder<M> {
@@ -256,28 +250,10 @@ impl<M: MapLike> MapDecoder<M> {
             total,
         )?;
         Ok(MapDecoder {
-            offsets,
+            spans: RowSpans::new(offsets, total),
             keys,
             vals,
-            offs: Vec::new(),
-            idx: 0,
-            next_row: 0,
-            total,
         })
-    }
-
-    #[inline]
-    fn next_len(&mut self) -> Result<usize> {
-        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
-            (Some(&a), Some(&b)) => (a, b),
-            _ => return Err(exhausted(self.offsets.place())),
-        };
-        // Non-decreasing: checked in `load`.
-        let n = b - a;
-        self.idx += 1;
-        self.next_row += 1;
-        usize::try_from(n)
-            .map_err(|_| Error::invalid(self.offsets.element(self.next_row - 1), "row too long"))
     }
 }
 
@@ -305,23 +281,19 @@ impl<M: MapLike> Encoder<M> for MapEncoder<M> {
 
 impl<M: MapLike> Decoder<M> for MapDecoder<M> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
-        let (first, last) = (self.offs[0], self.offs[self.offs.len() - 1]);
-        self.keys.load(first..last)?;
-        self.vals.load(first..last)?;
-        self.idx = 0;
-        self.next_row = rows.start;
-        Ok(())
+        let elements = self.spans.load(&rows)?;
+        self.keys.load(elements.clone())?;
+        self.vals.load(elements)
     }
     fn next(&mut self) -> Result<M> {
-        let n = self.next_len()?;
+        let n = self.spans.next_len()?;
         let mut m = M::with_room(n);
         for j in 0..n {
             let k = self.keys.next()?;
             let v = self.vals.next()?;
             if !m.put(k, v) {
                 return Err(Error::invalid(
-                    self.offsets.element(self.next_row - 1),
+                    self.spans.row(),
                     format!(
                         "entry {j} of this map repeats an earlier key (a map holds each key once)"
                     ),
@@ -331,7 +303,7 @@ impl<M: MapLike> Decoder<M> for MapDecoder<M> {
         Ok(m)
     }
     fn skip(&mut self) -> Result<()> {
-        let n = self.next_len()?;
+        let n = self.spans.next_len()?;
         for _ in 0..n {
             self.keys.skip()?;
             self.vals.skip()?;
@@ -339,14 +311,7 @@ impl<M: MapLike> Decoder<M> for MapDecoder<M> {
         Ok(())
     }
     fn skip_null(&mut self) -> Result<()> {
-        let n = self.next_len()?;
-        if n != 0 {
-            return Err(null_row_not_empty(
-                self.offsets.element(self.next_row - 1),
-                n as u64,
-            ));
-        }
-        Ok(())
+        self.spans.skip_null()
     }
 }
 

@@ -233,8 +233,15 @@ pub struct ListEncoder<I: ItemCodec> {
 
 /// Reads a list group.
 pub struct ListDecoder<I: ItemCodec> {
-    offsets: PodReader<u64>,
+    spans: RowSpans,
     items: I::Decoder,
+}
+
+/// The rows of an open list group, one span of elements each: OFFSETS read
+/// and checked per batch ([`load_list_offsets`]), then taken row by row.
+/// Lists and maps (a list of entries) share it.
+pub(crate) struct RowSpans {
+    pub(crate) offsets: PodReader<u64>,
     /// OFFSETS of the loaded rows (one more than rows), reused batch to batch.
     offs: Vec<u64>,
     /// Index into `offs` of the next row.
@@ -243,6 +250,55 @@ pub struct ListDecoder<I: ItemCodec> {
     /// `OFFSETS[count]`: no offset of a row before `count` exceeds it, and
     /// `VALUES` stores that many elements (checked on open).
     total: u64,
+}
+
+impl RowSpans {
+    pub(crate) fn new(offsets: PodReader<u64>, total: u64) -> Self {
+        RowSpans {
+            offsets,
+            offs: Vec::new(),
+            idx: 0,
+            next_row: 0,
+            total,
+        }
+    }
+
+    /// Reads and checks the OFFSETS of `rows`; returns the elements they span.
+    pub(crate) fn load(&mut self, rows: &Range<u64>) -> Result<Range<u64>> {
+        load_list_offsets(&self.offsets, rows, &mut self.offs, self.total)?;
+        let (first, last) = (self.offs[0], self.offs[self.offs.len() - 1]);
+        self.idx = 0;
+        self.next_row = rows.start;
+        Ok(first..last)
+    }
+
+    /// The number of elements of the next row.
+    #[inline]
+    pub(crate) fn next_len(&mut self) -> Result<usize> {
+        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return Err(exhausted(self.offsets.place())),
+        };
+        // Non-decreasing: checked in `load`.
+        let n = b - a;
+        self.idx += 1;
+        self.next_row += 1;
+        usize::try_from(n).map_err(|_| Error::invalid(self.row(), "row too long"))
+    }
+
+    /// The row [`next_len`](Self::next_len) took last, for errors.
+    pub(crate) fn row(&self) -> Place {
+        self.offsets.element(self.next_row.saturating_sub(1))
+    }
+
+    /// Takes a row that an enclosing mask marks null: its span must be empty.
+    pub(crate) fn skip_null(&mut self) -> Result<()> {
+        let n = self.next_len()?;
+        if n != 0 {
+            return Err(null_row_not_empty(self.row(), n as u64));
+        }
+        Ok(())
+    }
 }
 
 /// The logical path of a list's elements: `$.tags[]`.
@@ -283,7 +339,7 @@ impl<I: ItemCodec> ListEncoder<I> {
         ctx: &WriteCtx<'_>,
     ) -> Result<Self> {
         let dec = ListDecoder::<I>::open_in(group, node, path, count)?;
-        let end = dec.offsets.read(count, 1)?[0];
+        let end = dec.spans.offsets.read(count, 1)?[0];
         let items = I::append(
             group,
             "VALUES",
@@ -293,7 +349,7 @@ impl<I: ItemCodec> ListEncoder<I> {
             ctx,
         )?;
         Ok(ListEncoder {
-            offsets: PodWriter::resume(dec.offsets.ds, Vec::new(), count + 1, path)?,
+            offsets: PodWriter::resume(dec.spans.offsets.ds, Vec::new(), count + 1, path)?,
             items,
             end,
         })
@@ -351,27 +407,9 @@ impl<I: ItemCodec> ListDecoder<I> {
             total,
         )?;
         Ok(ListDecoder {
-            offsets,
+            spans: RowSpans::new(offsets, total),
             items,
-            offs: Vec::new(),
-            idx: 0,
-            next_row: 0,
-            total,
         })
-    }
-
-    #[inline]
-    fn next_len(&mut self) -> Result<usize> {
-        let (a, b) = match (self.offs.get(self.idx), self.offs.get(self.idx + 1)) {
-            (Some(&a), Some(&b)) => (a, b),
-            _ => return Err(exhausted(self.offsets.place())),
-        };
-        // Non-decreasing: checked in `load`.
-        let n = b - a;
-        self.idx += 1;
-        self.next_row += 1;
-        usize::try_from(n)
-            .map_err(|_| Error::invalid(self.offsets.element(self.next_row - 1), "row too long"))
     }
 }
 
@@ -408,17 +446,12 @@ impl<T, I: ItemCodec<Value = T>> Encoder<Vec<T>> for ListEncoder<I> {
 
 impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
     fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
-        let offs = &self.offs;
-        let last = offs[offs.len() - 1];
-        self.items.load(offs[0]..last)?;
-        self.idx = 0;
-        self.next_row = rows.start;
-        Ok(())
+        let elements = self.spans.load(&rows)?;
+        self.items.load(elements)
     }
     #[inline]
     fn next(&mut self) -> Result<Vec<T>> {
-        let n = self.next_len()?;
+        let n = self.spans.next_len()?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             v.push(self.items.next()?);
@@ -426,21 +459,14 @@ impl<T, I: ItemCodec<Value = T>> Decoder<Vec<T>> for ListDecoder<I> {
         Ok(v)
     }
     fn skip(&mut self) -> Result<()> {
-        let n = self.next_len()?;
+        let n = self.spans.next_len()?;
         for _ in 0..n {
             self.items.skip()?;
         }
         Ok(())
     }
     fn skip_null(&mut self) -> Result<()> {
-        let n = self.next_len()?;
-        if n != 0 {
-            return Err(null_row_not_empty(
-                self.offsets.element(self.next_row - 1),
-                n as u64,
-            ));
-        }
-        Ok(())
+        self.spans.skip_null()
     }
 }
 
