@@ -690,3 +690,146 @@ fn dense_kind_needs_an_array_of_numbers() {
         assert!(e.contains(path) && e.contains(found), "{path}: {e}");
     }
 }
+
+/// Shapes the serde path writes and reads without serde_arrow (fast.rs):
+/// numbers, bools, strings, lists, options of these, nested records.
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Direct {
+    id: u64,
+    name: String,
+    tags: Vec<String>,
+    values: Vec<f32>,
+    opt: Option<i32>,
+    opt_s: Option<String>,
+    flag: bool,
+    maybe: Option<bool>,
+    stamp: Stamp,
+    holes: Vec<Option<i64>>,
+}
+
+fn directs(n: usize) -> Vec<Direct> {
+    (0..n)
+        .map(|i| Direct {
+            id: u64::MAX - i as u64,
+            name: "é".repeat(i % 7),
+            tags: (0..i % 4).map(|k| format!("t{k}-{i}")).collect(),
+            values: (0..i % 5).map(|k| k as f32 / 4.0 + i as f32).collect(),
+            opt: (i % 3 != 0).then_some(-(i as i32)),
+            opt_s: (i % 4 == 1).then(|| format!("s{i}")),
+            flag: i.is_multiple_of(2),
+            maybe: (i % 5 != 2).then_some(i % 3 == 0),
+            stamp: Stamp {
+                weeks: i as i32,
+                microseconds: -(i as i64) * 977,
+            },
+            holes: (0..i % 3)
+                .map(|k| (k != 1).then_some(k as i64 * i as i64))
+                .collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn direct_shapes_in_many_batches_interchange_with_the_derive() {
+    // 16-row batches: the serializer's buffers go to each batch's arrays
+    // and come back for the next (and strings both ways of storing them).
+    for vls in [false, true] {
+        let opts = h5vec::SaveOptions::default()
+            .chunk_length(16)
+            .vls_strings(vls);
+        let rows = directs(150);
+        let columns = Columns::of::<Direct>().unwrap();
+        let file = common::mem_file();
+        h5vec::serde::save_vector_in(&file, "s", &rows, &opts, &columns).unwrap();
+        let mut w =
+            h5vec::serde::VectorWriter::create_in(&file, "w", &opts, columns.clone()).unwrap();
+        for r in &rows {
+            w.push(r).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), 150);
+        h5vec::save_vector_with(&file, "d", &rows, &opts).unwrap();
+        let d = layout(&file, "d");
+        assert_eq!(layout(&file, "s"), d, "vls {vls}");
+        assert_eq!(layout(&file, "w"), d, "vls {vls}");
+        for name in ["s", "w", "d"] {
+            assert_eq!(h5vec::load_vector::<Direct>(&file, name).unwrap(), rows);
+            assert_eq!(
+                h5vec::serde::load_vector::<Direct>(&file, name).unwrap(),
+                rows
+            );
+            let mut read = Vec::new();
+            for b in h5vec::serde::VectorReader::<Direct>::open(&file, name, 7).unwrap() {
+                read.extend(b.unwrap());
+            }
+            assert_eq!(read, rows);
+        }
+    }
+}
+
+#[test]
+fn load_errors_give_the_row_of_the_vector() {
+    #[derive(Serialize, Deserialize)]
+    struct Saved {
+        x: Option<u32>,
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)] // only loaded
+    struct Needs {
+        x: u32,
+    }
+    let file = common::mem_file();
+    let rows: Vec<Saved> = (0..50)
+        .map(|i| Saved {
+            x: (i != 40).then_some(i),
+        })
+        .collect();
+    h5vec::serde::save_vector(&file, "v", &rows).unwrap();
+    let columns = Columns::of::<Needs>().unwrap();
+    let e = h5vec::serde::load_vector_in::<Needs>(&file, "v", &columns).unwrap_err();
+    assert!(e.to_string().contains("row 40"), "{e}");
+    assert_eq!(e.path(), "$.x", "{e}");
+    // Read in batches of 16: the third batch starts at row 32.
+    let r = h5vec::serde::VectorReader::<Needs>::open_in(&file, "v", 16, columns).unwrap();
+    let errs: Vec<String> = r.filter_map(|b| b.err()).map(|e| e.to_string()).collect();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("row 40"), "{}", errs[0]);
+}
+
+/// Serializes `x` but fails for 13 (after the field before it is written).
+fn fail_on_13<S: serde::Serializer>(x: &u32, s: S) -> Result<S::Ok, S::Error> {
+    if *x == 13 {
+        return Err(serde::ser::Error::custom("13 refused"));
+    }
+    s.serialize_u32(*x)
+}
+
+#[test]
+fn a_row_that_fails_to_serialize_stops_the_writer() {
+    #[derive(Serialize, Deserialize)]
+    struct Picky {
+        name: String,
+        #[serde(serialize_with = "fail_on_13")]
+        x: u32,
+    }
+    let file = common::mem_file();
+    let columns = Columns::of::<Picky>().unwrap();
+    let mut w =
+        h5vec::serde::VectorWriter::<Picky>::create_in(&file, "v", &Default::default(), columns)
+            .unwrap();
+    let row = |x| Picky {
+        name: format!("n{x}"),
+        x,
+    };
+    for x in 0..13 {
+        w.push(&row(x)).unwrap();
+    }
+    // Row 13 fails half-way (its name is already in the columns).
+    let e = w.push(&row(13)).unwrap_err();
+    assert!(e.to_string().contains("13 refused"), "{e}");
+    assert_eq!(e.path(), "$.x", "{e}");
+    // No later row can land out of step with the name column.
+    let e = w.push(&row(14)).unwrap_err();
+    assert!(e.to_string().contains("earlier row failed"), "{e}");
+    assert!(w.finish().is_err());
+    assert!(h5vec::vector_len(&file, "v").is_err(), "nothing linked");
+}

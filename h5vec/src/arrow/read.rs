@@ -497,7 +497,7 @@ fn open_leaf(
         let (inner_node, at) = with_prim!(&enc, T => {
             let c = col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?;
             let place = c.place().clone();
-            (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default() }) as BoxNode, place)
+            (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default(), lent: None }) as BoxNode, place)
         }, _ => return Err(Error::mismatch(path, "an enum of integers", format!("encoded type {:?}", node.encoded_type))));
         return Ok(Box::new(union::Labels {
             inner: inner_node,
@@ -522,6 +522,7 @@ fn open_leaf(
             col: col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?,
             fill: None,
             levels,
+            lent: None,
         }) as BoxNode, _ => return Err(Error::mismatch(
             path,
             "numbers, Bool or char values",
@@ -738,6 +739,7 @@ fn open_item(
                     col,
                     fill,
                     levels: Levels::default(),
+                    lent: None,
                 }))
             }
             with_prim!(field.data_type(), T => fill::<T>(parent, name, path, rows)?,
@@ -880,6 +882,7 @@ fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, Bo
                         col,
                         fill,
                         levels: Levels::default(),
+                        lent: None,
                     },
                     nullable,
                 ))

@@ -1,19 +1,17 @@
 //! A direct serde path for the common shapes (SPEC.md section 13): structs,
 //! tuples and fixed-size arrays of numbers, `bool`, strings, lists and
-//! `Option`s of these. Saving fills Arrow builders of the h5vec fields
-//! through a `Serializer` that follows a per-field plan; loading
+//! `Option`s of these. Saving fills a plain buffer per leaf of the h5vec
+//! fields through a `Serializer` that follows a per-field plan (the
+//! buffers are lent to each batch's arrays and reused); loading
 //! deserializes straight from the arrays `h5vec::arrow` reads. Shapes
 //! outside this set (enums, maps, bytes, times, UUIDs, units, flattened
 //! structs, optional records) go through serde_arrow ([`Plan::new`] and
 //! [`Reader::new`] return `None` for them).
 
+use std::cell::Cell;
 use std::fmt::Display;
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, Float32Builder, Float64Builder, Int16Builder, Int32Builder, Int64Builder,
-    Int8Builder, LargeStringBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
-};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
@@ -23,7 +21,10 @@ use arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray,
     PrimitiveArray, StructArray,
 };
-use arrow_buffer::{NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    ArrowNativeType, BooleanBufferBuilder, Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer,
+    ScalarBuffer,
+};
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::ser::{self, Impossible, Serialize};
@@ -105,27 +106,108 @@ fn plain(f: &Field) -> bool {
 
 // ---------------------------------------------------------------- saving
 
+/// The values of one column: a plain `Vec` filled row by row, lent to the
+/// batch's Arrow array without a copy ([`lend`](Self::lend)) and taken
+/// back once the batch is written ([`reclaim`](Self::reclaim)), so every
+/// batch fills the same allocation.
+struct Vals<T: ArrowNativeType> {
+    vec: Vec<T>,
+    lent: Option<Buffer>,
+}
+
+impl<T: ArrowNativeType> Vals<T> {
+    fn new() -> Self {
+        Vals {
+            vec: Vec::new(),
+            lent: None,
+        }
+    }
+    #[inline]
+    fn push(&mut self, v: T) {
+        self.vec.push(v);
+    }
+    /// The values so far as an Arrow buffer (the `Vec`'s own allocation);
+    /// the column starts again empty.
+    fn lend(&mut self) -> ScalarBuffer<T> {
+        let len = self.vec.len();
+        let b = Buffer::from_vec(std::mem::take(&mut self.vec));
+        self.lent = Some(b.clone());
+        ScalarBuffer::new(b, 0, len)
+    }
+    /// Takes the lent allocation back if no array holds it any more, or
+    /// else starts a new one of the same size.
+    fn reclaim(&mut self) {
+        let Some(b) = self.lent.take() else {
+            return;
+        };
+        let cap = b.len() / std::mem::size_of::<T>();
+        self.vec = match b.into_vec::<T>() {
+            Ok(mut v) => {
+                v.clear();
+                v
+            }
+            Err(_) => Vec::with_capacity(cap),
+        };
+    }
+}
+
+/// List or string offsets: [`Vals`] that always start with 0.
+struct Offsets(Vals<i64>);
+
+impl Offsets {
+    fn new() -> Self {
+        let mut v = Vals::new();
+        v.push(0);
+        Offsets(v)
+    }
+    #[inline]
+    fn last(&self) -> i64 {
+        self.0.vec.last().copied().unwrap_or(0)
+    }
+    /// Appends the end of a row `n` values long.
+    #[inline]
+    fn add(&mut self, n: usize) -> R {
+        let end = i64::try_from(n)
+            .ok()
+            .and_then(|n| self.last().checked_add(n))
+            .ok_or_else(|| PathError::msg("offsets overflow"))?;
+        self.0.push(end);
+        Ok(())
+    }
+    fn lend(&mut self) -> OffsetBuffer<i64> {
+        let b = self.0.lend();
+        self.0.push(0);
+        // The ends of rows, pushed in order from 0 (checked in `add`).
+        OffsetBuffer::new(b)
+    }
+    fn reclaim(&mut self) {
+        if self.0.lent.is_some() {
+            self.0.reclaim();
+            self.0.push(0);
+        }
+    }
+}
+
 enum Leaf {
-    Bool(BooleanBuilder),
-    I8(Int8Builder),
-    I16(Int16Builder),
-    I32(Int32Builder),
-    I64(Int64Builder),
-    U8(UInt8Builder),
-    U16(UInt16Builder),
-    U32(UInt32Builder),
-    U64(UInt64Builder),
-    F32(Float32Builder),
-    F64(Float64Builder),
-    Str(LargeStringBuilder),
+    Bool(BooleanBufferBuilder),
+    I8(Vals<i8>),
+    I16(Vals<i16>),
+    I32(Vals<i32>),
+    I64(Vals<i64>),
+    U8(Vals<u8>),
+    U16(Vals<u16>),
+    U32(Vals<u32>),
+    U64(Vals<u64>),
+    F32(Vals<f32>),
+    F64(Vals<f64>),
+    Str { ends: Offsets, bytes: Vals<u8> },
 }
 
 enum Kind {
     Leaf(Leaf),
     List {
         field: FieldRef,
-        offsets: Vec<i64>,
-        nulls: NullBufferBuilder,
+        offsets: Offsets,
         item: Box<Node>,
     },
     Fixed {
@@ -144,9 +226,11 @@ enum Kind {
 
 struct Node {
     kind: Kind,
-    nullable: bool,
+    /// Validity of an optional leaf or list (`None`: not optional).
+    nulls: Option<NullBufferBuilder>,
 }
 
+#[inline]
 fn conv<T: TryFrom<V>, V: Copy + Display>(v: V) -> R<T> {
     T::try_from(v).map_err(|_| PathError::msg(format!("{v} out of range of the column's type")))
 }
@@ -154,16 +238,16 @@ fn conv<T: TryFrom<V>, V: Copy + Display>(v: V) -> R<T> {
 macro_rules! ints {
     ($self:ident, $v:ident, $what:literal) => {
         match $self {
-            Leaf::I8(b) => b.append_value(conv($v)?),
-            Leaf::I16(b) => b.append_value(conv($v)?),
-            Leaf::I32(b) => b.append_value(conv($v)?),
-            Leaf::I64(b) => b.append_value(conv($v)?),
-            Leaf::U8(b) => b.append_value(conv($v)?),
-            Leaf::U16(b) => b.append_value(conv($v)?),
-            Leaf::U32(b) => b.append_value(conv($v)?),
-            Leaf::U64(b) => b.append_value(conv($v)?),
-            Leaf::F32(b) => b.append_value($v as f32),
-            Leaf::F64(b) => b.append_value($v as f64),
+            Leaf::I8(b) => b.push(conv($v)?),
+            Leaf::I16(b) => b.push(conv($v)?),
+            Leaf::I32(b) => b.push(conv($v)?),
+            Leaf::I64(b) => b.push(conv($v)?),
+            Leaf::U8(b) => b.push(conv($v)?),
+            Leaf::U16(b) => b.push(conv($v)?),
+            Leaf::U32(b) => b.push(conv($v)?),
+            Leaf::U64(b) => b.push(conv($v)?),
+            Leaf::F32(b) => b.push($v as f32),
+            Leaf::F64(b) => b.push($v as f64),
             _ => {
                 return Err(PathError::msg(concat!(
                     "found ",
@@ -175,85 +259,122 @@ macro_rules! ints {
     };
 }
 
+/// Calls `$body` with `$v` bound to the [`Vals`] of every number leaf.
+macro_rules! each_vals {
+    ($self:ident, $v:ident => $body:expr, $bool:pat => $b:expr, $str:pat => $s:expr) => {
+        match $self {
+            Leaf::I8($v) => $body,
+            Leaf::I16($v) => $body,
+            Leaf::I32($v) => $body,
+            Leaf::I64($v) => $body,
+            Leaf::U8($v) => $body,
+            Leaf::U16($v) => $body,
+            Leaf::U32($v) => $body,
+            Leaf::U64($v) => $body,
+            Leaf::F32($v) => $body,
+            Leaf::F64($v) => $body,
+            $bool => $b,
+            $str => $s,
+        }
+    };
+}
+
 impl Leaf {
     fn new(t: &DataType) -> Option<Self> {
         Some(match t {
-            DataType::Boolean => Leaf::Bool(BooleanBuilder::new()),
-            DataType::Int8 => Leaf::I8(Int8Builder::new()),
-            DataType::Int16 => Leaf::I16(Int16Builder::new()),
-            DataType::Int32 => Leaf::I32(Int32Builder::new()),
-            DataType::Int64 => Leaf::I64(Int64Builder::new()),
-            DataType::UInt8 => Leaf::U8(UInt8Builder::new()),
-            DataType::UInt16 => Leaf::U16(UInt16Builder::new()),
-            DataType::UInt32 => Leaf::U32(UInt32Builder::new()),
-            DataType::UInt64 => Leaf::U64(UInt64Builder::new()),
-            DataType::Float32 => Leaf::F32(Float32Builder::new()),
-            DataType::Float64 => Leaf::F64(Float64Builder::new()),
-            DataType::LargeUtf8 => Leaf::Str(LargeStringBuilder::new()),
+            DataType::Boolean => Leaf::Bool(BooleanBufferBuilder::new(0)),
+            DataType::Int8 => Leaf::I8(Vals::new()),
+            DataType::Int16 => Leaf::I16(Vals::new()),
+            DataType::Int32 => Leaf::I32(Vals::new()),
+            DataType::Int64 => Leaf::I64(Vals::new()),
+            DataType::UInt8 => Leaf::U8(Vals::new()),
+            DataType::UInt16 => Leaf::U16(Vals::new()),
+            DataType::UInt32 => Leaf::U32(Vals::new()),
+            DataType::UInt64 => Leaf::U64(Vals::new()),
+            DataType::Float32 => Leaf::F32(Vals::new()),
+            DataType::Float64 => Leaf::F64(Vals::new()),
+            DataType::LargeUtf8 => Leaf::Str {
+                ends: Offsets::new(),
+                bytes: Vals::new(),
+            },
             _ => return None,
         })
     }
+    #[inline]
     fn i64(&mut self, v: i64) -> R {
         ints!(self, v, "an integer");
         Ok(())
     }
+    #[inline]
     fn u64(&mut self, v: u64) -> R {
         ints!(self, v, "an integer");
         Ok(())
     }
+    #[inline]
     fn f64(&mut self, v: f64) -> R {
         match self {
-            Leaf::F32(b) => b.append_value(v as f32),
-            Leaf::F64(b) => b.append_value(v),
+            Leaf::F32(b) => b.push(v as f32),
+            Leaf::F64(b) => b.push(v),
             _ => return Err(PathError::msg("found a float for a column of another type")),
         }
         Ok(())
     }
-    fn null(&mut self) {
-        match self {
-            Leaf::Bool(b) => b.append_null(),
-            Leaf::I8(b) => b.append_null(),
-            Leaf::I16(b) => b.append_null(),
-            Leaf::I32(b) => b.append_null(),
-            Leaf::I64(b) => b.append_null(),
-            Leaf::U8(b) => b.append_null(),
-            Leaf::U16(b) => b.append_null(),
-            Leaf::U32(b) => b.append_null(),
-            Leaf::U64(b) => b.append_null(),
-            Leaf::F32(b) => b.append_null(),
-            Leaf::F64(b) => b.append_null(),
-            Leaf::Str(b) => b.append_null(),
-        }
+    /// The placeholder under a null (zero, false, an empty string).
+    fn null(&mut self) -> R {
+        each_vals!(self, v => v.push(Default::default()),
+            Leaf::Bool(b) => b.append(false),
+            Leaf::Str { ends, .. } => ends.add(0)?);
+        Ok(())
     }
-    /// The values so far; the builder starts again with room for `next`
-    /// values (one allocation per batch instead of growing by doubling).
-    fn finish(&mut self, next: usize) -> ArrayRef {
-        macro_rules! take {
-            ($b:ident, $t:ident) => {{
-                let a = Arc::new($b.finish());
-                *$b = $t::with_capacity(next);
-                a
-            }};
+    /// The values so far as an array with validity `nulls`; the columns
+    /// start again empty.
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let err = |e: arrow_schema::ArrowError| Error::encode("$", e.to_string());
+        macro_rules! prim {
+            ($v:ident, $t:ty) => {
+                Arc::new(PrimitiveArray::<$t>::try_new($v.lend(), nulls).map_err(err)?)
+            };
         }
-        match self {
-            Leaf::Bool(b) => take!(b, BooleanBuilder),
-            Leaf::I8(b) => take!(b, Int8Builder),
-            Leaf::I16(b) => take!(b, Int16Builder),
-            Leaf::I32(b) => take!(b, Int32Builder),
-            Leaf::I64(b) => take!(b, Int64Builder),
-            Leaf::U8(b) => take!(b, UInt8Builder),
-            Leaf::U16(b) => take!(b, UInt16Builder),
-            Leaf::U32(b) => take!(b, UInt32Builder),
-            Leaf::U64(b) => take!(b, UInt64Builder),
-            Leaf::F32(b) => take!(b, Float32Builder),
-            Leaf::F64(b) => take!(b, Float64Builder),
-            Leaf::Str(b) => {
-                let a = Arc::new(b.finish());
-                let bytes = a.value_data().len();
-                *b = LargeStringBuilder::with_capacity(next, bytes);
-                a
+        Ok(match self {
+            Leaf::Bool(b) => {
+                let values = b.finish();
+                if nulls.as_ref().is_some_and(|n| n.len() != values.len()) {
+                    return Err(Error::encode("$", "validity and values differ in length"));
+                }
+                Arc::new(BooleanArray::new(values, nulls))
             }
-        }
+            Leaf::I8(v) => prim!(v, Int8Type),
+            Leaf::I16(v) => prim!(v, Int16Type),
+            Leaf::I32(v) => prim!(v, Int32Type),
+            Leaf::I64(v) => prim!(v, Int64Type),
+            Leaf::U8(v) => prim!(v, UInt8Type),
+            Leaf::U16(v) => prim!(v, UInt16Type),
+            Leaf::U32(v) => prim!(v, UInt32Type),
+            Leaf::U64(v) => prim!(v, UInt64Type),
+            Leaf::F32(v) => prim!(v, Float32Type),
+            Leaf::F64(v) => prim!(v, Float64Type),
+            Leaf::Str { ends, bytes } => {
+                let offsets = ends.lend();
+                let values = bytes.lend().into_inner();
+                if nulls.as_ref().is_some_and(|n| n.len() != offsets.len() - 1)
+                    || usize::try_from(offsets.last()).ok() != Some(values.len())
+                {
+                    return Err(Error::encode("$", "string offsets and bytes differ"));
+                }
+                // SAFETY: the bytes are the `&str`s serialized, back to back,
+                // and the offsets their ends (from 0, checked against the
+                // bytes just above): every slice is valid UTF-8.
+                Arc::new(unsafe { LargeStringArray::new_unchecked(offsets, values, nulls) })
+            }
+        })
+    }
+    fn reclaim(&mut self) {
+        each_vals!(self, v => v.reclaim(),
+        Leaf::Bool(_) => {},
+        Leaf::Str { ends, bytes } => {
+            ends.reclaim();
+            bytes.reclaim();
+        });
     }
 }
 
@@ -280,8 +401,7 @@ impl Node {
             }
             (DataType::LargeList(si) | DataType::List(si), DataType::LargeList(hi)) => Kind::List {
                 field: hi.clone(),
-                offsets: vec![0],
-                nulls: NullBufferBuilder::new(0),
+                offsets: Offsets::new(),
                 item: Box::new(Node::new(si, hi)?),
             },
             (DataType::FixedSizeList(si, n), DataType::FixedSizeList(hi, m))
@@ -296,15 +416,23 @@ impl Node {
             (s, h) if s == h && hf.metadata().is_empty() => Kind::Leaf(Leaf::new(h)?),
             _ => return None,
         };
+        let nullable = sf.is_nullable() && hf.is_nullable();
         Some(Node {
             kind,
-            nullable: sf.is_nullable() && hf.is_nullable(),
+            nulls: nullable.then(|| NullBufferBuilder::new(0)),
         })
     }
 
+    /// The leaf a value goes to (marked valid if the leaf is optional).
+    #[inline]
     fn leaf(&mut self) -> R<&mut Leaf> {
         match &mut self.kind {
-            Kind::Leaf(l) => Ok(l),
+            Kind::Leaf(l) => {
+                if let Some(n) = &mut self.nulls {
+                    n.append_non_null();
+                }
+                Ok(l)
+            }
             _ => Err(PathError::msg(
                 "found a number, bool or string for a list or record",
             )),
@@ -312,44 +440,36 @@ impl Node {
     }
 
     fn null(&mut self) -> R {
-        if !self.nullable {
+        let Some(nulls) = &mut self.nulls else {
             return Err(PathError::msg(
                 "found no value (None or a missing field) for a field that is not optional",
             ));
-        }
+        };
         match &mut self.kind {
-            Kind::Leaf(l) => l.null(),
-            Kind::List { offsets, nulls, .. } => {
-                let last = *offsets.last().unwrap_or(&0);
-                offsets.push(last);
-                nulls.append_null();
-            }
+            Kind::Leaf(l) => l.null()?,
+            Kind::List { offsets, .. } => offsets.add(0)?,
             // Plans hold no optional records or arrays (Node::new).
             _ => return Err(PathError::msg("found None for a record")),
         }
+        nulls.append_null();
         Ok(())
     }
 
+    /// The array of the `rows` values so far; the columns start again
+    /// empty, their buffers lent to the array until [`reclaim`](Self::reclaim).
     fn finish(&mut self, rows: usize) -> Result<ArrayRef> {
         let err = |e: arrow_schema::ArrowError| Error::encode("$", e.to_string());
+        let nulls = self.nulls.as_mut().and_then(NullBufferBuilder::finish);
         Ok(match &mut self.kind {
-            Kind::Leaf(l) => l.finish(rows),
+            Kind::Leaf(l) => l.finish(nulls)?,
             Kind::List {
                 field,
                 offsets,
-                nulls,
                 item,
             } => {
-                let mut next = Vec::with_capacity(offsets.len());
-                next.push(0);
-                let offs = std::mem::replace(offsets, next);
-                let values =
-                    item.finish(usize::try_from(*offs.last().unwrap_or(&0)).unwrap_or(0))?;
-                let offs = OffsetBuffer::new(ScalarBuffer::from(offs));
-                Arc::new(
-                    LargeListArray::try_new(field.clone(), offs, values, nulls.finish())
-                        .map_err(err)?,
-                )
+                let offs = offsets.lend();
+                let values = item.finish(usize::try_from(offs.last()).unwrap_or(0))?;
+                Arc::new(LargeListArray::try_new(field.clone(), offs, values, nulls).map_err(err)?)
             }
             Kind::Fixed { field, n, item } => {
                 let values = item.finish(rows * *n)?;
@@ -370,12 +490,26 @@ impl Node {
             }
         })
     }
+
+    fn reclaim(&mut self) {
+        match &mut self.kind {
+            Kind::Leaf(l) => l.reclaim(),
+            Kind::List { offsets, item, .. } => {
+                offsets.reclaim();
+                item.reclaim();
+            }
+            Kind::Fixed { item, .. } => item.reclaim(),
+            Kind::Record { children, .. } => children.iter_mut().for_each(Node::reclaim),
+        }
+    }
 }
 
-/// The save plan of a vector's columns: a builder per leaf.
+/// The save plan of a vector's columns: a buffer per leaf.
 pub(crate) struct Plan {
     root: Node,
     rows: usize,
+    /// A row failed half-way: the columns may be out of step.
+    broken: bool,
 }
 
 impl Plan {
@@ -397,29 +531,51 @@ impl Plan {
                     keys: vec![None; children.len()],
                     children,
                 },
-                nullable: false,
+                nulls: None,
             },
             rows: 0,
+            broken: false,
         })
     }
 
-    /// Serializes `items` into the builders.
+    /// Serializes `items` into the columns. After an error the plan takes
+    /// no more rows (the failed row may be partly in the columns).
     pub(crate) fn push_all<T: Serialize>(&mut self, items: &[T]) -> R {
+        if self.broken {
+            return Err(PathError::msg(
+                "an earlier row failed to serialize: the writer takes no more rows",
+            ));
+        }
         for (i, item) in items.iter().enumerate() {
-            item.serialize(Ser(&mut self.root))
-                .map_err(|e| e.prefixed(format_args!("row {}", self.rows + i)))?;
+            if let Err(e) = item.serialize(Ser(&mut self.root)) {
+                self.broken = true;
+                return Err(e.prefixed(format_args!("row {}", self.rows + i)));
+            }
         }
         self.rows += items.len();
         Ok(())
     }
 
-    /// The columns built so far (the builders are emptied).
+    /// The columns built so far (the plan starts again empty; the arrays
+    /// hold its buffers until [`reclaim`](Self::reclaim)).
     pub(crate) fn finish(&mut self) -> Result<Vec<ArrayRef>> {
+        if self.broken {
+            return Err(Error::encode(
+                "$",
+                "an earlier row failed to serialize: nothing more is written",
+            ));
+        }
         let rows = std::mem::take(&mut self.rows);
         let Kind::Record { children, .. } = &mut self.root.kind else {
             unreachable!("the root is a record")
         };
         children.iter_mut().map(|c| c.finish(rows)).collect()
+    }
+
+    /// Takes back the buffers of the last [`finish`](Self::finish), once
+    /// its arrays are dropped (the next batch fills them again).
+    pub(crate) fn reclaim(&mut self) {
+        self.root.reclaim();
     }
 }
 
@@ -439,50 +595,66 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn is_human_readable(&self) -> bool {
         false
     }
+    #[inline]
     fn serialize_bool(self, v: bool) -> R {
         match self.0.leaf()? {
-            Leaf::Bool(b) => b.append_value(v),
+            Leaf::Bool(b) => b.append(v),
             _ => return Err(PathError::msg("found a bool for a column of another type")),
         }
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> R {
         self.0.leaf()?.i64(v.into())
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> R {
         self.0.leaf()?.i64(v.into())
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> R {
         self.0.leaf()?.i64(v.into())
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> R {
         self.0.leaf()?.i64(v)
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> R {
         self.0.leaf()?.u64(v.into())
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> R {
         self.0.leaf()?.u64(v.into())
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> R {
         self.0.leaf()?.u64(v.into())
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> R {
         self.0.leaf()?.u64(v)
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> R {
         self.0.leaf()?.f64(v.into())
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> R {
         self.0.leaf()?.f64(v)
     }
+    #[inline]
     fn serialize_char(self, v: char) -> R {
         // A char is its code point (serde_arrow traces it as UInt32).
         self.0.leaf()?.u64(u64::from(u32::from(v)))
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> R {
         match self.0.leaf()? {
-            Leaf::Str(b) => b.append_value(v),
+            Leaf::Str { ends, bytes } => {
+                bytes.vec.extend_from_slice(v.as_bytes());
+                ends.add(v.len())?;
+            }
             _ => {
                 return Err(PathError::msg(
                     "found a string for a column of another type",
@@ -497,6 +669,7 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_none(self) -> R {
         self.0.null()
     }
+    #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> R {
         v.serialize(self)
     }
@@ -511,6 +684,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             "found enum variant `{v}` for a column of another type"
         )))
     }
+    #[inline]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, v: &T) -> R {
         v.serialize(self)
     }
@@ -525,6 +699,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             "found enum variant `{v}` for a column of another type"
         )))
     }
+    #[inline]
     fn serialize_seq(self, _: Option<usize>) -> R<Seq<'a>> {
         match self.0.kind {
             Kind::Leaf(_) => Err(PathError::msg(
@@ -536,6 +711,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             }),
         }
     }
+    #[inline]
     fn serialize_tuple(self, len: usize) -> R<Seq<'a>> {
         self.serialize_seq(Some(len))
     }
@@ -556,6 +732,7 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_map(self, _: Option<usize>) -> R<Self::SerializeMap> {
         Err(PathError::msg("found a map for a column of another type"))
     }
+    #[inline]
     fn serialize_struct(self, _: &'static str, _: usize) -> R<Rec<'a>> {
         match self.0.kind {
             Kind::Record { .. } => Ok(Rec {
@@ -588,6 +765,7 @@ struct Seq<'a> {
 }
 
 impl Seq<'_> {
+    #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         let i = self.count;
         self.count += 1;
@@ -606,14 +784,11 @@ impl Seq<'_> {
     }
     fn end(self) -> R {
         match &mut self.node.kind {
-            Kind::List { offsets, nulls, .. } => {
-                let last = *offsets.last().unwrap_or(&0);
-                let n = i64::try_from(self.count).map_err(PathError::msg)?;
-                offsets.push(
-                    last.checked_add(n)
-                        .ok_or_else(|| PathError::msg("list offsets overflow"))?,
-                );
-                nulls.append_non_null();
+            Kind::List { offsets, .. } => {
+                offsets.add(self.count)?;
+                if let Some(n) = &mut self.node.nulls {
+                    n.append_non_null();
+                }
             }
             Kind::Fixed { n, .. } if self.count == *n => {}
             Kind::Record { children, .. } if self.count == children.len() => {}
@@ -677,6 +852,7 @@ struct Rec<'a> {
 impl ser::SerializeStruct for Rec<'_> {
     type Ok = ();
     type Error = PathError;
+    #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
         let Kind::Record {
             fields,
@@ -749,7 +925,35 @@ enum DKind {
         names: Vec<String>,
         tuple: bool,
         children: Vec<DNode>,
+        order: InOrder,
     },
+}
+
+/// Whether a struct's fields (serde's `&'static` field list) are the
+/// record's names in order, so that the struct reads its fields as a
+/// sequence, without matching a key per field. Remembered for the last
+/// field list seen (compared by address).
+#[derive(Default)]
+struct InOrder {
+    fields: Cell<Option<&'static [&'static str]>>,
+    same: Cell<bool>,
+}
+
+impl InOrder {
+    #[inline]
+    fn check(&self, fields: &'static [&'static str], names: &[String]) -> bool {
+        if self
+            .fields
+            .get()
+            .is_some_and(|f| std::ptr::eq(f.as_ptr(), fields.as_ptr()) && f.len() == fields.len())
+        {
+            return self.same.get();
+        }
+        let same = fields.len() == names.len() && fields.iter().zip(names).all(|(f, n)| f == n);
+        self.fields.set(Some(fields));
+        self.same.set(same);
+        same
+    }
 }
 
 struct DNode {
@@ -784,6 +988,7 @@ impl DNode {
                     names: sfs.iter().map(|f| f.name().clone()).collect(),
                     tuple,
                     children,
+                    order: InOrder::default(),
                 }
             }
             (DataType::Struct(sfs), DataType::FixedSizeList(_, n)) if is_tuple(sf) => {
@@ -856,6 +1061,7 @@ impl Reader {
                     names: sfs.iter().map(|f| f.name().clone()).collect(),
                     tuple: false,
                     children,
+                    order: InOrder::default(),
                 },
                 nulls: None,
             },
@@ -863,19 +1069,19 @@ impl Reader {
         })
     }
 
-    /// Deserializes every row.
-    pub(crate) fn rows<T: de::DeserializeOwned>(&self) -> R<Vec<T>> {
-        let mut out = Vec::with_capacity(self.rows);
+    /// Deserializes every row onto the end of `out`; the batch's first row
+    /// is row `first` of the vector (for errors).
+    pub(crate) fn rows_into<T: de::DeserializeOwned>(&self, first: u64, out: &mut Vec<T>) -> R {
         for row in 0..self.rows {
             out.push(
                 T::deserialize(De {
                     node: &self.root,
                     row,
                 })
-                .map_err(|e| e.prefixed(format_args!("row {row}")))?,
+                .map_err(|e| e.prefixed(format_args!("row {}", first + row as u64)))?,
             );
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -886,6 +1092,7 @@ struct De<'a> {
 }
 
 impl<'a> De<'a> {
+    #[inline]
     fn is_null(&self) -> bool {
         self.node
             .nulls
@@ -946,6 +1153,7 @@ impl<'de> de::Deserializer<'de> for De<'_> {
                 names,
                 tuple: false,
                 children,
+                ..
             } => v.visit_map(MapDe {
                 names,
                 children,
@@ -956,6 +1164,7 @@ impl<'de> de::Deserializer<'de> for De<'_> {
                 names,
                 tuple: true,
                 children,
+                ..
             } => v.visit_seq(TupleDe {
                 names,
                 children,
@@ -1013,13 +1222,35 @@ impl<'de> de::Deserializer<'de> for De<'_> {
         self.deserialize_tuple(n, v)
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> R<V::Value> {
+        match &self.node.kind {
+            DKind::Record {
+                names,
+                tuple: false,
+                children,
+                order,
+            } if !self.is_null() && order.check(fields, names) => v.visit_seq(TupleDe {
+                names,
+                children,
+                row: self.row,
+                next: 0,
+            }),
+            _ => self.deserialize_any(v),
+        }
+    }
+
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
         v.visit_unit()
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 str string
-        bytes byte_buf unit unit_struct seq map struct enum identifier
+        bytes byte_buf unit unit_struct seq map enum identifier
     }
 }
 
@@ -1104,5 +1335,91 @@ impl<'de> de::MapAccess<'de> for MapDe<'_> {
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.children.len() - self.next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Columns;
+    use super::*;
+    use crate::options::SaveOptions;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize)]
+    #[allow(dead_code)] // only traced
+    struct Direct {
+        id: u64,
+        name: Option<String>,
+        tags: Vec<String>,
+        values: Option<Vec<f32>>,
+        inner: Inner,
+        holes: Vec<Option<i64>>,
+        maybe: Option<bool>,
+        opt_s: Option<String>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[allow(dead_code)] // only traced
+    struct Inner {
+        flag: Option<bool>,
+        at: [i16; 2],
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[allow(dead_code)] // only traced
+    enum Mode {
+        A,
+        B,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[allow(dead_code)] // only traced
+    struct Fallback {
+        id: u64,
+        mode: Mode,
+    }
+
+    fn plan_of(c: Columns) -> Option<Plan> {
+        let h5 = c.h5(&SaveOptions::default()).unwrap();
+        Plan::new(&c.fields, &h5.into())
+    }
+
+    #[test]
+    fn which_shapes_take_the_direct_route() {
+        let dense =
+            super::super::SchemaOptions::new().kind("$.inner.at", super::super::FieldKind::Dense);
+        assert!(plan_of(dense.trace_type::<Direct>().unwrap()).is_some());
+        // A unit-variant enum is a labelled enum: serde_arrow writes it.
+        assert!(plan_of(Columns::of::<Fallback>().unwrap()).is_none());
+    }
+
+    #[test]
+    fn lent_buffers_come_back_once_the_arrays_are_gone() {
+        let mut v: Vals<u32> = Vals::new();
+        v.push(1);
+        v.push(2);
+        let b = v.lend();
+        assert_eq!(&b[..], [1, 2]);
+        let ptr = b.as_ptr();
+        // Still held by an array: a new allocation.
+        v.reclaim();
+        assert!(v.vec.is_empty() && v.vec.capacity() >= 2);
+        assert_ne!(v.vec.as_ptr(), ptr);
+        drop(b);
+        // Dropped first: the same allocation, emptied.
+        v.push(3);
+        let b = v.lend();
+        let ptr = b.as_ptr();
+        drop(b);
+        v.reclaim();
+        assert_eq!((v.vec.len(), v.vec.as_ptr()), (0, ptr));
+        // Offsets start again at 0 either way.
+        let mut o = Offsets::new();
+        o.add(3).unwrap();
+        let b = o.lend();
+        assert_eq!(&b[..], [0, 3]);
+        drop(b);
+        o.reclaim();
+        assert_eq!(o.0.vec, [0]);
     }
 }

@@ -663,8 +663,44 @@ pub fn append_vector<T: Serialize + DeserializeOwned>(
 /// # Ok(()) }
 /// ```
 pub fn load_vector<T: DeserializeOwned>(group: &Group, name: &str) -> Result<Vec<T>> {
-    let batch = crate::arrow::read_vector(group, name)?;
-    decode(&load_columns::<T>(batch.schema_ref())?, &batch)
+    let batches = crate::arrow::batches(group, name, LOAD_BATCH_ROWS)?;
+    let columns = load_columns::<T>(&batches.schema())?;
+    load_batches(&columns, batches)
+}
+
+/// Rows per batch of a whole load: a typed load's batch (the column
+/// readers reuse their buffers from one batch to the next).
+const LOAD_BATCH_ROWS: usize = crate::options::READ_BATCH_ROWS as usize;
+
+/// Most bytes allocated up front for the rows of a load (more grow as
+/// they are read), as a typed load.
+const MAX_PREALLOC_BYTES: u64 = 1 << 30;
+
+/// Every row of `batches`, deserialized batch by batch into one vector.
+fn load_batches<T: DeserializeOwned>(
+    columns: &Columns,
+    batches: crate::arrow::Batches,
+) -> Result<Vec<T>> {
+    let n = batches.remaining();
+    let size = std::mem::size_of::<T>() as u64;
+    // Zero-sized rows need no room.
+    let cap = MAX_PREALLOC_BYTES.checked_div(size).map_or(0, |m| n.min(m));
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, cap, "$")?;
+    if n == 0 {
+        // No rows: the fields are still checked against the type.
+        let empty = RecordBatch::new_empty(batches.schema());
+        decode_into(columns, &empty, 0, &mut out)?;
+        return Ok(out);
+    }
+    let mut first = 0u64;
+    for b in batches {
+        let b = b?;
+        crate::limits::grow(&mut out, b.num_rows() as u64, n, "$")?;
+        decode_into(columns, &b, first, &mut out)?;
+        first += b.num_rows() as u64;
+    }
+    Ok(out)
 }
 
 /// The columns of `T` traced from the type, or else the stored fields
@@ -697,16 +733,24 @@ pub fn load_vector_in<T: DeserializeOwned>(
     name: &str,
     columns: &Columns,
 ) -> Result<Vec<T>> {
-    let batch = crate::arrow::read_vector(group, name)?;
-    decode(columns, &batch)
+    load_batches(
+        columns,
+        crate::arrow::batches(group, name, LOAD_BATCH_ROWS)?,
+    )
 }
 
-/// Deserializes the rows of `batch` (as `h5vec::arrow` reads them).
-fn decode<T: DeserializeOwned>(columns: &Columns, batch: &RecordBatch) -> Result<Vec<T>> {
+/// Deserializes the rows of `batch` (as `h5vec::arrow` reads them; its
+/// first row is row `first` of the vector) onto the end of `out`.
+fn decode_into<T: DeserializeOwned>(
+    columns: &Columns,
+    batch: &RecordBatch,
+    first: u64,
+    out: &mut Vec<T>,
+) -> Result<()> {
     let root = StructArray::from(batch.clone());
     if let Some(r) = fast::Reader::new(&columns.fields, &root) {
         return r
-            .rows()
+            .rows_into(first, out)
             .map_err(|e| Error::mismatch(e.path(), "values the serde type reads", e.to_string()));
     }
     let mut fields = Vec::with_capacity(columns.fields.len());
@@ -733,8 +777,10 @@ fn decode<T: DeserializeOwned>(columns: &Columns, batch: &RecordBatch) -> Result
     }
     let de = serde_arrow::Deserializer::from_arrow(&fields, &arrays)
         .map_err(|e| Error::mismatch(ser_path(&e), "values the serde type reads", e.to_string()))?;
-    Vec::<T>::deserialize(de)
-        .map_err(|e| Error::mismatch(ser_path(&e), "values the serde type reads", e.to_string()))
+    let rows = Vec::<T>::deserialize(de)
+        .map_err(|e| Error::mismatch(ser_path(&e), "values the serde type reads", e.to_string()))?;
+    out.extend(rows);
+    Ok(())
 }
 
 use ::serde::Deserialize as _;
@@ -910,7 +956,13 @@ impl<T: Serialize> VectorWriter<T> {
         }
         let b = self.enc.batch()?;
         self.buffered = 0;
-        self.inner.write(&b)
+        self.inner.write(&b)?;
+        drop(b);
+        // The batch's arrays are gone: the direct path reuses their buffers.
+        if let Some(plan) = &mut self.enc.fast {
+            plan.reclaim();
+        }
+        Ok(())
     }
 
     /// Writes and commits the remaining rows, links a new vector, and
@@ -954,6 +1006,8 @@ impl<T: Serialize> VectorWriter<T> {
 pub struct VectorReader<T> {
     columns: Columns,
     batches: crate::arrow::Batches,
+    /// The vector's row of the next batch's first row.
+    next: u64,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -995,6 +1049,7 @@ impl<T: DeserializeOwned> VectorReader<T> {
         Ok(VectorReader {
             columns,
             batches: crate::arrow::batches(group, name, batch_rows.max(1))?,
+            next: 0,
             _t: PhantomData,
         })
     }
@@ -1005,6 +1060,12 @@ impl<T: DeserializeOwned> Iterator for VectorReader<T> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.batches.next()?;
-        Some(b.and_then(|b| decode(&self.columns, &b)))
+        Some(b.and_then(|b| {
+            let mut out = Vec::new();
+            crate::limits::reserve(&mut out, b.num_rows() as u64, "$")?;
+            decode_into(&self.columns, &b, self.next, &mut out)?;
+            self.next += b.num_rows() as u64;
+            Ok(out)
+        }))
     }
 }

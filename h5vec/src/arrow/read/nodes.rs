@@ -219,6 +219,9 @@ where
     pub(super) col: PodReader<A::Native>,
     pub(super) fill: Option<A::Native>,
     pub(super) levels: Levels,
+    /// The buffer of the last array read: the next read reuses it if the
+    /// caller has dropped that array (batch by batch readers).
+    pub(super) lent: Option<Buffer>,
 }
 
 impl<A: ArrowPrimitiveType> Node for Prim<A>
@@ -228,19 +231,24 @@ where
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let at = self.col.place().clone();
         let n = length(&rows, &at)?;
-        let mut v = Vec::new();
+        let mut v = match self.lent.take().map(Buffer::into_vec::<A::Native>) {
+            Some(Ok(v)) => v,
+            _ => Vec::new(),
+        };
         self.col.read_into(rows.start, n as u64, &mut v)?;
         let own = self
             .fill
             .and_then(|f| validity(BooleanBuffer::collect_bool(v.len(), |i| !v[i].is_fill(f))));
+        let len = v.len();
+        let buf = Buffer::from_vec(v);
+        self.lent = Some(buf.clone());
+        let values = ScalarBuffer::new(buf, 0, len);
         if self.levels.0.is_empty() {
             let nulls = both(nulls, own, n, &at)?;
-            let arr = PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), nulls)
-                .map_err(arrow_err(&at))?;
+            let arr = PrimitiveArray::<A>::try_new(values, nulls).map_err(arrow_err(&at))?;
             return Ok(Arc::new(arr));
         }
-        let leaf =
-            PrimitiveArray::<A>::try_new(ScalarBuffer::from(v), None).map_err(arrow_err(&at))?;
+        let leaf = PrimitiveArray::<A>::try_new(values, None).map_err(arrow_err(&at))?;
         self.levels.wrap(Arc::new(leaf), n, nulls, &at)
     }
 }
