@@ -106,3 +106,48 @@ fn concurrent_loads_and_saves_from_threads() {
         std::fs::remove_file(&path).unwrap();
     });
 }
+
+/// Batches are written by h5vec's writer thread while the caller encodes
+/// the next one; that thread takes the HDF5 lock, so a caller that already
+/// holds it (here: a whole save inside `hdf5::sync::sync`, as code mixing
+/// hdf5-metno calls might) must still finish: the writer gives up and the
+/// caller writes its own batches. Uncompressed and deflated, many batches
+/// (chunks of 1,000 rows), exact values back, on several threads at once.
+#[test]
+fn saves_while_holding_the_hdf5_lock_do_not_wait_for_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<(u64, f64, [i32; 3])> = (0..50_000u64)
+        .map(|i| (i * 7, i as f64 * 0.25, [i as i32, -(i as i32), 3]))
+        .collect();
+    let save = |path: &std::path::Path, opts: &h5vec::SaveOptions, locked: bool| {
+        let file = File::create(path).unwrap();
+        let go = || h5vec::save_vector_with(&file, "v", &values, opts).unwrap();
+        if locked {
+            h5vec::hdf5::sync::sync(go);
+        } else {
+            go();
+        }
+        drop(file);
+        let file = File::open(path).unwrap();
+        let back: Vec<(u64, f64, [i32; 3])> = load_vector(&file, "v").unwrap();
+        assert_eq!(back, values);
+    };
+    let plain = h5vec::SaveOptions::default().chunk_length(1000);
+    let deflated = plain.clone().deflate(1);
+    std::thread::scope(|s| {
+        for t in 0..3 {
+            let (save, plain, deflated, dir) = (&save, &plain, &deflated, &dir);
+            s.spawn(move || {
+                for (i, opts) in [plain, deflated].into_iter().enumerate() {
+                    for locked in [true, false] {
+                        save(
+                            &dir.path().join(format!("t{t}-{i}-{locked}.h5")),
+                            opts,
+                            locked,
+                        );
+                    }
+                }
+            });
+        }
+    });
+}

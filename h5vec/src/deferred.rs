@@ -4,15 +4,23 @@
 //! A [`PodWriter`](crate::column::PodWriter) whose dataset h5vec can write
 //! chunk by chunk (see [`crate::parallel`]) hands each flushed batch to a
 //! [`WriteJob`] and carries on. The job owns the batch's buffer, queues one
-//! compression task per whole chunk on h5vec's worker pool, and is
-//! *finished* (waited for, then its chunks written with `H5Dwrite_chunk` on
-//! the finishing thread, under the HDF5 lock) by whichever comes first:
+//! compression task per whole chunk on h5vec's worker pool, and then writes
+//! the whole chunks with `H5Dwrite_chunk` on a worker thread too (a batch
+//! without compression is written there at once), so the caller's thread
+//! encodes the next batch while the kernel copies this one into the file.
+//! A job is *finished* (waited for, its chunks written if no worker has
+//! written them yet) by whichever comes first:
 //!
 //! * the writer's next flush, which also takes the buffer back for reuse;
 //! * [`complete_file`], which every commit calls before it flushes the file
 //!   and writes `count` (so the append protocol of SPEC.md section 8 holds:
 //!   all data are in the file before `count` changes);
 //! * the writer being dropped.
+//!
+//! Every write holds the HDF5 lock and takes it *before* the job's state
+//! lock, on workers and finishers alike, so a finisher that already holds
+//! the HDF5 lock never waits for a worker that needs it: a worker writes
+//! only once it has the HDF5 lock, and then finishes before letting go.
 //!
 //! The last chunk of a batch is usually partial. It is not written with the
 //! batch: the writer keeps its rows and puts them in front of the next batch,
@@ -30,7 +38,7 @@ use hdf5::Dataset;
 use crate::error::{Context, Error, Result};
 use crate::parallel::{give_buffers, pool, take_buffers, Pipeline};
 use crate::raw::chunks::{stored_chunk, write_chunks};
-use crate::raw::Pod;
+use crate::raw::{sync, Pod};
 
 /// A batch buffer a job owns while its chunks are compressed.
 trait Input: Send + Sync + 'static {
@@ -90,6 +98,10 @@ struct State {
     masks: Vec<c_uint>,
     /// Whether the whole chunks have been written (or failed to be).
     written: bool,
+    /// The dataset, for a worker that writes the whole chunks; taken (and
+    /// closed) by whoever writes them, so no worker keeps the file open
+    /// once the job is finished.
+    ds: Option<Dataset>,
     /// A write that failed, reported to every later finisher.
     failed: Option<String>,
     tail: Tail,
@@ -123,6 +135,169 @@ pub(crate) struct WriteJob {
 struct Work {
     state: Mutex<State>,
     done: Condvar,
+    /// Where the whole chunks go.
+    plan: Plan,
+}
+
+/// The whole chunks of a job: `whole` chunks from chunk `k0` on.
+struct Plan {
+    p: Pipeline,
+    k0: u64,
+    whole: usize,
+    path: String,
+}
+
+impl Plan {
+    fn chunk_bytes(&self) -> usize {
+        self.p.chunk_rows as usize * self.p.row_bytes
+    }
+
+    /// Writes the whole chunks (compressed ones from `st.out`, others
+    /// straight from the batch buffer), the first through `first`. The
+    /// caller holds the HDF5 lock and the state lock.
+    fn write_whole(
+        &self,
+        st: &mut State,
+        ds: &Dataset,
+        first: impl FnOnce(&mut State, (&[u8], c_uint)) -> Result<()>,
+    ) -> Result<()> {
+        let c = self.p.chunk_rows;
+        let cb = self.chunk_bytes();
+        if self.p.level.is_some() {
+            let out = std::mem::take(&mut st.out);
+            let masks = std::mem::take(&mut st.masks);
+            let refs: Vec<(&[u8], c_uint)> = out
+                .iter()
+                .map(Vec::as_slice)
+                .zip(masks.iter().copied())
+                .collect();
+            let r = match refs.split_first() {
+                Some((f, rest)) => {
+                    first(st, *f).and_then(|()| write_chunks(ds, self.k0 + 1, c, rest, &self.path))
+                }
+                None => Ok(()),
+            };
+            give_buffers(out);
+            r
+        } else {
+            let input = st.input.clone();
+            let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
+            let refs: Vec<(&[u8], c_uint)> = bytes[..self.whole * cb]
+                .chunks(cb)
+                .map(|b| (b, 0))
+                .collect();
+            write_chunks(ds, self.k0, c, &refs, &self.path)
+        }
+    }
+}
+
+/// How long a worker waits for the HDF5 lock before it leaves the chunks
+/// to the finisher. A thread that holds the HDF5 lock while it waits for
+/// the pool (an outer `sync` around a flush) must not wait on workers that
+/// wait for it: they give up instead, and the finisher writes.
+const WRITE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Writes a job's whole chunks on a worker thread, unless a finisher got
+/// there first (see the module docs for the lock order).
+fn write_behind(work: &Work) {
+    if let Some(_hdf5) = hdf5_sys::LOCK.try_lock_for(WRITE_LOCK_WAIT) {
+        write_behind_locked(work);
+    }
+}
+
+/// [`write_behind`] for a caller holding the HDF5 lock.
+fn write_behind_locked(work: &Work) {
+    let mut st = lock(&work.state);
+    if st.written || st.remaining > 0 || st.failed.is_some() {
+        return;
+    }
+    let Some(ds) = st.ds.take() else {
+        return;
+    };
+    st.written = true;
+    let plan = &work.plan;
+    let r = plan.write_whole(&mut st, &ds, |_, f| {
+        write_chunks(&ds, plan.k0, plan.p.chunk_rows, &[f], &plan.path)
+    });
+    drop(ds);
+    if let Err(e) = r {
+        st.failed = Some(e.to_string());
+    }
+}
+
+/// [`write_behind`] on a worker thread: a panic must not unwind into the
+/// pool; the finisher then finds the chunks marked written and the failure
+/// recorded.
+fn write_behind_caught(work: &Work) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write_behind(work)));
+    if r.is_err() {
+        failed_behind(work);
+    }
+}
+
+fn failed_behind(work: &Work) {
+    let mut st = lock(&work.state);
+    st.written = true;
+    st.failed = Some("writing chunks failed".into());
+}
+
+/// Most batches waiting in [`READY`].
+const MAX_READY: usize = 64;
+
+thread_local! {
+    /// Uncompressed batches this thread flushed since its last
+    /// [`start_writes`]: written by one worker once the whole batch is
+    /// flushed, so the worker's writes (which hold the HDF5 lock) do not
+    /// stall the flushes of the batch's other columns.
+    static READY: std::cell::RefCell<Vec<Arc<Work>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Hands the uncompressed batches this thread flushed since the last call
+/// to one worker, which writes them in order while the caller encodes the
+/// next batch. Writers call it after flushing every column of a batch; a
+/// batch never handed over is written by its finisher.
+pub(crate) fn start_writes() {
+    let works = READY.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    if works.is_empty() {
+        return;
+    }
+    if let Some(tx) = writer() {
+        // A writer thread that is gone leaves the batch to its finishers.
+        let _ = lock(tx).send(works);
+    }
+}
+
+/// The thread that writes the batches [`start_writes`] hands over, in
+/// order; `None` if the OS refused a thread (finishers then write). A
+/// thread of its own rather than a task on the pool: it must wake at once
+/// when a batch is ready (pool workers can be slow to wake), and it never
+/// waits for compression tasks.
+fn writer() -> Option<&'static Mutex<std::sync::mpsc::Sender<Vec<Arc<Work>>>>> {
+    static TX: std::sync::OnceLock<Option<Mutex<std::sync::mpsc::Sender<Vec<Arc<Work>>>>>> =
+        std::sync::OnceLock::new();
+    TX.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<Arc<Work>>>();
+        std::thread::Builder::new()
+            .name("h5vec-writer".into())
+            .spawn(move || {
+                for works in rx {
+                    let Some(_hdf5) = hdf5_sys::LOCK.try_lock_for(WRITE_LOCK_WAIT) else {
+                        continue;
+                    };
+                    for work in &works {
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            write_behind_locked(work)
+                        }));
+                        if r.is_err() {
+                            failed_behind(work);
+                        }
+                    }
+                }
+            })
+            .ok()
+            .map(|_| Mutex::new(tx))
+    })
+    .as_ref()
 }
 
 /// Jobs submitted and not yet finished by a commit, oldest first.
@@ -153,6 +328,9 @@ impl WriteJob {
         path: &str,
     ) -> Arc<WriteJob> {
         let compress = p.level.is_some() && whole > 0;
+        // A first chunk that replaces committed rows is written by the
+        // finisher, which orders it with file flushes (`write_first`).
+        let behind = whole > 0 && !rewrites && pool().is_some();
         let input: Arc<Box<dyn Input>> = Arc::new(Box::new(buf));
         let job = Arc::new(WriteJob {
             ds: ds.clone(),
@@ -174,6 +352,7 @@ impl WriteJob {
                     },
                     masks: vec![0; if compress { whole } else { 0 }],
                     written: whole == 0,
+                    ds: if behind { Some(ds.clone()) } else { None },
                     failed: None,
                     tail: if tail_rows > 0 {
                         Tail::Waiting
@@ -183,6 +362,12 @@ impl WriteJob {
                     input: Some(input.clone()),
                 }),
                 done: Condvar::new(),
+                plan: Plan {
+                    p,
+                    k0,
+                    whole,
+                    path: path.to_owned(),
+                },
             }),
         });
         if compress {
@@ -208,14 +393,31 @@ impl WriteJob {
                         Err(_) => st.failed = Some("compressing a chunk failed".into()),
                     }
                     st.remaining -= 1;
-                    if st.remaining == 0 {
+                    let last = st.remaining == 0;
+                    if last {
                         work.done.notify_all();
+                    }
+                    drop(st);
+                    if last && behind {
+                        write_behind_caught(&work);
                     }
                 };
                 match pool() {
                     Some(p) => p.spawn(task),
                     None => task(),
                 }
+            }
+        }
+        if behind && !compress {
+            let many = READY.with(|r| {
+                let mut r = r.borrow_mut();
+                r.push(job.work.clone());
+                r.len() >= MAX_READY
+            });
+            // A writer that never calls `start_writes` still has its
+            // batches written in the background, a few at a time.
+            if many {
+                start_writes();
             }
         }
         lock(&PENDING).push(job.clone());
@@ -275,10 +477,19 @@ impl WriteJob {
     /// an index on disk that still names the old copy and its larger size
     /// reads the new stream there (inflating stops at its end).
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
-        let mut st = lock(&self.work.state);
-        while st.remaining > 0 {
-            st = self.work.done.wait(st).unwrap_or_else(|e| e.into_inner());
+        {
+            let mut st = lock(&self.work.state);
+            while st.remaining > 0 {
+                st = self.work.done.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
         }
+        // The HDF5 lock before the state lock, as a worker writing the
+        // whole chunks takes them (module docs).
+        sync(|| self.finish_locked(with_tail))
+    }
+
+    fn finish_locked(&self, with_tail: bool) -> Result<()> {
+        let mut st = lock(&self.work.state);
         if let Some(msg) = &st.failed {
             return Err(Error::invalid(&self.path, msg.clone()));
         }
@@ -287,41 +498,19 @@ impl WriteJob {
         let keep_size = self.space.stored_tails && self.p.level.is_some();
         if !st.written {
             st.written = true;
-            let r = if self.p.level.is_some() {
-                let mut out = std::mem::take(&mut st.out);
-                let mut masks = std::mem::take(&mut st.masks);
-                if keep_size && self.rewrites && !out.is_empty() {
+            drop(st.ds.take());
+            let r = self.work.plan.write_whole(&mut st, &self.ds, |st, first| {
+                if keep_size && self.rewrites {
                     let input = st.input.clone();
                     let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
                     let mut stored = Vec::new();
                     self.p.store(&bytes[..cb], &mut stored);
-                    if masks[0] != 0 || out[0].len() >= stored.len() {
-                        out[0] = stored;
-                        masks[0] = 0;
+                    if first.1 != 0 || first.0.len() >= stored.len() {
+                        return self.write_first(self.k0, (&stored, 0));
                     }
                 }
-                let refs: Vec<(&[u8], c_uint)> = out
-                    .iter()
-                    .map(Vec::as_slice)
-                    .zip(masks.iter().copied())
-                    .collect();
-                let r = match refs.split_first() {
-                    Some((first, rest)) => self
-                        .write_first(self.k0, *first)
-                        .and_then(|()| write_chunks(&self.ds, self.k0 + 1, c, rest, &self.path)),
-                    None => Ok(()),
-                };
-                give_buffers(out);
-                r
-            } else {
-                let input = st.input.clone();
-                let bytes = input.as_ref().map_or(&[][..], |b| b.bytes());
-                let refs: Vec<(&[u8], c_uint)> = bytes[..self.whole * cb]
-                    .chunks(cb)
-                    .map(|b| (b, 0))
-                    .collect();
-                write_chunks(&self.ds, self.k0, c, &refs, &self.path)
-            };
+                self.write_first(self.k0, first)
+            });
             if let Err(e) = r {
                 st.failed = Some(e.to_string());
                 return Err(e);

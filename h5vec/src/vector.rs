@@ -350,6 +350,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
             enc.push(v)?;
         }
         enc.flush()?;
+        crate::deferred::start_writes();
     }
     crate::column::complete_file(group)?;
     let meta = group.create_group("metadata").at("$")?;

@@ -6,7 +6,7 @@
 //! perf record -g target/release/profile w2 save deflate 1000000 5
 //! ```
 //!
-//! Arguments: workload (`w1`|`w2`), phase (`save`|`load`), compression
+//! Arguments: workload (`w1`|`w2`), phase (`save`|`save-fresh`|`load`), compression
 //! (`none`|`deflate`), rows, repetitions. The data are generated before the
 //! first repetition; `save` writes the same file each time.
 
@@ -17,7 +17,7 @@ type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> AnyResult<()> {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: profile w1|w2 save|load none|deflate ROWS REPS";
+    let usage = "usage: profile w1|w2 save|save-fresh|load none|deflate ROWS REPS";
     let [wl, phase, comp, rows, reps] = a.as_slice() else {
         return Err(usage.into());
     };
@@ -52,6 +52,12 @@ fn go<T: h5vec::H5Vector>(
     };
     match phase {
         "save" => (0..reps).try_for_each(|_| save())?,
+        // Each save into a fresh path (as compare.rs's save phase), so the
+        // kernel's truncation of the previous file is not in the profile.
+        "save-fresh" => (0..reps).try_for_each(|_| {
+            let _ = std::fs::remove_file(path);
+            save()
+        })?,
         "load" => {
             save()?;
             for _ in 0..reps {
@@ -60,7 +66,7 @@ fn go<T: h5vec::H5Vector>(
                 std::hint::black_box(back);
             }
         }
-        _ => return Err("phase is save or load".into()),
+        _ => return Err("phase is save, save-fresh or load".into()),
     }
     Ok(())
 }

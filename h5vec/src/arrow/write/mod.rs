@@ -173,6 +173,7 @@ pub fn repair(group: &Group, name: &str) -> Result<()> {
     let r = (|| {
         // An empty batch still sets every extent to exactly what count covers.
         w.enc.flush()?;
+        crate::deferred::start_writes();
         crate::column::complete_file(&w.group)?;
         crate::raw::flush_file(&w.group.file().at("$")?, "$")
     })();
@@ -336,6 +337,7 @@ impl BatchWriter {
             self.buffered += len;
             if self.buffered >= self.batch {
                 self.enc.flush()?;
+                crate::deferred::start_writes();
                 self.buffered = 0;
                 let every = (self.batch as u64).saturating_mul(crate::COMMIT_BATCHES as u64);
                 if self.commit_often && self.pending >= every {
@@ -353,6 +355,7 @@ impl BatchWriter {
         }
         if self.buffered > 0 {
             self.enc.flush()?;
+            crate::deferred::start_writes();
             self.buffered = 0;
         }
         crate::column::complete_file(&self.group)?;
