@@ -764,6 +764,18 @@ fn direct_shapes_in_many_batches_interchange_with_the_derive() {
             assert_eq!(read, rows);
         }
     }
+    // More rows than the serializer buffers at once (a few thousand): several
+    // serialized batches make up each write batch.
+    let rows = directs(9000);
+    let file = common::mem_file();
+    h5vec::serde::save_vector(&file, "s", &rows).unwrap();
+    h5vec::save_vector(&file, "d", &rows).unwrap();
+    assert_eq!(layout(&file, "s"), layout(&file, "d"));
+    assert_eq!(h5vec::load_vector::<Direct>(&file, "s").unwrap(), rows);
+    assert_eq!(
+        h5vec::serde::load_vector::<Direct>(&file, "d").unwrap(),
+        rows
+    );
 }
 
 #[test]

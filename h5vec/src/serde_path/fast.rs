@@ -605,43 +605,103 @@ impl<'a> ser::Serializer for Ser<'a> {
     }
     #[inline]
     fn serialize_i8(self, v: i8) -> R {
-        self.0.leaf()?.i64(v.into())
+        match self.0.leaf()? {
+            Leaf::I8(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.i64(v.into()),
+        }
     }
     #[inline]
     fn serialize_i16(self, v: i16) -> R {
-        self.0.leaf()?.i64(v.into())
+        match self.0.leaf()? {
+            Leaf::I16(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.i64(v.into()),
+        }
     }
     #[inline]
     fn serialize_i32(self, v: i32) -> R {
-        self.0.leaf()?.i64(v.into())
+        match self.0.leaf()? {
+            Leaf::I32(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.i64(v.into()),
+        }
     }
     #[inline]
     fn serialize_i64(self, v: i64) -> R {
-        self.0.leaf()?.i64(v)
+        match self.0.leaf()? {
+            Leaf::I64(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.i64(v),
+        }
     }
     #[inline]
     fn serialize_u8(self, v: u8) -> R {
-        self.0.leaf()?.u64(v.into())
+        match self.0.leaf()? {
+            Leaf::U8(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.u64(v.into()),
+        }
     }
     #[inline]
     fn serialize_u16(self, v: u16) -> R {
-        self.0.leaf()?.u64(v.into())
+        match self.0.leaf()? {
+            Leaf::U16(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.u64(v.into()),
+        }
     }
     #[inline]
     fn serialize_u32(self, v: u32) -> R {
-        self.0.leaf()?.u64(v.into())
+        match self.0.leaf()? {
+            Leaf::U32(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.u64(v.into()),
+        }
     }
     #[inline]
     fn serialize_u64(self, v: u64) -> R {
-        self.0.leaf()?.u64(v)
+        match self.0.leaf()? {
+            Leaf::U64(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.u64(v),
+        }
     }
     #[inline]
     fn serialize_f32(self, v: f32) -> R {
-        self.0.leaf()?.f64(v.into())
+        match self.0.leaf()? {
+            Leaf::F32(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.f64(v.into()),
+        }
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> R {
-        self.0.leaf()?.f64(v)
+        match self.0.leaf()? {
+            Leaf::F64(b) => {
+                b.push(v);
+                Ok(())
+            }
+            l => l.f64(v),
+        }
     }
     #[inline]
     fn serialize_char(self, v: char) -> R {
@@ -814,9 +874,11 @@ impl Seq<'_> {
 impl ser::SerializeSeq for Seq<'_> {
     type Ok = ();
     type Error = PathError;
+    #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> R {
         Seq::end(self)
     }
@@ -824,9 +886,11 @@ impl ser::SerializeSeq for Seq<'_> {
 impl ser::SerializeTuple for Seq<'_> {
     type Ok = ();
     type Error = PathError;
+    #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> R {
         Seq::end(self)
     }
@@ -837,6 +901,7 @@ impl ser::SerializeTupleStruct for Seq<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> R {
         Seq::end(self)
     }
@@ -890,6 +955,7 @@ impl ser::SerializeStruct for Rec<'_> {
     fn skip_field(&mut self, _: &'static str) -> R {
         Ok(())
     }
+    #[inline]
     fn end(self) -> R {
         let Kind::Record {
             fields, children, ..
@@ -897,6 +963,9 @@ impl ser::SerializeStruct for Rec<'_> {
         else {
             unreachable!("serialize_struct takes records only")
         };
+        if self.next == children.len() {
+            return Ok(());
+        }
         for j in self.next..children.len() {
             children[j].null().map_err(|e| e.at(fields[j].name()))?;
         }

@@ -785,11 +785,16 @@ fn decode_into<T: DeserializeOwned>(
 
 use ::serde::Deserialize as _;
 
+/// Most rows serialized before they go to the writer's buffers: a few
+/// thousand rows of columns stay in the CPU's cache for that copy (the
+/// writer still writes and commits at its own batch size).
+const ENCODE_ROWS: usize = 4096;
+
 /// Writes a vector of a serde type with bounded memory: rows are
-/// serialized a batch at a time (the batch a typed writer uses for the
-/// same options) and committed as [`h5vec::VectorWriter`](crate::VectorWriter)
-/// commits (SPEC.md section 8); a new vector is linked by
-/// [`finish`](Self::finish).
+/// serialized a few thousand at a time, written in the batches a typed
+/// writer uses for the same options and committed as
+/// [`h5vec::VectorWriter`](crate::VectorWriter) commits (SPEC.md section
+/// 8); a new vector is linked by [`finish`](Self::finish).
 ///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize)]
@@ -871,7 +876,7 @@ impl<T: Serialize> VectorWriter<T> {
             enc,
             inner,
             buffered: 0,
-            batch: opts.batch_rows(len_hint).max(1),
+            batch: opts.batch_rows(len_hint).clamp(1, ENCODE_ROWS),
             _t: PhantomData,
         })
     }
@@ -901,7 +906,7 @@ impl<T: Serialize> VectorWriter<T> {
             enc,
             inner,
             buffered: 0,
-            batch: opts.batch_rows(u64::MAX).max(1),
+            batch: opts.batch_rows(u64::MAX).clamp(1, ENCODE_ROWS),
             _t: PhantomData,
         })
     }
