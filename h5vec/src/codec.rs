@@ -71,6 +71,21 @@ pub trait Codec {
 pub trait Encoder<T> {
     /// Adds one value to the buffer.
     fn push(&mut self, value: &T) -> Result<()>;
+    /// Adds every value of `values`, in order: the same as [`push`](Self::push)
+    /// on each (what the provided method does). Column encoders override it
+    /// to append a whole batch per column, not row by row. After an error
+    /// the buffered rows are unspecified: the caller abandons the write.
+    fn push_all<'a, I>(&mut self, values: I) -> Result<()>
+    where
+        I: Iterator<Item = &'a T> + Clone,
+        T: 'a,
+        Self: Sized,
+    {
+        for v in values {
+            self.push(v)?;
+        }
+        Ok(())
+    }
     /// Adds a placeholder row (under a null in an enclosing mask).
     fn push_null(&mut self) -> Result<()>;
     /// Writes everything buffered (one HDF5 call per dataset) and empties the buffer.

@@ -346,9 +346,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
     let mut enc = T::Codec::create(&data, "$", &ctx)?;
     let batch = opts.batch_rows(ctx.len_hint).max(1);
     for chunk in values.chunks(batch) {
-        for v in chunk {
-            enc.push(v)?;
-        }
+        enc.push_all(chunk.iter())?;
         enc.flush()?;
         crate::deferred::start_writes();
     }

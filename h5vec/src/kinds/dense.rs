@@ -36,6 +36,13 @@ pub trait DenseElem: Sized + 'static {
     fn shape(out: &mut Vec<usize>);
     /// Appends this value's leaves in row-major order.
     fn flatten(&self, out: &mut Vec<RawOf<Self>>);
+    /// Writes this value's `LEAVES` leaves, in row-major order, to `out`
+    /// (exactly `LEAVES` long).
+    fn flatten_into(&self, out: &mut [RawOf<Self>]) {
+        let mut v = Vec::with_capacity(Self::LEAVES);
+        self.flatten(&mut v);
+        out.copy_from_slice(&v);
+    }
     /// Rebuilds a value from exactly `LEAVES` leaves; `None` if a leaf is invalid.
     fn unflatten(src: &[RawOf<Self>]) -> Option<Self>;
     /// Some value, used only to fill an array whose decoding already failed.
@@ -56,6 +63,10 @@ macro_rules! __dense_leaf {
             #[inline]
             fn flatten(&self, out: &mut ::std::vec::Vec<<$t as $crate::__private::Scalar>::Raw>) {
                 out.push($crate::__private::Scalar::to_raw(self));
+            }
+            #[inline]
+            fn flatten_into(&self, out: &mut [<$t as $crate::__private::Scalar>::Raw]) {
+                out[0] = $crate::__private::Scalar::to_raw(self);
             }
             #[inline]
             fn unflatten(src: &[<$t as $crate::__private::Scalar>::Raw]) -> ::std::option::Option<$t> {
@@ -80,6 +91,12 @@ impl<T: DenseElem, const N: usize> DenseElem for [T; N] {
     fn flatten(&self, out: &mut Vec<RawOf<Self>>) {
         for v in self {
             v.flatten(out);
+        }
+    }
+    #[inline]
+    fn flatten_into(&self, out: &mut [RawOf<Self>]) {
+        for (v, o) in self.iter().zip(out.chunks_exact_mut(T::LEAVES.max(1))) {
+            v.flatten_into(o);
         }
     }
     #[inline]
@@ -230,6 +247,26 @@ impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
         value.flatten(&mut self.col.buf);
         if A::LEAVES == 0 {
             self.col.empty_rows += 1;
+        }
+        Ok(())
+    }
+    fn push_all<'a, I>(&mut self, values: I) -> Result<()>
+    where
+        I: Iterator<Item = &'a A> + Clone,
+    {
+        if A::LEAVES == 0 {
+            self.col.empty_rows += values.count() as u64;
+            return Ok(());
+        }
+        let buf = &mut self.col.buf;
+        let start = buf.len();
+        let n = match values.size_hint() {
+            (lo, Some(hi)) if lo == hi => lo,
+            _ => values.clone().count(),
+        };
+        buf.resize(start + n * A::LEAVES, Default::default());
+        for (v, o) in values.zip(buf[start..].chunks_exact_mut(A::LEAVES)) {
+            v.flatten_into(o);
         }
         Ok(())
     }

@@ -104,6 +104,15 @@ pub trait FieldList: 'static {
     ) -> Result<Self::Decoders>;
     /// Pushes one value's fields.
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()>;
+    /// Pushes the fields of every value of `values`, field by field:
+    /// `get` gives a value's fields. The iterator keeps its type from field
+    /// to field (only `get` grows), so records of many fields do not nest
+    /// iterator types field deep.
+    fn push_all<'a, X: 'a, I, G>(enc: &mut Self::Encoders, values: I, get: G) -> Result<()>
+    where
+        I: Iterator<Item = &'a X> + Clone,
+        G: Fn(&'a X) -> Self::Refs<'a> + Clone,
+        Self: 'a;
     /// Pushes a placeholder to every field.
     fn push_null(enc: &mut Self::Encoders) -> Result<()>;
     /// Flushes every field, in field order.
@@ -150,6 +159,15 @@ impl FieldList for () {
     }
     #[inline]
     fn push(_: &mut (), _: ()) -> Result<()> {
+        Ok(())
+    }
+    #[inline]
+    fn push_all<'a, X: 'a, I, G>(_: &mut (), _: I, _: G) -> Result<()>
+    where
+        I: Iterator<Item = &'a X> + Clone,
+        G: Fn(&'a X) + Clone,
+        Self: 'a,
+    {
         Ok(())
     }
     fn push_null(_: &mut ()) -> Result<()> {
@@ -298,6 +316,17 @@ where
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()> {
         enc.0.push(refs.0)?;
         Rest::push(&mut enc.1, refs.1)
+    }
+    #[inline]
+    fn push_all<'a, X: 'a, I, G>(enc: &mut Self::Encoders, values: I, get: G) -> Result<()>
+    where
+        I: Iterator<Item = &'a X> + Clone,
+        G: Fn(&'a X) -> Self::Refs<'a> + Clone,
+        Self: 'a,
+    {
+        let first = get.clone();
+        enc.0.push_all(values.clone().map(move |x| first(x).0))?;
+        Rest::push_all(&mut enc.1, values, move |x| get(x).1)
     }
     fn push_null(enc: &mut Self::Encoders) -> Result<()> {
         enc.0.push_null()?;
@@ -628,10 +657,31 @@ fn same_layout(a: &Schema, b: &Schema) -> bool {
             .all(|(x, y)| same_layout(x, y))
 }
 
+/// Widest record whose batches are pushed field by field.
+const MAX_FIELDS_BY_COLUMN: usize = 16;
+
 impl<R: Record> Encoder<R> for RecordEncoder<R> {
     #[inline]
     fn push(&mut self, value: &R) -> Result<()> {
         R::Fields::push(&mut self.0, value.parts())
+    }
+    #[inline]
+    fn push_all<'a, I>(&mut self, values: I) -> Result<()>
+    where
+        I: Iterator<Item = &'a R> + Clone,
+        R: 'a,
+    {
+        // Field by field up to a width where the chain of field getters
+        // (one closure per field, each calling the one before) stays
+        // shallow; wider records go row by row (the stack of a debug build
+        // holds every level of both chains at once).
+        if R::Fields::LEN > MAX_FIELDS_BY_COLUMN {
+            for v in values {
+                self.push(v)?;
+            }
+            return Ok(());
+        }
+        R::Fields::push_all(&mut self.0, values, R::parts)
     }
     fn push_null(&mut self) -> Result<()> {
         R::Fields::push_null(&mut self.0)

@@ -183,6 +183,14 @@ impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
         self.col.buf.push(value.to_raw());
         Ok(())
     }
+    #[inline]
+    fn push_all<'a, I>(&mut self, values: I) -> Result<()>
+    where
+        I: Iterator<Item = &'a T> + Clone,
+    {
+        self.col.buf.extend(values.map(Scalar::to_raw));
+        Ok(())
+    }
     fn push_null(&mut self) -> Result<()> {
         self.col.buf.push(T::Raw::default());
         Ok(())
