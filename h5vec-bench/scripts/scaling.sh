@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Per-row cost of h5vec save/load at 100k, 1M and 10M rows (issue 6: linear growth).
+# Per-row cost of every h5vec phase at 100k, 1M and 10M rows: per-row cost
+# should stay flat or fall as the vector grows.
 #
 #   h5vec-bench/scripts/scaling.sh [SIZES...]     # default: 100000 1000000 10000000; PASSES=3
 #
-# Runs the compare binary (h5vec rows only, uncompressed and deflate4) once per
-# (workload, size), appends its JSON lines to h5vec-bench/results/scaling.jsonl and prints
-# ns/row per size plus the ratio to the smallest size (1.00 = perfectly linear).
+# Runs the compare binary once per (workload, size) with the h5vec rows
+# (uncompressed, deflate4, zstd): save into a fresh file, save into an
+# existing file (truncated) and replacing the vector (--existing), load, and
+# the deep clone of the input (the floor of any loader returning objects).
+# Appends its JSON lines to h5vec-bench/results/scaling.jsonl and prints
+# ns/row per size, the ratio to the smallest size (1.00 = linear) and, for
+# loads, the ratio to the clone at the same size.
 # 10M W2 rows need ~7 GB of RAM (input + loaded copy).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,8 +30,8 @@ rm -f "$OUT"
 for wl in w1 w2; do
   for n in "${SIZES[@]}"; do
     echo "scaling: $wl $n rows" >&2
-    "$BIN/compare" --rows "$n" --workload "$wl" --passes "$PASSES" --warmup 1 --deflate \
-      --only h5vec,h5vec-deflate4 --no-compound --no-clone --dir "$TMP" --jsonl "$OUT" > /dev/null
+    "$BIN/compare" --rows "$n" --workload "$wl" --passes "$PASSES" --warmup 1 --deflate --zstd \
+      --existing --only h5vec,h5vec-deflate4,h5vec-zstd --no-compound --dir "$TMP" --jsonl "$OUT" > /dev/null
   done
 done
 python3 - "$OUT" <<'PY' | tee "$RESULTS/scaling.md"
@@ -36,12 +41,15 @@ g = defaultdict(list)
 for line in open(sys.argv[1]):
     r = json.loads(line)
     g[(r["workload"], r["impl"], r["phase"], r["n"])].append(r["seconds"])
-print("| workload | impl | phase | rows | median s | ns/row | vs smallest size |")
-print("|---|---|---|---:|---:|---:|---:|")
+print("| workload | impl | phase | rows | median s | ns/row | vs smallest size | load / clone |")
+print("|---|---|---|---:|---:|---:|---:|---:|")
 base = {}
-for (wl, impl, ph, n) in sorted(g, key=lambda k: (k[0], k[1], k[2] != "write", k[3])):
+order = {"write": 0, "write-existing": 1, "write-replace": 2, "read": 3, "clone": 4}
+for (wl, impl, ph, n) in sorted(g, key=lambda k: (k[0], k[1], order.get(k[2], 9), k[3])):
     m = statistics.median(g[(wl, impl, ph, n)])
     per = m / n * 1e9
     b = base.setdefault((wl, impl, ph), per)
-    print(f"| {wl} | {impl[3:]} | {ph} | {n:,} | {m:.4f} | {per:.1f} | {per / b:.2f} |")
+    clone = g.get((wl, "rs-clone-vec", "clone", n))
+    vs = f"{m / statistics.median(clone):.2f}" if ph == "read" and clone else "–"
+    print(f"| {wl} | {impl[3:]} | {ph} | {n:,} | {m:.4f} | {per:.1f} | {per / b:.2f} | {vs} |")
 PY
