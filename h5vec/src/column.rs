@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::deferred::{Space, WriteJob};
 use crate::error::{Context, Place, Result};
 use crate::options::{Compression, WriteCtx};
-use crate::parallel::Pipeline;
+use crate::parallel::{self, Pipeline, ReadAhead};
 use crate::raw::{self, ColumnSpec, Pod};
 
 /// Appends batches of `T` rows to one extendible dataset.
@@ -424,6 +424,11 @@ pub(crate) fn complete_file(obj: &hdf5::Location) -> Result<()> {
 }
 
 /// Reads batches of `T` rows from one dataset.
+///
+/// A compressed dataset whose chunks h5vec decompresses itself (see
+/// [`crate::parallel`]) is read with read-ahead: while the caller decodes
+/// one batch of a front-to-back read, the next batch's chunks are
+/// decompressed on the worker threads ([`crate::parallel::ReadAhead`]).
 pub struct PodReader<T: Pod> {
     /// The dataset.
     pub ds: Dataset,
@@ -433,6 +438,10 @@ pub struct PodReader<T: Pod> {
     pub rows: u64,
     /// The logical path and the dataset, for errors.
     at: Place,
+    /// For a compressed dataset h5vec decompresses itself: how (found
+    /// once for every batch), and the chunks of the next batch,
+    /// decompressed ahead. Boxed: most readers have none.
+    ahead: Option<Box<(Pipeline, ReadAhead)>>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -445,14 +454,38 @@ impl<T: Pod> PodReader<T> {
         } else {
             None
         };
-        Ok(PodReader {
+        let mut r = PodReader {
             ds,
             mem,
             inner,
             rows,
             at,
+            ahead: None,
             _t: std::marker::PhantomData,
-        })
+        };
+        r.find_pipeline();
+        Ok(r)
+    }
+
+    /// The memory type rows are read as.
+    fn mem_type(&self) -> hdf5_sys::h5i::hid_t {
+        self.mem.as_ref().map_or_else(T::mem_type, |m| m.id())
+    }
+
+    /// Sets `ahead` for a compressed dataset h5vec decompresses itself.
+    fn find_pipeline(&mut self) {
+        let row_bytes = self
+            .inner
+            .iter()
+            .try_fold(std::mem::size_of::<T>(), |a, &d| {
+                a.checked_mul(usize::try_from(d).ok()?)
+            })
+            .unwrap_or(0);
+        self.ahead = Pipeline::detect(&self.ds, self.mem_type())
+            .filter(|p| {
+                row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0 && p.level.is_some()
+            })
+            .map(|p| Box::new((p, ReadAhead::default())));
     }
 
     /// [`new`](Self::new) reading with the memory type `mem` in place of
@@ -471,6 +504,7 @@ impl<T: Pod> PodReader<T> {
     ) -> Result<Self> {
         let mut r = Self::new(ds, inner, rows, path)?;
         r.mem = Some(mem);
+        r.find_pipeline();
         Ok(r)
     }
 
@@ -490,15 +524,22 @@ impl<T: Pod> PodReader<T> {
     pub fn read_into(&self, start: u64, n: u64, out: &mut Vec<T>) -> Result<()> {
         match start.checked_add(n) {
             Some(end) if end <= self.rows => {
-                let mem = self
-                    .mem
-                    .as_ref()
-                    .map(|m| m.id())
-                    .unwrap_or_else(T::mem_type);
-                // SAFETY: `mem` describes `T` (Pod contract), or is the
-                // dataset's own 1-byte type for AS_STORED bytes.
-                unsafe {
-                    raw::read_rows_into::<T>(&self.ds, mem, start, n, &self.inner, out, &self.at)
+                let mem = self.mem_type();
+                match self.ahead.as_deref() {
+                    Some((p, ahead)) => self.read_ahead(p, ahead, mem, start, n, out),
+                    // SAFETY: `mem` describes `T` (Pod contract), or is the
+                    // dataset's own 1-byte type for AS_STORED bytes.
+                    None => unsafe {
+                        raw::read_rows_into::<T>(
+                            &self.ds,
+                            mem,
+                            start,
+                            n,
+                            &self.inner,
+                            out,
+                            &self.at,
+                        )
+                    },
                 }
             }
             _ => Err(crate::Error::invalid(
@@ -515,6 +556,54 @@ impl<T: Pod> PodReader<T> {
     /// The logical path and the dataset, for errors.
     pub(crate) fn place(&self) -> &Place {
         &self.at
+    }
+
+    /// Reads rows `start..start + n` (inside the extent) of a compressed
+    /// dataset through `p`, with read-ahead.
+    fn read_ahead(
+        &self,
+        p: &Pipeline,
+        ahead: &ReadAhead,
+        mem: hdf5_sys::h5i::hid_t,
+        start: u64,
+        n: u64,
+        out: &mut Vec<T>,
+    ) -> Result<()> {
+        let elems = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(p.row_bytes / std::mem::size_of::<T>().max(1)))
+            .ok_or_else(|| crate::Error::invalid(&self.at, "row range too large"))?;
+        // Initialised memory only: grown with defaults, shrunk without touching.
+        if out.len() > elems {
+            out.truncate(elems);
+        } else {
+            out.resize(elems, T::default());
+        }
+        // SAFETY: `out` holds `elems` initialised plain values (`n` rows of
+        // `p.row_bytes` bytes); viewing them as bytes is valid, and any
+        // bytes written are a valid `T` (Pod contract).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<u8>(),
+                elems * std::mem::size_of::<T>(),
+            )
+        };
+        let (ds, inner, at) = (&self.ds, &self.inner, &self.at);
+        parallel::read_rows_ahead(
+            ds,
+            p,
+            ahead,
+            self.rows,
+            start,
+            n,
+            bytes,
+            at,
+            &mut |s, k, b| {
+                // SAFETY: `b` has room for `k` whole rows of `mem`, which
+                // describes `T` (Pod contract) or is the dataset's own type.
+                unsafe { raw::read_rows_raw(ds, mem, s, k, inner, b.as_mut_ptr().cast(), at) }
+            },
+        )
     }
 }
 

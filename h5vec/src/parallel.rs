@@ -1,16 +1,21 @@
-//! Parallel deflate: chunks are compressed (and decompressed) on every core
-//! and handed to HDF5 ready-made with direct chunk writes and reads.
+//! Parallel deflate and Blosc: chunks are compressed (and decompressed) on
+//! every core and handed to HDF5 ready-made with direct chunk writes and
+//! reads.
 //!
 //! HDF5 runs its filter pipeline on one thread. For a dataset whose filters
 //! are exactly `deflate` or `shuffle` + `deflate` (what `SaveOptions::deflate`
-//! creates) and whose file type has the same bytes as the memory type, whole
-//! chunks bypass that pipeline: h5vec shuffles and zlib-compresses them
-//! itself (libdeflate), in parallel, and writes them with `H5Dwrite_chunk`;
-//! reading uses `H5Dread_chunk` and parallel decompression. The bytes are
-//! the standard HDF5 shuffle and deflate (zlib) filters, so the files are
-//! the same in meaning as HDF5's own path and stock h5py reads them. Partial
-//! chunks at either end of a batch, and every other dataset, take the
-//! normal path.
+//! creates), or exactly Blosc (filter 32001, what `SaveOptions::zstd` and
+//! `Compression::blosc` create), and whose file type has the same bytes as
+//! the memory type, whole chunks bypass that pipeline: h5vec shuffles and
+//! zlib-compresses them itself (libdeflate), or compresses them with
+//! c-blosc's thread-safe context calls (the library HDF5's Blosc filter
+//! runs), in parallel, and writes them with `H5Dwrite_chunk`; reading uses
+//! `H5Dread_chunk` and parallel decompression. The bytes are those of the
+//! standard HDF5 shuffle and deflate (zlib) filters and of the Blosc filter
+//! (a Blosc frame per chunk), so the files are the same in meaning as
+//! HDF5's own path: stock h5py reads deflate, h5py with `hdf5plugin` reads
+//! Blosc. Partial chunks at either end of a batch, and every other dataset,
+//! take the normal path.
 
 use std::ffi::c_uint;
 
@@ -18,11 +23,45 @@ use hdf5::Dataset;
 use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5z::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE};
+
+/// HDF5's id of the Blosc filter.
+const BLOSC_FILTER: i32 = 32001;
 use hdf5_sys::{h5d, h5p, h5t};
 
 use crate::error::{At, Result};
 use crate::raw::chunks::{read_stored_chunk, stored_chunk, write_chunks};
 use crate::raw::ffi::{sync, Owned};
+
+/// What compresses the chunks of a [`Pipeline`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Codec {
+    /// zlib streams (HDF5's deflate filter), after HDF5's shuffle filter
+    /// if the pipeline's `shuffle` is set.
+    Deflate,
+    /// One Blosc frame per chunk (filter 32001 alone), with the filter's
+    /// parameters: Blosc's type size, its shuffle (0 none, 1 byte, 2 bit)
+    /// and its compressor.
+    Blosc {
+        typesize: usize,
+        shuffle: i32,
+        compressor: crate::options::BloscCompressor,
+    },
+}
+
+/// Blosc's name of `c`, for its context calls.
+fn blosc_name(c: crate::options::BloscCompressor) -> &'static std::ffi::CStr {
+    use crate::options::BloscCompressor::*;
+    match c {
+        BloscLz => c"blosclz",
+        Lz4 => c"lz4",
+        Lz4hc => c"lz4hc",
+        Zlib => c"zlib",
+        Zstd => c"zstd",
+    }
+}
+
+/// Bytes Blosc adds to a chunk it stores uncompressed (its header).
+const BLOSC_MAX_OVERHEAD: usize = 16;
 
 /// The filter pipeline of a chunked dataset that h5vec can run itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,10 +74,12 @@ pub(crate) struct Pipeline {
     pub elem: usize,
     /// Shuffle before deflate.
     pub shuffle: bool,
-    /// zlib level; `None` for a chunked dataset without filters, whose
-    /// whole chunks are written and read directly (no chunk cache, no
-    /// selection machinery, no extra copy).
+    /// zlib (or Blosc) level; `None` for a chunked dataset without
+    /// filters, whose whole chunks are written and read directly (no chunk
+    /// cache, no selection machinery, no extra copy).
     pub level: Option<u32>,
+    /// The compressor (meaningless when `level` is `None`).
+    pub codec: Codec,
 }
 
 /// Whether direct chunk I/O is used at all (on by default; set
@@ -127,6 +168,9 @@ impl Pipeline {
             }
             let mut shuffle = false;
             let mut level = None;
+            let mut codec = Codec::Deflate;
+            // Blosc's own record of the chunk's size, checked below.
+            let mut blosc_bytes = None;
             for i in 0..nf as c_uint {
                 let mut flags: c_uint = 0;
                 let mut nelm: usize = 8;
@@ -146,6 +190,23 @@ impl Pipeline {
                     H5Z_FILTER_SHUFFLE if i == 0 && nf == 2 => shuffle = true,
                     H5Z_FILTER_DEFLATE if i as i32 == nf - 1 => {
                         level = Some(if nelm >= 1 { cd[0] } else { 6 })
+                    }
+                    // Blosc alone, with the parameters its `set_local`
+                    // completes at creation: [filter version, format
+                    // version, type size, chunk bytes, level, shuffle,
+                    // compressor].
+                    BLOSC_FILTER if nf == 1 && (7..=cd.len()).contains(&nelm) => {
+                        let compressor = crate::options::BloscCompressor::from_code(cd[6])?;
+                        if cd[4] > 9 || cd[5] > 2 || !(1..=255).contains(&cd[2]) {
+                            return None;
+                        }
+                        level = Some(cd[4]);
+                        blosc_bytes = Some(cd[3] as usize);
+                        codec = Codec::Blosc {
+                            typesize: cd[2] as usize,
+                            shuffle: cd[5] as i32,
+                            compressor,
+                        };
                     }
                     _ => return None,
                 }
@@ -178,12 +239,17 @@ impl Pipeline {
             for &d in &dims[1..rank as usize] {
                 row_bytes = row_bytes.checked_mul(usize::try_from(d).ok()?)?;
             }
+            let chunk_bytes = row_bytes.checked_mul(usize::try_from(dims[0]).ok()?)?;
+            if blosc_bytes.is_some_and(|b| b != chunk_bytes) {
+                return None;
+            }
             Some(Pipeline {
                 chunk_rows: dims[0],
                 row_bytes,
                 elem,
                 shuffle,
                 level: level.map(|l| l.min(12)),
+                codec,
             })
         }
     }
@@ -218,11 +284,30 @@ impl Pipeline {
     /// See `WriteJob::finish` for why appends store partly filled chunks
     /// this way (and chunks that [`Pipeline::compress`] cannot shrink below
     /// it).
+    ///
+    /// For Blosc: Blosc's stored frame (level 0), 16 bytes more than the
+    /// chunk whatever its bytes.
     pub(crate) fn store(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
+        if let Codec::Blosc {
+            typesize,
+            shuffle,
+            compressor,
+        } = self.codec
+        {
+            return self.blosc_compress(raw, out, None, typesize, shuffle, compressor);
+        }
         self.compress_at(raw, out, 0)
     }
 
     fn compress_at(&self, raw: &[u8], out: &mut Vec<u8>, level: u32) -> c_uint {
+        if let Codec::Blosc {
+            typesize,
+            shuffle,
+            compressor,
+        } = self.codec
+        {
+            return self.blosc_compress(raw, out, Some(level), typesize, shuffle, compressor);
+        }
         COMPRESSOR.with(|c| {
             let mut c = c.borrow_mut();
             let c = match &mut *c {
@@ -254,6 +339,81 @@ impl Pipeline {
         })
     }
 
+    /// One Blosc frame of `raw` into `out` (c-blosc's context call: no
+    /// global state, one thread, safe on any worker), at `level`, or with
+    /// `None` Blosc's stored frame (level 0, kept whatever its size: see
+    /// [`Pipeline::store`]). At a level, a chunk Blosc cannot shrink (at
+    /// level 0, every chunk) is kept as it is with the filter's bit of the
+    /// mask set, as HDF5's Blosc filter (which gives Blosc no room beyond
+    /// the chunk's size) leaves it.
+    fn blosc_compress(
+        &self,
+        raw: &[u8],
+        out: &mut Vec<u8>,
+        level: Option<u32>,
+        typesize: usize,
+        shuffle: i32,
+        compressor: crate::options::BloscCompressor,
+    ) -> c_uint {
+        out.clear();
+        out.resize(raw.len() + BLOSC_MAX_OVERHEAD, 0);
+        let name = blosc_name(compressor);
+        // SAFETY: `raw` and `out` are valid for the lengths passed and do
+        // not overlap; `name` is NUL-terminated; the context call touches
+        // no global state.
+        let n = unsafe {
+            blosc_src::blosc_compress_ctx(
+                level.unwrap_or(0).min(9) as i32,
+                shuffle,
+                typesize,
+                raw.len(),
+                raw.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+                name.as_ptr(),
+                0,
+                1,
+            )
+        };
+        match usize::try_from(n) {
+            Ok(n) if n > 0 && (level.is_none() || n <= raw.len()) => {
+                out.truncate(n);
+                0
+            }
+            _ => {
+                out.clear();
+                out.extend_from_slice(raw);
+                self.deflate_skipped()
+            }
+        }
+    }
+
+    /// Decompress one Blosc frame into `out` (exactly one chunk's bytes):
+    /// the frame's header is checked against its length and the chunk's
+    /// size first.
+    fn blosc_decompress(comp: &[u8], out: &mut [u8]) -> bool {
+        let mut nbytes = 0usize;
+        // SAFETY: `comp` is valid for `comp.len()` bytes; Blosc reads its
+        // header within them and writes the size it claims to `nbytes`.
+        let valid = unsafe {
+            blosc_src::blosc_cbuffer_validate(comp.as_ptr().cast(), comp.len(), &mut nbytes)
+        };
+        if valid != 0 || nbytes != out.len() {
+            return false;
+        }
+        // SAFETY: a frame whose header `blosc_cbuffer_validate` accepted
+        // for `comp.len()` bytes; `out` has room for the `nbytes` it holds.
+        let n = unsafe {
+            blosc_src::blosc_decompress_ctx(
+                comp.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+                1,
+            )
+        };
+        usize::try_from(n).is_ok_and(|n| n == out.len())
+    }
+
     /// Decompress one chunk stored with filter mask `mask` into `out`
     /// (exactly one chunk's bytes), with this thread's decompressor and
     /// scratch space. False if it cannot (the caller asks HDF5 instead).
@@ -268,6 +428,9 @@ impl Pipeline {
         }
         if mask != 0 {
             return false;
+        }
+        if let Codec::Blosc { .. } = self.codec {
+            return Self::blosc_decompress(comp, out);
         }
         DECOMPRESSOR.with(|d| {
             let mut d = d.borrow_mut();
@@ -557,13 +720,29 @@ pub(crate) fn read_rows(
     path: impl At,
     normal: &mut ReadFallback<'_>,
 ) -> Result<()> {
+    read_rows_with(ds, p, start, rows, out, path, normal, &mut Ready::default())
+}
+
+/// [`read_rows`] taking the chunks in `ready` (decompressed ahead) from
+/// there instead of from the file.
+#[allow(clippy::too_many_arguments)] // read_rows's arguments and the ready chunks
+fn read_rows_with(
+    ds: &Dataset,
+    p: &Pipeline,
+    start: u64,
+    rows: u64,
+    out: &mut [u8],
+    path: impl At,
+    normal: &mut ReadFallback<'_>,
+    ready: &mut Ready,
+) -> Result<()> {
     let end = start + rows;
     let (k0, nk) = full_chunks(p, start, end);
     let rb = p.row_bytes;
     let c = p.chunk_rows;
     if nk == 0 {
         if p.level.is_some() {
-            return read_partial_chunks(ds, p, start, out, path, normal);
+            return read_partial_chunks(ds, p, start, out, path, normal, ready);
         }
         check_stored(ds, c, start, end, path)?;
         return normal(start, rows, out);
@@ -596,19 +775,33 @@ pub(crate) fn read_rows(
         }
         return Ok(());
     }
-    // Fetch the compressed chunks (I/O under the HDF5 lock).
-    let comp = sync(|| {
-        (k0..k0 + nk)
-            .map(|k| fetch_chunk(ds, p, k, path))
-            .collect::<Result<Vec<_>>>()
-    })?;
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
-    let mut slots: Vec<Slot<'_>> = body_out
-        .chunks_mut(cb)
-        .zip(comp)
-        .map(|(o, d)| (o, d, false))
-        .collect();
+    // Chunks decompressed ahead are copied into place; the others are
+    // fetched (I/O under the HDF5 lock) and decompressed below.
+    let mut slots: Vec<Slot<'_>> = Vec::with_capacity(nk as usize);
+    let mut fetch = Vec::new();
+    for (k, o) in (k0..).zip(body_out.chunks_mut(cb)) {
+        match ready.take(k) {
+            Some(Got::Done(buf)) => {
+                o.copy_from_slice(&buf[..cb]);
+                ready.keep(k, buf);
+                slots.push((o, None, true));
+            }
+            Some(Got::Failed(e)) => return Err(e),
+            Some(Got::Fallback) => slots.push((o, None, false)),
+            None => {
+                fetch.push(slots.len());
+                slots.push((o, None, false));
+            }
+        }
+    }
+    sync(|| -> Result<()> {
+        for &i in &fetch {
+            slots[i].1 = fetch_chunk(ds, p, k0 + i as u64, path)?;
+        }
+        Ok(())
+    })?;
     for_each_parallel(&mut slots, |(o, data, ok)| {
         if let Some((data, mask)) = data {
             *ok = p.decompress(data, *mask, o);
@@ -621,10 +814,10 @@ pub(crate) fn read_rows(
         }
     }
     if head > 0 {
-        read_partial_chunks(ds, p, start, head_out, path, normal)?;
+        read_partial_chunks(ds, p, start, head_out, path, normal, ready)?;
     }
     if done < rows {
-        read_partial_chunks(ds, p, start + done, tail_out, path, normal)?;
+        read_partial_chunks(ds, p, start + done, tail_out, path, normal, ready)?;
     }
     Ok(())
 }
@@ -671,6 +864,7 @@ fn read_partial_chunks(
     out: &mut [u8],
     path: impl At,
     normal: &mut ReadFallback<'_>,
+    ready: &mut Ready,
 ) -> Result<()> {
     let (c, rb, cb) = (p.chunk_rows, p.row_bytes, p.chunk_bytes());
     if c == 0 || rb == 0 {
@@ -686,17 +880,26 @@ fn read_partial_chunks(
         let n = ((k + 1) * c - row).min((rest.len() / rb) as u64);
         let (here, tail) = rest.split_at_mut(n as usize * rb);
         rest = tail;
-        r = sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
-            whole.resize(cb, 0);
-            match comp {
-                Some((data, mask)) if p.decompress(&data, mask, &mut whole) => {
-                    let lo = (row - k * c) as usize * rb;
-                    here.copy_from_slice(&whole[lo..lo + here.len()]);
-                    Ok(())
-                }
-                _ => normal(row, n, here),
+        let lo = (row - k * c) as usize * rb;
+        r = match ready.take(k) {
+            Some(Got::Done(buf)) => {
+                here.copy_from_slice(&buf[lo..lo + here.len()]);
+                ready.keep(k, buf);
+                Ok(())
             }
-        });
+            Some(Got::Failed(e)) => Err(e),
+            Some(Got::Fallback) => normal(row, n, here),
+            None => sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
+                whole.resize(cb, 0);
+                match comp {
+                    Some((data, mask)) if p.decompress(&data, mask, &mut whole) => {
+                        here.copy_from_slice(&whole[lo..lo + here.len()]);
+                        Ok(())
+                    }
+                    _ => normal(row, n, here),
+                }
+            }),
+        };
         if r.is_err() {
             break;
         }
@@ -704,6 +907,223 @@ fn read_partial_chunks(
     }
     give_buffers(vec![whole]);
     r
+}
+
+/// One chunk read ahead, as the read that uses it finds it.
+pub(crate) enum Got {
+    /// Its rows, decompressed (exactly one chunk's bytes).
+    Done(Vec<u8>),
+    /// A chunk h5vec does not decompress itself: HDF5 reads it.
+    Fallback,
+    /// Fetching it failed (a chunk never written): the read of its rows
+    /// returns this error.
+    Failed(crate::error::Error),
+}
+
+/// The chunks one read finds read ahead, and those it used.
+#[derive(Default)]
+pub(crate) struct Ready {
+    /// Chunks not used yet, by index.
+    chunks: Vec<(u64, Got)>,
+    /// Decompressed chunks this read used.
+    used: Vec<(u64, Vec<u8>)>,
+}
+
+impl Ready {
+    /// Takes chunk `k` if it was read ahead.
+    fn take(&mut self, k: u64) -> Option<Got> {
+        let i = self.chunks.iter().position(|(j, _)| *j == k)?;
+        Some(self.chunks.swap_remove(i).1)
+    }
+
+    /// Hands back chunk `k` after use (the next read may need its last rows).
+    fn keep(&mut self, k: u64, buf: Vec<u8>) {
+        self.used.push((k, buf));
+    }
+}
+
+/// Chunks being decompressed on the pool for the next read.
+struct Pending {
+    /// The decompressed chunks (`None`: h5vec could not decompress it).
+    rx: std::sync::mpsc::Receiver<Vec<(u64, Option<Vec<u8>>)>>,
+    /// Chunks settled when they were fetched: errors and fallbacks.
+    early: Vec<(u64, Got)>,
+}
+
+impl Pending {
+    /// Waits for the decompressed chunks. A job that ended without sending
+    /// (it cannot, short of a panic) leaves its chunks to be read again.
+    fn wait(self) -> impl Iterator<Item = (u64, Got)> {
+        let done = self.rx.recv().unwrap_or_default();
+        self.early.into_iter().chain(
+            done.into_iter()
+                .map(|(k, b)| (k, b.map_or(Got::Fallback, Got::Done))),
+        )
+    }
+}
+
+/// Read-ahead of one compressed dataset read front to back in batches
+/// (a whole-vector load, a stream): after a batch, the chunks of the next
+/// batch (as many rows as this one) are fetched from the file and
+/// decompressed on the worker threads while the caller decodes this
+/// batch; the next read takes them from here.
+///
+/// Only reads that continue the previous one (starting inside or at the
+/// end of it; the first read at row 0) and cover at least one whole chunk
+/// read ahead, so a read of a few rows or at a random place pays for
+/// nothing it does not use, and a range read for at most one batch.
+/// Memory: at most one batch ahead, plus the chunk holding the last rows
+/// read. The decompressing job owns its buffers and sends them through a
+/// channel: a reader dropped meanwhile leaves it nothing to touch.
+#[derive(Default)]
+pub(crate) struct ReadAhead {
+    state: std::sync::Mutex<AheadState>,
+}
+
+#[derive(Default)]
+struct AheadState {
+    /// The rows of the last read.
+    last: Option<(u64, u64)>,
+    /// Chunks read ahead or used and still of use: those holding rows from
+    /// the last row read on.
+    kept: Vec<(u64, Got)>,
+    /// The next batch's chunks, being decompressed.
+    pending: Option<Pending>,
+}
+
+impl std::fmt::Debug for ReadAhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadAhead")
+    }
+}
+
+/// [`read_rows`] with read-ahead (see [`ReadAhead`]): rows `start..start +
+/// rows` of a compressed dataset of `limit` rows.
+#[allow(clippy::too_many_arguments)] // read_rows's arguments, the state and the extent
+pub(crate) fn read_rows_ahead(
+    ds: &Dataset,
+    p: &Pipeline,
+    ahead: &ReadAhead,
+    limit: u64,
+    start: u64,
+    rows: u64,
+    out: &mut [u8],
+    path: impl At,
+    normal: &mut ReadFallback<'_>,
+) -> Result<()> {
+    let mut st = ahead.state.lock().unwrap_or_else(|e| e.into_inner());
+    let end = start + rows;
+    let seq = match st.last {
+        None => start == 0,
+        Some((s0, e0)) => start >= s0 && start <= e0 && end > e0,
+    };
+    let mut ready = Ready::default();
+    let pending = st.pending.take();
+    let kept = std::mem::take(&mut st.kept);
+    if seq {
+        ready.chunks = kept;
+        if let Some(pend) = pending {
+            ready.chunks.extend(pend.wait());
+        }
+    } else {
+        // A jump: what was read ahead is of no use (a job still running
+        // finishes into a channel nobody reads).
+        recycle(kept);
+    }
+    let r = read_rows_with(ds, p, start, rows, out, path, normal, &mut ready);
+    st.last = Some((start, end));
+    let c = p.chunk_rows.max(1);
+    // The chunk holding the last row read may be read again by the next
+    // read (list offsets overlap by one row), and chunks past it were read
+    // ahead for it.
+    let first_kept = end.saturating_sub(1) / c;
+    let left = ready
+        .chunks
+        .into_iter()
+        .chain(ready.used.into_iter().map(|(k, b)| (k, Got::Done(b))));
+    let (keep, drop): (Vec<_>, Vec<_>) =
+        left.partition(|(k, _)| seq && r.is_ok() && *k >= first_kept);
+    recycle(drop);
+    st.kept = keep;
+    let (_, whole) = full_chunks(p, start, end);
+    if r.is_ok() && seq && whole > 0 && p.level.is_some() {
+        let to = end.saturating_add(rows).min(limit);
+        st.pending = prefetch(ds, p, end, to, &st.kept, path);
+    }
+    r
+}
+
+/// Returns the buffers of chunks no longer needed to the pool.
+fn recycle(chunks: Vec<(u64, Got)>) {
+    give_buffers(
+        chunks
+            .into_iter()
+            .filter_map(|(_, g)| match g {
+                Got::Done(b) => Some(b),
+                _ => None,
+            })
+            .collect(),
+    );
+}
+
+/// Fetches the chunks holding rows `from..to` (except those in `kept`)
+/// and starts decompressing them on the pool. A chunk that cannot be
+/// fetched ends the fetching; its error waits for the read that uses it.
+fn prefetch(
+    ds: &Dataset,
+    p: &Pipeline,
+    from: u64,
+    to: u64,
+    kept: &[(u64, Got)],
+    path: impl At,
+) -> Option<Pending> {
+    let c = p.chunk_rows;
+    if c == 0 || from >= to {
+        return None;
+    }
+    let mut early = Vec::new();
+    let mut work = Vec::new();
+    sync(|| {
+        for k in from / c..to.div_ceil(c) {
+            if kept.iter().any(|(j, _)| *j == k) {
+                continue;
+            }
+            match fetch_chunk(ds, p, k, path) {
+                Ok(Some(data)) => work.push((k, data)),
+                Ok(None) => early.push((k, Got::Fallback)),
+                Err(e) => {
+                    early.push((k, Got::Failed(e)));
+                    break;
+                }
+            }
+        }
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = *p;
+    let cb = p.chunk_bytes();
+    // Owns everything it touches: the compressed bytes and the buffers.
+    let job = move || {
+        let bufs = take_buffers(work.len());
+        let mut all: Vec<_> = work
+            .into_iter()
+            .zip(bufs)
+            .map(|((k, d), o)| (k, d, o, false))
+            .collect();
+        for_each_parallel(&mut all, |(_, (data, mask), o, ok)| {
+            o.resize(cb, 0);
+            *ok = p.decompress(data, *mask, o);
+        });
+        let _ = tx.send(
+            all.into_iter()
+                .map(|(k, _, o, ok)| (k, ok.then_some(o)))
+                .collect(),
+        );
+    };
+    match pool() {
+        Some(pool) => pool.spawn(job),
+        None => job(),
+    }
+    Some(Pending { rx, early })
 }
 
 #[cfg(test)]
@@ -762,6 +1182,7 @@ mod tests {
             elem: 8,
             shuffle: true,
             level: Some(4),
+            codec: Codec::Deflate,
         };
         assert_eq!(full_chunks(&p, 0, 35), (0, 3));
         assert_eq!(full_chunks(&p, 5, 35), (1, 2));

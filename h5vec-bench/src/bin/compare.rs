@@ -7,7 +7,9 @@
 //!
 //! Options: `--rows N` (1,000,000), `--passes P` (5), `--warmup W` (1
 //! unreported pass first), `--workload w1|w2` (w1), `--deflate` (add the
-//! shuffle+deflate(4) rows), `--no-compound` (drop the compound reference),
+//! shuffle+deflate(4) rows), `--zstd` (add the `h5vec-zstd` rows: Blosc +
+//! Zstandard, setting [`ZSTD_SETTING`] or `H5VEC_BENCH_ZSTD`),
+//! `--no-compound` (drop the compound reference),
 //! `--only a,b` (run only these implementations, e.g. `h5vec` for
 //! profiling), `--dir D` (temp files; default `$TMPDIR` or /tmp), `--keep`,
 //! `--existing` (add the saves into an existing file, below).
@@ -100,6 +102,8 @@ struct Args {
     warmup: usize,
     workload: String,
     deflate: bool,
+    /// Add the `h5vec-zstd` rows (Blosc + Zstandard).
+    zstd: bool,
     compound: bool,
     only: Option<Vec<String>>,
     dir: PathBuf,
@@ -124,6 +128,7 @@ fn parse_args() -> AnyResult<Args> {
         warmup: 1,
         workload: "w1".into(),
         deflate: false,
+        zstd: false,
         compound: true,
         only: None,
         dir: std::env::temp_dir(),
@@ -143,6 +148,7 @@ fn parse_args() -> AnyResult<Args> {
             "--warmup" => a.warmup = val()?.parse()?,
             "--workload" => a.workload = val()?,
             "--deflate" => a.deflate = true,
+            "--zstd" => a.zstd = true,
             "--no-compound" => a.compound = false,
             "--only" => a.only = Some(val()?.split(',').map(str::to_owned).collect()),
             "--dir" => a.dir = val()?.into(),
@@ -154,7 +160,7 @@ fn parse_args() -> AnyResult<Args> {
             "--synced" => a.synced = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] \
+                    "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] [--zstd] \
                      [--no-compound] [--only impl,impl] [--dir D] [--keep] [--jsonl FILE] [--pass-label K] [--no-clone] \
                      [--existing [--synced]]"
                 );
@@ -239,6 +245,9 @@ fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
         ));
         cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
     }
+    if args.zstd {
+        cases.push(zstd_case());
+    }
     cases
 }
 
@@ -272,7 +281,38 @@ fn w2_cases<'a>(args: &Args) -> Vec<Case<'a, data::Event>> {
         ));
         cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
     }
+    #[cfg(feature = "w2")]
+    if args.zstd {
+        cases.push(zstd_case());
+    }
     cases
+}
+
+/// Blosc level and shuffle of the `h5vec-zstd` rows: the fastest setting
+/// whose files are no larger than Parquet's zstd files of the same data
+/// (results-1000000-zstd.md has the sizes of the settings tried).
+const ZSTD_SETTING: (u8, h5vec::BloscShuffle) = (1, h5vec::BloscShuffle::Byte);
+
+/// h5vec with Blosc + Zstandard, compared with Parquet's zstd (no
+/// hand-written baseline in its group). `H5VEC_BENCH_ZSTD=LEVEL[,byte|bit|none]`
+/// overrides [`ZSTD_SETTING`].
+fn zstd_case<'a, T: h5vec::H5Vector + 'a>() -> Case<'a, T> {
+    use h5vec::BloscShuffle;
+    let (mut level, mut shuffle) = ZSTD_SETTING;
+    if let Ok(v) = std::env::var("H5VEC_BENCH_ZSTD") {
+        let mut it = v.split(',');
+        if let Some(l) = it.next().and_then(|l| l.trim().parse().ok()) {
+            level = l;
+        }
+        shuffle = match it.next().map(str::trim) {
+            Some("bit") => BloscShuffle::Bit,
+            Some("none") => BloscShuffle::None,
+            Some("byte") => BloscShuffle::Byte,
+            _ => shuffle,
+        };
+    }
+    let c = h5vec::Compression::blosc(h5vec::BloscCompressor::Zstd, level, shuffle);
+    h5vec_case("h5vec-zstd", "zstd", SaveOptions::default().compression(c))
 }
 
 fn file_len(p: &Path) -> u64 {

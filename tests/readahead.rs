@@ -1,0 +1,262 @@
+//! Read-ahead of compressed vectors (`column::PodReader`,
+//! `parallel::ReadAhead`): front-to-back reads in batches of every size,
+//! with chunk lengths that do not divide the batch and partial chunks at
+//! both ends, return exactly the rows saved (and what the uncompressed
+//! vector returns); a damaged chunk read ahead is an error on the read
+//! that needs its rows, and only there.
+
+use h5vec::hdf5::File;
+use h5vec::{
+    load_range, load_vector, save_vector_with, Compression, ErrorKind, H5Vector, SaveOptions,
+    VectorReader,
+};
+
+#[derive(H5Vector, Clone, Debug, PartialEq)]
+struct Row {
+    id: u64,
+    t: f64,
+    #[h5vec(vls)]
+    name: String,
+    tags: Vec<String>,
+    vals: Vec<f32>,
+    /// Random bits: chunks deflate cannot shrink (stored with the deflate
+    /// filter skipped).
+    noise: u64,
+}
+
+fn mix(k: u64) -> u64 {
+    let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn rows(n: u64) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row {
+            id: i,
+            t: i as f64 * 0.25,
+            name: format!("n{}-{}", i, "x".repeat((mix(i) % 17) as usize)),
+            tags: (0..mix(i + 7) % 4).map(|k| format!("t{k}")).collect(),
+            vals: (0..mix(i + 3) % 9)
+                .map(|k| (i * 10 + k) as f32 * 0.5)
+                .collect(),
+            noise: mix(i),
+        })
+        .collect()
+}
+
+fn tmp() -> (tempfile::TempDir, File) {
+    let d = tempfile::tempdir().unwrap();
+    let f = h5vec::create_file(d.path().join("r.h5")).unwrap();
+    (d, f)
+}
+
+fn compressions() -> Vec<(&'static str, SaveOptions)> {
+    vec![
+        ("deflate", SaveOptions::default().deflate(4)),
+        (
+            "deflate-noshuffle",
+            SaveOptions::default().compression(Compression::Deflate {
+                level: 1,
+                shuffle: false,
+            }),
+        ),
+        ("zstd", SaveOptions::default().zstd(3)),
+    ]
+}
+
+/// Every batch size against chunk lengths that do not divide it: the
+/// concatenated batches are the rows saved, and equal the batches of the
+/// same vector saved without compression.
+#[test]
+fn batches_of_every_size_equal_the_uncompressed_rows() {
+    let n = 5_003;
+    let want = rows(n);
+    for chunk in [7usize, 100, 1000, 4096] {
+        let (_d, f) = tmp();
+        let plain = SaveOptions::default().chunk_length(chunk);
+        save_vector_with(&f, "plain", &want, &plain).unwrap();
+        for (name, opts) in compressions() {
+            let opts = opts.chunk_length(chunk);
+            save_vector_with(&f, name, &want, &opts).unwrap();
+            assert_eq!(
+                load_vector::<Row>(&f, name).unwrap(),
+                want,
+                "{name} chunk {chunk}"
+            );
+            for batch in [1usize, 5, 64, 999, 1000, 2048, 4096, n as usize] {
+                let got: Vec<Vec<Row>> = VectorReader::<Row>::open(&f, name, batch)
+                    .unwrap()
+                    .collect::<h5vec::Result<_>>()
+                    .unwrap();
+                let plain: Vec<Vec<Row>> = VectorReader::<Row>::open(&f, "plain", batch)
+                    .unwrap()
+                    .collect::<h5vec::Result<_>>()
+                    .unwrap();
+                assert_eq!(got, plain, "{name} chunk {chunk} batch {batch}");
+                assert_eq!(got.concat(), want, "{name} chunk {chunk} batch {batch}");
+            }
+        }
+    }
+}
+
+/// Batches of a range that starts and ends inside chunks, then reads that
+/// jump (a range read after a batch, backwards, forwards past the
+/// read-ahead), all on one file.
+#[test]
+fn ranges_and_jumps_read_exact_rows() {
+    let n = 3_001;
+    let want = rows(n);
+    let (_d, f) = tmp();
+    for (name, opts) in compressions() {
+        save_vector_with(&f, name, &want, &opts.chunk_length(128)).unwrap();
+        for (s, e, batch) in [
+            (5u64, 2_999u64, 300usize),
+            (127, 1_025, 129),
+            (1, 3_000, 1_000),
+        ] {
+            let got: Vec<Row> = VectorReader::<Row>::open_range(&f, name, s..e, batch)
+                .unwrap()
+                .collect::<h5vec::Result<Vec<_>>>()
+                .unwrap()
+                .concat();
+            assert_eq!(
+                got,
+                want[s as usize..e as usize],
+                "{name} {s}..{e} by {batch}"
+            );
+        }
+        for r in [
+            0..700,
+            2_000..2_600,
+            100..101,
+            0..3_001,
+            1_500..1_800,
+            600..1_400,
+        ] {
+            let got = load_range::<Row>(&f, name, r.clone()).unwrap();
+            assert_eq!(got, want[r.start as usize..r.end as usize], "{name} {r:?}");
+        }
+    }
+}
+
+/// Overwrites chunk `k` of dataset `path` (stored deflated) with bytes no
+/// deflate reader accepts, keeping its filter mask 0.
+fn damage_chunk(f: &File, path: &str, k: u64, chunk_rows: u64) {
+    use hdf5_sys::{h5d, h5p};
+    let ds = f.dataset(path).unwrap();
+    let junk = [0xFFu8; 64];
+    // SAFETY: a valid dataset id, a chunk offset of rank 1, a buffer of
+    // `junk.len()` bytes.
+    let r = h5vec::hdf5::sync::sync(|| unsafe {
+        h5d::H5Dwrite_chunk(
+            ds.id(),
+            h5p::H5P_DEFAULT,
+            0,
+            [k * chunk_rows].as_ptr(),
+            junk.len(),
+            junk.as_ptr().cast(),
+        )
+    });
+    assert!(r >= 0, "writing chunk {k} of {path}");
+}
+
+/// A damaged chunk is reported by the batch holding its rows: the batches
+/// before it (whose reads decompressed it ahead) are returned whole and
+/// exact.
+#[test]
+fn damaged_chunk_fails_the_batch_that_uses_it() {
+    let n = 1_000u64;
+    let want = rows(n);
+    for batch in [100usize, 250, 333] {
+        let (_d, f) = tmp();
+        let opts = SaveOptions::default().deflate(4).chunk_length(100);
+        save_vector_with(&f, "v", &want, &opts).unwrap();
+        damage_chunk(&f, "v/data/t/values", 5, 100);
+        let mut r = VectorReader::<Row>::open(&f, "v", batch).unwrap();
+        let mut start = 0u64;
+        let bad = loop {
+            let Some(b) = r.next() else {
+                panic!("batch {batch}: no error")
+            };
+            match b {
+                Ok(rows) => {
+                    let end = start + rows.len() as u64;
+                    assert_eq!(rows, want[start as usize..end as usize], "batch {batch}");
+                    start = end;
+                }
+                Err(e) => break (start, e),
+            }
+        };
+        // The failing batch is the one holding rows 500..600.
+        let (s, e) = bad;
+        assert!(
+            s <= 500 && 500 < s + batch as u64,
+            "batch {batch}: failed at {s}: {e}"
+        );
+        assert_eq!(e.path(), "$.t", "{e}");
+        assert_eq!(e.location(), Some("/v/data/t/values"), "{e}");
+        assert!(r.next().is_none());
+        // A range that avoids the chunk reads fine; one that touches it fails.
+        assert_eq!(load_range::<Row>(&f, "v", 0..500).unwrap(), want[..500]);
+        assert_eq!(load_range::<Row>(&f, "v", 600..1000).unwrap(), want[600..]);
+        assert!(load_range::<Row>(&f, "v", 550..551).is_err());
+        assert!(load_vector::<Row>(&f, "v").is_err());
+    }
+}
+
+/// Chunks never written (a dataset shrunk and grown again, so HDF5 would
+/// hand back fill values) are an error on the batch holding them, also
+/// when the read-ahead fetched them first.
+#[test]
+fn chunk_never_written_fails_the_batch_that_uses_it() {
+    let n = 1_000u64;
+    let want = rows(n);
+    let (_d, f) = tmp();
+    let opts = SaveOptions::default().deflate(4).chunk_length(100);
+    save_vector_with(&f, "v", &want, &opts).unwrap();
+    let ds = f.dataset("v/data/id/values").unwrap();
+    ds.resize(700).unwrap();
+    ds.resize(1000).unwrap();
+    let mut r = VectorReader::<Row>::open(&f, "v", 300).unwrap();
+    for k in 0..2usize {
+        assert_eq!(r.next().unwrap().unwrap(), want[k * 300..(k + 1) * 300]);
+    }
+    let e = r.next().unwrap().unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Invalid(_)), "{e}");
+    assert_eq!(e.path(), "$.id", "{e}");
+    assert!(e.to_string().contains("rows 700..800"), "{e}");
+    assert!(e.to_string().contains("never written"), "{e}");
+}
+
+/// Readers dropped in the middle of a read (the next batch being
+/// decompressed on the worker threads), and their file closed: nothing is
+/// left touching freed buffers, and later reads are exact.
+#[test]
+fn readers_dropped_mid_read_leave_nothing_behind() {
+    let n = 20_000u64;
+    let want = rows(n);
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("r.h5");
+    {
+        let f = h5vec::create_file(&path).unwrap();
+        save_vector_with(
+            &f,
+            "v",
+            &want,
+            &SaveOptions::default().deflate(4).chunk_length(512),
+        )
+        .unwrap();
+    }
+    for i in 0..40usize {
+        let f = File::open(&path).unwrap();
+        let mut r = VectorReader::<Row>::open(&f, "v", 2_000 + i).unwrap();
+        let first = r.next().unwrap().unwrap();
+        assert_eq!(first, want[..first.len()]);
+        drop(r);
+        f.close().unwrap();
+    }
+    let f = File::open(&path).unwrap();
+    assert_eq!(load_vector::<Row>(&f, "v").unwrap(), want);
+}
