@@ -5,6 +5,7 @@
 #
 # Measures W1 (Measurement) and W2 (Event) with
 #   rs-h5vec, rs-h5vec-deflate4                 h5vec save_vector / load_vector
+#   rs-h5vec-zstd                               the same with Blosc + Zstandard (compare.rs ZSTD_SETTING)
 #   rs-baseline-chunk64k, rs-baseline-deflate4  hand-written hdf5-metno columns (64k chunks)
 #   rs-compound-contig (W1)                     one contiguous compound write of the Vec
 #   rs-clone-vec                                deep Vec::clone (floor of loaders returning objects)
@@ -66,7 +67,7 @@ for ((p = 0; p < PASSES; p++)); do
     set -- $job
     echo "pass $p: $job" >&2
     if [[ $1 == rust ]]; then
-      "$BIN/compare" --rows "$ROWS" --workload "$2" --passes 1 --warmup 1 --deflate --existing \
+      "$BIN/compare" --rows "$ROWS" --workload "$2" --passes 1 --warmup 1 --deflate --zstd --existing \
         --dir "$TMP" --jsonl "$OUT_JSONL" --pass-label "$p" > "$TMP/last-rust.txt"
     else
       "$PY" "$HERE/peers.py" "$2" "$3" "$TMP/data" "$TMP/peer-$2-$3.bin" \

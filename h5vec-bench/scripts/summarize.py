@@ -138,7 +138,15 @@ def main():
                        h("write", "py-parquet-zstd"), 1.0, "<= 1x (issue 6)")
             ratio_check("W2 load h5vec / deep clone of the Vec", h("read", "rs-h5vec"),
                         h("clone", "rs-clone-vec"), 1.3, "<= 1.3x (issue 6)")
-        for impl in ("rs-h5vec", "rs-h5vec-deflate4"):
+        # Issue 18 target 3: zstd saves faster than Parquet's zstd, files no larger.
+        ratio_check(f"{W} zstd save h5vec / Parquet zstd", h("write", "rs-h5vec-zstd"),
+                    h("write", "py-parquet-zstd"), 1.0, "< 1x (issue 18)")
+        size_check(f"{W} zstd file h5vec / Parquet zstd", h("write", "rs-h5vec-zstd"),
+                   h("write", "py-parquet-zstd"), 1.0, "<= 1x (issue 18)")
+        if wl == "w2":
+            ratio_check("W2 deflate4 load / uncompressed load (h5vec)", h("read", "rs-h5vec-deflate4"),
+                        h("read", "rs-h5vec"), 1.15, "<= 1.15x (issue 18, read-ahead)")
+        for impl in ("rs-h5vec", "rs-h5vec-deflate4", "rs-h5vec-zstd"):
             s = h("write", impl)
             if s and s["peak"] is not None and s["input"]:
                 r = s["peak"] / s["input"]
