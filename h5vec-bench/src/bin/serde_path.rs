@@ -187,6 +187,9 @@ where
             }
         }
     }
+    // The files are not needed any more (disk space for the next workload).
+    let _ = std::fs::remove_file(&d);
+    let _ = std::fs::remove_file(&s);
     let med: Vec<f64> = times
         .iter()
         .map(|t| if t.is_empty() { f64::NAN } else { stats(t).0 })

@@ -122,7 +122,7 @@ impl<T: ArrowNativeType> Vals<T> {
             lent: None,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, v: T) {
         self.vec.push(v);
     }
@@ -378,6 +378,13 @@ impl Leaf {
     }
 }
 
+/// Marks one more value valid, out of line: the per-value path of a
+/// field that is not optional stays small enough to inline.
+#[inline(never)]
+fn valid(n: &mut NullBufferBuilder) {
+    n.append_non_null();
+}
+
 impl Node {
     /// The plan of serde field `sf` written as h5vec field `hf`.
     fn new(sf: &Field, hf: &Field) -> Option<Self> {
@@ -424,12 +431,12 @@ impl Node {
     }
 
     /// The leaf a value goes to (marked valid if the leaf is optional).
-    #[inline]
+    #[inline(always)]
     fn leaf(&mut self) -> R<&mut Leaf> {
         match &mut self.kind {
             Kind::Leaf(l) => {
                 if let Some(n) = &mut self.nulls {
-                    n.append_non_null();
+                    valid(n);
                 }
                 Ok(l)
             }
@@ -603,7 +610,7 @@ impl<'a> ser::Serializer for Ser<'a> {
         }
         Ok(())
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_i8(self, v: i8) -> R {
         match self.0.leaf()? {
             Leaf::I8(b) => {
@@ -613,7 +620,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.i64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_i16(self, v: i16) -> R {
         match self.0.leaf()? {
             Leaf::I16(b) => {
@@ -623,7 +630,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.i64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_i32(self, v: i32) -> R {
         match self.0.leaf()? {
             Leaf::I32(b) => {
@@ -633,7 +640,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.i64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_i64(self, v: i64) -> R {
         match self.0.leaf()? {
             Leaf::I64(b) => {
@@ -643,7 +650,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.i64(v),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_u8(self, v: u8) -> R {
         match self.0.leaf()? {
             Leaf::U8(b) => {
@@ -653,7 +660,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.u64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_u16(self, v: u16) -> R {
         match self.0.leaf()? {
             Leaf::U16(b) => {
@@ -663,7 +670,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.u64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_u32(self, v: u32) -> R {
         match self.0.leaf()? {
             Leaf::U32(b) => {
@@ -673,7 +680,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.u64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_u64(self, v: u64) -> R {
         match self.0.leaf()? {
             Leaf::U64(b) => {
@@ -683,7 +690,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.u64(v),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_f32(self, v: f32) -> R {
         match self.0.leaf()? {
             Leaf::F32(b) => {
@@ -693,7 +700,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             l => l.f64(v.into()),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_f64(self, v: f64) -> R {
         match self.0.leaf()? {
             Leaf::F64(b) => {
@@ -761,15 +768,24 @@ impl<'a> ser::Serializer for Ser<'a> {
     }
     #[inline]
     fn serialize_seq(self, _: Option<usize>) -> R<Seq<'a>> {
-        match self.0.kind {
-            Kind::Leaf(_) => Err(PathError::msg(
-                "found a sequence for a number, bool or string",
-            )),
-            _ => Ok(Seq {
-                node: self.0,
-                count: 0,
-            }),
-        }
+        let Node { kind, nulls } = self.0;
+        let to = match kind {
+            Kind::Leaf(_) => {
+                return Err(PathError::msg(
+                    "found a sequence for a number, bool or string",
+                ))
+            }
+            Kind::List { offsets, item, .. } => SeqTo::List {
+                offsets,
+                nulls: nulls.as_mut(),
+                item,
+            },
+            Kind::Fixed { n, item, .. } => SeqTo::Fixed { n: *n, item },
+            Kind::Record {
+                fields, children, ..
+            } => SeqTo::Tuple { fields, children },
+        };
+        Ok(Seq { to, count: 0 })
     }
     #[inline]
     fn serialize_tuple(self, len: usize) -> R<Seq<'a>> {
@@ -794,9 +810,15 @@ impl<'a> ser::Serializer for Ser<'a> {
     }
     #[inline]
     fn serialize_struct(self, _: &'static str, _: usize) -> R<Rec<'a>> {
-        match self.0.kind {
-            Kind::Record { .. } => Ok(Rec {
-                node: self.0,
+        match &mut self.0.kind {
+            Kind::Record {
+                fields,
+                children,
+                keys,
+            } => Ok(Rec {
+                fields,
+                children,
+                keys,
                 next: 0,
             }),
             _ => Err(PathError::msg(
@@ -820,8 +842,25 @@ impl<'a> ser::Serializer for Ser<'a> {
 /// A sequence, tuple or array being serialized into a list, a dense array
 /// or a tuple's record.
 struct Seq<'a> {
-    node: &'a mut Node,
+    to: SeqTo<'a>,
     count: usize,
+}
+
+/// Where the elements of a sequence go.
+enum SeqTo<'a> {
+    List {
+        offsets: &'a mut Offsets,
+        nulls: Option<&'a mut NullBufferBuilder>,
+        item: &'a mut Node,
+    },
+    Fixed {
+        n: usize,
+        item: &'a mut Node,
+    },
+    Tuple {
+        fields: &'a Fields,
+        children: &'a mut [Node],
+    },
 }
 
 impl Seq<'_> {
@@ -829,12 +868,10 @@ impl Seq<'_> {
     fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         let i = self.count;
         self.count += 1;
-        match &mut self.node.kind {
-            Kind::List { item, .. } => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
-            Kind::Fixed { item, n, .. } if i < *n => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
-            Kind::Record {
-                children, fields, ..
-            } if i < children.len() => v
+        match &mut self.to {
+            SeqTo::List { item, .. } => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
+            SeqTo::Fixed { item, n } if i < *n => v.serialize(Ser(item)).map_err(|e| e.at("[]")),
+            SeqTo::Tuple { children, fields } if i < children.len() => v
                 .serialize(Ser(&mut children[i]))
                 .map_err(|e| e.at(fields[i].name())),
             _ => Err(PathError::msg(format!(
@@ -842,30 +879,30 @@ impl Seq<'_> {
             ))),
         }
     }
+    #[inline]
     fn end(self) -> R {
-        match &mut self.node.kind {
-            Kind::List { offsets, .. } => {
+        match self.to {
+            SeqTo::List { offsets, nulls, .. } => {
                 offsets.add(self.count)?;
-                if let Some(n) = &mut self.node.nulls {
-                    n.append_non_null();
+                if let Some(n) = nulls {
+                    valid(n);
                 }
             }
-            Kind::Fixed { n, .. } if self.count == *n => {}
-            Kind::Record { children, .. } if self.count == children.len() => {}
-            Kind::Fixed { n, .. } => {
+            SeqTo::Fixed { n, .. } if self.count == n => {}
+            SeqTo::Tuple { children, .. } if self.count == children.len() => {}
+            SeqTo::Fixed { n, .. } => {
                 return Err(PathError::msg(format!(
                     "found {} elements for an array of {n}",
                     self.count
                 )))
             }
-            Kind::Record { children, .. } => {
+            SeqTo::Tuple { children, .. } => {
                 return Err(PathError::msg(format!(
                     "found {} elements for a tuple of {}",
                     self.count,
                     children.len()
                 )))
             }
-            Kind::Leaf(_) => unreachable!("serialize_seq refuses leaves"),
         }
         Ok(())
     }
@@ -910,8 +947,36 @@ impl ser::SerializeTupleStruct for Seq<'_> {
 /// A struct being serialized into a record: fields in the traced order;
 /// a skipped optional field is null.
 struct Rec<'a> {
-    node: &'a mut Node,
+    fields: &'a Fields,
+    children: &'a mut [Node],
+    keys: &'a mut [Option<&'static str>],
     next: usize,
+}
+
+impl Rec<'_> {
+    /// The index of field `key`, at or after the next one (the fields
+    /// come in the traced order; skipped ones are null).
+    #[cold]
+    fn find(&mut self, key: &'static str) -> R<usize> {
+        let at = self
+            .fields
+            .iter()
+            .skip(self.next)
+            .position(|f| f.name() == key)
+            .map(|k| k + self.next)
+            .ok_or_else(|| {
+                PathError::msg(format!(
+                    "field `{key}` is not a traced field here (or comes out of order)"
+                ))
+            })?;
+        self.keys[at] = Some(key);
+        for j in self.next..at {
+            self.children[j]
+                .null()
+                .map_err(|e| e.at(self.fields[j].name()))?;
+        }
+        Ok(at)
+    }
 }
 
 impl ser::SerializeStruct for Rec<'_> {
@@ -919,55 +984,26 @@ impl ser::SerializeStruct for Rec<'_> {
     type Error = PathError;
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        let Kind::Record {
-            fields,
-            children,
-            keys,
-        } = &mut self.node.kind
-        else {
-            unreachable!("serialize_struct takes records only")
+        let at = match self.keys.get(self.next) {
+            Some(Some(k)) if std::ptr::eq(*k, key) => self.next,
+            _ => self.find(key)?,
         };
-        let at = if keys
-            .get(self.next)
-            .is_some_and(|k| k.is_some_and(|k| std::ptr::eq(k, key)))
-        {
-            self.next
-        } else {
-            let at = fields
-                .iter()
-                .skip(self.next)
-                .position(|f| f.name() == key)
-                .map(|k| k + self.next)
-                .ok_or_else(|| {
-                    PathError::msg(format!(
-                        "field `{key}` is not a traced field here (or comes out of order)"
-                    ))
-                })?;
-            keys[at] = Some(key);
-            at
-        };
-        for j in self.next..at {
-            children[j].null().map_err(|e| e.at(fields[j].name()))?;
-        }
         self.next = at + 1;
-        v.serialize(Ser(&mut children[at])).map_err(|e| e.at(key))
+        v.serialize(Ser(&mut self.children[at]))
+            .map_err(|e| e.at(key))
     }
     fn skip_field(&mut self, _: &'static str) -> R {
         Ok(())
     }
     #[inline]
     fn end(self) -> R {
-        let Kind::Record {
-            fields, children, ..
-        } = &mut self.node.kind
-        else {
-            unreachable!("serialize_struct takes records only")
-        };
-        if self.next == children.len() {
+        if self.next == self.children.len() {
             return Ok(());
         }
-        for j in self.next..children.len() {
-            children[j].null().map_err(|e| e.at(fields[j].name()))?;
+        for j in self.next..self.children.len() {
+            self.children[j]
+                .null()
+                .map_err(|e| e.at(self.fields[j].name()))?;
         }
         Ok(())
     }
