@@ -267,14 +267,16 @@ pub(crate) fn start_writes() {
     }
 }
 
+/// Where [`start_writes`] sends batches.
+type Batches = std::sync::mpsc::Sender<Vec<Arc<Work>>>;
+
 /// The thread that writes the batches [`start_writes`] hands over, in
 /// order; `None` if the OS refused a thread (finishers then write). A
 /// thread of its own rather than a task on the pool: it must wake at once
 /// when a batch is ready (pool workers can be slow to wake), and it never
 /// waits for compression tasks.
-fn writer() -> Option<&'static Mutex<std::sync::mpsc::Sender<Vec<Arc<Work>>>>> {
-    static TX: std::sync::OnceLock<Option<Mutex<std::sync::mpsc::Sender<Vec<Arc<Work>>>>>> =
-        std::sync::OnceLock::new();
+fn writer() -> Option<&'static Mutex<Batches>> {
+    static TX: std::sync::OnceLock<Option<Mutex<Batches>>> = std::sync::OnceLock::new();
     TX.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel::<Vec<Arc<Work>>>();
         std::thread::Builder::new()

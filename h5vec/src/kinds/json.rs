@@ -85,7 +85,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
     ) -> Result<Self::Encoder> {
         let col = match Self::open(group, node, path, count)?.col {
             StringDecoder::Vls(dec) => {
-                StringEncoder::Vls(Box::new(VlsEncoder::resume(dec, count, ctx)?))
+                StringEncoder::Vls(Box::new(VlsEncoder::resume(*dec, count, ctx)?))
             }
             StringDecoder::Scalar(_) => {
                 let ds = group.dataset("values").map_err(|e| Error::hdf5(path, e))?;
@@ -99,7 +99,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
         let col = if node.kind == kind::VLS_STRING {
             node.expect(&json_vls_schema::<T>(), path)?;
             expect_members(group, &["heap", "pointers"], node, path)?;
-            StringDecoder::Vls(VlsDecoder::open_datasets(group, path, count)?)
+            StringDecoder::Vls(Box::new(VlsDecoder::open_datasets(group, path, count)?))
         } else {
             StringDecoder::Scalar(VlenStrDecoder::open_with(
                 group,
@@ -135,7 +135,7 @@ impl<T> JsonDecoder<T> {
     #[cfg(feature = "arrow")]
     pub(crate) fn into_vls(self) -> Option<VlsDecoder> {
         match self.col {
-            StringDecoder::Vls(d) => Some(d),
+            StringDecoder::Vls(d) => Some(*d),
             StringDecoder::Scalar(_) => None,
         }
     }

@@ -45,8 +45,8 @@ pub enum StringEncoder {
 pub enum StringDecoder {
     /// HDF5 variable-length strings.
     Scalar(VlenStrDecoder),
-    /// Compressed VLS heap + pointers.
-    Vls(VlsDecoder),
+    /// Compressed VLS heap + pointers (boxed: it is much larger).
+    Vls(Box<VlsDecoder>),
 }
 
 impl Codec for StringCodec {
@@ -100,9 +100,9 @@ impl Codec for StringCodec {
                 group, node, path, count,
             )?))
         } else {
-            Ok(StringDecoder::Vls(VlsStringCodec::open(
+            Ok(StringDecoder::Vls(Box::new(VlsStringCodec::open(
                 group, node, path, count,
-            )?))
+            )?)))
         }
     }
 }
