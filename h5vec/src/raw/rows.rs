@@ -326,6 +326,10 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
     if out.len() > elems {
         out.truncate(elems);
     } else {
+        if out.capacity() < elems {
+            out.reserve_exact(elems - out.len());
+            crate::limits::advise_huge_pages(out);
+        }
         out.resize(elems, T::default());
     }
     if elems == 0 {
