@@ -454,6 +454,17 @@ impl<T: Pod> PodReader<T> {
         } else {
             None
         };
+        Self::build(ds, mem, inner, rows, at)
+    }
+
+    /// A reader with the memory type override `mem` (see `mem_type`).
+    fn build(
+        ds: Dataset,
+        mem: Option<Datatype>,
+        inner: Vec<u64>,
+        rows: u64,
+        at: Place,
+    ) -> Result<Self> {
         let mut r = PodReader {
             ds,
             mem,
@@ -502,10 +513,10 @@ impl<T: Pod> PodReader<T> {
         rows: u64,
         path: &str,
     ) -> Result<Self> {
-        let mut r = Self::new(ds, inner, rows, path)?;
-        r.mem = Some(mem);
-        r.find_pipeline();
-        Ok(r)
+        // Not through `new`: `T::mem_type()` is never made for a type read
+        // with another memory type.
+        let at = Place::new(path, ds.name());
+        Self::build(ds, Some(mem), inner, rows, at)
     }
 
     /// Where element `row` is, for errors: `$.field[row]` at the dataset.

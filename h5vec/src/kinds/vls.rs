@@ -244,7 +244,7 @@ impl VlsEncoder {
         let mut start = 0;
         while start < count {
             let n = (count - start).min(crate::options::READ_BATCH_ROWS);
-            let ptrs = read_pointers(&dec.ptrs, start, n, &dec.path)?;
+            let ptrs = read_pointers(&dec.ptrs.ds, start, n, &dec.path)?;
             for (i, p) in ptrs.iter().enumerate() {
                 let r = check_slice(p, dec.heap.rows, &dec.path, start + i as u64)?;
                 heap_end = heap_end.max(r.end);
@@ -253,7 +253,7 @@ impl VlsEncoder {
         }
         Ok(VlsEncoder {
             heap: PodWriter::resume(dec.heap.ds, Vec::new(), heap_end, dec.path.path())?,
-            ptrs: resume_pointers(dec.ptrs, count, dec.path.path())?,
+            ptrs: resume_pointers(dec.ptrs.ds, count, dec.path.path())?,
             dedup: ctx.opts.get_dedup_strings().then(HashMap::new),
             placeholder: dec.placeholder,
             missing: Vec::new(),
@@ -409,7 +409,8 @@ pub(crate) fn check_slice(p: &Pointer, heap_len: u64, at: &Place, row: u64) -> R
 /// Reads a VLS string column.
 pub struct VlsDecoder {
     heap: PodReader<u8>,
-    ptrs: Dataset,
+    /// The pointers (read ahead like any column when compressed).
+    ptrs: PodReader<Pointer>,
     ptr_rows: u64,
     placeholder: Option<String>,
     ptr_buf: Vec<Pointer>,
@@ -445,7 +446,17 @@ impl VlsDecoder {
         let ptrs_name = ptrs.name();
         Ok(VlsDecoder {
             heap: PodReader::new(heap, Vec::new(), heap_rows, path)?,
-            ptrs,
+            // SAFETY: the compound {offset: u64 @0, length: u64 @8} is
+            // exactly `Pointer` (repr(C)); HDF5 converts narrower members.
+            ptrs: unsafe {
+                PodReader::with_mem(
+                    ptrs,
+                    pointer_type(*h5t::H5T_NATIVE_UINT64, path)?,
+                    Vec::new(),
+                    ptr_rows,
+                    path,
+                )?
+            },
             ptr_rows,
             placeholder,
             ptr_buf: Vec::new(),
@@ -552,20 +563,9 @@ impl VlsDecoder {
                 format!("rows {rows:?} past the end ({} pointers)", self.ptr_rows),
             ));
         }
-        let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, &self.path)?;
-        // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
-        // exactly `Pointer` (repr(C)); HDF5 converts narrower unsigned members.
-        unsafe {
-            raw::read_rows_into::<Pointer>(
-                &self.ptrs,
-                mem.id(),
-                rows.start,
-                n,
-                &[],
-                ptrs,
-                &self.path,
-            )?
-        };
+        // Read as `Pointer::mem_type()`, the compound {offset: u64 @0,
+        // length: u64 @8}; HDF5 converts narrower unsigned members.
+        self.ptrs.read_into(rows.start, n, ptrs)?;
         // Read only the heap span these pointers use.
         let mut lo = u64::MAX;
         let mut hi = 0u64;
