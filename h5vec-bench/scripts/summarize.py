@@ -116,6 +116,10 @@ def main():
                         h("write", "rs-compound-contig"), 2.0, "<= 2x (issue 6)")
             ratio_check("W1 load h5vec / hand-written chunk64k", h("read", "rs-h5vec"),
                         h("read", "rs-baseline-chunk64k"), 0.6, "<= 0.6x (issue 6)")
+            ratio_check("W1 save h5vec / contiguous compound write", h("write", "rs-h5vec"),
+                        h("write", "rs-compound-contig"), 1.3, "<= 1.3x (issue 18)")
+            ratio_check("W1 load h5vec / contiguous compound read", h("read", "rs-h5vec"),
+                        h("read", "rs-compound-contig"), 1.0, "<= 1.0x (issue 18)")
         ratio_check(f"{W} deflate4 save: HDF5 pipeline / h5vec (speed-up)",
                     h("write", "rs-h5vec-deflate4"), h("write", "rs-baseline-deflate4"), 4.0,
                     ">= 4x faster (issue 6)", invert=True)
@@ -138,6 +142,8 @@ def main():
                        h("write", "py-parquet-zstd"), 1.0, "<= 1x (issue 6)")
             ratio_check("W2 load h5vec / deep clone of the Vec", h("read", "rs-h5vec"),
                         h("clone", "rs-clone-vec"), 1.3, "<= 1.3x (issue 6)")
+            ratio_check("W2 load h5vec / deep clone of the Vec", h("read", "rs-h5vec"),
+                        h("clone", "rs-clone-vec"), 1.1, "<= 1.1x (issue 18)")
         # Issue 18 target 3: zstd saves faster than Parquet's zstd, files no larger.
         ratio_check(f"{W} zstd save h5vec / Parquet zstd", h("write", "rs-h5vec-zstd"),
                     h("write", "py-parquet-zstd"), 1.0, "< 1x (issue 18)")

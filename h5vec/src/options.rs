@@ -372,7 +372,7 @@ pub struct SaveOptions {
 }
 
 /// Rows per read batch of whole-vector loads.
-pub(crate) const READ_BATCH_ROWS: u64 = 4 * AUTO_ROWS as u64;
+pub(crate) const READ_BATCH_ROWS: u64 = AUTO_ROWS as u64;
 /// Chunks per write batch when compressing. The worker threads compress a
 /// batch while the next one is encoded, so batches need not be large to
 /// keep every core busy; small ones start the workers sooner and keep two
