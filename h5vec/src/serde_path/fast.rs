@@ -1190,6 +1190,21 @@ impl Reader {
     }
 }
 
+/// `Deserializer` methods for the scalar kinds: the stored array's value
+/// when the column is of that kind and has no nulls, else
+/// `deserialize_any` (which also handles nulls and other kinds).
+macro_rules! exact {
+    ($($method:ident $kind:ident $visit:ident;)*) => {$(
+        #[inline(always)]
+        fn $method<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+            if let (DKind::$kind(a), None) = (&self.node.kind, &self.node.nulls) {
+                return v.$visit(a.value(self.row));
+            }
+            self.deserialize_any(v)
+        }
+    )*};
+}
+
 #[derive(Clone, Copy)]
 struct De<'a> {
     node: &'a DNode,
@@ -1279,6 +1294,7 @@ impl<'de> de::Deserializer<'de> for De<'_> {
         }
     }
 
+    #[inline(always)]
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
         if self.is_null() {
             v.visit_none()
@@ -1300,10 +1316,12 @@ impl<'de> de::Deserializer<'de> for De<'_> {
         }
     }
 
+    #[inline(always)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> R<V::Value> {
         v.visit_newtype_struct(self)
     }
 
+    #[inline(always)]
     fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, v: V) -> R<V::Value> {
         match &self.node.kind {
             DKind::Record {
@@ -1314,6 +1332,15 @@ impl<'de> de::Deserializer<'de> for De<'_> {
                 row: self.row,
                 next: 0,
             }),
+            DKind::Fixed(n, item) if !self.is_null() => {
+                let s = self.row * n;
+                v.visit_seq(SeqDe {
+                    item,
+                    next: s,
+                    end: s + n,
+                    label: None,
+                })
+            }
             _ => self.deserialize_any(v),
         }
     }
@@ -1327,6 +1354,7 @@ impl<'de> de::Deserializer<'de> for De<'_> {
         self.deserialize_tuple(n, v)
     }
 
+    #[inline(always)]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
@@ -1353,9 +1381,27 @@ impl<'de> de::Deserializer<'de> for De<'_> {
         v.visit_unit()
     }
 
+    // A number, `bool` or string asked for as the type it is stored as,
+    // in a column without nulls: the visitor is called here, so the
+    // per-value path inlines (the rest, as `deserialize_any`).
+    exact! {
+        deserialize_bool Bool visit_bool;
+        deserialize_i8 I8 visit_i8;
+        deserialize_i16 I16 visit_i16;
+        deserialize_i32 I32 visit_i32;
+        deserialize_i64 I64 visit_i64;
+        deserialize_u8 U8 visit_u8;
+        deserialize_u16 U16 visit_u16;
+        deserialize_u32 U32 visit_u32;
+        deserialize_u64 U64 visit_u64;
+        deserialize_f32 F32 visit_f32;
+        deserialize_f64 F64 visit_f64;
+        deserialize_str Str visit_str;
+        deserialize_string Str visit_str;
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 str string
-        bytes byte_buf unit unit_struct seq map enum identifier
+        i128 u128 bytes byte_buf unit unit_struct seq map enum identifier
     }
 }
 
@@ -1368,6 +1414,7 @@ struct SeqDe<'a> {
 
 impl<'de> de::SeqAccess<'de> for SeqDe<'_> {
     type Error = PathError;
+    #[inline(always)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> R<Option<S::Value>> {
         if self.next >= self.end {
             return Ok(None);
@@ -1395,6 +1442,7 @@ struct TupleDe<'a> {
 
 impl<'de> de::SeqAccess<'de> for TupleDe<'_> {
     type Error = PathError;
+    #[inline(always)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> R<Option<S::Value>> {
         let Some(c) = self.children.get(self.next) else {
             return Ok(None);
