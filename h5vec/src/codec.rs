@@ -69,6 +69,11 @@ pub trait Codec {
 
 /// Buffers values of one column and writes them in bulk.
 pub trait Encoder<T> {
+    /// Whether [`push_all`](Self::push_all) appends a batch column by
+    /// column: a record whose every field does is pushed field by field
+    /// (one pass over the batch per field); a record with any other field
+    /// (strings, lists, ...) row by row, which measured faster for them.
+    const BY_COLUMN: bool = false;
     /// Adds one value to the buffer.
     fn push(&mut self, value: &T) -> Result<()>;
     /// Adds every value of `values`, in order: the same as [`push`](Self::push)

@@ -336,6 +336,12 @@ pub(crate) fn commit_vector(
     Ok(())
 }
 
+/// Rows pushed column by column at a time: about 64 KiB of values, so the
+/// rows are still in the core's cache when the next field reads them.
+fn push_block_rows(row_bytes: usize) -> usize {
+    ((64 << 10) / row_bytes.max(1)).max(1)
+}
+
 fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) -> Result<()> {
     let ctx = WriteCtx {
         opts,
@@ -345,8 +351,13 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
     let data = group.create_group("data").at("$")?;
     let mut enc = T::Codec::create(&data, "$", &ctx)?;
     let batch = opts.batch_rows(ctx.len_hint).max(1);
+    let block = push_block_rows(std::mem::size_of::<T>());
     for chunk in values.chunks(batch) {
-        enc.push_all(chunk.iter())?;
+        // Column by column over blocks that stay in cache: each field's
+        // pass over a whole batch would stream every row from memory again.
+        for b in chunk.chunks(block) {
+            enc.push_all(b.iter())?;
+        }
         enc.flush()?;
         crate::deferred::start_writes();
     }

@@ -242,6 +242,7 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
 }
 
 impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
+    const BY_COLUMN: bool = true;
     #[inline]
     fn push(&mut self, value: &A) -> Result<()> {
         value.flatten(&mut self.col.buf);

@@ -68,6 +68,9 @@ pub trait FieldList: 'static {
     type Defaults;
     /// Number of fields.
     const LEN: usize;
+    /// Whether every field's encoder pushes column by column
+    /// ([`Encoder::BY_COLUMN`]).
+    const BY_COLUMN: bool;
     /// No field has a default.
     fn no_defaults() -> Self::Defaults;
     /// Appends, per field, whether it has a default.
@@ -132,6 +135,7 @@ impl FieldList for () {
     type Decoders = ();
     type Defaults = ();
     const LEN: usize = 0;
+    const BY_COLUMN: bool = true;
     fn no_defaults() {}
     fn has_defaults(_: &(), _: &mut Vec<bool>) {}
     fn schemas(_: &WriteCtx<'_>, _: &[crate::options::FieldStorage], _: &mut Vec<Schema>) {}
@@ -204,6 +208,7 @@ where
     type Decoders = (FieldDecoder<C>, Box<Rest::Decoders>);
     type Defaults = (Option<fn() -> C::Value>, Rest::Defaults);
     const LEN: usize = 1 + Rest::LEN;
+    const BY_COLUMN: bool = <C::Encoder as Encoder<C::Value>>::BY_COLUMN && Rest::BY_COLUMN;
 
     fn no_defaults() -> Self::Defaults {
         (None, Rest::no_defaults())
@@ -661,6 +666,7 @@ fn same_layout(a: &Schema, b: &Schema) -> bool {
 const MAX_FIELDS_BY_COLUMN: usize = 16;
 
 impl<R: Record> Encoder<R> for RecordEncoder<R> {
+    const BY_COLUMN: bool = R::Fields::BY_COLUMN && R::Fields::LEN <= MAX_FIELDS_BY_COLUMN;
     #[inline]
     fn push(&mut self, value: &R) -> Result<()> {
         R::Fields::push(&mut self.0, value.parts())
@@ -671,11 +677,11 @@ impl<R: Record> Encoder<R> for RecordEncoder<R> {
         I: Iterator<Item = &'a R> + Clone,
         R: 'a,
     {
-        // Field by field up to a width where the chain of field getters
-        // (one closure per field, each calling the one before) stays
-        // shallow; wider records go row by row (the stack of a debug build
-        // holds every level of both chains at once).
-        if R::Fields::LEN > MAX_FIELDS_BY_COLUMN {
+        // Field by field when every field appends by column, up to a width
+        // where the chain of field getters (one closure per field, each
+        // calling the one before) stays shallow; others go row by row (the
+        // stack of a debug build holds every level of both chains at once).
+        if !Self::BY_COLUMN {
             for v in values {
                 self.push(v)?;
             }

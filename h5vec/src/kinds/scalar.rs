@@ -178,6 +178,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
 }
 
 impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
+    const BY_COLUMN: bool = true;
     #[inline]
     fn push(&mut self, value: &T) -> Result<()> {
         self.col.buf.push(value.to_raw());
