@@ -69,7 +69,7 @@ pub trait FieldList: 'static {
     /// Number of fields.
     const LEN: usize;
     /// Whether every field's encoder pushes column by column
-    /// ([`Encoder::BY_COLUMN`]).
+    /// (`Encoder::BY_COLUMN`).
     const BY_COLUMN: bool;
     /// No field has a default.
     fn no_defaults() -> Self::Defaults;
