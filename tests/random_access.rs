@@ -2,10 +2,10 @@
 //! `VectorReader` over ranges that start and end inside chunks, which h5vec
 //! decompresses itself (SPEC.md section 6), against the rows saved.
 
-use h5vec::hdf5::File;
 use h5vec::{
     load_range, load_vector, save_vector_with, Compression, H5Vector, SaveOptions, VectorReader,
 };
+use h5vec_tests::{h5vec_file, mix};
 
 #[derive(H5Vector, Clone, Debug, PartialEq)]
 struct Row {
@@ -21,13 +21,6 @@ struct Row {
     noise: u64,
 }
 
-fn mix(k: u64) -> u64 {
-    let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn rows(n: u64) -> Vec<Row> {
     (0..n)
         .map(|i| Row {
@@ -40,12 +33,6 @@ fn rows(n: u64) -> Vec<Row> {
             noise: mix(i),
         })
         .collect()
-}
-
-fn tmp() -> (tempfile::TempDir, File) {
-    let d = tempfile::tempdir().unwrap();
-    let f = h5vec::create_file(d.path().join("r.h5")).unwrap();
-    (d, f)
 }
 
 /// Ranges inside one chunk, across one boundary, over several chunks with
@@ -64,7 +51,7 @@ fn ranges(n: u64, c: u64) -> Vec<std::ops::Range<u64>> {
 
 #[test]
 fn ranges_of_deflated_vectors_load_exactly() {
-    let (_d, f) = tmp();
+    let (_d, f) = h5vec_file();
     let n = 1_000;
     let v = rows(n);
     for (name, opts) in [
@@ -106,7 +93,7 @@ fn ranges_of_deflated_vectors_load_exactly() {
 /// the same as h5vec's.
 #[test]
 fn ranges_over_appended_chunks_load_exactly() {
-    let (_d, f) = tmp();
+    let (_d, f) = h5vec_file();
     let v = rows(1_013);
     let opts = SaveOptions::default().deflate(4).chunk_length(64);
     save_vector_with(&f, "a", &v[..100], &opts).unwrap();
@@ -128,7 +115,7 @@ fn ranges_over_appended_chunks_load_exactly() {
 /// the rows and the dataset, whichever end of a range they are at.
 #[test]
 fn rows_in_an_unwritten_compressed_chunk_are_an_error() {
-    let (_d, f) = tmp();
+    let (_d, f) = h5vec_file();
     let vals: Vec<u32> = (0..12).collect();
     let opts = SaveOptions::default().deflate(4).chunk_length(4);
     save_vector_with(&f, "v", &vals, &opts).unwrap();

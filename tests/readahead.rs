@@ -10,6 +10,7 @@ use h5vec::{
     load_range, load_vector, save_vector_with, Compression, ErrorKind, H5Vector, SaveOptions,
     VectorReader,
 };
+use h5vec_tests::{h5vec_file, mix};
 
 #[derive(H5Vector, Clone, Debug, PartialEq)]
 struct Row {
@@ -22,13 +23,6 @@ struct Row {
     /// Random bits: chunks deflate cannot shrink (stored with the deflate
     /// filter skipped).
     noise: u64,
-}
-
-fn mix(k: u64) -> u64 {
-    let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn rows(n: u64) -> Vec<Row> {
@@ -44,12 +38,6 @@ fn rows(n: u64) -> Vec<Row> {
             noise: mix(i),
         })
         .collect()
-}
-
-fn tmp() -> (tempfile::TempDir, File) {
-    let d = tempfile::tempdir().unwrap();
-    let f = h5vec::create_file(d.path().join("r.h5")).unwrap();
-    (d, f)
 }
 
 fn compressions() -> Vec<(&'static str, SaveOptions)> {
@@ -74,7 +62,7 @@ fn batches_of_every_size_equal_the_uncompressed_rows() {
     let n = 5_003;
     let want = rows(n);
     for chunk in [7usize, 100, 1000, 4096] {
-        let (_d, f) = tmp();
+        let (_d, f) = h5vec_file();
         let plain = SaveOptions::default().chunk_length(chunk);
         save_vector_with(&f, "plain", &want, &plain).unwrap();
         for (name, opts) in compressions() {
@@ -108,7 +96,7 @@ fn batches_of_every_size_equal_the_uncompressed_rows() {
 fn ranges_and_jumps_read_exact_rows() {
     let n = 3_001;
     let want = rows(n);
-    let (_d, f) = tmp();
+    let (_d, f) = h5vec_file();
     for (name, opts) in compressions() {
         save_vector_with(&f, name, &want, &opts.chunk_length(128)).unwrap();
         for (s, e, batch) in [
@@ -170,7 +158,7 @@ fn damaged_chunk_fails_the_batch_that_uses_it() {
     let n = 1_000u64;
     let want = rows(n);
     for batch in [100usize, 250, 333] {
-        let (_d, f) = tmp();
+        let (_d, f) = h5vec_file();
         let opts = SaveOptions::default().deflate(4).chunk_length(100);
         save_vector_with(&f, "v", &want, &opts).unwrap();
         damage_chunk(&f, "v/data/t/values", 5, 100);
@@ -213,7 +201,7 @@ fn damaged_chunk_fails_the_batch_that_uses_it() {
 fn chunk_never_written_fails_the_batch_that_uses_it() {
     let n = 1_000u64;
     let want = rows(n);
-    let (_d, f) = tmp();
+    let (_d, f) = h5vec_file();
     let opts = SaveOptions::default().deflate(4).chunk_length(100);
     save_vector_with(&f, "v", &want, &opts).unwrap();
     let ds = f.dataset("v/data/id/values").unwrap();

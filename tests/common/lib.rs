@@ -54,6 +54,23 @@ pub fn disk_file() -> DiskFile {
     }
 }
 
+/// A new, empty file made by `h5vec::create_file` (the properties users
+/// get), in its own temporary directory (removed when dropped).
+pub fn h5vec_file() -> (tempfile::TempDir, hdf5::File) {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = h5vec::create_file(d.path().join("r.h5")).expect("create file");
+    (d, f)
+}
+
+/// 64 well-mixed bits from `k` (SplitMix64's finalizer): deterministic
+/// pseudo-random test data without a random number generator.
+pub fn mix(k: u64) -> u64 {
+    let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A new, empty HDF5 file held in memory only (core driver, never written).
 pub fn mem_file() -> hdf5::File {
     static N: AtomicUsize = AtomicUsize::new(0);
