@@ -787,3 +787,83 @@ fn layout_empty_vector() {
     assert_extendible(&pos);
     assert_eq!(f.dataset("e/data/temperature/values").unwrap().shape(), [0]);
 }
+
+/// Every object below `metadata` as (relative path, object), depth first in
+/// name order.
+fn walk_meta(g: &Group, at: &str, out: &mut Vec<(String, Option<Dataset>, Option<Group>)>) {
+    for name in members(g) {
+        let p = format!("{at}/{name}");
+        if let Ok(sub) = g.group(&name) {
+            out.push((p.clone(), None, Some(sub.clone())));
+            walk_meta(&sub, &p, out);
+        } else {
+            out.push((p, Some(g.dataset(&name).unwrap()), None));
+        }
+    }
+}
+
+#[test]
+fn metadata_datasets_are_small_contiguous_and_untimed() {
+    use h5vec::hdf5::plist::dataset_create::{AllocTime, FillTime, Layout};
+    let f = mem_file();
+    h5vec::save_vector(&f, "measurements", &measurements(10)).unwrap();
+    let meta = f.group("measurements/metadata").unwrap();
+    let mut objs = Vec::new();
+    walk_meta(&meta, "metadata", &mut objs);
+    let (mut datasets, mut groups) = (0, 0);
+    for (p, ds, g) in &objs {
+        if let Some(ds) = ds {
+            datasets += 1;
+            let pl = ds.create_plist().unwrap();
+            // SPEC.md section 5: metadata datasets are contiguous, as
+            // hdf5-metno's (and h5py's) defaults make them: no times, space
+            // allocated late, fill values written only when allocated.
+            assert_eq!(pl.layout(), Layout::Contiguous, "{p}");
+            assert!(!pl.obj_track_times(), "{p}");
+            assert_eq!(pl.alloc_time(), AllocTime::Late, "{p}");
+            let leaf = p.rsplit('/').next().unwrap();
+            // HDF5 itself switches variable-length datasets to fill at
+            // allocation (their fill value is an empty sequence).
+            let fill = if leaf == "field_names" {
+                FillTime::Alloc
+            } else {
+                FillTime::IfSet
+            };
+            assert_eq!(pl.fill_time(), fill, "{p}");
+            assert!(pl.filters().is_empty(), "{p}");
+            let shape = ds.shape();
+            match leaf {
+                "field_names" | "dimensions" | "serialized_schema" => {
+                    assert_eq!(shape.len(), 1, "{p}");
+                    // Fixed size: no unlimited or larger maximum.
+                    let max = ds.space().unwrap().maxdims();
+                    assert_eq!(max, vec![Some(shape[0])], "{p}");
+                }
+                _ => assert!(ds.is_scalar(), "{p}: {shape:?}"),
+            }
+        } else {
+            groups += 1;
+            // Groups keep HDF5's default creation properties (times kept).
+            assert!(
+                g.as_ref()
+                    .unwrap()
+                    .create_plist()
+                    .unwrap()
+                    .obj_track_times(),
+                "{p}"
+            );
+        }
+    }
+    // format_name, format_version, logical_type, serialized_schema,
+    // schema_was_inferred, count; 2 record nodes of 4 strings and field
+    // names, 4 leaf nodes of 5 strings (with encoded_type), 1 dimensions.
+    // Groups: schema, 2 `children`, 5 child nodes.
+    assert_eq!((datasets, groups), (6 + 2 * 5 + 4 * 5 + 1, 1 + 2 + 5));
+    // Datasets' values are the text sized exactly (no NUL padding).
+    let kind = meta.dataset("schema/children/3/kind").unwrap();
+    assert_eq!(common::str_type(&kind).size, "dense".len());
+    assert_eq!(meta_str(&meta, "schema/children/3/kind"), "dense");
+    let dims = meta.dataset("schema/children/3/dimensions").unwrap();
+    assert_dtype(&dims, *h5t::H5T_STD_I64LE, "H5T_STD_I64LE");
+    assert_eq!(dims.read_raw::<i64>().unwrap(), vec![3]);
+}

@@ -126,7 +126,7 @@ fn copy_checked(
         &group,
         &Place::new("$", opened.meta.name()),
     )?;
-    let data = group.create_group("data").at("$")?;
+    let data = raw::create_group_small(&group, "data", "$")?;
     copy_group(&opened.data, &data, opts, "$")?;
     drop(opened);
     commit_vector(dst, &group, dst_name, replace)

@@ -180,40 +180,16 @@ impl Schema {
             raw::write_scalar_string(group, "encoded_type", e, path)?;
         }
         if let Some(d) = &self.dimensions {
-            group
-                .new_dataset_builder()
-                .with_data(d.as_slice())
-                .create("dimensions")
-                .at(path)?;
+            raw::write_small(group, "dimensions", d, false, path)?;
         }
         if let Some(names) = &self.field_names {
-            let dt = raw::vlen_utf8(path)?;
-            let ds = group
-                .new_dataset_builder()
-                .empty_as(&dt)
-                .shape(names.len())
-                .create("field_names")
-                .at(path)?;
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            raw::write_vlen_strings(&ds, 0, &refs, path)?;
+            write_names(group, "field_names", names, path)?;
         }
         if let Some(names) = &self.variant_names {
-            let dt = raw::vlen_utf8(path)?;
-            let ds = group
-                .new_dataset_builder()
-                .empty_as(&dt)
-                .shape(names.len())
-                .create("variant_names")
-                .at(path)?;
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            raw::write_vlen_strings(&ds, 0, &refs, path)?;
+            write_names(group, "variant_names", names, path)?;
         }
         if let Some(v) = &self.variant_values {
-            group
-                .new_dataset_builder()
-                .with_data(v.as_slice())
-                .create("variant_values")
-                .at(path)?;
+            raw::write_small(group, "variant_values", v, false, path)?;
         }
         if let Some(u) = &self.time_unit {
             raw::write_scalar_string(group, "time_unit", u, path)?;
@@ -222,14 +198,22 @@ impl Schema {
             raw::write_scalar_string(group, "time_zone", z, path)?;
         }
         if !self.children.is_empty() {
-            let ch = group.create_group("children").at(path)?;
+            let ch = raw::create_group_small(group, "children", path)?;
             for (i, c) in self.children.iter().enumerate() {
-                let g = ch.create_group(&(i + 1).to_string()).at(path)?;
+                let g = raw::create_group_small(&ch, &(i + 1).to_string(), path)?;
                 c.write(&g, path)?;
             }
         }
         Ok(())
     }
+}
+
+/// Writes `names` as the 1-D variable-length UTF-8 dataset `name`.
+fn write_names(group: &Group, name: &str, names: &[String], path: &str) -> Result<()> {
+    let dt = raw::vlen_utf8(path)?;
+    let ds = raw::create_small(group, name, &dt, Some(names.len()), path)?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    raw::write_vlen_strings(&ds, 0, &refs, path)
 }
 
 /// A schema node as read from a file.

@@ -390,9 +390,9 @@ impl<T: H5Vector> VectorWriter<T> {
             len_hint: u64::MAX,
         };
         let made = (|| -> Result<_> {
-            let data = group.create_group("data").at("$")?;
+            let data = crate::raw::create_group_small(&group, "data", "$")?;
             let enc = T::Codec::create(&data, "$", &ctx)?;
-            let meta = group.create_group("metadata").at("$")?;
+            let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
             write_metadata(&meta, &T::Codec::schema(&ctx), std::any::type_name::<T>())?;
             write_count(&meta, 0)?;
             Ok((enc, meta))

@@ -348,7 +348,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
         len_hint: values.len() as u64,
     };
     let schema = T::Codec::schema(&ctx);
-    let data = group.create_group("data").at("$")?;
+    let data = raw::create_group_small(group, "data", "$")?;
     let mut enc = T::Codec::create(&data, "$", &ctx)?;
     let batch = opts.batch_rows(ctx.len_hint).max(1);
     let block = push_block_rows(std::mem::size_of::<T>());
@@ -362,7 +362,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
         crate::deferred::start_writes();
     }
     crate::column::complete_file(group)?;
-    let meta = group.create_group("metadata").at("$")?;
+    let meta = raw::create_group_small(group, "metadata", "$")?;
     write_metadata(&meta, &schema, std::any::type_name::<T>())?;
     // The group is still anonymous: `count` may go in now; one flush
     // before it is linked (in `commit_vector`) writes everything.
@@ -376,30 +376,17 @@ pub(crate) fn write_metadata(
 ) -> Result<()> {
     let p = &Place::new("$", "metadata");
     raw::write_scalar_string(meta, "format_name", FORMAT_NAME, p)?;
-    meta.new_dataset::<i64>()
-        .shape(())
-        .create("format_version")
-        .at(p)?
-        .write_scalar(&FORMAT_VERSION)
-        .at(p)?;
+    raw::write_small(meta, "format_version", &[FORMAT_VERSION], true, p)?;
     raw::write_scalar_string(meta, "logical_type", logical_type, p)?;
     let json = serde_json::to_vec(schema).map_err(|e| Error::encode(p, e))?;
-    meta.new_dataset_builder()
-        .with_data(json.as_slice())
-        .create("serialized_schema")
-        .at(p)?;
+    raw::write_small(meta, "serialized_schema", &json, false, p)?;
     let b8 = raw::copy_type(Bits8::file_type(), p)?;
-    let ds = meta
-        .new_dataset_builder()
-        .empty_as(&b8)
-        .shape(())
-        .create("schema_was_inferred")
-        .at(p)?;
+    let ds = raw::create_small(meta, "schema_was_inferred", &b8, None, p)?;
     // `false`, as HDF5Vectors.jl writes for a vector created from an explicit
     // schema: h5vec's schema is not the result of Julia's inference, so the
     // Julia inference options that `true` requires are not written.
     raw::write_scalar_pod(&ds, &Bits8(0), p)?;
-    let sg = meta.create_group("schema").at(p)?;
+    let sg = raw::create_group_small(meta, "schema", p)?;
     schema.write(&sg, "$")
 }
 
@@ -409,12 +396,7 @@ pub(crate) fn write_count(meta: &Group, count: u64) -> Result<()> {
     if meta.link_exists("count") {
         meta.dataset("count").at(p)?.write_scalar(&v).at(p)
     } else {
-        meta.new_dataset::<i64>()
-            .shape(())
-            .create("count")
-            .at(p)?
-            .write_scalar(&v)
-            .at(p)
+        raw::write_small(meta, "count", &[v], true, p)
     }
 }
 

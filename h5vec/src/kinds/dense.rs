@@ -260,14 +260,15 @@ impl<A: DenseElem> Encoder<A> for DenseEncoder<A> {
             return Ok(());
         }
         let buf = &mut self.col.buf;
-        let start = buf.len();
         let n = match values.size_hint() {
             (lo, Some(hi)) if lo == hi => lo,
             _ => values.clone().count(),
         };
-        buf.resize(start + n * A::LEAVES, Default::default());
-        for (v, o) in values.zip(buf[start..].chunks_exact_mut(A::LEAVES)) {
-            v.flatten_into(o);
+        // Pushed leaf by leaf into reserved room: filling the room with
+        // zeros first would write the column twice.
+        buf.reserve(n.saturating_mul(A::LEAVES));
+        for v in values {
+            v.flatten(buf);
         }
         Ok(())
     }

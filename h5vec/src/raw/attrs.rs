@@ -12,7 +12,7 @@ use hdf5_sys::h5s::H5S_ALL;
 use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_str_t};
 use hdf5_sys::{h5a, h5d, h5p, h5s};
 
-use super::ffi::{call, check, sync};
+use super::ffi::{call, check, sync, Owned};
 use super::filters::blosc_threads;
 use super::rows::{read_vlen_strings, ColumnSpec};
 use super::types::{copy_type, dataset_type, fixed_utf8, type_info, type_info_of};
@@ -27,16 +27,11 @@ pub(crate) fn write_scalar_string(
     path: impl At,
 ) -> Result<()> {
     let dt = fixed_utf8(value.len(), path)?;
-    let ds = group
-        .new_dataset_builder()
-        .empty_as(&dt)
-        .shape(())
-        .create(name)
-        .at(path)?;
     let mut buf = value.as_bytes().to_vec();
     if buf.is_empty() {
         buf.push(0);
     }
+    let ds = create_small(group, name, &dt, None, path)?;
     // SAFETY: `buf` holds `max(len, 1)` bytes, the size of `dt`, for the one
     // element of a scalar dataset.
     call(path, || unsafe {
@@ -50,6 +45,132 @@ pub(crate) fn write_scalar_string(
         )
     })?;
     Ok(())
+}
+
+/// Creates the dataset `name` of type `dt` in `group`: scalar for `len`
+/// `None`, else 1-D of exactly `len` elements; contiguous and without
+/// modification times, as hdf5-metno's builder makes it, but with one
+/// creation property list shared by every call: the schema tree of a vector
+/// is dozens of small datasets, and building, copying and closing property
+/// lists for each was most of the time a small save took.
+pub(crate) fn create_small(
+    group: &Group,
+    name: &str,
+    dt: &Datatype,
+    len: Option<usize>,
+    path: impl At,
+) -> Result<Dataset> {
+    let cname = CString::new(name).map_err(|_| Error::invalid(path, "name contains NUL"))?;
+    sync(|| {
+        let dcpl = small_dcpl(path)?;
+        let sp = match len {
+            // SAFETY: a new dataspace, owned at once.
+            None => unsafe { Owned::new(path, h5s::H5Screate(h5s::H5S_class_t::H5S_SCALAR))? },
+            Some(n) => {
+                let d = [n as hsize_t];
+                // SAFETY: `d` holds the one extent of a rank-1 space (no
+                // maximum: fixed at `n`); the new space is owned at once.
+                unsafe { Owned::new(path, h5s::H5Screate_simple(1, d.as_ptr(), std::ptr::null()))? }
+            }
+        };
+        // SAFETY: valid group, type, space and property list ids and a
+        // NUL-terminated name; the new dataset is owned by the `Dataset`.
+        unsafe {
+            let ds = check(
+                path,
+                h5d::H5Dcreate2(
+                    group.id(),
+                    cname.as_ptr(),
+                    dt.id(),
+                    sp.id(),
+                    H5P_DEFAULT,
+                    dcpl,
+                    H5P_DEFAULT,
+                ),
+            )?;
+            hdf5::from_id::<Dataset>(ds).at(path)
+        }
+    })
+}
+
+/// Writes `data` as the new dataset `name` in `group` ([`create_small`]):
+/// scalar when `scalar` (then `data` holds exactly one value), else 1-D.
+pub(crate) fn write_small<T: hdf5::H5Type>(
+    group: &Group,
+    name: &str,
+    data: &[T],
+    scalar: bool,
+    path: impl At,
+) -> Result<()> {
+    if scalar && data.len() != 1 {
+        return Err(Error::invalid(path, "a scalar dataset holds one value"));
+    }
+    let dt = Datatype::from_type::<T>().at(path)?;
+    let ds = create_small(group, name, &dt, (!scalar).then_some(data.len()), path)?;
+    if data.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: `data` holds exactly the dataset's elements, of the type `dt`
+    // describes (`H5Type`'s contract).
+    call(path, || unsafe {
+        h5d::H5Dwrite(
+            ds.id(),
+            dt.id(),
+            H5S_ALL,
+            H5S_ALL,
+            H5P_DEFAULT,
+            data.as_ptr().cast(),
+        )
+    })?;
+    Ok(())
+}
+
+/// Creates the group `name` in `parent` with HDF5's default property lists
+/// (what hdf5-metno's `create_group` makes for a name without `/`, without
+/// building two property lists per group).
+pub(crate) fn create_group_small(parent: &Group, name: &str, path: impl At) -> Result<Group> {
+    let cname = CString::new(name).map_err(|_| Error::invalid(path, "name contains NUL"))?;
+    // SAFETY: a valid group id and a NUL-terminated name; the new group is
+    // owned by the `Group` at once.
+    sync(|| unsafe {
+        let g = check(
+            path,
+            hdf5_sys::h5g::H5Gcreate2(
+                parent.id(),
+                cname.as_ptr(),
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+                H5P_DEFAULT,
+            ),
+        )?;
+        hdf5::from_id::<Group>(g).at(path)
+    })
+}
+
+/// The creation property list of [`create_small`]: made once per process
+/// (HDF5 property lists are process-wide and not objects of any file).
+fn small_dcpl(path: impl At) -> Result<hid_t> {
+    static DCPL: std::sync::OnceLock<hid_t> = std::sync::OnceLock::new();
+    if let Some(&id) = DCPL.get() {
+        return Ok(id);
+    }
+    sync(|| {
+        if let Some(&id) = DCPL.get() {
+            return Ok(id);
+        }
+        // SAFETY: a new property list; kept for the life of the process.
+        let id = check(path, unsafe {
+            h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE)
+        })?;
+        // SAFETY: a valid dataset creation property list.
+        if let Err(e) = check(path, unsafe { h5p::H5Pset_obj_track_times(id, 0) }) {
+            // SAFETY: the list made above, closed once.
+            unsafe { h5p::H5Pclose(id) };
+            return Err(e);
+        }
+        let _ = DCPL.set(id);
+        Ok(id)
+    })
 }
 
 /// Reads a scalar string dataset (fixed-length or variable-length).

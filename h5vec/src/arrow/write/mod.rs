@@ -242,9 +242,9 @@ impl BatchWriter {
         let group = crate::raw::create_anon_group(parent, "$")?;
         let unlinked = Some(crate::raw::Unlinked::new(group.id()));
         let ctx = WriteCtx { opts, len_hint };
-        let data = group.create_group("data").at("$")?;
+        let data = crate::raw::create_group_small(&group, "data", "$")?;
         let enc = Col::create(&root, &data, "$", &ctx)?;
-        let meta = group.create_group("metadata").at("$")?;
+        let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
         write_metadata(&meta, &root, &root.logical_type)?;
         write_count(&meta, 0)?;
         Ok(BatchWriter {
