@@ -265,7 +265,7 @@ impl<T: Pod> PodWriter<T> {
             ds,
             mem,
             inner,
-            buf: Vec::new(),
+            buf: crate::parallel::take_vec(),
             written,
             empty_rows: 0,
             path: path.to_owned(),
@@ -335,13 +335,15 @@ impl<T: Pod> PodWriter<T> {
             // Nothing new; the extent is still set exactly (`repair`).
             return raw::set_rows(&self.ds, end, &self.inner, &self.path);
         }
-        let mut next = Vec::new();
-        if let Some(job) = self.pending.take() {
-            let (r, spare, stored) = job.reclaim::<T>();
-            r?;
-            next = spare;
-            self.carried_stored = stored;
-        }
+        let mut next = match self.pending.take() {
+            Some(job) => {
+                let (r, spare, stored) = job.reclaim::<T>();
+                r?;
+                self.carried_stored = stored;
+                spare
+            }
+            None => crate::parallel::take_vec(),
+        };
         raw::set_rows(&self.ds, end, &self.inner, &self.path)?;
         let c = p.chunk_rows;
         let whole = rows / c;
@@ -410,9 +412,10 @@ impl<T: Pod> Drop for PodWriter<T> {
     /// cannot report an error; a commit reports it first).
     fn drop(&mut self) {
         if let Some(job) = self.pending.take() {
-            let _ = job.finish(true);
-            crate::deferred::forget(&job);
+            let (_, spare) = job.finish_and_reclaim::<T>();
+            crate::parallel::give_vec(spare);
         }
+        crate::parallel::give_vec(std::mem::take(&mut self.buf));
     }
 }
 

@@ -560,19 +560,31 @@ impl WriteJob {
             if st.tail == Tail::Waiting {
                 st.tail = Tail::Cancelled;
             }
-            let stored = st.tail == Tail::Written;
-            let buf = st
-                .input
-                .take()
-                .and_then(|a| Arc::try_unwrap(a).ok())
-                .and_then(|b| b.into_any().downcast::<Vec<T>>().ok())
-                .map(|b| *b)
-                .unwrap_or_default();
-            (buf, stored)
+            (take_input(&mut st), st.tail == Tail::Written)
         };
         forget(&self);
         (r, buf, stored)
     }
+
+    /// Finishes the job with its partial chunk (what a commit would do) and
+    /// gives the batch buffer back: a writer dropped with a job pending.
+    pub(crate) fn finish_and_reclaim<T: Pod>(self: Arc<Self>) -> (Result<()>, Vec<T>) {
+        let r = self.finish(true);
+        let buf = take_input(&mut lock(&self.work.state));
+        forget(&self);
+        (r, buf)
+    }
+}
+
+/// The batch buffer of a finished job, unless a task still holds it (then
+/// an empty one).
+fn take_input<T: Pod>(st: &mut State) -> Vec<T> {
+    st.input
+        .take()
+        .and_then(|a| Arc::try_unwrap(a).ok())
+        .and_then(|b| b.into_any().downcast::<Vec<T>>().ok())
+        .map(|b| *b)
+        .unwrap_or_default()
 }
 
 /// Commits begun so far, in any file (see [`commits`]).
