@@ -19,6 +19,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::kinds::scalar::{open_values, Scalar};
 use crate::options::WriteCtx;
+use crate::parallel::PooledVec;
 use crate::raw::Pod;
 use crate::schema::{ids, kind, Schema, Stored};
 
@@ -143,7 +144,7 @@ impl<A: DenseElem> DenseDecoder<A> {
     pub fn from_reader(col: PodReader<RawOf<A>>) -> Self {
         DenseDecoder {
             col,
-            buf: Vec::new(),
+            buf: PooledVec::take(),
             pos: 0,
             next_row: 0,
         }
@@ -158,7 +159,7 @@ pub(crate) fn shape_of_u64<A: DenseElem>() -> Vec<u64> {
 /// Reads a dense column.
 pub struct DenseDecoder<A: DenseElem> {
     col: PodReader<RawOf<A>>,
-    buf: Vec<RawOf<A>>,
+    buf: PooledVec<RawOf<A>>,
     pos: usize,
     next_row: u64,
 }
@@ -234,7 +235,7 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
         let inner = shape_of_u64::<A>();
         Ok(DenseDecoder {
             col: open_values(group, node, path, count, &want, &inner)?,
-            buf: Vec::new(),
+            buf: PooledVec::take(),
             pos: 0,
             next_row: 0,
         })

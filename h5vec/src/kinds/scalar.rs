@@ -20,6 +20,7 @@ use crate::codec::{
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
+use crate::parallel::PooledVec;
 use crate::raw::{Bits8, Pod};
 use crate::schema::{ids, kind, Schema, Stored};
 
@@ -125,7 +126,7 @@ pub struct ScalarEncoder<T: Scalar> {
 /// Reads a scalar column.
 pub struct ScalarDecoder<T: Scalar> {
     col: PodReader<T::Raw>,
-    buf: Vec<T::Raw>,
+    buf: PooledVec<T::Raw>,
     pos: usize,
     next_row: u64,
 }
@@ -170,7 +171,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
         });
         Ok(ScalarDecoder {
             col: open_values(group, node, path, count, &want, &[])?,
-            buf: Vec::new(),
+            buf: PooledVec::take(),
             pos: 0,
             next_row: 0,
         })
