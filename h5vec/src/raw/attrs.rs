@@ -14,7 +14,7 @@ use hdf5_sys::{h5a, h5d, h5p, h5s};
 
 use super::ffi::{call, check, sync, Owned};
 use super::filters::blosc_threads;
-use super::rows::{read_vlen_strings, ColumnSpec};
+use super::rows::{read_vlen_strings, write_whole, ColumnSpec};
 use super::types::{copy_type, dataset_type, fixed_utf8, type_info, type_info_of};
 use crate::error::{At, Context, Error, Result};
 
@@ -34,17 +34,7 @@ pub(crate) fn write_scalar_string(
     let ds = create_small(group, name, &dt, None, path)?;
     // SAFETY: `buf` holds `max(len, 1)` bytes, the size of `dt`, for the one
     // element of a scalar dataset.
-    call(path, || unsafe {
-        h5d::H5Dwrite(
-            ds.id(),
-            dt.id(),
-            H5S_ALL,
-            H5S_ALL,
-            H5P_DEFAULT,
-            buf.as_ptr().cast(),
-        )
-    })?;
-    Ok(())
+    unsafe { write_whole(&ds, dt.id(), buf.as_ptr().cast(), path) }
 }
 
 /// Creates the dataset `name` of type `dt` in `group`: scalar for `len`
@@ -112,17 +102,7 @@ pub(crate) fn write_small<T: hdf5::H5Type>(
     }
     // SAFETY: `data` holds exactly the dataset's elements, of the type `dt`
     // describes (`H5Type`'s contract).
-    call(path, || unsafe {
-        h5d::H5Dwrite(
-            ds.id(),
-            dt.id(),
-            H5S_ALL,
-            H5S_ALL,
-            H5P_DEFAULT,
-            data.as_ptr().cast(),
-        )
-    })?;
-    Ok(())
+    unsafe { write_whole(&ds, dt.id(), data.as_ptr().cast(), path) }
 }
 
 /// Creates the group `name` in `parent` with HDF5's default property lists

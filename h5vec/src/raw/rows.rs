@@ -473,15 +473,23 @@ pub(crate) fn read_rows_own_type(
 pub(crate) fn write_scalar_pod<T: Pod>(ds: &Dataset, v: &T, path: impl At) -> Result<()> {
     // SAFETY: one value of `T`, which `T::mem_type()` describes (Pod
     // contract), for the one element of a scalar dataset.
+    unsafe { write_whole(ds, T::mem_type(), (v as *const T).cast(), path) }
+}
+
+/// Writes every element of `ds` (one `H5Dwrite` over the whole extent)
+/// from `data`, values of the memory type `mem`.
+///
+/// # Safety
+/// `data` points to as many values of `mem` as `ds` has elements.
+pub(crate) unsafe fn write_whole(
+    ds: &Dataset,
+    mem: hid_t,
+    data: *const std::ffi::c_void,
+    path: impl At,
+) -> Result<()> {
+    // SAFETY: the caller's guarantee on `data`; valid ids, under the lock.
     call(path, || unsafe {
-        h5d::H5Dwrite(
-            ds.id(),
-            T::mem_type(),
-            H5S_ALL,
-            H5S_ALL,
-            H5P_DEFAULT,
-            (v as *const T).cast(),
-        )
+        h5d::H5Dwrite(ds.id(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data)
     })?;
     Ok(())
 }
