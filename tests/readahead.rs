@@ -248,3 +248,149 @@ fn readers_dropped_mid_read_leave_nothing_behind() {
     let f = File::open(&path).unwrap();
     assert_eq!(load_vector::<Row>(&f, "v").unwrap(), want);
 }
+
+/// Strings built ahead on the worker threads (`h5vec::ahead`: VLS strings
+/// and list elements that are strings, for loads of 4,096 rows or more):
+/// batches of many sizes, ranges and jumps return exactly the rows saved,
+/// compressed or not, and readers dropped with jobs running leave nothing
+/// behind.
+#[test]
+fn strings_built_ahead_are_the_rows_saved() {
+    let n = 50_001u64;
+    let want = rows(n);
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("s.h5");
+    {
+        let f = h5vec::create_file(&path).unwrap();
+        save_vector_with(&f, "plain", &want, &SaveOptions::default()).unwrap();
+        let opts = SaveOptions::default().deflate(1).chunk_length(3_000);
+        save_vector_with(&f, "deflate", &want, &opts).unwrap();
+    }
+    let f = File::open(&path).unwrap();
+    for name in ["plain", "deflate"] {
+        assert_eq!(load_vector::<Row>(&f, name).unwrap(), want, "{name}");
+        for batch in [4_096usize, 5_000, 7_777, 65_536] {
+            let got: Vec<Vec<Row>> = VectorReader::<Row>::open(&f, name, batch)
+                .unwrap()
+                .collect::<h5vec::Result<_>>()
+                .unwrap();
+            assert!(got.iter().rev().skip(1).all(|b| b.len() == batch));
+            assert_eq!(got.concat(), want, "{name} batch {batch}");
+        }
+        for (s, e, batch) in [(10_000u64, 45_000u64, 6_000usize), (1, 50_000, 4_100)] {
+            let got = VectorReader::<Row>::open_range(&f, name, s..e, batch)
+                .unwrap()
+                .collect::<h5vec::Result<Vec<_>>>()
+                .unwrap()
+                .concat();
+            assert_eq!(got, want[s as usize..e as usize], "{name} {s}..{e}");
+        }
+        for r in [
+            0..9_000,
+            30_000..50_001,
+            4_000..4_001,
+            0..50_001,
+            8_000..20_000,
+        ] {
+            let got = load_range::<Row>(&f, name, r.clone()).unwrap();
+            assert_eq!(got, want[r.start as usize..r.end as usize], "{name} {r:?}");
+        }
+        for _ in 0..8 {
+            let mut r = VectorReader::<Row>::open(&f, name, 5_000).unwrap();
+            assert_eq!(r.next().unwrap().unwrap(), want[..5_000]);
+            drop(r);
+        }
+    }
+    drop(f);
+    let f = File::open(&path).unwrap();
+    let mut r = VectorReader::<Row>::open(&f, "deflate", 9_000).unwrap();
+    assert_eq!(r.next().unwrap().unwrap(), want[..9_000]);
+    f.close().unwrap();
+    drop(r);
+    let f = File::open(&path).unwrap();
+    assert_eq!(load_vector::<Row>(&f, "plain").unwrap(), want);
+}
+
+/// Writes `bytes` at element `at` of the uint8 dataset `path`.
+fn overwrite_bytes(f: &File, path: &str, at: usize, bytes: &[u8]) {
+    let ds = f.dataset(path).unwrap();
+    ds.write_slice(bytes, at..at + bytes.len()).unwrap();
+}
+
+/// A string that is not UTF-8 in rows built ahead is an error of the load
+/// that returns its row, naming the row, and of no load before it.
+#[test]
+fn bad_utf8_built_ahead_fails_the_batch_that_uses_it() {
+    let n = 30_000u64;
+    let want = rows(n);
+    let bad = 13_333u64;
+    let (_d, f) = h5vec_file();
+    save_vector_with(&f, "v", &want, &SaveOptions::default()).unwrap();
+    save_vector_with(&f, "w", &want, &SaveOptions::default()).unwrap();
+    // The VLS name of row `bad` (the only one starting `n13333-`): its first byte.
+    let heap = f
+        .dataset("v/data/name/heap")
+        .unwrap()
+        .read_raw::<u8>()
+        .unwrap();
+    let key = format!("n{bad}-");
+    let at = heap
+        .windows(key.len())
+        .position(|w| w == key.as_bytes())
+        .unwrap();
+    overwrite_bytes(&f, "v/data/name/heap", at, &[0xFF]);
+    // The first tag of the first row at or after `bad` that has tags.
+    let list_offs = f
+        .dataset("w/data/tags/OFFSETS")
+        .unwrap()
+        .read_raw::<u64>()
+        .unwrap();
+    let row = (bad..n)
+        .find(|&i| list_offs[i as usize + 1] > list_offs[i as usize])
+        .unwrap();
+    let s = list_offs[row as usize];
+    let str_offs = f
+        .dataset("w/data/tags/VALUES/OFFSETS")
+        .unwrap()
+        .read_raw::<u64>()
+        .unwrap();
+    overwrite_bytes(
+        &f,
+        "w/data/tags/VALUES/CHARS",
+        str_offs[s as usize] as usize,
+        &[0xFF],
+    );
+    for (name, bad, field, elem) in [("v", bad, "$.name", bad), ("w", row, "$.tags", s)] {
+        for batch in [4_096usize, 6_000, 10_000] {
+            let mut r = VectorReader::<Row>::open(&f, name, batch).unwrap();
+            let mut start = 0u64;
+            let e = loop {
+                match r.next().expect("an error before the end") {
+                    Ok(rows) => {
+                        let end = start + rows.len() as u64;
+                        assert_eq!(rows, want[start as usize..end as usize]);
+                        start = end;
+                    }
+                    Err(e) => break e,
+                }
+            };
+            assert!(
+                start <= bad && bad < start + batch as u64,
+                "{name} batch {batch} at {start}"
+            );
+            let msg = e.to_string();
+            assert!(msg.contains("not valid UTF-8"), "{msg}");
+            assert!(e.path().starts_with(field), "{name}: {msg}");
+            assert!(msg.contains(&format!("[{elem}]")), "{name}: {msg}");
+        }
+        assert_eq!(
+            load_range::<Row>(&f, name, 0..bad).unwrap(),
+            want[..bad as usize]
+        );
+        assert_eq!(
+            load_range::<Row>(&f, name, bad + 1..n).unwrap(),
+            want[bad as usize + 1..]
+        );
+        assert!(load_vector::<Row>(&f, name).is_err());
+    }
+}

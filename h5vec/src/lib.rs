@@ -120,6 +120,7 @@
 // reachable from the public API (the derive's support through `__private`).
 #![warn(unreachable_pub)]
 
+mod ahead;
 #[cfg(feature = "arrow")]
 pub mod arrow;
 mod bincode_codec;

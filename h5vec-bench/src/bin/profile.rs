@@ -61,9 +61,16 @@ fn go<T: h5vec::H5Vector>(
         "load" => {
             save()?;
             for _ in 0..reps {
-                let f = hdf5::File::open(path)?;
-                let back: Vec<T> = h5vec::load_vector(&f, "v")?;
-                std::hint::black_box(back);
+                // As compare.rs: the previous result is freed and the heap
+                // trimmed before the load, so freeing it is not profiled
+                // (glibc would consolidate its chunks inside the next load).
+                h5vec_bench::harness::trim_heap();
+                let back: Vec<T> = {
+                    let f = hdf5::File::open(path)?;
+                    h5vec::load_vector(&f, "v")?
+                };
+                std::hint::black_box(&back);
+                drop(back);
             }
         }
         _ => return Err("phase is save, save-fresh or load".into()),

@@ -22,12 +22,14 @@ use hdf5::{Dataset, Group};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
+use crate::ahead::Ahead;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{At, Context, Error, Place, Result};
 use crate::kinds::scalar::scalar_schema;
 use crate::limits;
 use crate::options::WriteCtx;
+use crate::parallel::{give_vec, take_vec};
 use crate::raw::{self, sync};
 use crate::schema::{ids, kind, Schema, Stored};
 
@@ -418,6 +420,9 @@ pub struct VlsDecoder {
     out: Vec<Option<String>>,
     pos: usize,
     path: Place,
+    /// The next batch's strings, built on the worker threads (boxed:
+    /// decoders sit in enums beside smaller ones).
+    ahead: Box<Ahead<Option<String>>>,
 }
 
 impl VlsDecoder {
@@ -464,6 +469,7 @@ impl VlsDecoder {
             out: Vec::new(),
             pos: 0,
             path: Place::new(path, ptrs_name),
+            ahead: Box::default(),
         })
     }
 
@@ -499,31 +505,9 @@ impl VlsDecoder {
         out: &mut Vec<Option<String>>,
     ) -> Result<()> {
         let lo = self.read_raw(&rows, ptrs, heap)?;
-        let text = crate::column::Utf8Slices::new(heap);
         out.clear();
-        out.reserve(ptrs.len());
-        for (i, p) in ptrs.iter().enumerate() {
-            // In range: checked by `read_raw` against the heap, and lo <= offset.
-            let a = if p.length == 0 {
-                0
-            } else {
-                (p.offset - lo) as usize
-            };
-            let len = p.length as usize;
-            let b = match heap[a..a + len].iter().position(|&c| c == 0) {
-                Some(z) => a + z,
-                None => a + len,
-            };
-            let s = text
-                .get(a, b)
-                .ok_or_else(|| self.bad_utf8(rows.start + i as u64))?;
-            if self.placeholder.as_deref() == Some(s) {
-                out.push(None);
-            } else {
-                out.push(Some(s.to_owned()));
-            }
-        }
-        Ok(())
+        build_strings(ptrs, heap, lo, self.placeholder.as_deref(), out)
+            .map_err(|i| self.bad_utf8(rows.start + i as u64))
     }
 
     /// The pointers' logical path and dataset, for errors.
@@ -585,21 +569,58 @@ impl VlsDecoder {
         }
     }
 
-    /// Reads rows into the buffer (reusing its memory).
+    /// Reads rows into the buffer (reusing its memory); the strings of the
+    /// rows after them may then be built ahead ([`crate::ahead`]).
     pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let have = self.ahead.begin(&rows);
         let (mut p, mut h, mut o) = (
             std::mem::take(&mut self.ptr_buf),
             std::mem::take(&mut self.heap_buf),
             std::mem::take(&mut self.out),
         );
-        let r = self.read_into(rows, &mut p, &mut h, &mut o);
+        let r = if have < rows.end {
+            self.read_into(have..rows.end, &mut p, &mut h, &mut o)
+        } else {
+            o.clear();
+            Ok(())
+        };
         (self.ptr_buf, self.heap_buf, self.out) = (p, h, o);
         self.pos = 0;
+        if r.is_ok() {
+            self.build_ahead(&rows);
+        }
         r
+    }
+
+    /// After a load of `rows`: reads the next rows' pointers and heap bytes
+    /// and builds their strings on a worker thread. Rows it cannot read
+    /// are left to the load that needs them (which reports the error).
+    fn build_ahead(&mut self, rows: &Range<u64>) {
+        let Some(next) = self.ahead.next_rows(rows, self.ptr_rows) else {
+            return;
+        };
+        let (mut ptrs, mut heap) = (take_vec::<Pointer>(), take_vec::<u8>());
+        let Ok(lo) = self.read_raw(&next, &mut ptrs, &mut heap) else {
+            give_vec(ptrs);
+            give_vec(heap);
+            return;
+        };
+        let placeholder = self.placeholder.clone();
+        self.ahead.spawn(next.start, move || {
+            let mut out = Vec::new();
+            // Stops at a string that is not UTF-8 (see `crate::ahead`).
+            let _ = build_strings(&ptrs, &heap, lo, placeholder.as_deref(), &mut out);
+            give_vec(ptrs);
+            give_vec(heap);
+            out
+        });
     }
 
     /// The next element, with missing values as `None`.
     pub fn next_opt(&mut self) -> Result<Option<String>> {
+        if let Some(v) = self.ahead.pop() {
+            return Ok(v);
+        }
         let v = self
             .out
             .get_mut(self.pos)
@@ -644,6 +665,42 @@ impl Decoder<String> for VlsDecoder {
     fn skip(&mut self) -> Result<()> {
         VlsDecoder::skip(self)
     }
+}
+
+/// Appends the strings of `ptrs` (checked against the heap by
+/// [`VlsDecoder::read_raw`], which read their bytes into `heap` from heap
+/// offset `lo`) to `out`: each cut at its first NUL, `None` where equal to
+/// `placeholder`. `Err(i)`: pointer `i` is not UTF-8 (`out` then holds the
+/// strings before it).
+fn build_strings(
+    ptrs: &[Pointer],
+    heap: &[u8],
+    lo: u64,
+    placeholder: Option<&str>,
+    out: &mut Vec<Option<String>>,
+) -> std::result::Result<(), usize> {
+    let text = crate::column::Utf8Slices::new(heap);
+    out.reserve(ptrs.len());
+    for (i, p) in ptrs.iter().enumerate() {
+        // In range: checked by `read_raw` against the heap, and lo <= offset.
+        let a = if p.length == 0 {
+            0
+        } else {
+            (p.offset - lo) as usize
+        };
+        let len = p.length as usize;
+        let b = match heap[a..a + len].iter().position(|&c| c == 0) {
+            Some(z) => a + z,
+            None => a + len,
+        };
+        let s = text.get(a, b).ok_or(i)?;
+        if placeholder == Some(s) {
+            out.push(None);
+        } else {
+            out.push(Some(s.to_owned()));
+        }
+    }
+    Ok(())
 }
 
 /// A value type a VLS column holds: `String`, or `Option<String>` whose

@@ -521,7 +521,7 @@ pub(super) struct StrValues {
 
 impl Node for StrValues {
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        Decoder::<String>::load(&mut self.dec, rows.clone())?;
+        self.dec.load_stored(rows.clone())?;
         let (offs, buf) = self.dec.take_loaded();
         let offsets = rebase(offs, &self.at)?;
         let dec = &self.dec;

@@ -13,11 +13,13 @@ use std::ops::Range;
 
 use hdf5::Group;
 
+use crate::ahead::Ahead;
 use crate::codec::{exhausted, expect_members, open_column, open_group, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
 use crate::limits;
 use crate::options::WriteCtx;
+use crate::parallel::{give_vec, take_vec};
 use crate::raw;
 use crate::schema::{ids, kind, Schema, Stored};
 
@@ -48,6 +50,10 @@ pub struct StringValuesDecoder {
     next_row: u64,
     /// `OFFSETS[rows]`, the bytes of all strings (as for [`ListDecoder`](super::ListDecoder)).
     total: u64,
+    /// The number of strings (`rows` at open).
+    strings: u64,
+    /// The next batch's strings, built on the worker threads.
+    ahead: Ahead<String>,
 }
 
 fn string_values_schema() -> Schema {
@@ -116,6 +122,8 @@ impl ItemCodec for StringValuesItem {
             idx: 0,
             next_row: 0,
             total,
+            strings: rows,
+            ahead: Ahead::default(),
         })
     }
     fn append(
@@ -187,16 +195,15 @@ impl StringValuesDecoder {
         };
         self.idx += 1;
         self.next_row += 1;
-        // Checked in `load`: non-decreasing, from `base`, within `buf`.
+        // Checked by `read_span`: non-decreasing, from `base`, within `buf`.
         let base = self.offs[0];
         Ok(((a - base) as usize, (b - base) as usize))
     }
-}
 
-impl Decoder<String> for StringValuesDecoder {
-    fn load(&mut self, rows: Range<u64>) -> Result<()> {
-        read_offsets(&self.offsets, &rows, &mut self.offs)?;
-        let offs = &self.offs;
+    /// Reads the OFFSETS of strings `rows` (one more than strings) into
+    /// `offs` and their CHARS bytes into `buf`, checked.
+    fn read_span(&self, rows: &Range<u64>, offs: &mut Vec<u64>, buf: &mut Vec<u8>) -> Result<()> {
+        read_offsets(&self.offsets, rows, offs)?;
         let (base, last) = (offs[0], offs[offs.len() - 1]);
         if last > self.chars.rows {
             return Err(Error::invalid(
@@ -213,14 +220,85 @@ impl Decoder<String> for StringValuesDecoder {
         if usize::try_from(last - base).is_err() {
             return Err(Error::invalid(self.offsets.place(), "span too large"));
         }
-        self.chars.read_into(base, last - base, &mut self.buf)?;
+        self.chars.read_into(base, last - base, buf)
+    }
+
+    /// Loads strings `rows` as they are stored (the OFFSETS and CHARS that
+    /// [`take_loaded`](Self::take_loaded) hands out), nothing built ahead.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn load_stored(&mut self, rows: Range<u64>) -> Result<()> {
+        self.ahead = Ahead::default();
+        self.load_span(rows)
+    }
+
+    /// Reads strings `rows` for [`next`](Decoder::next) to build one by one.
+    fn load_span(&mut self, rows: Range<u64>) -> Result<()> {
+        let (mut offs, mut buf) = (
+            std::mem::take(&mut self.offs),
+            std::mem::take(&mut self.buf),
+        );
+        let r = self.read_span(&rows, &mut offs, &mut buf);
+        (self.offs, self.buf) = (offs, buf);
+        r?;
         self.utf8 = std::str::from_utf8(&self.buf).is_ok();
         self.idx = 0;
         self.next_row = rows.start;
         Ok(())
     }
+
+    /// After a load of `rows`: reads the next strings' OFFSETS and CHARS
+    /// and builds them on a worker thread ([`crate::ahead`]).
+    fn build_ahead(&mut self, rows: &Range<u64>) {
+        let Some(next) = self.ahead.next_rows(rows, self.strings) else {
+            return;
+        };
+        let (mut offs, mut buf) = (take_vec::<u64>(), take_vec::<u8>());
+        if self.read_span(&next, &mut offs, &mut buf).is_err() {
+            give_vec(offs);
+            give_vec(buf);
+            return;
+        }
+        self.ahead.spawn(next.start, move || {
+            let out = build_strings(&offs, &buf);
+            give_vec(offs);
+            give_vec(buf);
+            out
+        });
+    }
+}
+
+/// The strings of `offs` (checked by `read_span`: non-decreasing, within
+/// `buf` from `offs[0]`), up to the first that is not UTF-8.
+fn build_strings(offs: &[u64], buf: &[u8]) -> Vec<String> {
+    let base = offs.first().copied().unwrap_or(0);
+    let text = crate::column::Utf8Slices::new(buf);
+    offs.windows(2)
+        .map_while(|w| {
+            let (a, b) = ((w[0] - base) as usize, (w[1] - base) as usize);
+            text.get(a, b).map(str::to_owned)
+        })
+        .collect()
+}
+
+impl Decoder<String> for StringValuesDecoder {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        let have = self.ahead.begin(&rows);
+        if have < rows.end {
+            self.load_span(have..rows.end)?;
+        } else {
+            // Every string was built ahead: nothing for `next_span`.
+            self.offs.clear();
+            self.idx = 0;
+            self.next_row = rows.end;
+        }
+        self.build_ahead(&rows);
+        Ok(())
+    }
     #[inline]
     fn next(&mut self) -> Result<String> {
+        if let Some(v) = self.ahead.pop() {
+            return Ok(v);
+        }
         let row = self.next_row;
         let (a, end) = self.next_span()?;
         let text = if self.utf8 {
@@ -239,6 +317,9 @@ impl Decoder<String> for StringValuesDecoder {
             .ok_or_else(|| Error::invalid(self.offsets.element(row), "string is not valid UTF-8"))
     }
     fn skip(&mut self) -> Result<()> {
+        if self.ahead.pop().is_some() {
+            return Ok(());
+        }
         self.next_span().map(drop)
     }
 }
