@@ -22,7 +22,8 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::mpsc;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Mutex};
 
 /// Fewest rows a load must cover for the next batch to be built ahead.
 pub(crate) const AHEAD_MIN_ROWS: u64 = 4096;
@@ -34,10 +35,41 @@ pub(crate) struct Ahead<V> {
     at: u64,
     /// Values of the current load still to be taken from `ready`.
     batch_left: usize,
-    /// The job building values from row `.0` on.
-    pending: Option<(u64, mpsc::Receiver<Vec<V>>)>,
+    /// The job building values from row `from` on.
+    pending: Option<Pending<V>>,
     /// The first row of a load that continues the last one.
     next_start: u64,
+}
+
+/// A job building values, run by whichever comes first: a worker thread,
+/// or the load that needs its values (when the workers are busy with
+/// other jobs, such as decompressing chunks, it does not wait behind them).
+type Job<V> = Box<dyn FnOnce() -> Vec<V> + Send>;
+
+struct Pending<V> {
+    from: u64,
+    job: Arc<Mutex<Option<Job<V>>>>,
+    rx: mpsc::Receiver<Vec<V>>,
+}
+
+impl<V> Pending<V> {
+    /// The job's values: run here if no worker has started it, else
+    /// waited for. `None` if it panicked (its rows are the caller's then).
+    fn wait(self) -> Option<Vec<V>> {
+        let job = self.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match job {
+            Some(job) => catch_unwind(AssertUnwindSafe(job)).ok(),
+            None => self.rx.recv().ok(),
+        }
+    }
+}
+
+/// A job nobody will wait for (a jump, a decoder dropped) that no worker
+/// has started is not run at all.
+impl<V> Drop for Pending<V> {
+    fn drop(&mut self) {
+        drop(self.job.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
 }
 
 impl<V> Default for Ahead<V> {
@@ -63,14 +95,12 @@ impl<V: Send + 'static> Ahead<V> {
             self.ready.clear();
             self.pending = None;
         }
-        if let Some((from, rx)) = self.pending.take() {
+        if let Some(p) = self.pending.take() {
             if self.ready.is_empty() {
-                self.at = from;
+                self.at = p.from;
             }
-            if from == self.end() {
-                // A job that ended without sending (it cannot, short of a
-                // panic) leaves its rows to the caller.
-                if let Ok(v) = rx.recv() {
+            if p.from == self.end() {
+                if let Some(v) = p.wait() {
                     self.ready.extend(v);
                 }
             }
@@ -125,14 +155,17 @@ impl<V: Send + 'static> Ahead<V> {
             return;
         };
         let (tx, rx) = mpsc::sync_channel(1);
+        let job: Arc<Mutex<Option<Job<V>>>> = Arc::new(Mutex::new(Some(Box::new(job))));
+        let slot = Arc::clone(&job);
         pool.spawn(move || {
+            let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
             // A panic must not reach rayon (it would abort the process):
             // the receiver then sees a closed channel.
-            if let Ok(v) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+            if let Some(Ok(v)) = job.map(|j| catch_unwind(AssertUnwindSafe(j))) {
                 let _ = tx.send(v);
             }
         });
-        self.pending = Some((from, rx));
+        self.pending = Some(Pending { from, job, rx });
     }
 }
 
