@@ -39,6 +39,8 @@ pub(crate) struct Ahead<V> {
     pending: Option<Pending<V>>,
     /// The first row of a load that continues the last one.
     next_start: u64,
+    /// Whether the current load continues the last one (the first: at row 0).
+    seq: bool,
 }
 
 /// A job building values, run by whichever comes first: a worker thread,
@@ -80,6 +82,7 @@ impl<V> Default for Ahead<V> {
             batch_left: 0,
             pending: None,
             next_start: 0,
+            seq: false,
         }
     }
 }
@@ -91,7 +94,8 @@ impl<V: Send + 'static> Ahead<V> {
     /// those itself. A load that does not continue the last one drops what
     /// was built ahead.
     pub(crate) fn begin(&mut self, rows: &Range<u64>) -> u64 {
-        if rows.start != self.next_start {
+        self.seq = rows.start == self.next_start;
+        if !self.seq {
             self.ready.clear();
             self.pending = None;
         }
@@ -140,7 +144,11 @@ impl<V: Send + 'static> Ahead<V> {
     /// `limit` rows, if any (see the module's rules).
     pub(crate) fn next_rows(&self, rows: &Range<u64>, limit: u64) -> Option<Range<u64>> {
         let n = rows.end.checked_sub(rows.start)?;
-        if n < AHEAD_MIN_ROWS || self.pending.is_some() || crate::parallel::pool().is_none() {
+        if !self.seq
+            || n < AHEAD_MIN_ROWS
+            || self.pending.is_some()
+            || crate::parallel::pool().is_none()
+        {
             return None;
         }
         let from = rows.end.max(self.end());
@@ -215,6 +223,19 @@ mod tests {
         assert!(take(&mut a).is_empty());
         // Small loads never build ahead.
         assert_eq!(a.next_rows(&(7000..8000), 1 << 20), None);
+        // Nor does a load that jumped, however large (a range read from the
+        // middle of a vector); the one after it, continuing it, does.
+        assert_eq!(a.begin(&(100_000..110_000)), 100_000);
+        assert_eq!(a.next_rows(&(100_000..110_000), 1 << 20), None);
+        assert_eq!(a.begin(&(110_000..120_000)), 110_000);
+        assert_eq!(
+            a.next_rows(&(110_000..120_000), 1 << 20),
+            Some(120_000..130_000)
+        );
+        // The first load of a column is a jump unless it starts at row 0.
+        let mut b: Ahead<u64> = Ahead::default();
+        b.begin(&(1..5001));
+        assert_eq!(b.next_rows(&(1..5001), 1 << 20), None);
     }
 
     #[test]
