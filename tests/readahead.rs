@@ -394,3 +394,11 @@ fn bad_utf8_built_ahead_fails_the_batch_that_uses_it() {
         assert!(load_vector::<Row>(&f, name).is_err());
     }
 }
+
+/// Readers stay `Send` and `Sync` with strings built ahead (their jobs'
+/// channels and slots are owned by the decoders).
+#[test]
+fn readers_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VectorReader<Row>>();
+}

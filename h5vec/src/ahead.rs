@@ -51,7 +51,8 @@ type Job<V> = Box<dyn FnOnce() -> Vec<V> + Send>;
 struct Pending<V> {
     from: u64,
     job: Arc<Mutex<Option<Job<V>>>>,
-    rx: mpsc::Receiver<Vec<V>>,
+    /// In a mutex only so that decoders (and readers) stay `Sync`.
+    rx: Mutex<mpsc::Receiver<Vec<V>>>,
 }
 
 impl<V> Pending<V> {
@@ -61,7 +62,12 @@ impl<V> Pending<V> {
         let job = self.job.lock().unwrap_or_else(|e| e.into_inner()).take();
         match job {
             Some(job) => catch_unwind(AssertUnwindSafe(job)).ok(),
-            None => self.rx.recv().ok(),
+            None => self
+                .rx
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .recv()
+                .ok(),
         }
     }
 }
@@ -173,7 +179,11 @@ impl<V: Send + 'static> Ahead<V> {
                 let _ = tx.send(v);
             }
         });
-        self.pending = Some(Pending { from, job, rx });
+        self.pending = Some(Pending {
+            from,
+            job,
+            rx: Mutex::new(rx),
+        });
     }
 }
 
