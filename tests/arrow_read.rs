@@ -1314,3 +1314,10 @@ fn json_text_that_is_not_json_is_an_error() {
         r#"{"gain":1.0,"names":[]}"#
     );
 }
+
+/// The batch iterator can move to (and be shared with) another thread.
+#[test]
+fn batches_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<h5vec::arrow::Batches>();
+}

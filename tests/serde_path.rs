@@ -845,3 +845,10 @@ fn a_row_that_fails_to_serialize_stops_the_writer() {
     assert!(w.finish().is_err());
     assert!(h5vec::vector_len(&file, "v").is_err(), "nothing linked");
 }
+
+/// The serde reader can move to (and be shared with) another thread.
+#[test]
+fn serde_reader_is_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<h5vec::serde::VectorReader<Nested>>();
+}

@@ -34,7 +34,7 @@ pub(super) trait Node {
 }
 
 /// A boxed node.
-pub(super) type BoxNode = Box<dyn Node>;
+pub(super) type BoxNode = Box<dyn Node + Send + Sync>;
 
 /// Rows as an Arrow length.
 pub(super) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
