@@ -31,16 +31,25 @@ MASK_CODEC = "h5vec.MaskCodec"
 PLACEHOLDER_CODEC = "h5vec.PlaceholderCodec"
 FILL_CODEC = "h5vec.FillValueCodec"
 UNION = "h5vec.UnionSchema"
+# SPEC sections 4.5 to 4.7: codecs of h5vec's own on scalar, dense, record and list nodes.
+INSTANT_CODEC = "h5vec.InstantCodec"
+DATE_CODEC = "h5vec.DateCodec"
+TIME_OF_DAY_CODEC = "h5vec.TimeOfDayCodec"
+DURATION_CODEC = "h5vec.DurationCodec"
+OFFSET_DATE_TIME_CODEC = "h5vec.OffsetDateTimeCodec"
+UUID_CODEC = "h5vec.UuidCodec"
+MAP_CODEC = "h5vec.MapCodec"
+TIME_CODECS = (INSTANT_CODEC, DATE_CODEC, TIME_OF_DAY_CODEC, DURATION_CODEC)
 
 # kind -> (schema identifier, accepted codecs)
 KINDS = {
-    "scalar": (SCALAR, (IDENTITY, CHAR, ENUM, JSON)),
-    "dense": (DENSE, (IDENTITY, CHAR, ENUM)),
-    "record": (RECORD, (STRUCT, TUPLE)),
+    "scalar": (SCALAR, (IDENTITY, CHAR, ENUM, JSON) + TIME_CODECS),
+    "dense": (DENSE, (IDENTITY, CHAR, ENUM, UUID_CODEC)),
+    "record": (RECORD, (STRUCT, TUPLE, OFFSET_DATE_TIME_CODEC)),
     "constant": (CONSTANT, (IDENTITY, CONSTANT_CODEC)),
     "blob": (BLOB, (BINCODE,)),
     "vls_string": (VLS, (H5VEC_CODEC, PLACEHOLDER_CODEC)),
-    "list": (LIST, (H5VEC_CODEC,)),
+    "list": (LIST, (H5VEC_CODEC, MAP_CODEC)),
     "string_values": (STRING_VALUES, (H5VEC_CODEC,)),
     "nullable": (NULLABLE, (MASK_CODEC,)),
     "fill_nullable": (FILL, (FILL_CODEC,)),
@@ -54,11 +63,12 @@ MAX_VARIANTS = 1 << 16
 NUMBERS = {
     "Int8": np.dtype("<i1"), "Int16": np.dtype("<i2"), "Int32": np.dtype("<i4"), "Int64": np.dtype("<i8"),
     "UInt8": np.dtype("<u1"), "UInt16": np.dtype("<u2"), "UInt32": np.dtype("<u4"),
-    "UInt64": np.dtype("<u8"), "Float32": np.dtype("<f4"), "Float64": np.dtype("<f8"),
+    "UInt64": np.dtype("<u8"), "Float16": np.dtype("<f2"), "Float32": np.dtype("<f4"),
+    "Float64": np.dtype("<f8"), "ComplexF32": np.dtype("<c8"), "ComplexF64": np.dtype("<c16"),
 }
 ENCODED_OF = {v: k for k, v in NUMBERS.items()}
 
-STRINGS = ("kind", "schema", "codec", "logical_type", "encoded_type")
+STRINGS = ("kind", "schema", "codec", "logical_type", "encoded_type", "time_unit", "time_zone")
 MAX_DEPTH = 64
 MAX_CHILDREN = 1 << 16
 # Datasets a schema node may carry for enum labels (names and values), beside
@@ -70,14 +80,17 @@ LABEL_VALUES = ("variant_values", "label_values")
 class Node:
     """One node of the schema tree, as plain attributes:
     ``kind``, ``schema``, ``codec``, ``logical_type``, ``encoded_type``,
-    ``dimensions`` (Julia order), ``field_names``, ``children`` and, for
-    enums whose labels are stored, ``labels`` (``{name: value}``)."""
+    ``dimensions`` (Julia order), ``field_names``, ``children``, for
+    enums whose labels are stored, ``labels`` (``{name: value}``), and for
+    instants, dates, times of day and durations ``time_unit`` and
+    ``time_zone`` (SPEC section 4.6)."""
 
     __slots__ = ("kind", "schema", "codec", "logical_type", "encoded_type", "dimensions",
-                 "field_names", "children", "labels")
+                 "field_names", "children", "labels", "time_unit", "time_zone")
 
     def __init__(self, kind, schema=None, codec=None, logical_type="", encoded_type=None,
-                 dimensions=None, field_names=None, children=None, labels=None):
+                 dimensions=None, field_names=None, children=None, labels=None,
+                 time_unit=None, time_zone=None):
         self.kind = kind
         self.schema = schema if schema is not None else KINDS[kind][0]
         self.codec = codec if codec is not None else KINDS[kind][1][0]
@@ -87,6 +100,8 @@ class Node:
         self.field_names = list(field_names) if field_names is not None else None
         self.children = list(children or [])
         self.labels = labels
+        self.time_unit = time_unit
+        self.time_zone = time_zone
 
     @property
     def shape(self):
@@ -105,6 +120,10 @@ class Node:
             d["field_names"] = list(self.field_names)
         if self.labels is not None:
             d["labels"] = dict(self.labels)
+        if self.time_unit is not None:
+            d["time_unit"] = self.time_unit
+        if self.time_zone is not None:
+            d["time_zone"] = self.time_zone
         if self.children:
             d["children"] = [c.to_dict() for c in self.children]
         return d
@@ -122,6 +141,10 @@ class Node:
             if n.labels is not None:
                 d["variant_names"] = list(n.labels)
                 d["variant_values"] = list(n.labels.values())
+            if n.time_unit is not None:
+                d["time_unit"] = n.time_unit
+            if n.time_zone is not None:
+                d["time_zone"] = n.time_zone
             if n.children:
                 d["children"] = [ser(c) for c in n.children]
             return d
@@ -133,6 +156,7 @@ class Node:
         return (self.kind == other.kind and self.schema == other.schema and same_codec
                 and self.encoded_type == other.encoded_type and self.dimensions == other.dimensions
                 and self.field_names == other.field_names and len(self.children) == len(other.children)
+                and self.time_unit == other.time_unit and self.time_zone == other.time_zone
                 and all(a.same_layout(b) for a, b in zip(self.children, other.children)))
 
     def __repr__(self):
@@ -165,7 +189,8 @@ def read_node(group, path, depth=0):
     if vals["codec"] not in codecs:
         raise mismatch(path, group.name, f"a codec of {list(codecs)} for kind `{kind}`", f"`{vals['codec']}`")
     node = Node(kind, vals["schema"], vals["codec"], _read_str(group, "logical_type", path) or "",
-                _read_str(group, "encoded_type", path))
+                _read_str(group, "encoded_type", path), time_unit=_read_str(group, "time_unit", path),
+                time_zone=_read_str(group, "time_zone", path))
     if "dimensions" in names:
         ds = _h5.open_dataset(group, "dimensions", path)
         info = _h5.type_info(ds)
