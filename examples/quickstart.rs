@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
 
-    let file = h5vec::hdf5::File::create(&path)?;
+    let file = h5vec::create_file(&path)?;
     h5vec::save_vector(&file, "measurements", &measurements)?;
 
     let back: Vec<Measurement> = h5vec::load_vector(&file, "measurements")?;

@@ -3,4 +3,4 @@
 # 100 Measurements saved to quickstart.h5 and loaded back.
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
-cargo run --quiet --example quickstart -- "${1:-quickstart.h5}"
+cargo run --example quickstart -- "${1:-quickstart.h5}"

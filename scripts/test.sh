@@ -14,6 +14,6 @@ rm -rf "$WHEEL_DIR"
 cargo test --workspace --all-features
 # The `h5vec` command the Python tests run (tests/python/test_cli_parquet.py,
 # test_untyped_julia.py): the debug binary `cargo test` built beside the tests.
-cargo build --quiet -p h5vec-cli --bin h5vec
+cargo build -p h5vec-cli --bin h5vec
 export H5VEC_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/h5vec"
 "$PY" -m pytest -q tests/python
