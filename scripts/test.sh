@@ -11,9 +11,13 @@ WHEEL_DIR="$(mktemp -d)"
 "$PY" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$WHEEL_DIR" ./python
 pip_install --no-deps --force-reinstall "$WHEEL_DIR"/h5vec-*.whl
 rm -rf "$WHEEL_DIR"
+t0=$SECONDS
 cargo test --workspace --all-features
+echo "cargo test: $((SECONDS - t0)) s"
 # The `h5vec` command the Python tests run (tests/python/test_cli_parquet.py,
 # test_untyped_julia.py): the debug binary `cargo test` built beside the tests.
 cargo build -p h5vec-cli --bin h5vec
 export H5VEC_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/h5vec"
-"$PY" -m pytest -q tests/python
+t0=$SECONDS
+"$PY" -m pytest -q --durations=15 tests/python
+echo "pytest: $((SECONDS - t0)) s"
