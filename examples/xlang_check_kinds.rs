@@ -21,7 +21,9 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
+use chrono::{
+    DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
+};
 use h5vec::H5Vector;
 use half::f16;
 use num_complex::Complex;
@@ -129,7 +131,10 @@ fn row(i: i64) -> Kinds {
             .map(|k| ((k + 1) * 1000 - i, vec![format!("t{i}"); (i % 3) as usize]))
             .collect(),
         notes: if i % 2 == 1 {
-            BTreeMap::from([("a".to_string(), Some(format!("x{i}"))), ("b".to_string(), None)])
+            BTreeMap::from([
+                ("a".to_string(), Some(format!("x{i}"))),
+                ("b".to_string(), None),
+            ])
         } else {
             BTreeMap::new()
         },
@@ -154,10 +159,6 @@ fn t_ns(t: &DateTime<Utc>) -> Value {
     json!(t.timestamp_nanos_opt().expect("in range"))
 }
 
-fn naive_ns(t: &NaiveDateTime) -> Value {
-    t_ns(&t.and_utc())
-}
-
 fn day(d: &NaiveDate) -> Value {
     json!(d
         .signed_duration_since(NaiveDate::from_ymd_opt(1970, 1, 1).unwrap())
@@ -172,16 +173,9 @@ fn delta(d: &TimeDelta) -> Value {
     json!(d.num_nanoseconds().expect("in range"))
 }
 
-fn c64(z: &Complex<f64>) -> Value {
-    json!([z.re.to_bits(), z.im.to_bits()])
-}
-
-fn c32(z: &Complex<f32>) -> Value {
-    json!([z.re.to_bits(), z.im.to_bits()])
-}
-
-fn pairs<K, V>(m: &BTreeMap<K, V>, k: impl Fn(&K) -> Value, v: impl Fn(&V) -> Value) -> Value {
-    Value::Array(m.iter().map(|(a, b)| json!([k(a), v(b)])).collect())
+/// A map as `[key, value]` pairs in key order.
+fn pairs<K: serde::Serialize, V: serde::Serialize>(m: &BTreeMap<K, V>) -> Value {
+    Value::Array(m.iter().map(|(k, v)| json!([k, v])).collect())
 }
 
 fn shape_json(s: &Shape) -> Value {
@@ -192,43 +186,67 @@ fn shape_json(s: &Shape) -> Value {
     }
 }
 
-fn times_json(at: &DateTime<Utc>, naive: &NaiveDateTime, d: &NaiveDate, c: &NaiveTime, took: &TimeDelta) -> Value {
-    json!({"at": t_ns(at), "naive": naive_ns(naive), "day": day(d), "clock": clock(c), "took": delta(took)})
-}
-
-fn natural_fields(out: &mut Value, id: &Uuid, h: &f16, z: &Complex<f64>, z32: &Complex<f32>,
-                  prices: &BTreeMap<String, f64>, tags: &BTreeMap<i64, Vec<String>>) {
-    let o = out.as_object_mut().expect("an object");
-    o.insert("id".into(), json!(id.hyphenated().to_string()));
-    o.insert("half".into(), json!(h.to_bits()));
-    o.insert("z".into(), c64(z));
-    o.insert("z32".into(), c32(z32));
-    o.insert("prices".into(), pairs(prices, |k| json!(k), |v| json!(v)));
-    o.insert("tags".into(), pairs(tags, |k| json!(k), |v| json!(v)));
+/// The canonical JSON of the fields `Kinds`, `Natural` and `Times` share.
+macro_rules! common_json {
+    (times $r:expr) => {
+        json!({
+            "at": t_ns(&$r.at),
+            "naive": t_ns(&$r.naive.and_utc()),
+            "day": day(&$r.day),
+            "clock": clock(&$r.clock),
+            "took": delta(&$r.took),
+        })
+    };
+    (natural $r:expr) => {{
+        let mut v = common_json!(times $r);
+        let o = v.as_object_mut().expect("an object");
+        o.insert("id".into(), json!($r.id.hyphenated().to_string()));
+        o.insert("half".into(), json!($r.half.to_bits()));
+        o.insert("z".into(), json!([$r.z.re.to_bits(), $r.z.im.to_bits()]));
+        o.insert("z32".into(), json!([$r.z32.re.to_bits(), $r.z32.im.to_bits()]));
+        o.insert("prices".into(), pairs(&$r.prices));
+        o.insert("tags".into(), pairs(&$r.tags));
+        v
+    }};
 }
 
 fn kinds_json(r: &Kinds) -> Value {
-    let mut out = times_json(&r.at, &r.naive, &r.day, &r.clock, &r.took);
-    natural_fields(&mut out, &r.id, &r.half, &r.z, &r.z32, &r.prices, &r.tags);
+    let mut out = common_json!(natural r);
     let o = out.as_object_mut().expect("an object");
-    o.insert("notes".into(), pairs(&r.notes, |k| json!(k), |v| json!(v)));
-    o.insert("maybe_at".into(), r.maybe_at.as_ref().map_or(Value::Null, t_ns));
+    o.insert("notes".into(), pairs(&r.notes));
+    o.insert(
+        "maybe_at".into(),
+        r.maybe_at.as_ref().map_or(Value::Null, t_ns),
+    );
     o.insert(
         "maybe_id".into(),
-        r.maybe_id.map_or(Value::Null, |u| json!(u.hyphenated().to_string())),
+        r.maybe_id
+            .map_or(Value::Null, |u| json!(u.hyphenated().to_string())),
     );
     o.insert(
         "maybe_map".into(),
-        r.maybe_map.as_ref().map_or(Value::Null, |m| pairs(m, |k| json!(k), |v| json!(v))),
+        r.maybe_map.as_ref().map_or(Value::Null, pairs),
     );
-    o.insert("stamps".into(), Value::Array(r.stamps.iter().map(t_ns).collect()));
+    o.insert(
+        "stamps".into(),
+        Value::Array(r.stamps.iter().map(t_ns).collect()),
+    );
     o.insert(
         "local".into(),
-        json!([t_ns(&r.local.with_timezone(&Utc)), r.local.offset().local_minus_utc()]),
+        json!([
+            t_ns(&r.local.with_timezone(&Utc)),
+            r.local.offset().local_minus_utc()
+        ]),
     );
     o.insert("shape".into(), shape_json(&r.shape));
-    o.insert("maybe_shape".into(), r.maybe_shape.as_ref().map_or(Value::Null, shape_json));
-    o.insert("shapes".into(), Value::Array(r.shapes.iter().map(shape_json).collect()));
+    o.insert(
+        "maybe_shape".into(),
+        r.maybe_shape.as_ref().map_or(Value::Null, shape_json),
+    );
+    o.insert(
+        "shapes".into(),
+        Value::Array(r.shapes.iter().map(shape_json).collect()),
+    );
     o.insert(
         "placed".into(),
         json!({"at": r.placed.at, "shape": shape_json(&r.placed.shape)}),
@@ -238,7 +256,8 @@ fn kinds_json(r: &Kinds) -> Value {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: xlang_check_kinds write OUT.h5 N | expect N | read FILE NAME kinds|natural|times";
+    let usage =
+        "usage: xlang_check_kinds write OUT.h5 N | expect N | read FILE NAME kinds|natural|times";
     let rows: Vec<Value> = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["write", out, n] => {
             let rows: Vec<Kinds> = (0..n.parse::<i64>()?).map(row).collect();
@@ -246,22 +265,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             h5vec::save_vector(&f, "rust", &rows)?;
             rows.iter().map(kinds_json).collect()
         }
-        ["expect", n] => (0..n.parse::<i64>()?).map(|i| kinds_json(&row(i))).collect(),
+        ["expect", n] => (0..n.parse::<i64>()?)
+            .map(|i| kinds_json(&row(i)))
+            .collect(),
         ["read", file, name, ty] => {
             let f = h5vec::open_file(file)?;
             match ty {
-                "kinds" => h5vec::load_vector::<Kinds>(&f, name)?.iter().map(kinds_json).collect(),
+                "kinds" => h5vec::load_vector::<Kinds>(&f, name)?
+                    .iter()
+                    .map(kinds_json)
+                    .collect(),
                 "natural" => h5vec::load_vector::<Natural>(&f, name)?
                     .iter()
-                    .map(|r| {
-                        let mut v = times_json(&r.at, &r.naive, &r.day, &r.clock, &r.took);
-                        natural_fields(&mut v, &r.id, &r.half, &r.z, &r.z32, &r.prices, &r.tags);
-                        v
-                    })
+                    .map(|r| common_json!(natural r))
                     .collect(),
                 "times" => h5vec::load_vector::<Times>(&f, name)?
                     .iter()
-                    .map(|r| times_json(&r.at, &r.naive, &r.day, &r.clock, &r.took))
+                    .map(|r| common_json!(times r))
                     .collect(),
                 _ => return Err(usage.into()),
             }
