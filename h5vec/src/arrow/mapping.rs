@@ -30,6 +30,89 @@ pub(crate) const ROOT_KEY: &str = "h5vec.root";
 pub(crate) const VALUE_COLUMN: &str = "value";
 /// The item field of a `LargeList` (and of a `FixedSizeList`).
 pub(crate) const ITEM: &str = "item";
+/// Field metadata: `"true"` on a field whose node this version of h5vec
+/// cannot read (an unknown kind or codec; SPEC.md section 11).
+pub(crate) const UNKNOWN_KEY: &str = "h5vec.unknown";
+/// Field metadata: `"flat"` on an enum with data in its flat form
+/// ([`flatten_unions`](super::flatten_unions), SPEC.md section 11).
+pub(crate) const UNION_KEY: &str = "h5vec.union";
+/// The value of [`UNION_KEY`] for the flat form.
+pub(crate) const FLAT: &str = "flat";
+
+/// The schema kinds this version of h5vec reads (SPEC.md section 2).
+const KNOWN_KINDS: &[&str] = &[
+    kind::SCALAR,
+    kind::DENSE,
+    kind::RECORD,
+    kind::BLOB,
+    kind::CONSTANT,
+    kind::VLS_STRING,
+    kind::LIST,
+    kind::STRING_VALUES,
+    kind::NULLABLE,
+    kind::FILL_NULLABLE,
+    kind::UNION,
+];
+
+/// The codec identifiers this version of h5vec knows (SPEC.md sections 2
+/// and 4.5 to 4.8). A known codec where its kind does not take it is a
+/// malformed file, not an unknown one.
+const KNOWN_CODECS: &[&str] = &[
+    ids::IDENTITY,
+    ids::CONSTANT_CODEC,
+    ids::CHAR,
+    ids::ENUM,
+    ids::JSON,
+    ids::STRUCT,
+    ids::TUPLE,
+    ids::BINCODE,
+    ids::H5VEC_CODEC,
+    ids::MASK_CODEC,
+    ids::PLACEHOLDER_CODEC,
+    ids::INSTANT_CODEC,
+    ids::DATE_CODEC,
+    ids::TIME_OF_DAY_CODEC,
+    ids::DURATION_CODEC,
+    ids::OFFSET_DATE_TIME_CODEC,
+    ids::UUID_CODEC,
+    ids::MAP_CODEC,
+    crate::kinds::list::FILL_CODEC,
+];
+
+/// What this version of h5vec does not know about a node of kind `kind`
+/// and codec `codec` (`unknown kind `tensor` (codec ...)`, `unknown codec
+/// h5vec.FutureCodec (kind scalar)`), or `None` when it knows both. Forward compatibility (SPEC.md section 11):
+/// such a field is listed, and reading it is this error.
+pub(crate) fn unknown_node(kind: &str, codec: &str) -> Option<String> {
+    if !KNOWN_KINDS.contains(&kind) {
+        return Some(format!("unknown kind `{kind}` (codec {codec})"));
+    }
+    if !KNOWN_CODECS.contains(&codec) {
+        return Some(format!("unknown codec {codec} (kind {kind})"));
+    }
+    None
+}
+
+/// [`unknown_node`] of a node, or of the child of a `nullable` node (an
+/// `Option` of something unknown is unknown as a whole).
+pub(crate) fn unknown(node: &Schema) -> Option<String> {
+    unknown_node(&node.kind, &node.codec).or_else(|| {
+        (node.kind == kind::NULLABLE)
+            .then(|| node.children.first())
+            .flatten()
+            .and_then(|c| unknown_node(&c.kind, &c.codec))
+    })
+}
+
+/// The error of reading a field this version does not know (`why`, from
+/// [`unknown_node`]).
+pub(crate) fn unknown_error(path: &str, why: &str) -> Error {
+    Error::mismatch(
+        path,
+        "a schema kind and codec this version of h5vec reads",
+        format!("{why}: this version of h5vec cannot read it"),
+    )
+}
 
 /// The Arrow field of node `node` named `name`, with its metadata.
 pub(crate) fn field_for(name: &str, node: &Schema) -> Result<Field> {
@@ -63,23 +146,25 @@ pub(crate) fn root_fields(root: &Schema, meta: bool) -> Result<Fields> {
 /// The field of `node` named `name` at logical path `path`; `meta` says
 /// whether fields carry the h5vec metadata (files with a schema tree) or
 /// none (h5col tables, whose nodes are inferred).
+///
+/// A node this version does not know ([`unknown`]) is a nullable `Null`
+/// field with the node in its metadata and `h5vec.unknown = "true"`: it is
+/// listed, and reading it is an error (SPEC.md section 11).
 pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Result<Field> {
+    if unknown(node).is_some() {
+        let mut field = Field::new(name, DataType::Null, true);
+        if meta {
+            let mut m = field_metadata(node, path)?;
+            m.insert(UNKNOWN_KEY.to_owned(), "true".to_owned());
+            field.set_metadata(m);
+        }
+        return Ok(field);
+    }
     let (ty, nullable) = type_of(node, meta, path)?;
     let mut field = Field::new(name, ty, nullable);
     if meta {
-        let described = if node.kind == kind::NULLABLE {
-            node.children.first().unwrap_or(node)
-        } else {
-            node
-        };
-        let mut m = HashMap::new();
-        m.insert(SCHEMA_KEY.to_owned(), node_json(node, path)?);
-        m.insert(KIND_KEY.to_owned(), described.kind.clone());
-        m.insert(CODEC_KEY.to_owned(), described.codec.clone());
-        if let Some(e) = &described.encoded_type {
-            m.insert(ENCODED_KEY.to_owned(), e.clone());
-        }
-        field.set_metadata(m);
+        let described = described(node);
+        field.set_metadata(field_metadata(node, path)?);
         if described.kind == kind::DENSE && described.codec == ids::UUID_CODEC {
             field
                 .try_with_extension_type(arrow_schema::extension::Uuid)
@@ -96,8 +181,33 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
     Ok(field)
 }
 
+/// The node a field's `h5vec.kind`, `h5vec.codec` and
+/// `h5vec.encoded_type` describe: a `nullable` node's child, else the node.
+fn described(node: &Schema) -> &Schema {
+    if node.kind == kind::NULLABLE {
+        node.children.first().unwrap_or(node)
+    } else {
+        node
+    }
+}
+
+/// The `h5vec.*` metadata of a field of node `node` (SPEC.md section 11):
+/// the node as JSON, and its (a `nullable` node's child's) kind, codec and
+/// encoded type.
+pub(crate) fn field_metadata(node: &Schema, path: &str) -> Result<HashMap<String, String>> {
+    let described = described(node);
+    let mut m = HashMap::new();
+    m.insert(SCHEMA_KEY.to_owned(), node_json(node, path)?);
+    m.insert(KIND_KEY.to_owned(), described.kind.clone());
+    m.insert(CODEC_KEY.to_owned(), described.codec.clone());
+    if let Some(e) = &described.encoded_type {
+        m.insert(ENCODED_KEY.to_owned(), e.clone());
+    }
+    Ok(m)
+}
+
 /// The node as compact JSON (SPEC.md section 11).
-fn node_json(node: &Schema, path: &str) -> Result<String> {
+pub(crate) fn node_json(node: &Schema, path: &str) -> Result<String> {
     serde_json::to_string(node).map_err(|e| Error::encode(path, e))
 }
 

@@ -44,11 +44,15 @@
 //! # Ok(()) }
 //! ```
 
+mod flat;
 pub(crate) mod mapping;
 mod read;
 pub(crate) mod write;
 
-pub use read::{batches, batches_range, read_range, read_schema, read_vector, Batches};
+pub use flat::flatten_unions;
+pub use read::{
+    batches, batches_columns, batches_range, read_range, read_schema, read_vector, Batches,
+};
 pub use write::{append_record_batch, repair, save_batches, save_record_batch};
 
 /// The arrow-array crate h5vec builds its batches with (the same version).

@@ -41,7 +41,7 @@ mod union;
 
 use nodes::{
     check_len, Blob, Bools, BoxNode, Chars, Constant, FixedStrs, Levels, List, Nullable, Prim,
-    Record, StrValues, VlenStrs, Vls,
+    Record, StrValues, Unknown, VlenStrs, Vls,
 };
 
 /// What `read_vector` and the others read, for errors.
@@ -69,7 +69,7 @@ const EXPECTED: &str = "an h5vec vector, h5col table or VLS string array";
 /// # Ok(()) }
 /// ```
 pub fn read_vector(group: &Group, name: &str) -> Result<RecordBatch> {
-    let mut src = Source::open(group, name)?;
+    let mut src = Source::open(group, name, None)?;
     let rows = src.rows;
     src.read(0..rows)
 }
@@ -89,7 +89,7 @@ pub fn read_vector(group: &Group, name: &str) -> Result<RecordBatch> {
 /// # Ok(()) }
 /// ```
 pub fn read_range(group: &Group, name: &str, rows: Range<u64>) -> Result<RecordBatch> {
-    let mut src = Source::open(group, name)?;
+    let mut src = Source::open(group, name, None)?;
     crate::stream::check_range(&rows, src.rows)?;
     src.read(rows)
 }
@@ -110,7 +110,7 @@ pub fn read_range(group: &Group, name: &str, rows: Range<u64>) -> Result<RecordB
 /// # Ok(()) }
 /// ```
 pub fn batches(group: &Group, name: &str, batch_rows: usize) -> Result<Batches> {
-    let src = Source::open(group, name)?;
+    let src = Source::open(group, name, None)?;
     let rows = src.rows;
     Batches::new(src, 0..rows, batch_rows)
 }
@@ -138,8 +138,67 @@ pub fn batches_range(
     rows: Range<u64>,
     batch_rows: usize,
 ) -> Result<Batches> {
-    let src = Source::open(group, name)?;
+    let src = Source::open(group, name, None)?;
     crate::stream::check_range(&rows, src.rows)?;
+    Batches::new(src, rows, batch_rows)
+}
+
+/// The record batches of some columns of `name`: [`batches_range`] (all
+/// rows with `rows = None`) reading and checking only the columns named in
+/// `columns`, in the order given.
+///
+/// A column is named as in the batches of [`read_schema`]: `x` is the
+/// batch column `x` (`value` when the vector is not a record), and `a.b`
+/// the field `b` of the record column `a` (at any depth): the result's
+/// `a` is then a struct of the fields named (a record named whole takes
+/// all its fields). Each field's `h5vec.schema` metadata (and the
+/// batch's) describes what was selected, so that the batches write back
+/// as a vector of those columns. A name that is no column, or that goes
+/// inside something other than a record, is an error naming it. Columns
+/// not named are never opened: a column this version of h5vec cannot read
+/// (an unknown kind or codec, SPEC.md section 11) does not stop reading
+/// the others.
+///
+/// ```
+/// use h5vec::arrow::arrow_array::{cast::AsArray, types::Float64Type};
+///
+/// #[derive(h5vec::H5Vector)]
+/// struct Pos { x: f64, y: f64 }
+/// #[derive(h5vec::H5Vector)]
+/// struct Row { id: u32, pos: Pos, name: String }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("c.h5"))?;
+/// let rows = [Row { id: 1, pos: Pos { x: 0.5, y: 1.5 }, name: "a".into() }];
+/// h5vec::save_vector(&file, "rows", &rows)?;
+/// let mut batches = h5vec::arrow::batches_columns(&file, "rows", &["name", "pos.y"], None, 100)?;
+/// let batch = batches.next().unwrap()?;
+/// let schema = batch.schema();
+/// let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+/// assert_eq!(names, ["name", "pos"]);
+/// let pos = batch.column(1).as_struct();
+/// assert_eq!(pos.column_names(), ["y"]);
+/// assert_eq!(pos.column(0).as_primitive::<Float64Type>().value(0), 1.5);
+/// assert!(h5vec::arrow::batches_columns(&file, "rows", &["pos.z"], None, 100).is_err());
+/// # Ok(()) }
+/// ```
+pub fn batches_columns(
+    group: &Group,
+    name: &str,
+    columns: &[&str],
+    rows: Option<Range<u64>>,
+    batch_rows: usize,
+) -> Result<Batches> {
+    let picks = parse_picks(columns)?;
+    let src = Source::open(group, name, Some(&picks))?;
+    let rows = match rows {
+        Some(r) => {
+            crate::stream::check_range(&r, src.rows)?;
+            r
+        }
+        None => 0..src.rows,
+    };
     Batches::new(src, rows, batch_rows)
 }
 
@@ -157,7 +216,7 @@ pub fn batches_range(
 /// # Ok(()) }
 /// ```
 pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
-    Ok(Source::open(group, name)?.schema)
+    Ok(Source::open(group, name, None)?.schema)
 }
 
 /// Record batches of a vector, h5col table or VLS array, read one after the
@@ -247,7 +306,8 @@ enum Keep {
 }
 
 impl Source {
-    fn open(parent: &Group, name: &str) -> Result<Source> {
+    /// Opens container `name` of `parent`; `select`: only these columns.
+    fn open(parent: &Group, name: &str, select: Option<&[Pick]>) -> Result<Source> {
         check_name(parent, name, "vector")?;
         let at = container_place(parent, name);
         if !parent.link_exists(name) {
@@ -268,9 +328,12 @@ impl Source {
         };
         let attr = |n: &str| raw::attr_string(&group, n, &at).ok().flatten();
         if attr("CLASS").as_deref() == Some(crate::h5col::COLUMN_TABLE) {
-            return open_table(parent, name);
+            return open_table(parent, name, select);
         }
         if attr("type").as_deref() == Some(crate::vls::TYPE_VLS) {
+            if let Some(picks) = select {
+                check_value_pick(picks)?;
+            }
             let (walked, dec) = crate::vls::open_strings(&group)?;
             let field = Arc::new(Field::new(VALUE_COLUMN, DataType::LargeUtf8, true));
             return Ok(Source {
@@ -298,7 +361,12 @@ impl Source {
         }
         drop(group);
         let v = open_vector(parent, name, Access::Read)?;
-        let root = Schema::from(&v.schema);
+        let selected = match select {
+            Some(picks) => Some(select_node(&v.schema, picks)?),
+            None => None,
+        };
+        let stored = selected.as_ref().unwrap_or(&v.schema);
+        let root = Schema::from(stored);
         let schema = mapping::schema_for(&root)?;
         let record_root = root.kind == kind::RECORD;
         let field = if record_root {
@@ -306,13 +374,13 @@ impl Source {
         } else {
             schema.field(0).clone()
         };
-        let node = open_node(&v.data, &v.schema, "$", v.count, &field)?;
+        let node = open_node(&v.data, stored, "$", v.count, &field)?;
         Ok(Source {
             schema,
             record_root,
             root: node,
             rows: v.count,
-            no_data: !has_data(&v.schema),
+            no_data: !has_data(stored),
             _keep: Keep::Vector(Box::new(v)),
         })
     }
@@ -338,6 +406,165 @@ impl Source {
         RecordBatch::try_new_with_options(self.schema.clone(), columns, &opts)
             .map_err(|e| Error::invalid("$", format!("cannot build the record batch: {e}")))
     }
+}
+
+// ---------------------------------------------------------------------------
+// Selecting columns.
+
+/// A selected column: its name, and the selected fields of a record
+/// (`None`: the whole column).
+struct Pick {
+    name: String,
+    sub: Option<Vec<Pick>>,
+}
+
+/// The selection of dotted column names `columns`, in the order given;
+/// a name given again merges into the first (a whole record wins).
+fn parse_picks(columns: &[&str]) -> Result<Vec<Pick>> {
+    fn add(picks: &mut Vec<Pick>, segs: &[&str]) {
+        let Some((seg, rest)) = segs.split_first() else {
+            return;
+        };
+        let i = match picks.iter().position(|p| p.name == *seg) {
+            Some(i) => i,
+            None => {
+                picks.push(Pick {
+                    name: (*seg).to_owned(),
+                    sub: Some(Vec::new()),
+                });
+                picks.len() - 1
+            }
+        };
+        let pick = &mut picks[i];
+        if rest.is_empty() {
+            pick.sub = None;
+        } else if let Some(sub) = &mut pick.sub {
+            add(sub, rest);
+        }
+    }
+    let mut picks = Vec::new();
+    for c in columns {
+        let segs: Vec<&str> = c.split('.').collect();
+        if segs.iter().any(|s| s.is_empty()) {
+            return Err(Error::invalid(
+                "$",
+                format!("{c:?} is not a column name (empty segment)"),
+            ));
+        }
+        add(&mut picks, &segs);
+    }
+    Ok(picks)
+}
+
+/// The error for a selected name that is not there.
+fn no_column(path: &str, name: &str, there: &[String]) -> Error {
+    Error::not_found(
+        child_path_of(path, name),
+        format!(
+            "no column `{name}` in `{path}` (its columns are: {})",
+            there.join(", ")
+        ),
+    )
+}
+
+fn child_path_of(path: &str, name: &str) -> String {
+    crate::codec::child_path(path, name)
+}
+
+/// The selection of a container whose only column is `value` (a vector
+/// whose root is not a record, a VLS array).
+fn check_value_pick(picks: &[Pick]) -> Result<()> {
+    for p in picks {
+        if p.name != VALUE_COLUMN {
+            return Err(no_column("$", &p.name, &[VALUE_COLUMN.to_owned()]));
+        }
+        if p.sub.is_some() {
+            return Err(not_a_record(&child_path_of("$", VALUE_COLUMN)));
+        }
+    }
+    Ok(())
+}
+
+fn not_a_record(path: &str) -> Error {
+    Error::mismatch(
+        path,
+        "a record (to select some of its fields)",
+        "another kind of column",
+    )
+}
+
+/// The selected columns of a table, whose columns are `order`.
+fn select_columns(order: &[String], picks: &[Pick]) -> Result<Vec<String>> {
+    picks
+        .iter()
+        .map(|p| {
+            if !order.contains(&p.name) {
+                return Err(no_column("$", &p.name, order));
+            }
+            if p.sub.is_some() {
+                return Err(not_a_record(&crate::h5col::column_path(&p.name)));
+            }
+            Ok(p.name.clone())
+        })
+        .collect()
+}
+
+/// The root node `root` cut down to the selected columns.
+fn select_node(root: &Stored, picks: &[Pick]) -> Result<Stored> {
+    if root.kind == kind::RECORD {
+        select_record(root, picks, "$")
+    } else {
+        check_value_pick(picks)?;
+        Ok(root.clone())
+    }
+}
+
+/// Record node `node` at `path` with the fields `picks` only, in their
+/// order; the others stay in its data group, as members nothing reads.
+fn select_record(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
+    let names = node.field_names.clone().unwrap_or_default();
+    let mut out = Stored {
+        field_names: Some(Vec::with_capacity(picks.len())),
+        children: Vec::with_capacity(picks.len()),
+        ..node.clone()
+    };
+    for p in picks {
+        let Some(i) = names.iter().position(|n| *n == p.name) else {
+            return Err(no_column(path, &p.name, &names));
+        };
+        let child = node.child(i, path)?;
+        let cpath = child_path_of(path, &p.name);
+        let child = match &p.sub {
+            None => child.clone(),
+            Some(sub) => select_nested(child, sub, &cpath)?,
+        };
+        out.children.push(child);
+        if let Some(f) = out.field_names.as_mut() {
+            f.push(p.name.clone());
+        }
+    }
+    out.extra_members.extend(
+        names
+            .iter()
+            .filter(|n| !picks.iter().any(|p| p.name == **n))
+            .cloned(),
+    );
+    Ok(out)
+}
+
+/// Some fields of a record field (or of an `Option` of one).
+fn select_nested(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
+    let plain =
+        |n: &Stored| n.kind == kind::RECORD && (n.codec == ids::STRUCT || n.codec == ids::TUPLE);
+    if plain(node) {
+        return select_record(node, picks, path);
+    }
+    if node.kind == kind::NULLABLE && node.children.len() == 1 && plain(&node.children[0]) {
+        let mut out = node.clone();
+        out.children[0] = select_record(&node.children[0], picks, path)?;
+        return Ok(out);
+    }
+    Err(not_a_record(path))
 }
 
 /// Whether a node stores anything (not a constant, nor a record of them,
@@ -531,6 +758,20 @@ fn open_leaf(
     })
 }
 
+/// The reader of a node this version does not know (SPEC.md section 11):
+/// nothing below it is opened, and reading it is an error naming `path`.
+fn unknown_reader(node: &Stored, path: &str) -> Option<BoxNode> {
+    let nullable_child = (node.kind == kind::NULLABLE)
+        .then(|| node.children.first())
+        .flatten();
+    let why = mapping::unknown_node(&node.kind, &node.codec)
+        .or_else(|| nullable_child.and_then(|c| mapping::unknown_node(&c.kind, &c.codec)))?;
+    Some(Box::new(Unknown {
+        path: path.to_owned(),
+        why,
+    }))
+}
+
 /// The readers of `node`, whose data group is `group`, `count` rows, typed
 /// as `field`.
 fn open_node(
@@ -540,6 +781,9 @@ fn open_node(
     count: u64,
     field: &Field,
 ) -> Result<BoxNode> {
+    if let Some(node) = unknown_reader(node, path) {
+        return Ok(node);
+    }
     let at = Place::new(path, group.name());
     Ok(match node.kind.as_str() {
         kind::SCALAR if matches!(field.data_type(), DataType::LargeUtf8) => {
@@ -695,6 +939,9 @@ fn open_item(
     rows: u64,
     field: &FieldRef,
 ) -> Result<BoxNode> {
+    if let Some(node) = unknown_reader(node, path) {
+        return Ok(node);
+    }
     Ok(match node.kind.as_str() {
         kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {
             typed::open_typed(parent, Some(name), node, path, rows, field.data_type())?
@@ -792,7 +1039,7 @@ fn open_item(
 // ---------------------------------------------------------------------------
 // h5col tables: the columns say what they are.
 
-fn open_table(parent: &Group, name: &str) -> Result<Source> {
+fn open_table(parent: &Group, name: &str, select: Option<&[Pick]>) -> Result<Source> {
     let (table, walked, nrows) = crate::h5col::open_checked(parent, name, Access::Read)?;
     let tp = crate::h5col::table_place(&table);
     let order = match crate::h5col::read_column_order(&table, &tp)? {
@@ -802,6 +1049,10 @@ fn open_table(parent: &Group, name: &str) -> Result<Source> {
             m.sort();
             m
         }
+    };
+    let order = match select {
+        Some(picks) => select_columns(&order, picks)?,
+        None => order,
     };
     let mut fields = Vec::with_capacity(order.len());
     let mut children = Vec::with_capacity(order.len());

@@ -666,6 +666,20 @@ impl Node for Constant {
     }
 }
 
+/// A field this version of h5vec cannot read (an unknown kind or codec,
+/// SPEC.md section 11): opening it succeeds, so that the other fields can
+/// be read; reading it is the error naming it.
+pub(super) struct Unknown {
+    pub(super) path: String,
+    pub(super) why: String,
+}
+
+impl Node for Unknown {
+    fn read(&mut self, _rows: Range<u64>, _nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        Err(super::super::mapping::unknown_error(&self.path, &self.why))
+    }
+}
+
 /// Checks that a built array has `n` entries (internal consistency).
 pub(super) fn check_len(arr: &ArrayRef, n: usize, at: &Place) -> Result<()> {
     if arr.len() != n {

@@ -64,7 +64,8 @@ pub fn save_record_batch(
     batch: &RecordBatch,
     opts: &SaveOptions,
 ) -> Result<()> {
-    let root = node::root_node(batch.schema_ref(), opts)?;
+    let schema = super::flat::unflatten_schema(batch.schema_ref(), None)?;
+    let root = node::root_node(&schema, opts)?;
     let rows = batch.num_rows() as u64;
     let mut w = BatchWriter::create(group, name, opts, root, rows, false)?;
     w.write(batch)?;
@@ -107,7 +108,8 @@ pub fn save_batches<I>(
 where
     I: IntoIterator<Item = std::result::Result<RecordBatch, ArrowError>>,
 {
-    let root = node::root_node(schema, opts)?;
+    let unflat = super::flat::unflatten_schema(&std::sync::Arc::new(schema.clone()), None)?;
+    let root = node::root_node(&unflat, opts)?;
     let mut w = BatchWriter::create(group, name, opts, root, u64::MAX, true)?;
     for (i, b) in batches.into_iter().enumerate() {
         let b = b.map_err(|e| {
@@ -188,6 +190,8 @@ pub fn repair(group: &Group, name: &str) -> Result<()> {
 /// schema nodes.
 pub(crate) struct BatchWriter {
     enc: Col,
+    /// The vector's root node: where flat unions are (SPEC.md section 11).
+    root: Schema,
     /// The root is a record: batch columns are its fields.
     record: bool,
     parent: Group,
@@ -250,6 +254,7 @@ impl BatchWriter {
         Ok(BatchWriter {
             enc,
             record: root.kind == kind::RECORD,
+            root,
             parent: parent.clone(),
             group,
             meta,
@@ -278,8 +283,10 @@ impl BatchWriter {
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         let v = open_vector(parent, name, Access::Append)?;
         let root = Schema::from(&v.schema);
+        node::check_known(&root, "$")?;
         if let Some(b) = batch {
-            node::check_root(b.schema_ref(), &root)?;
+            let schema = super::flat::unflatten_schema(b.schema_ref(), Some(&root))?;
+            node::check_root(&schema, &root)?;
         }
         let ctx = WriteCtx {
             opts,
@@ -293,6 +300,7 @@ impl BatchWriter {
         Ok(BatchWriter {
             enc,
             record: root.kind == kind::RECORD,
+            root,
             parent: parent.clone(),
             group,
             meta: v.meta,
@@ -317,6 +325,10 @@ impl BatchWriter {
     }
 
     fn write_inner(&mut self, batch: &RecordBatch) -> Result<()> {
+        // Enums with data in flat form, back to the unions they store.
+        let unflat =
+            super::flat::unflatten_batch(batch, Some(&self.root), self.committed + self.pending)?;
+        let batch = unflat.as_ref().unwrap_or(batch);
         let n = batch.num_rows();
         let mut off = 0;
         while off < n {

@@ -23,6 +23,7 @@ use super::super::mapping::{field_of, SCHEMA_KEY, VALUE_COLUMN};
 pub(crate) fn root_node(schema: &ArrowSchema, opts: &SaveOptions) -> Result<Schema> {
     if let Some(json) = schema.metadata().get(SCHEMA_KEY) {
         let node = parse(json, "$")?;
+        check_known(&node, "$")?;
         check_root(schema, &node)?;
         return Ok(node);
     }
@@ -70,6 +71,7 @@ pub(crate) fn field_node(
 ) -> Result<Schema> {
     if let Some(json) = field.metadata().get(SCHEMA_KEY) {
         let node = parse(json, path)?;
+        check_known(&node, path)?;
         let want = field_of(field.name(), &node, false, path)?;
         check_type(&want, field, path, &node.kind)?;
         return Ok(node);
@@ -81,7 +83,34 @@ pub(crate) fn field_node(
     }
 }
 
-fn parse(json: &str, path: &str) -> Result<Schema> {
+/// Checks that this version of h5vec knows every node of the tree `node`
+/// at `path` (SPEC.md section 11): a field read from a newer file, whose
+/// kind or codec is unknown here, cannot be written back.
+pub(crate) fn check_known(node: &Schema, path: &str) -> Result<()> {
+    if let Some(why) = super::super::mapping::unknown_node(&node.kind, &node.codec) {
+        return Err(Error::mismatch(
+            path,
+            "a schema kind and codec this version of h5vec writes",
+            format!("{why}: this version of h5vec cannot write it"),
+        ));
+    }
+    for (i, c) in node.children.iter().enumerate() {
+        let name = match node.kind.as_str() {
+            kind::RECORD => node.field_names.as_ref().and_then(|f| f.get(i)),
+            kind::UNION => node.variant_names.as_ref().and_then(|f| f.get(i)),
+            _ => None,
+        };
+        let p = match (node.kind.as_str(), name) {
+            (_, Some(n)) => child_path(path, n),
+            (kind::LIST, _) => items_path(path),
+            _ => path.to_owned(),
+        };
+        check_known(c, &p)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn parse(json: &str, path: &str) -> Result<Schema> {
     serde_json::from_str(json).map_err(|e| {
         Error::mismatch(
             path,

@@ -353,7 +353,7 @@ impl LabelsCol {
             });
         }
         let nulls = arr.logical_nulls();
-        let keys = d.normalized_keys();
+        let keys = super::super::flat::dictionary_keys(d.keys());
         let per = self.per.max(1);
         let mut codes = Vec::with_capacity(keys.len());
         for (i, &key) in keys.iter().enumerate() {
