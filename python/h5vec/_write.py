@@ -361,10 +361,12 @@ def from_arrow(arr, field, path, opts, parent_valid=None, item=False, hint=None)
                 return col, nn
             return col, node
         hkind = inner.get("kind")
-        if hkind in ("vls_string", "scalar"):
-            vls = hkind == "vls_string"
+        if opts.entries:
+            # A map's entries: the vls layout unless the node says otherwise (SPEC.md 4.5).
+            vls = hkind != "scalar"
         else:
-            vls = (md.get("h5vec.kind") == "vls_string" or opts.vls(path)) and (not is_json or opts.entries)
+            vls = opts.vls(path) or hkind == "vls_string" or md.get("h5vec.kind") == "vls_string"
+            vls = vls and (not is_json or hkind == "vls_string")
         if vls and is_json:
             if nullable:
                 raise FormatError(path, None, "nullable JSON text cannot use the vls_string layout (JSON never "
@@ -667,8 +669,9 @@ def _union_dense(arr, field, path, opts, parent_valid, item, hint):
     for v in range(k):
         child = arr.field(v)
         rows = np.flatnonzero(tags == v)
-        if len(rows) and (offs[rows] >= len(child)).any() or (offs[rows] < 0).any():
-            i = int(rows[np.flatnonzero((offs[rows] >= len(child)) | (offs[rows] < 0))[0]])
+        out = (offs[rows] >= len(child)) | (offs[rows] < 0)
+        if out.any():
+            i = int(rows[np.flatnonzero(out)[0]])
             raise FormatError(f"{path}[{i}]", None, f"offset {int(offs[i])} is past variant {names[v]!r}'s "
                                                     f"{len(child)} rows")
         if child.null_count and len(rows):
@@ -1172,6 +1175,8 @@ def arrow_field_of(pa, name, node):
             t = pa.large_string()
         elif enc == "Bool":
             t = pa.bool_()
+        elif labels and codec == S.ENUM and k == "scalar":
+            t = pa.dictionary(pa.int32(), pa.string())  # the labels, as reading gives them
         elif enc in COMPLEX:
             ft = getattr(pa, ARROW_NUMBERS[COMPLEX[enc]])()
             t = pa.struct([pa.field("r", ft, nullable=False), pa.field("i", ft, nullable=False)])
@@ -1241,6 +1246,8 @@ def _conform(pa, arr, f, path):
                 return _conform_struct(pa, arr, f, path, union=True)
         if pa.types.is_struct(t) and pa.types.is_struct(s):
             return _conform_struct(pa, arr, f, path)
+        if pa.types.is_dictionary(t) and pa.types.is_integer(s) and md.get("h5vec.codec") == S.ENUM:
+            return arr, f.with_type(s)  # an enum's stored codes (checked against its labels)
         if pa.types.is_map(t) and (pa.types.is_list(s) or pa.types.is_large_list(s)) and \
                 pa.types.is_struct(s.value_type) and s.value_type.num_fields == 2:
             offs = np.asarray(arr.offsets).astype(np.int64)
@@ -1252,11 +1259,12 @@ def _conform(pa, arr, f, path):
             out = pa.MapArray.from_arrays(pa.array((offs - base).astype(np.int32)), k, v, mask=mask)
             return out.cast(t), f
         if pa.types.is_map(t) and pa.types.is_map(s):
-            k, _ = _conform(pa, arr.keys, t.key_field, path + "[].key")
-            v, _ = _conform(pa, arr.items, t.item_field, path + "[].value")
             offs = np.asarray(arr.offsets).astype(np.int64)
+            base, end = int(offs[0]), int(offs[-1])
+            k, _ = _conform(pa, arr.keys.slice(base, end - base), t.key_field, path + "[].key")
+            v, _ = _conform(pa, arr.items.slice(base, end - base), t.item_field, path + "[].value")
             mask = None if arr.null_count == 0 else pa.array(~np.asarray(arr.is_valid()))
-            out = pa.MapArray.from_arrays(pa.array((offs - offs[0]).astype(np.int32)), k, v, mask=mask)
+            out = pa.MapArray.from_arrays(pa.array((offs - base).astype(np.int32)), k, v, mask=mask)
             return out.cast(t), f
         if (pa.types.is_list(t) or pa.types.is_large_list(t)) and \
                 (pa.types.is_list(s) or pa.types.is_large_list(s) or pa.types.is_list_view(s)):
@@ -1571,7 +1579,7 @@ def _polars_to_arrow(pa, data, strict):
             raise FormatError(f"$.{f.name}", None, f"a null inside a value of a polars column (a Rust type without "
                                                    f"Option): pass schema= with nullable fields ({e})") from None
         arrays.append(a)
-        fields.append(pa.field(f.name, st, nullable=False))
+        fields.append(pa.field(f.name, st, nullable=pa.types.is_null(st)))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 

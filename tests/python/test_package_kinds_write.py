@@ -25,6 +25,7 @@ import pytest
 import h5vec
 from h5vec import _schema
 from conftest import WORKSPACE
+from test_enums_h5py import enums_file  # noqa: F401 (the fixture: examples/xlang_enums.rs, saved and appended)
 
 N = 7
 DAY_NS = 86_400_000_000_000
@@ -520,3 +521,249 @@ def test_appends_of_every_kind_continue_the_layout(kinds_exe, rust_file, tmp_pat
 def rust_schema_of(path):
     with h5py.File(path, "r") as f:
         return _schema.read_node(f["v/metadata/schema"], "$").to_dict()
+
+
+# ---------------------------------------------------------------------------
+# The package reads back what it wrote; what it reads saves back the same
+
+
+def test_package_reads_back_every_kind_it_wrote(tmp_path):
+    path = tmp_path / "back.h5"
+    h5vec.save_vector(str(path), "v", arrow_table())
+    v = h5vec.open_vector(str(path), "v")
+    d = v.read()
+    assert d["at"].dtype == np.dtype("M8[ns]") and d["at"].view("i8").tolist() == [ns(i) for i in range(N)]
+    assert d["naive"].view("i8").tolist() == [naive_ns(i) for i in range(N)]
+    assert d["day"].dtype == np.dtype("M8[D]") and d["day"].view("i8").tolist() == [day(i) for i in range(N)]
+    assert d["clock"].view("i8").tolist() == [clock_ns(i) for i in range(N)]
+    assert d["took"].dtype == np.dtype("m8[ns]") and d["took"].view("i8").tolist() == [took_ns(i) for i in range(N)]
+    assert [uuid.UUID(bytes=x.tobytes()) for x in d["id"]] == [uid(i) for i in range(N)]
+    assert d["half"].dtype == np.float16 and d["half"].tolist() == [half(i) for i in range(N)]
+    assert d["z"].dtype == np.complex128 and d["z"].tolist() == [z(i) for i in range(N)]
+    assert d["z32"].dtype == np.complex64 and d["z32"].tolist() == [z32(i) for i in range(N)]
+    assert [dict(r) for r in d["prices"]] == [prices(i) for i in range(N)]
+    assert [dict(r) for r in d["notes"]] == [notes(i) for i in range(N)]
+    assert [None if r is None else dict(r) for r in d["maybe_map"]] == [maybe_map(i) for i in range(N)]
+    assert d["maybe_at"].mask.tolist() == [maybe_at(i) is None for i in range(N)]
+    assert [plain(r) for r in d["shape"]] == [shape(i) for i in range(N)]
+    assert [plain(r) for r in d["maybe_shape"]] == [maybe_shape(i) for i in range(N)]
+    assert [[plain(s) for s in r] for r in d["shapes"]] == [shapes(i) for i in range(N)]
+    assert [plain(r) for r in d["placed.shape"]] == [shape(i + 2) for i in range(N)]
+    t = v.to_arrow()
+    assert t.schema.field("at").type == pa.timestamp("ns", tz="UTC")
+    assert t.schema.field("naive").type == pa.timestamp("ns")
+    assert t.schema.field("day").type == pa.date32()
+    assert t.schema.field("took").type == pa.duration("ns")
+    assert t.schema.field("half").type == pa.float16()
+    assert pa.types.is_map(t.schema.field("prices").type)
+    assert pa.types.is_union(t.schema.field("shape").type)
+
+
+def plain(row):
+    """A numpy row of an enum with data with plain Python values."""
+    if row is None:
+        return None
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+
+
+@pytest.mark.parametrize("via", ["to_arrow", "to_pandas", "to_polars", "read"])
+def test_what_the_package_reads_saves_back_into_rusts_layout(kinds_exe, rust_file, rust_schema, tmp_path, via):
+    """Rust's vector read by the package (Arrow keeps every node in its field metadata;
+    pandas, polars and numpy dicts take schema=Vector.schema) and saved again: Rust
+    loads the same rows, and the layout is Rust's."""
+    v = h5vec.open_vector(str(rust_file), "rust")
+    assert nodes(v.schema) == nodes(rust_schema)
+    data = getattr(v, via)()
+    path = tmp_path / f"{via}.h5"
+    h5vec.save_vector(str(path), "v", data, schema=None if via == "to_arrow" else v.schema)
+    v.close()
+    assert load(kinds_exe, path, "v", "kinds") == expect(KINDS)
+    same_layout(path, "v", rust_file)
+
+
+@pytest.mark.parametrize("via", ["to_arrow", "to_pandas", "to_pandas_attrs", "to_polars", "read", "append"])
+def test_rusts_enums_with_data_save_back_exactly(enums_file, tmp_path, via):  # noqa: F811
+    """examples/xlang_enums.rs (a renamed variant, a tuple variant holding a list,
+    Option<Event>, Vec<Event>, a labelled fieldless enum) through every reader and
+    back: Rust's layout, the same TAG and INDEX, the same rows."""
+    v = h5vec.open_vector(enums_file.filename, "rows")
+    path = str(tmp_path / "e.h5")
+    if via == "append":
+        h5vec.save_vector(path, "rows", v.to_arrow(rows=(0, 4)))
+        h5vec.append_vector(path, "rows", v.to_arrow(rows=(4, len(v))))
+    elif via == "to_pandas_attrs":  # the DataFrame's own column nodes, no schema=
+        h5vec.save_vector(path, "rows", v.to_pandas())
+    else:
+        data = getattr(v, via)()
+        h5vec.save_vector(path, "rows", data, schema=None if via == "to_arrow" else v.schema)
+    with h5py.File(path, "r") as f:
+        g = enums_file["rows"]
+        assert layout(f["rows"]) == layout(g)
+        assert nodes(_schema.read_node(f["rows/metadata/schema"], "$").to_dict()) == nodes(v.schema)
+        for k in ("event/TAG", "event/INDEX", "maybe/TAG", "maybe/INDEX", "maybe/MASK", "history/VALUES/TAG",
+                  "history/VALUES/INDEX", "status/values"):
+            assert f["rows/data/" + k][:].tolist() == g["data/" + k][:].tolist(), k
+    want = v.read()
+    got = h5vec.open_vector(path, "rows").read()
+    assert {k: repr(a) for k, a in got.items()} == {k: repr(a) for k, a in want.items()}
+
+
+# ---------------------------------------------------------------------------
+# numpy dicts, time zones, units
+
+
+def node_of(path, name):
+    with h5py.File(path, "r") as f:
+        return _schema.read_node(f[name]["metadata/schema"], "$")
+
+
+def test_numpy_dtypes_choose_the_kind(tmp_path):
+    """datetime64[D] is a date, other datetime64 units naive instants in ns (converted
+    exactly), timedelta64 durations, V16 UUIDs, float16 f16, complex complex, masked
+    arrays Option."""
+    path = str(tmp_path / "np.h5")
+    ids = np.frombuffer(b"".join(uid(i).bytes for i in range(3)), "V16")
+    h5vec.save_vector(path, "v", {
+        "day": np.array(["1969-12-31", "2000-02-29", "9999-12-31"], "M8[D]"),
+        "hour": np.array([0, -1, 5], "M8[h]"),
+        "us": np.array([1, -2, 3], "M8[us]"),
+        "took": np.array([1, -2, 3], "m8[s]"),
+        "id": ids,
+        "h": np.array([0.5, -0.0, np.inf], np.float16),
+        "c": np.array([1 + 2j, -0.0 - 1j, 3], np.complex64),
+        "maybe": np.ma.MaskedArray(np.array([1, 0, 3], "M8[ms]"), mask=[False, True, False]),
+    })
+    node = node_of(path, "v")
+    kids = dict(zip(node.field_names, node.children))
+    assert (kids["day"].codec, kids["day"].encoded_type, kids["day"].time_unit) == ("h5vec.DateCodec", "Int32", "d")
+    for k in ("hour", "us", "maybe"):
+        n = kids[k].children[0] if kids[k].kind == "nullable" else kids[k]
+        assert (n.codec, n.time_unit, n.time_zone) == ("h5vec.InstantCodec", "ns", None)
+    assert kids["maybe"].kind == "nullable"
+    assert kids["took"].codec == "h5vec.DurationCodec"
+    assert (kids["id"].kind, kids["id"].codec, kids["id"].dimensions) == ("dense", "h5vec.UuidCodec", [16])
+    assert kids["h"].encoded_type == "Float16" and kids["c"].encoded_type == "ComplexF32"
+    with h5py.File(path, "r") as f:
+        g = f["v/data"]
+        assert g["day/values"][:].tolist() == [-1, 11016, 2932896]
+        assert g["hour/values"][:].tolist() == [0, -3_600_000_000_000, 18_000_000_000_000]
+        assert g["us/values"][:].tolist() == [1000, -2000, 3000]
+        assert g["took/values"][:].tolist() == [1_000_000_000, -2_000_000_000, 3_000_000_000]
+        assert g["id/values"][:].tobytes() == ids.tobytes() and g["id/values"].shape == (3, 16)
+        assert g["h/values"].dtype == np.float16 and g["h/values"][:].view("<u2").tolist() == [0x3800, 0x8000, 0x7C00]
+        assert g["c/values"].dtype == np.complex64 and g["c/values"][:].tolist() == [1 + 2j, -0.0 - 1j, 3 + 0j]
+        assert g["maybe/values"][:].tolist() == [1_000_000, 0, 3_000_000]
+        assert g["maybe/MASK"][:].tolist() == [True, False, True]
+
+
+def test_time_zones_are_stored_as_given(tmp_path):
+    """pandas datetime64[ns, tz] keeps its zone name (UTC is what DateTime<Utc> loads);
+    naive datetimes have none; the instants are the same UTC nanoseconds."""
+    path = str(tmp_path / "tz.h5")
+    at = pd.to_datetime([ns(i) for i in range(3)], unit="ns", utc=True)
+    h5vec.save_vector(path, "v", pd.DataFrame({"utc": at, "paris": at.tz_convert("Europe/Paris"),
+                                               "naive": at.tz_localize(None)}))
+    kids = dict(zip(node_of(path, "v").field_names, node_of(path, "v").children))
+    assert [kids[k].time_zone for k in ("utc", "paris", "naive")] == ["UTC", "Europe/Paris", None]
+    with h5py.File(path, "r") as f:
+        for k in ("utc", "paris", "naive"):
+            assert f[f"v/data/{k}/values"][:].tolist() == [ns(i) for i in range(3)]
+    # An append in another zone is another layout.
+    with pytest.raises(h5vec.FormatError, match="differs from the stored"):
+        h5vec.append_vector(path, "v", pd.DataFrame({"utc": at.tz_convert("Asia/Tokyo"), "paris": at,
+                                                     "naive": at.tz_localize(None)}))
+
+
+# ---------------------------------------------------------------------------
+# What cannot be stored: an error naming the field (and the row), nothing linked
+
+
+def refused(tmp_path, data, path, match, **kw):
+    out = str(tmp_path / "bad.h5")
+    with pytest.raises(h5vec.FormatError, match=match) as e:
+        h5vec.save_vector(out, "v", data, **kw)
+    assert e.value.path == path
+    if os.path.exists(out):
+        with h5py.File(out, "r") as f:
+            assert "v" not in f
+    return e.value
+
+
+def test_instants_and_durations_past_int64_nanoseconds_name_the_row(tmp_path):
+    big = pa.array([0, 10**11], pa.timestamp("s", tz="UTC"))
+    e = refused(tmp_path, pa.table({"at": big}), "$.at[1]", "outside the instants Int64 nanoseconds")
+    assert "5138-11-16T09:46:40" in str(e)
+    refused(tmp_path, {"at": np.array(["2000-01-01", "2300-01-01"], "M8[s]")}, "$.at[1]", "outside the instants")
+    refused(tmp_path, pd.DataFrame({"at": pd.Series(np.array(["1600-01-01"], "M8[s]"))}), "$.at[0]", "outside")
+    refused(tmp_path, pa.table({"d": pa.array([1, -(10**17)], pa.duration("ms"))}), "$.d[1]", "outside the durations")
+    refused(tmp_path, {"t": np.array([1, 1], "m8[ps]")}, "$.t[0]", "not a whole number of ns")
+
+
+def test_nat_only_in_nullable_columns(tmp_path):
+    refused(tmp_path, {"at": np.array(["2000-01-01", "NaT"], "M8[ns]")}, "$.at[1]", "NaT in a column that is not")
+    at = pd.Series(pd.to_datetime([0, None], utc=True))
+    refused(tmp_path, pd.DataFrame({"at": at}), "$.at[1]", "NaT in a column that is not nullable")
+    col = pa.array([1, None], pa.timestamp("ns"))
+    refused(tmp_path, pa.Table.from_arrays([col], schema=pa.schema([nn("at", col.type)])), "$.at",
+            "row 1 is null but the Arrow field `at` is not nullable")
+    path = str(tmp_path / "ok.h5")
+    h5vec.save_vector(path, "v", pa.table({"at": pa.array([1, None], pa.timestamp("ns", tz="UTC"))}))
+    assert node_of(path, "v").children[0].kind == "nullable"
+    got = h5vec.open_vector(path, "v").read()["at"]
+    assert got.mask.tolist() == [False, True] and int(got.data[0].view("i8")) == 1
+
+
+def test_times_of_day_outside_the_day_name_the_row(tmp_path):
+    refused(tmp_path, pa.table({"t": pa.array([0, DAY_NS], pa.time64("ns"))}), "$.t[1]", "not a time of day")
+    refused(tmp_path, pa.table({"t": pa.array([-1], pa.time32("s"))}), "$.t[0]", "not a time of day")
+
+
+def test_uuid_mistakes(tmp_path):
+    fsb = pa.array([b"0123456789abcdef"], pa.binary(16))
+    refused(tmp_path, pa.table({"id": fsb}), "$.id", "stored only as a UUID")
+    refused(tmp_path, {"id": np.array([uid(0), "not a uuid"], dtype=object)}, "$.id[1]", "expected a uuid.UUID")
+    # fixed_size_binary(16) with the uuid node in its metadata is a UUID.
+    path = str(tmp_path / "ok.h5")
+    md = {"h5vec.schema": json.dumps({"kind": "dense", "schema": "HDF5Vectors.DenseSchema",
+                                      "codec": "h5vec.UuidCodec", "logical_type": "uuid::Uuid",
+                                      "encoded_type": "UInt8", "dimensions": [16]})}
+    h5vec.save_vector(path, "v", pa.Table.from_arrays([fsb], schema=pa.schema([nn("id", pa.binary(16), md)])))
+    assert node_of(path, "v").children[0].codec == "h5vec.UuidCodec"
+
+
+def test_enum_with_data_mistakes(tmp_path):
+    flat_t = pa.struct([nn("variant", pa.string()), pa.field("Circle", CIRCLE), pa.field("Rect", RECT)])
+    rows = [{"variant": "Circle", "Circle": {"r": 1.0}}, {"variant": "Square", "Circle": None}]
+    flat_a = pa.array(rows, flat_t)
+    # Marked flat, but without the union's node: the variants are unknown.
+    t = pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t, {"h5vec.union": "flat"})]))
+    refused(tmp_path, t, "$.s", "needs the union's schema node")
+    # Unmarked, the same struct is a record (the layout comes from the types).
+    h5vec.save_vector(str(tmp_path / "rec.h5"), "v", pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t)])))
+    assert node_of(str(tmp_path / "rec.h5"), "v").children[0].kind == "record"
+    h5vec.save_vector(str(tmp_path / "ref.h5"), "v", arrow_table(range(3)))
+    union = h5vec.open_vector(str(tmp_path / "ref.h5"), "v").schema
+    shape_node = union["children"][union["field_names"].index("shape")]
+    md = {"h5vec.schema": json.dumps(shape_node), "h5vec.union": "flat"}
+    t = pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t, md)]))
+    refused(tmp_path, t, "$.s[1]", "variant 'Square' is not one of")
+    named = dict(shape_node, variant_names=["variant", "Rect", "Empty"])
+    named.pop("labels", None)
+    t = pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t, {"h5vec.schema": json.dumps(named)})]))
+    refused(tmp_path, t, "$.s", "a variant named `variant` cannot use the flat form")
+    sparse = pa.UnionArray.from_sparse(pa.array([0], pa.int8()), [pa.array([{"r": 1.0}], CIRCLE)])
+    refused(tmp_path, pa.table({"s": sparse}), "$.s", "found a sparse union")
+    ids = pa.UnionArray.from_dense(pa.array([0], pa.int8()), pa.array([0], pa.int32()),
+                                   [pa.array([{"r": 1.0}], CIRCLE)], ["Circle"], [3])
+    refused(tmp_path, pa.table({"s": ids}), "$.s", "type ids 0, 1, ... in order")
+    dense_null = dense([None, shape(1)], True)
+    refused(tmp_path, pa.Table.from_arrays([dense_null], schema=pa.schema([nn("s", dense_null.type)])), "$.s[0]",
+            "the row is null but the Arrow field `s` is not nullable")
+
+
+def test_unstorable_types_name_the_column(tmp_path):
+    refused(tmp_path, pa.table({"x": pa.array([1], pa.decimal128(5, 2))}), "$.x", "has no h5vec storage kind")
+    refused(tmp_path, pa.table({"x": pa.array([0], pa.date64())}), "$.x", "date64 has no h5vec kind")
+    refused(tmp_path, {"x": np.array([{"a": 1}, "b"], dtype=object)}, "$.x[1]", "expected a dict")
+    refused(tmp_path, pl.DataFrame({"x": [1, None]}), "$.x", "row 1 is null")
+    refused(tmp_path, pl.DataFrame({"x": [[1], [None]]}), "$.x[]", "row 1 is null but the Arrow field `item`")
