@@ -886,3 +886,142 @@ fn an_unknown_root_is_one_listed_column() {
     );
     assert_eq!(h5vec::inspect(&f, "v").unwrap().rows, 2);
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Keyed {
+    id: u8,
+    by_key: BTreeMap<u32, String>,
+    shape: Shape,
+}
+
+#[test]
+fn unknown_map_keys_and_union_variants_are_listed_too() {
+    let f = mem_file();
+    let rows: Vec<Keyed> = (0..3)
+        .map(|i| Keyed {
+            id: i,
+            by_key: [(u32::from(i), format!("v{i}"))].into(),
+            shape: shape(u32::from(i)),
+        })
+        .collect();
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    // The map's key node (list -> entry record -> key), and the Rect
+    // variant of the union (its second child).
+    set_entry(
+        &f,
+        "children/2/children/1/children/1",
+        "codec",
+        "h5vec.FutureKeyCodec",
+    );
+    set_entry(&f, "children/3/children/2", "kind", "tensor");
+    let schema = read_schema(&f, "v").unwrap();
+    let by_key = schema.field_with_name("by_key").unwrap();
+    assert_eq!(by_key.data_type(), &DataType::Null);
+    assert_eq!(by_key.metadata()["h5vec.unknown"], "true");
+    let DataType::Union(variants, _) = schema.field_with_name("shape").unwrap().data_type() else {
+        panic!()
+    };
+    let kinds: Vec<(&str, &DataType)> = variants
+        .iter()
+        .map(|(_, f)| (f.name().as_str(), f.data_type()))
+        .collect();
+    assert_eq!(kinds[1], ("Rect", &DataType::Null));
+    // `id` reads; the map errors naming it and its key's codec.
+    let b = batches_columns(&f, "v", &["id"], None, 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        b.column(0).as_primitive::<UInt8Type>().values().to_vec(),
+        [0, 1, 2]
+    );
+    let e = batches_columns(&f, "v", &["by_key"], None, 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.path(), "$.by_key", "{e}");
+    assert!(
+        e.to_string()
+            .contains("a map key of unknown codec h5vec.FutureKeyCodec (kind scalar)"),
+        "{e}"
+    );
+    // The union reads until a row of the unknown variant: row 0 is a
+    // Circle, row 1 a Rect.
+    let shapes = batches_columns(&f, "v", &["shape"], Some(0..1), 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(shapes.column(0).as_union().type_ids().to_vec(), [0]);
+    let e = batches_columns(&f, "v", &["shape"], Some(1..2), 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.path(), "$.shape.Rect", "{e}");
+    assert!(e.to_string().contains("unknown kind `tensor`"), "{e}");
+}
+
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum Level {
+    Low,
+    High,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Optional {
+    level: Option<Level>,
+    shape: Option<Shape>,
+}
+
+#[test]
+fn all_null_dictionaries_with_no_values_write() {
+    // Every row None: dictionaries without values (what a writer that
+    // builds them from the rows gives) are no panic, and load as None.
+    let f = mem_file();
+    h5vec::save_vector(
+        &f,
+        "v",
+        &[Optional {
+            level: Some(Level::High),
+            shape: Some(Shape::Empty),
+        }],
+    )
+    .unwrap();
+    let flat = flatten_unions(&read_vector(&f, "v").unwrap()).unwrap();
+    let empty = || -> ArrayRef {
+        Arc::new(
+            DictionaryArray::<Int32Type>::try_new(
+                arrow_array::Int32Array::from(vec![None, None]),
+                Arc::new(StringArray::from(Vec::<&str>::new())),
+            )
+            .unwrap(),
+        )
+    };
+    let s = flat.column(1).as_struct();
+    let DataType::Struct(fs) = flat.schema().field(1).data_type().clone() else {
+        panic!()
+    };
+    let mut cols: Vec<ArrayRef> = vec![empty()];
+    cols.extend(
+        s.columns()[1..]
+            .iter()
+            .map(|c| arrow_array::new_null_array(c.data_type(), 2)),
+    );
+    let shape = StructArray::new(fs, cols, Some(vec![false, false].into()));
+    let b = RecordBatch::try_new(flat.schema(), vec![empty(), Arc::new(shape)]).unwrap();
+    save_record_batch(&f, "w", &b, &SaveOptions::default()).unwrap();
+    assert_eq!(
+        load_vector::<Optional>(&f, "w").unwrap(),
+        vec![
+            Optional {
+                level: None,
+                shape: None
+            };
+            2
+        ]
+    );
+}

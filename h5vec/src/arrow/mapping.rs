@@ -12,7 +12,7 @@ use arrow_schema::{
 };
 
 use crate::error::{Error, Result};
-use crate::schema::{ids, kind, Schema};
+use crate::schema::{ids, kind, Schema, Stored};
 
 /// Field metadata: the field's whole schema node as compact JSON.
 pub(crate) const SCHEMA_KEY: &str = "h5vec.schema";
@@ -93,15 +93,62 @@ pub(crate) fn unknown_node(kind: &str, codec: &str) -> Option<String> {
     None
 }
 
-/// [`unknown_node`] of a node, or of the child of a `nullable` node (an
-/// `Option` of something unknown is unknown as a whole).
-pub(crate) fn unknown(node: &Schema) -> Option<String> {
-    unknown_node(&node.kind, &node.codec).or_else(|| {
-        (node.kind == kind::NULLABLE)
-            .then(|| node.children.first())
-            .flatten()
-            .and_then(|c| unknown_node(&c.kind, &c.codec))
-    })
+/// A schema node as written ([`Schema`]) or as read ([`Stored`]): what
+/// [`unknown`] looks at.
+pub(crate) trait NodeView {
+    fn kind(&self) -> &str;
+    fn codec(&self) -> &str;
+    fn child(&self, i: usize) -> Option<&Self>;
+}
+
+impl NodeView for Schema {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn codec(&self) -> &str {
+        &self.codec
+    }
+    fn child(&self, i: usize) -> Option<&Self> {
+        self.children.get(i)
+    }
+}
+
+impl NodeView for Stored {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn codec(&self) -> &str {
+        &self.codec
+    }
+    fn child(&self, i: usize) -> Option<&Self> {
+        self.children.get(i)
+    }
+}
+
+/// [`unknown_node`] of the node a field of `node` is: the node itself, the
+/// child of a `nullable` node (an `Option` of something unknown is unknown
+/// as a whole), or the key of a map (Arrow's maps need a key type).
+pub(crate) fn unknown<N: NodeView>(node: &N) -> Option<String> {
+    let own = |n: &N| unknown_node(n.kind(), n.codec());
+    if let Some(why) = own(node) {
+        return Some(why);
+    }
+    let node = match node.kind() {
+        kind::NULLABLE => node.child(0)?,
+        _ => node,
+    };
+    if let Some(why) = own(node) {
+        return Some(why);
+    }
+    if node.kind() == kind::LIST && node.codec() == ids::MAP_CODEC {
+        let key = node.child(0)?.child(0)?;
+        let key = match key.kind() {
+            kind::NULLABLE => key.child(0)?,
+            _ => key,
+        };
+        return own(key).map(|why| format!("a map key of {why}"));
+    }
+    None
 }
 
 /// The error of reading a field this version does not know (`why`, from
@@ -375,6 +422,8 @@ fn union_type(node: &Schema, meta: bool, path: &str, nullable: bool) -> Result<D
         let f = match child.kind.as_str() {
             kind::CONSTANT => Field::new(name, DataType::Struct(Fields::empty()), nullable),
             kind::RECORD => field_of(name, child, meta, &p)?.with_nullable(nullable),
+            // A variant of a kind this version does not know: listed.
+            _ if unknown(child).is_some() => field_of(name, child, meta, &p)?,
             other => {
                 return Err(Error::mismatch(
                     p,

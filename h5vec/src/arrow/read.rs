@@ -761,11 +761,7 @@ fn open_leaf(
 /// The reader of a node this version does not know (SPEC.md section 11):
 /// nothing below it is opened, and reading it is an error naming `path`.
 fn unknown_reader(node: &Stored, path: &str) -> Option<BoxNode> {
-    let nullable_child = (node.kind == kind::NULLABLE)
-        .then(|| node.children.first())
-        .flatten();
-    let why = mapping::unknown_node(&node.kind, &node.codec)
-        .or_else(|| nullable_child.and_then(|c| mapping::unknown_node(&c.kind, &c.codec)))?;
+    let why = mapping::unknown(node)?;
     Some(Box::new(Unknown {
         path: path.to_owned(),
         why,
