@@ -374,7 +374,7 @@ fn item_batch(variant: ArrayRef, meta: &[(&str, &str)]) -> RecordBatch {
     };
     let schema_json = flat.schema().field(1).metadata()["h5vec.schema"].clone();
     let mut fields: Vec<Field> = fs.iter().map(|f| f.as_ref().clone()).collect();
-    fields[0] = Field::new("variant", variant.data_type().clone(), false);
+    fields[0] = Field::new("variant", variant.data_type().clone(), true);
     let mut cols = s.columns().to_vec();
     cols[0] = variant;
     let shape = StructArray::new(Fields::from(fields.clone()), cols, None);
@@ -527,7 +527,16 @@ fn flat_form_errors_name_the_field_and_row() {
     )
     .unwrap_err();
     assert_eq!(e.path(), "$.shape.variant", "{e}");
-    for name in ["a", "b", "c", "d", "e", "g"] {
+    // A null variant is a null row: an error where the field is not nullable.
+    let e = save_record_batch(
+        &f,
+        "h",
+        &item_batch(Arc::new(StringArray::from(vec![Some("Circle"), None])), &node),
+        &SaveOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.path(), "$.shape[1]", "{e}");
+    for name in ["a", "b", "c", "d", "e", "g", "h"] {
         assert!(!f.link_exists(name), "{name}");
     }
 }
@@ -687,6 +696,41 @@ fn batches_columns_reads_only_the_columns_named() {
         [1, 2]
     );
     assert!(batches_columns(&f, "xs", &["x"], None, 10).is_err());
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct TableRow {
+    a: i32,
+    b: Vec<u16>,
+}
+
+#[test]
+fn batches_columns_of_tables_and_vls_arrays() {
+    let f = mem_file();
+    let rows = [
+        TableRow { a: 1, b: vec![7] },
+        TableRow { a: 2, b: vec![] },
+    ];
+    h5vec::h5col::save_table(&f, "t", &rows).unwrap();
+    let b = batches_columns(&f, "t", &["b"], None, 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(b.schema().field(0).name(), "b");
+    assert_eq!(b.num_columns(), 1);
+    assert_eq!(b.column(0).as_list::<i64>().value_length(0), 1);
+    let e = batches_columns(&f, "t", &["c"], None, 10).err().unwrap();
+    assert!(e.to_string().contains("its columns are: a, b"), "{e}");
+    assert!(batches_columns(&f, "t", &["a.x"], None, 10).is_err());
+    h5vec::vls::save_strings(&f, "s", &[Some("x".to_string()), None]).unwrap();
+    let b = batches_columns(&f, "s", &["value"], None, 10)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(valid(b.column(0)), [true, false]);
+    assert!(batches_columns(&f, "s", &["other"], None, 10).is_err());
 }
 
 fn names_of(a: &StructArray) -> Vec<String> {
