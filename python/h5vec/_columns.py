@@ -8,10 +8,12 @@ values. Offsets are int64 arrays of n + 1 entries starting at 0.
 
 import codecs
 import json
+import uuid
 
 import numpy as np
 
-from ._errors import FormatError
+from . import _schema as S
+from ._errors import FormatError, mismatch
 
 
 class Col:
@@ -24,8 +26,11 @@ class Col:
 
 
 class Prim(Col):
-    """Numbers, bools, chars (int32 code points) and enums; ``values`` has
-    shape (n, *dims) for dense columns. ``tag``: num, bool, char, enum."""
+    """Numbers (f16 and complex included), bools, chars (int32 code points),
+    enums, times and UUIDs; ``values`` has shape (n, *dims) for dense columns.
+    ``tag``: num, bool, char, enum; instant (``datetime64[ns]``), date
+    (``datetime64[D]``), time (of day) and duration (``timedelta64[ns]``),
+    all views of the stored numbers; uuid (uint8 of shape (n, 16))."""
 
     __slots__ = ("values", "tag", "labels")
 
@@ -256,7 +261,8 @@ def to_numpy(col, valid=None, parse_json=False):
             return _nulls(out, v)
         if col.tag == "enum" and col.labels:
             return _nulls(enum_objects(col), v)
-        return _masked(col.values, v) if v is not None else col.values
+        vals = prim_values(col)
+        return _masked(vals, v) if v is not None else vals
     if isinstance(col, Str):
         out = decode_strings(col.offsets, col.data, binary=col.fmt == "binary", valid=v)
         if col.fmt == "json" and parse_json:
@@ -265,6 +271,8 @@ def to_numpy(col, valid=None, parse_json=False):
     if isinstance(col, Const):
         return np.full(col.n, None, dtype=object)
     if isinstance(col, List):
+        if is_map(col):
+            return _nulls(_map_rows(col, parse_json), v)
         return _nulls(_list_rows(col, parse_json), v)
     if isinstance(col, Rec):
         return _nulls(_rec_rows(col, parse_json), v)
@@ -288,31 +296,67 @@ def _nulls(out, v):
     return out
 
 
+def prim_values(col):
+    """A Prim's values as numpy shows them: a UUID column as one 16-byte
+    value (``V16``) per row, everything else as stored."""
+    if col.tag == "uuid":
+        return np.ascontiguousarray(col.values).view("V16").reshape(col.values.shape[:-1])
+    return col.values
+
+
+def is_map(col):
+    """A list column of a map (SPEC section 4.5: codec h5vec.MapCodec)."""
+    node = col.node.children[0] if col.node.kind == "nullable" else col.node
+    return node.codec == S.MAP_CODEC
+
+
+def _pylist(items, masked_rows=False):
+    """A numpy column as a list of row values, None for nulls. Times and UUIDs
+    stay numpy scalars (``datetime64[ns]`` has no exact Python object);
+    `masked_rows`: dense rows of a MaskedArray stay masked rows."""
+    if isinstance(items, np.ma.MaskedArray):
+        if items.ndim == 1 and items.dtype.kind in "mMV":
+            lst = list(items.data)
+            for i in np.flatnonzero(items.mask).tolist():
+                lst[i] = None
+            return lst
+        if items.ndim == 1:
+            items = np.where(items.mask, None, items.data.astype(object))
+        elif masked_rows:
+            return list(items)
+        else:
+            return [None if m.all() else d for d, m in zip(items.data, items.mask)]
+    return items.tolist() if items.dtype == object and items.ndim == 1 else list(items)
+
+
 def _list_rows(col, parse_json):
     child = col.child
     off = col.offsets
     out = np.empty(col.n, dtype=object)
-    if isinstance(child, Prim) and child.valid is None and child.tag in ("num", "bool") or (
+    if isinstance(child, Prim) and child.valid is None and child.tag not in ("char", "enum") or (
             isinstance(child, Prim) and child.tag == "enum" and not child.labels and child.valid is None):
-        vals = child.values
+        vals = prim_values(child)
         out[:] = [vals[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
         return out
-    items = to_numpy(child, parse_json=parse_json)
-    if isinstance(items, np.ma.MaskedArray):
-        items = np.where(items.mask, None, items.data.astype(object)) if items.ndim == 1 else \
-            np.array([None if m.all() else d for d, m in zip(items.data, items.mask)] + [None], dtype=object)[:-1]
-    lst = items.tolist() if items.dtype == object and items.ndim == 1 else list(items)
+    lst = _pylist(to_numpy(child, parse_json=parse_json))
     out[:] = [lst[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
     return out
 
 
+def _map_rows(col, parse_json):
+    """Each row a list of (key, value) tuples, in the stored order."""
+    entries = col.child
+    keys = _pylist(to_numpy(entries.children[0], parse_json=parse_json))
+    vals = _pylist(to_numpy(entries.children[1], parse_json=parse_json))
+    pairs = list(zip(keys, vals))
+    off = col.offsets
+    out = np.empty(col.n, dtype=object)
+    out[:] = [pairs[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
+    return out
+
+
 def _rec_rows(col, parse_json):
-    cols = [to_numpy(c, parse_json=parse_json) for c in col.children]
-    lists = []
-    for c in cols:
-        if isinstance(c, np.ma.MaskedArray):
-            c = np.where(c.mask, None, c.data.astype(object)) if c.ndim == 1 else c
-        lists.append(c.tolist() if c.dtype == object else list(c))
+    lists = [_pylist(to_numpy(c, parse_json=parse_json), masked_rows=True) for c in col.children]
     out = np.empty(col.n, dtype=object)
     out[:] = [dict(zip(col.names, row)) for row in zip(*lists)] if lists else [{} for _ in range(col.n)]
     return out
@@ -350,15 +394,59 @@ def flatten(col, prefix, valid=None):
 # pandas
 
 
+def leaf_node(node):
+    """The node below a nullable one."""
+    return node.children[0] if node.kind == "nullable" else node
+
+
+def _time_series(col, v, name, index, pd):
+    """Instants tz-aware in their stored zone (naive without one), dates as
+    ``datetime64[s]`` (every Int32 day fits), times of day and durations as
+    ``timedelta64[ns]``; nulls NaT."""
+    vals = col.values
+    if col.tag == "date":
+        vals = vals.astype("M8[s]")
+    if v is not None:
+        vals = vals.copy()
+        vals[~v] = np.array("NaT", vals.dtype)
+    ser = pd.Series(vals, name=name, index=index, copy=False)
+    tz = leaf_node(col.node).time_zone if col.tag == "instant" else None
+    if tz is not None:
+        ser = ser.dt.tz_localize("UTC")
+        if tz != "UTC":
+            try:
+                ser = ser.dt.tz_convert(tz)
+            except Exception as e:  # zoneinfo / pytz: an unknown zone name
+                raise FormatError(f"$.{name}" if name else "$", None,
+                                  f"time zone {tz!r} is not one pandas knows ({type(e).__name__}: {e})") from None
+    return ser
+
+
 def to_pandas_series(col, valid, name, index, parse_json=False):
     import pandas as pd
     v = _combine(valid, col.valid)
+    if isinstance(col, Prim) and col.tag in ("instant", "date", "time", "duration"):
+        return _time_series(col, v, name, index, pd)
+    if isinstance(col, Prim) and col.tag == "uuid":
+        out = np.empty(col.n, dtype=object)
+        raw = np.ascontiguousarray(col.values).tobytes()
+        out[:] = [uuid.UUID(bytes=raw[i:i + 16]) for i in range(0, 16 * col.n, 16)]
+        return pd.Series(_nulls(out, v), name=name, index=index, dtype=object)
     if isinstance(col, Prim) and col.values.ndim == 1 and col.tag in ("num", "bool"):
         vals = col.values
         if v is None:
             return pd.Series(vals, name=name, index=index, copy=False)
         if col.tag == "bool":
             arr = pd.arrays.BooleanArray(vals, ~v)
+        elif vals.dtype.kind == "c":
+            # pandas has no nullable complex dtype: Python complex numbers, None for nulls
+            out = np.empty(col.n, dtype=object)
+            out[:] = vals.astype(object)
+            out[~v] = None
+            return pd.Series(out, name=name, index=index, dtype=object)
+        elif vals.dtype == np.float16:
+            # pandas has no nullable float16: Float32 holds every f16 exactly
+            arr = pd.arrays.FloatingArray(vals.astype(np.float32), ~v)
         elif vals.dtype.kind == "f":
             arr = pd.arrays.FloatingArray(vals, ~v)
         else:
@@ -393,25 +481,91 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
 # pyarrow
 
 
-def field_metadata(node):
+class Target:
+    """What an Arrow conversion is for: `flat` turns enums with data into the
+    flat form (no Arrow unions: polars, Parquet), `half` keeps f16 as Arrow's
+    float16 (else float32, exact), `uuid_ext` gives UUIDs the `arrow.uuid`
+    extension type (else their fixed_size_binary(16) storage)."""
+
+    __slots__ = ("flat", "half", "uuid_ext")
+
+    def __init__(self, flat=False, half=True, uuid_ext=True):
+        self.flat, self.half, self.uuid_ext = flat, half, uuid_ext
+
+
+ARROW = Target()
+
+
+def field_metadata(node, target=ARROW):
     """Arrow field metadata naming the h5vec schema node, so that a table read
-    from h5vec saves back into the same layout."""
-    md = {b"h5vec.kind": node.kind.encode(), b"h5vec.codec": node.codec.encode()}
+    from h5vec saves back into the same layout (SPEC section 11): the whole
+    node as `h5vec.schema`, its kind, codec and encoded type (a nullable
+    node's child's), enum labels, and `h5vec.union = flat` on a union in the
+    flat form."""
+    inner = leaf_node(node)
+    md = {b"h5vec.schema": node.serialized().encode(), b"h5vec.kind": inner.kind.encode(),
+          b"h5vec.codec": inner.codec.encode()}
     if node.encoded_type is not None:
         md[b"h5vec.encoded_type"] = node.encoded_type.encode()
-    if node.kind == "nullable":
-        md[b"h5vec.kind"] = node.children[0].kind.encode()
-        md[b"h5vec.codec"] = node.children[0].codec.encode()
+    elif inner.encoded_type is not None and node.kind == "nullable":
+        md[b"h5vec.encoded_type"] = inner.encoded_type.encode()
     if node.labels:
         md[b"h5vec.labels"] = json.dumps(node.labels).encode()
+    if target.flat and inner.kind == "union":
+        md[b"h5vec.union"] = b"flat"
     return md
 
 
-def to_arrow(col, pa):
-    """A column as a pyarrow Array (records -> struct, lists -> large_list)."""
+def _fixed_width(pa, typ, n, values, valid):
+    """A fixed-width Arrow array over the bytes of `values` (bit for bit)."""
+    return pa.Array.from_buffers(typ, n, [_bitmap(pa, valid), pa.py_buffer(np.ascontiguousarray(values))])
+
+
+def _prim_to_arrow(col, pa, target, path):
+    """Times, UUIDs, f16 and complex numbers (SPEC sections 4.6 to 4.8) as
+    their Arrow types (section 11); None for other Prims."""
+    vals, v, tag = col.values, col.valid, col.tag
+    dense = vals.ndim > (2 if tag == "uuid" else 1)
+    flat_n = int(np.prod(vals.shape[:vals.ndim - (1 if tag == "uuid" else 0)]))
+    fv = None if dense else v
+    if tag in ("instant", "time", "duration"):
+        unit = {"instant": pa.timestamp("ns", tz=leaf_node(col.node).time_zone), "time": pa.time64("ns"),
+                "duration": pa.duration("ns")}[tag]
+        arr = _fixed_width(pa, unit, flat_n, vals.reshape(-1).view("<i8"), fv)
+    elif tag == "date":
+        arr = _fixed_width(pa, pa.date32(), flat_n, vals.reshape(-1).view("<i8").astype("<i4"), fv)
+    elif tag == "uuid":
+        arr = _fixed_width(pa, pa.binary(16), flat_n, vals, fv)
+        if target.uuid_ext and hasattr(pa, "uuid"):
+            arr = pa.ExtensionArray.from_storage(pa.uuid(), arr)
+    elif vals.dtype == np.float16:
+        if target.half:
+            arr = _fixed_width(pa, pa.float16(), flat_n, vals.reshape(-1), fv)
+        else:  # float32 holds every f16 exactly (NaN payloads included)
+            arr = _fixed_width(pa, pa.float32(), flat_n, vals.reshape(-1).astype(np.float32), fv)
+    elif vals.dtype.kind == "c":
+        part = pa.float32() if vals.dtype == np.complex64 else pa.float64()
+        flat = vals.reshape(-1)
+        fields = [pa.field("r", part, nullable=False), pa.field("i", part, nullable=False)]
+        kids = [_fixed_width(pa, part, flat_n, flat.real, None), _fixed_width(pa, part, flat_n, flat.imag, None)]
+        arr = pa.StructArray.from_arrays(kids, fields=fields,
+                                         mask=None if fv is None or fv.all() else pa.array(~fv))
+    else:
+        return None
+    if dense:
+        arr = _fixed(pa, arr, vals.shape[1:], v)
+    return arr
+
+
+def to_arrow(col, pa, target=ARROW, path="$"):
+    """A column as a pyarrow Array (records -> struct, lists -> large_list,
+    maps -> map, unions -> dense union or, with `target.flat`, the flat form)."""
     v = col.valid
     mask = None if v is None else pa.array(~v)
     if isinstance(col, Prim):
+        typed = _prim_to_arrow(col, pa, target, path)
+        if typed is not None:
+            return typed
         if col.tag == "char":
             offs, data = encode_utf8(col.values)
             if col.values.ndim == 1:
@@ -442,50 +596,114 @@ def to_arrow(col, pa):
     if isinstance(col, Const):
         return pa.nulls(col.n)
     if isinstance(col, List):
-        child = to_arrow(col.child, pa)
+        if is_map(col):
+            return _map_to_arrow(col, pa, target, path)
+        child = to_arrow(col.child, pa, target, path + "[]")
         node = col.child.node
         typ = pa.large_list(pa.field("item", child.type, nullable=col.child.valid is not None,
-                                     metadata=field_metadata(node)))
+                                     metadata=field_metadata(node, target)))
         return pa.LargeListArray.from_arrays(pa.array(col.offsets), child, type=typ, mask=mask)
     if isinstance(col, Rec):
-        arrays = [to_arrow(c, pa) for c in col.children]
+        arrays = [to_arrow(c, pa, target, f"{path}.{name}") for name, c in zip(col.names, col.children)]
         fields = [pa.field(name, c.type, nullable=ch.valid is not None or isinstance(ch, Const),
-                           metadata=field_metadata(ch.node))
+                           metadata=field_metadata(ch.node, target))
                   for name, ch, c in zip(col.names, col.children, arrays)]
         if not fields:
             return pa.nulls(col.n, pa.struct([]))
         return pa.StructArray.from_arrays(arrays, fields=fields, mask=mask)
     if isinstance(col, Union):
-        return _union_to_arrow(col, pa)
+        if target.flat:
+            return _union_to_flat(col, pa, target, path)
+        return _union_to_arrow(col, pa, target, path)
     raise TypeError(type(col))
 
 
-def _union_to_arrow(col, pa):
-    """SPEC section 11: a dense Union, type ids = tag values, one Struct child per
-    variant (a unit variant: a Struct without fields); under a null the row is
-    null in the child of its tag (nullable children)."""
-    if len(col.names) > 128:
-        raise FormatError("$", None, f"a union of {len(col.names)} variants has no Arrow "
-                          "type (Arrow unions take at most 128)")
-    nullable = col.valid is not None
-    arrays, fields = [], []
+def _map_to_arrow(col, pa, target, path):
+    """SPEC section 11: a map (4.5) as Arrow's `map<key, value>`, entries in the
+    stored order; keys must never be null (Arrow's maps)."""
+    entries = col.child
+    kcol, vcol = entries.children
+    if kcol.valid is not None or isinstance(kcol, Const):
+        raise mismatch(f"{path}[].key", None, "map keys that are never null (Arrow's maps)", "nullable keys")
+    if int(col.offsets[-1]) > np.iinfo(np.int32).max:
+        raise FormatError(path, None, f"{int(col.offsets[-1])} map entries in one batch: Arrow's maps hold "
+                                      f"at most {np.iinfo(np.int32).max} (read fewer rows)")
+    keys = to_arrow(kcol, pa, target, f"{path}[].key")
+    items = to_arrow(vcol, pa, target, f"{path}[].value")
+    typ = pa.map_(pa.field("key", keys.type, nullable=False, metadata=field_metadata(kcol.node, target)),
+                  pa.field("value", items.type, nullable=vcol.valid is not None or isinstance(vcol, Const),
+                           metadata=field_metadata(vcol.node, target)))
+    offs = col.offsets.astype(np.int32)
+    if col.valid is None or col.valid.all():
+        return pa.MapArray.from_arrays(pa.array(offs), keys, items, type=typ)
+    try:
+        return pa.MapArray.from_arrays(pa.array(offs), keys, items, type=typ, mask=pa.array(~col.valid))
+    except TypeError:  # pyarrow < 15 has no mask: a null offset marks a null map (null rows are empty)
+        nulls = np.concatenate([~col.valid, [False]])
+        return pa.MapArray.from_arrays(pa.array(offs, mask=nulls), keys, items, type=typ)
+
+
+def _union_children(col, pa, target, path):
+    """Per variant: (name, Arrow array of its record, its node), a unit variant
+    a struct without fields; under a null the row is null in the child of its tag."""
+    out = []
     for v, (name, child) in enumerate(zip(col.names, col.children)):
         cvalid = None
-        if nullable:
+        if col.valid is not None:
             cvalid = np.ones(child.n, bool)
             rows = col.tags == v
             cvalid[col.offsets[rows]] = col.valid[rows]
         if isinstance(child, Rec) and child.children:
             rec = Rec(child.n, child.names, child.children, child.node, cvalid)
-            arr = to_arrow(rec, pa)
+            arr = to_arrow(rec, pa, target, f"{path}.{name}")
         else:
             arr = pa.Array.from_buffers(pa.struct([]), child.n, [_bitmap(pa, cvalid)], children=[])
+        out.append((name, arr, child))
+    return out
+
+
+def _union_to_arrow(col, pa, target=ARROW, path="$"):
+    """SPEC section 11: a dense Union, type ids = tag values, one Struct child per
+    variant (a unit variant: a Struct without fields); under a null the row is
+    null in the child of its tag (nullable children)."""
+    if len(col.names) > 128:
+        raise FormatError(path, None, f"a union of {len(col.names)} variants has no Arrow "
+                          "type (Arrow unions take at most 128)")
+    nullable = col.valid is not None
+    arrays, fields = [], []
+    for name, arr, child in _union_children(col, pa, target, path):
         arrays.append(arr)
-        fields.append(pa.field(name, arr.type, nullable=nullable, metadata=field_metadata(child.node)))
+        fields.append(pa.field(name, arr.type, nullable=nullable, metadata=field_metadata(child.node, target)))
     typ = pa.union(fields, mode="dense", type_codes=list(range(len(fields))))
     types = pa.py_buffer(col.tags.astype(np.int8))
     offs = pa.py_buffer(col.offsets.astype(np.int32))
     return pa.UnionArray.from_buffers(typ, col.n, [None, types, offs], children=arrays)
+
+
+def _union_to_flat(col, pa, target, path):
+    """The flat form of an enum with data: a struct of `variant` (the variant's
+    name, dictionary-encoded) and one nullable struct per variant with fields,
+    named as the variant, non-null exactly on that variant's rows; a null
+    union value is a null struct."""
+    if "variant" in col.names:
+        raise FormatError(path, None, "a union with a variant named `variant` has no flat form "
+                                      "(it would clash with the `variant` column)")
+    valid = col.valid
+    tags = col.tags.astype(np.int32)
+    names = pa.array(col.names, pa.string())
+    arrays = [pa.DictionaryArray.from_arrays(pa.array(tags, mask=None if valid is None else ~valid), names)]
+    fields = [pa.field("variant", arrays[0].type, nullable=valid is not None)]
+    for v, (name, arr, child) in enumerate(_union_children(col, pa, target, path)):
+        if not (isinstance(child, Rec) and child.children):
+            continue  # a unit variant has no child (Parquet has no empty structs)
+        here = col.tags == v
+        if valid is not None:
+            here = here & valid
+        idx = pa.array(col.offsets.astype(np.int32), mask=~here)
+        arrays.append(arr.take(idx))
+        fields.append(pa.field(name, arr.type, nullable=True, metadata=field_metadata(child.node, target)))
+    mask = None if valid is None or valid.all() else pa.array(~valid)
+    return pa.StructArray.from_arrays(arrays, fields=fields, mask=mask)
 
 
 def _fixed(pa, flat, dims, valid):

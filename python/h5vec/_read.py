@@ -24,6 +24,12 @@ def _type_ok(info, encoded, codec, h5col_bool_only=False):
     dt = S.NUMBERS[encoded]
     if dt.kind == "f":
         return info.cls == h5py.h5t.FLOAT and info.size == dt.itemsize
+    if dt.kind == "c":
+        # SPEC section 4.8: exactly {r at 0, i at size/2}, IEEE floats of half the size.
+        half = dt.itemsize // 2
+        return (info.cls == h5py.h5t.COMPOUND and info.size == dt.itemsize
+                and [(m[0], m[2]) for m in info.members] == [("r", 0), ("i", half)]
+                and all(m[1].cls == h5py.h5t.FLOAT and m[1].size == half for m in info.members))
     classes = (h5py.h5t.INTEGER, h5py.h5t.ENUM) if codec == S.ENUM else (h5py.h5t.INTEGER,)
     return info.cls in classes and info.size == dt.itemsize and info.signed == (dt.kind == "i")
 
@@ -37,7 +43,12 @@ def _open_values(group, name, node, path, min_rows, inner=()):
         raise mismatch(path, ds.name, f"shape ({want})", list(shp))
     info = _h5.type_info(ds)
     if not _type_ok(info, node.encoded_type, node.codec):
-        raise mismatch(path, ds.name, f"{node.encoded_type} values", info.describe())
+        want = f"{node.encoded_type} values"
+        if node.encoded_type in S.COMPLEX:
+            half = S.NUMBERS[node.encoded_type].itemsize // 2
+            want = (f"{node.encoded_type} values: a compound of exactly {{r, i}}, {8 * half}-bit IEEE floats "
+                    f"at offsets 0 and {half}")
+        raise mismatch(path, ds.name, want, info.describe())
     if shp[0] < min_rows:
         raise mismatch(path, ds.name, f"at least {min_rows} rows", shp[0])
     return ds, info
@@ -120,7 +131,21 @@ class Leaf:
         raw = _h5.read_rows(ds, a, b, self.path)
         want = S.NUMBERS[enc]
         if raw.dtype != want:
-            raw = raw.astype(want)
+            raw = _complex(raw, want) if want.kind == "c" else raw.astype(want)
+        tag = TIME_TAGS.get(node.codec)
+        if tag is not None:
+            if node.codec == S.TIME_OF_DAY_CODEC:
+                bad = (raw < 0) | (raw >= S.DAY_NS)
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise FormatError(self.path, f"{ds.name}[{a + i}]",
+                                      f"row {a + i}: {int(raw[i])} ns is not a time of day "
+                                      f"(0 ..= {S.DAY_NS - 1} ns since midnight)")
+            view = TIME_DTYPES[tag]
+            vals = raw.astype("<i8").view(view) if tag == "date" else raw.view(view)
+            return Prim(vals, tag, node)
+        if node.codec == S.UUID_CODEC:
+            return Prim(raw, "uuid", node)
         if node.codec == S.CHAR:
             bad = (raw < 0) | (raw > 0x10FFFF) | ((raw >= 0xD800) & (raw <= 0xDFFF))
             if bad.any():
@@ -132,6 +157,32 @@ class Leaf:
         if node.codec == S.ENUM:
             return Prim(raw, "enum", node, labels=self.labels)
         return Prim(raw, "num", node)
+
+
+# Time codecs (SPEC section 4.6) -> Prim tag, and the numpy dtype of its values.
+TIME_TAGS = {S.INSTANT_CODEC: "instant", S.DATE_CODEC: "date", S.TIME_OF_DAY_CODEC: "time",
+             S.DURATION_CODEC: "duration"}
+TIME_DTYPES = {"instant": np.dtype("M8[ns]"), "date": np.dtype("M8[D]"), "time": np.dtype("m8[ns]"),
+               "duration": np.dtype("m8[ns]")}
+
+
+def _complex(raw, want):
+    """A compound {r, i} read as something else than numpy complex (h5py's
+    complex names changed): the members copied bit for bit."""
+    out = np.empty(raw.shape, want)
+    out.real = raw["r"]
+    out.imag = raw["i"]
+    return out
+
+
+class Unknown:
+    """A node this version cannot read (`Node.unknown`): opening it is fine, reading it an error."""
+
+    def __init__(self, node, path, location):
+        self.node, self.path, self.location = node, path, location
+
+    def read(self, a, b, sel=None):
+        raise FormatError(self.path, self.location, f"{self.node.unknown}: this version of h5vec cannot read it")
 
 
 def _vlen_strings(objs, node, path, location, a):
@@ -289,7 +340,7 @@ class Vls:
             valid = np.ones(b - a, bool)
             if self.placeholder is not None and b > a:
                 valid = ~placeholder_rows(self.placeholder, start, cut, hb)
-        return Str(offsets, data, "utf8", self.node, valid)
+        return Str(offsets, data, "json" if self.node.codec == S.JSON else "utf8", self.node, valid)
 
 
 class ListReader:
@@ -463,13 +514,16 @@ def _open_mask(group, path, rows):
 def open_field(group, node, path, count, extra=()):
     """The reader of a field whose data group is `group` (SPEC sections 3-4)."""
     k = node.kind
+    if node.unknown is not None:
+        return Unknown(node, path, group.name)
     if k in ("scalar", "dense"):
         _h5.expect_members(group, ["values", *extra], path)
         ds, info = _open_values(group, "values", node, path, count, node.shape if k == "dense" else ())
         return Leaf(ds, info, node, path)
     if k == "record":
         _h5.expect_members(group, [*node.field_names, *extra], path)
-        readers = [open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count)
+        readers = [Unknown(c, f"{path}.{f}", _h5.member_path(group, f)) if c.unknown is not None
+                   else open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count)
                    for f, c in zip(node.field_names, node.children)]
         return Record(node.field_names, readers, node, path)
     if k == "constant":
@@ -490,6 +544,8 @@ def open_field(group, node, path, count, extra=()):
         return UnionReader(group, node, path, count, extra)
     if k == "nullable":
         child = node.children[0]
+        if child.unknown is not None:
+            return Unknown(child, path, group.name)
         if child.kind not in ("scalar", "dense", "record", "constant", "list", "blob", "union"):
             raise mismatch(path, group.name, "a nullable scalar, dense, record, constant, list or union",
                            child.kind)
@@ -502,6 +558,8 @@ def open_field(group, node, path, count, extra=()):
 def open_item(parent, name, node, path, rows, extra=()):
     """The reader of list elements stored as member `name` of list group `parent`."""
     k = node.kind
+    if node.unknown is not None:
+        return Unknown(node, path, _h5.member_path(parent, name))
     if k in ("scalar", "dense"):
         if node.encoded_type == "String" or node.codec == S.JSON:
             raise mismatch(path, _h5.member_path(parent, name), "list elements of a fixed-size type",
@@ -525,6 +583,8 @@ def open_item(parent, name, node, path, rows, extra=()):
         return UnionReader(g, node, path, rows, extra)
     if k == "nullable":
         child = node.children[0]
+        if child.unknown is not None:
+            return Unknown(child, path, _h5.member_path(parent, name))
         if child.kind not in ("list", "string_values"):
             raise mismatch(path, _h5.member_path(parent, name), "nullable lists or strings as list elements",
                            f"nullable {child.kind}")

@@ -41,14 +41,16 @@ UUID_CODEC = "h5vec.UuidCodec"
 MAP_CODEC = "h5vec.MapCodec"
 TIME_CODECS = (INSTANT_CODEC, DATE_CODEC, TIME_OF_DAY_CODEC, DURATION_CODEC)
 
-# kind -> (schema identifier, accepted codecs)
+# kind -> (schema identifier, accepted codecs). A node whose kind, or whose
+# codec for its kind, is not here is *unknown* (a newer h5vec's): it is
+# listed but not read (`Node.unknown`).
 KINDS = {
     "scalar": (SCALAR, (IDENTITY, CHAR, ENUM, JSON) + TIME_CODECS),
     "dense": (DENSE, (IDENTITY, CHAR, ENUM, UUID_CODEC)),
     "record": (RECORD, (STRUCT, TUPLE, OFFSET_DATE_TIME_CODEC)),
     "constant": (CONSTANT, (IDENTITY, CONSTANT_CODEC)),
     "blob": (BLOB, (BINCODE,)),
-    "vls_string": (VLS, (H5VEC_CODEC, PLACEHOLDER_CODEC)),
+    "vls_string": (VLS, (H5VEC_CODEC, PLACEHOLDER_CODEC, JSON)),
     "list": (LIST, (H5VEC_CODEC, MAP_CODEC)),
     "string_values": (STRING_VALUES, (H5VEC_CODEC,)),
     "nullable": (NULLABLE, (MASK_CODEC,)),
@@ -67,6 +69,12 @@ NUMBERS = {
     "Float64": np.dtype("<f8"), "ComplexF32": np.dtype("<c8"), "ComplexF64": np.dtype("<c16"),
 }
 ENCODED_OF = {v: k for k, v in NUMBERS.items()}
+INTEGERS = tuple(k for k, v in NUMBERS.items() if v.kind in "iu")
+COMPLEX = ("ComplexF32", "ComplexF64")
+# SPEC section 4.6: each time codec's encoded type and unit.
+TIME_LAYOUT = {INSTANT_CODEC: ("Int64", "ns"), DATE_CODEC: ("Int32", "d"),
+               TIME_OF_DAY_CODEC: ("Int64", "ns"), DURATION_CODEC: ("Int64", "ns")}
+DAY_NS = 86_400 * 10**9
 
 STRINGS = ("kind", "schema", "codec", "logical_type", "encoded_type", "time_unit", "time_zone")
 MAX_DEPTH = 64
@@ -83,17 +91,23 @@ class Node:
     ``dimensions`` (Julia order), ``field_names``, ``children``, for
     enums whose labels are stored, ``labels`` (``{name: value}``), and for
     instants, dates, times of day and durations ``time_unit`` and
-    ``time_zone`` (SPEC section 4.6)."""
+    ``time_zone`` (SPEC section 4.6).
+
+    ``unknown`` is None for the nodes this version reads, else why it cannot
+    (``"unknown codec h5vec.FutureCodec (kind scalar)"``): a node of a newer
+    h5vec (an unknown kind, a codec its kind does not have here, an unknown
+    encoded_type), listed but not read."""
 
     __slots__ = ("kind", "schema", "codec", "logical_type", "encoded_type", "dimensions",
-                 "field_names", "children", "labels", "time_unit", "time_zone")
+                 "field_names", "children", "labels", "time_unit", "time_zone", "unknown")
 
     def __init__(self, kind, schema=None, codec=None, logical_type="", encoded_type=None,
                  dimensions=None, field_names=None, children=None, labels=None,
-                 time_unit=None, time_zone=None):
+                 time_unit=None, time_zone=None, unknown=None):
         self.kind = kind
         self.schema = schema if schema is not None else KINDS[kind][0]
         self.codec = codec if codec is not None else KINDS[kind][1][0]
+        self.unknown = unknown
         self.logical_type = logical_type
         self.encoded_type = encoded_type
         self.dimensions = list(dimensions) if dimensions is not None else None
@@ -151,7 +165,10 @@ class Node:
         return json.dumps(ser(self), separators=(",", ":"), ensure_ascii=False)
 
     def same_layout(self, other):
-        """Equal as far as the layout goes (logical types are descriptive)."""
+        """Equal as far as the layout goes (logical types are descriptive); never
+        for unknown nodes (their layout is not known here)."""
+        if self.unknown is not None or other.unknown is not None:
+            return False
         same_codec = self.codec == other.codec or {self.codec, other.codec} <= {IDENTITY, CONSTANT_CODEC}
         return (self.kind == other.kind and self.schema == other.schema and same_codec
                 and self.encoded_type == other.encoded_type and self.dimensions == other.dimensions
@@ -180,17 +197,24 @@ def read_node(group, path, depth=0):
         if key not in names:
             raise mismatch(path, group.name, f"schema entry `{key}`", "nothing")
         vals[key] = _read_str(group, key, path)
-    kind = vals["kind"]
+    kind, codec = vals["kind"], vals["codec"]
+    unknown = None
     if kind not in KINDS:
-        raise mismatch(path, group.name, f"a schema kind of {sorted(KINDS)}", f"`{kind}`")
-    want_schema, codecs = KINDS[kind]
-    if vals["schema"] != want_schema:
-        raise mismatch(path, group.name, f"schema `{want_schema}` for kind `{kind}`", f"`{vals['schema']}`")
-    if vals["codec"] not in codecs:
-        raise mismatch(path, group.name, f"a codec of {list(codecs)} for kind `{kind}`", f"`{vals['codec']}`")
-    node = Node(kind, vals["schema"], vals["codec"], _read_str(group, "logical_type", path) or "",
+        unknown = f"unknown kind {kind} (codec {codec})"
+    else:
+        want_schema, codecs = KINDS[kind]
+        if vals["schema"] != want_schema:
+            raise mismatch(path, group.name, f"schema `{want_schema}` for kind `{kind}`", f"`{vals['schema']}`")
+        if codec not in codecs:
+            unknown = f"unknown codec {codec} (kind {kind})"
+    node = Node(kind, vals["schema"], codec, _read_str(group, "logical_type", path) or "",
                 _read_str(group, "encoded_type", path), time_unit=_read_str(group, "time_unit", path),
-                time_zone=_read_str(group, "time_zone", path))
+                time_zone=_read_str(group, "time_zone", path), unknown=unknown)
+    if (unknown is None and kind in ("scalar", "dense", "vls_string", "string_values", "fill_nullable")
+            and node.encoded_type is not None and node.encoded_type not in ENCODED):
+        node.unknown = f"unknown encoded_type {node.encoded_type} (kind {kind}, codec {codec})"
+    if node.unknown is not None:
+        return _read_unknown(group, names, node, path, depth)
     if "dimensions" in names:
         ds = _h5.open_dataset(group, "dimensions", path)
         info = _h5.type_info(ds)
@@ -228,6 +252,24 @@ def read_node(group, path, depth=0):
     node.children = children
     node.labels = _read_labels(group, names, path)
     _check_node(node, group, path)
+    return node
+
+
+def _read_unknown(group, names, node, path, depth):
+    """What can be shown of a node this version cannot read: its strings, and
+    its children when they read (a newer layout may differ below it)."""
+    if "children" in names:
+        try:
+            ch = _h5.open_group(group, "children", path)
+            cnames = _h5.members(ch, path)
+            if len(cnames) <= MAX_CHILDREN and sorted(cnames, key=lambda s: (len(s), s)) == \
+                    [str(i) for i in range(1, len(cnames) + 1)]:
+                node.children = [read_node(_h5.open_group(ch, str(i), path), f"{path}.<{i}>", depth + 1)
+                                 for i in range(1, len(cnames) + 1)]
+        except FormatError as e:
+            if "deeper than" in e.message:
+                raise
+            node.children = []
     return node
 
 
@@ -280,12 +322,40 @@ def _check_node(node, group, path):
         raise mismatch(path, loc, "encoded_type `String` for JSON", f"`{node.encoded_type}`")
     if node.codec == CHAR and node.encoded_type != "Int32":
         raise mismatch(path, loc, "encoded_type `Int32` for a char", f"`{node.encoded_type}`")
-    if node.codec == ENUM and node.encoded_type not in NUMBERS:
+    if node.codec == ENUM and node.encoded_type not in INTEGERS:
         raise mismatch(path, loc, "an integer encoded_type for an enum", f"`{node.encoded_type}`")
+    if node.codec in TIME_LAYOUT:
+        enc, unit = TIME_LAYOUT[node.codec]
+        if (node.encoded_type, node.time_unit) != (enc, unit):
+            raise mismatch(path, loc, f"{node.codec} of {enc} counting `{unit}`",
+                           f"{node.encoded_type} counting {node.time_unit!r}")
+    if node.codec == UUID_CODEC and (node.encoded_type != "UInt8" or node.dimensions != [16]):
+        raise mismatch(path, loc, "a UUID of UInt8 dimensions [16]",
+                       f"{node.encoded_type} dimensions {node.dimensions}")
+    if node.codec == OFFSET_DATE_TIME_CODEC:
+        _check_offset_date_time(node, loc, path)
+    if k == "list" and node.codec == MAP_CODEC and node.children[0].unknown is None:
+        entry = node.children[0]
+        if entry.kind != "record" or entry.field_names != ["key", "value"]:
+            raise mismatch(f"{path}[]", loc, "a map entry: a record with fields ['key', 'value']",
+                           f"a `{entry.kind}` node with fields {entry.field_names}")
     if k == "union":
         _check_union(node, loc, path)
     if k == "nullable" and node.children[0].kind in ("nullable", "vls_string", "fill_nullable"):
         raise FormatError(path, loc, f"a nullable around a `{node.children[0].kind}` node")
+
+
+def _check_offset_date_time(node, loc, path):
+    """SPEC section 4.6: `{instant, offset_seconds}`, an instant and an Int32."""
+    if any(c.unknown is not None for c in node.children):
+        return  # not read at all
+    inst, off = node.children if node.field_names == ["instant", "offset_seconds"] else (None, None)
+    ok = (inst is not None and inst.kind == "scalar" and inst.codec == INSTANT_CODEC
+          and off.kind == "scalar" and off.codec == IDENTITY and off.encoded_type == "Int32")
+    if not ok:
+        found = [(f, c.kind, c.codec, c.encoded_type) for f, c in zip(node.field_names, node.children)]
+        raise mismatch(path, loc, "an offset date-time record {instant: an instant, offset_seconds: Int32}",
+                       found)
 
 
 def _check_union(node, loc, path):
@@ -303,7 +373,7 @@ def _check_union(node, loc, path):
     for name, child in zip(labels, node.children):
         if not name or name in (".", "..", "TAG", "INDEX") or "/" in name or "\0" in name:
             raise FormatError(path, loc, f"invalid variant name {name!r}")
-        if child.kind not in ("record", "constant"):
+        if child.kind not in ("record", "constant") and child.unknown is None:
             raise mismatch(path, loc, f"a record or constant child for variant {name!r}", f"`{child.kind}`")
 
 

@@ -112,13 +112,13 @@ class Vector:
     def columns(self):
         """Dotted leaf paths (records are flattened; lists are leaves)."""
         root = self.node.children[0] if self.node.kind == "nullable" else self.node
-        if root.kind != "record":
+        if not _is_record(root):
             return [ROOT]
         out = []
 
         def walk(node, prefix):
-            n = node.children[0] if node.kind == "nullable" and node.children[0].kind == "record" else node
-            if n.kind == "record":
+            n = node.children[0] if node.kind == "nullable" and _is_record(node.children[0]) else node
+            if _is_record(n):
                 for f, c in zip(n.field_names, n.children):
                     walk(c, f"{prefix}.{f}" if prefix else f)
             else:
@@ -148,7 +148,7 @@ class Vector:
         if isinstance(columns, str):
             columns = [columns]
         root = self.node.children[0] if self.node.kind == "nullable" else self.node
-        if root.kind != "record":
+        if not _is_record(root):
             for c in columns:
                 if c != ROOT:
                     raise KeyError(f"no column {c!r}; columns: {self.columns}")
@@ -162,7 +162,7 @@ class Vector:
             i = 0
             while i < len(parts):
                 n = node.children[0] if node.kind == "nullable" else node
-                if n.kind != "record":
+                if not _is_record(n):
                     raise KeyError(f"no column {c!r}; columns: {self.columns}")
                 for j in range(len(parts), i, -1):
                     name = ".".join(parts[i:j])
@@ -191,7 +191,8 @@ class Vector:
         return _as_numpy(col, parse_json)
 
     def to_arrow(self, columns=None, rows=None):
-        """A pyarrow.Table: records are struct columns, lists large_list, strings large_string."""
+        """A pyarrow.Table: records are struct columns, lists large_list, strings
+        large_string, maps map, enums with data dense unions (python/README.md)."""
         import pyarrow as pa
         col, _, _ = self._read_col(columns, rows)
         return _as_arrow(col, pa)
@@ -203,8 +204,12 @@ class Vector:
         return _as_pandas(col, pd, a, b, parse_json)
 
     def to_polars(self, columns=None, rows=None):
+        """A polars.DataFrame (via Arrow); enums with data in the flat form
+        (python/README.md), UUIDs as 16-byte Binary."""
         import polars as pl
-        return pl.from_arrow(self.to_arrow(columns, rows), rechunk=False)
+        import pyarrow as pa
+        col, _, _ = self._read_col(columns, rows)
+        return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), rechunk=False)
 
     def chunk_rows(self):
         """The rows per chunk of the vector's first chunked dataset (the natural batch size)."""
@@ -238,7 +243,7 @@ class Vector:
             elif format == "polars":
                 import polars as pl
                 import pyarrow as pa
-                yield pl.from_arrow(_as_arrow(col, pa))
+                yield pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)))
             else:
                 raise ValueError(f"unknown format {format!r}")
 
@@ -264,19 +269,30 @@ def _is_root_record(col):
     return isinstance(col, C.Rec)
 
 
-def _as_arrow(col, pa):
+def _is_record(node):
+    """A record whose fields are columns (not an unknown node of kind record)."""
+    return node.kind == "record" and node.unknown is None
+
+
+def _polars_target(pl):
+    """Arrow for polars: enums with data in the flat form (polars has no
+    unions), UUIDs as their 16 bytes, f16 as Float32 where polars has no Float16."""
+    return C.Target(flat=True, half=hasattr(pl, "Float16"), uuid_ext=False)
+
+
+def _as_arrow(col, pa, target=C.ARROW):
     if isinstance(col, C.Rec) and col.valid is None:
-        arrays = [C.to_arrow(c, pa) for c in col.children]
+        arrays = [C.to_arrow(c, pa, target, f"$.{name}") for name, c in zip(col.names, col.children)]
         fields = [pa.field(name, arr.type, nullable=c.valid is not None or isinstance(c, C.Const),
-                           metadata=C.field_metadata(c.node))
+                           metadata=C.field_metadata(c.node, target))
                   for name, c, arr in zip(col.names, col.children, arrays)]
         schema = pa.schema(fields, metadata={b"h5vec.root": col.node.kind.encode()})
         if not arrays:
             return pa.table({}, schema=schema)
         return pa.Table.from_arrays(arrays, schema=schema)
-    arr = C.to_arrow(col, pa)
+    arr = C.to_arrow(col, pa, target)
     f = pa.field(ROOT, arr.type, nullable=col.valid is not None or isinstance(col, C.Const),
-                 metadata=C.field_metadata(col.node))
+                 metadata=C.field_metadata(col.node, target))
     return pa.Table.from_arrays([arr], schema=pa.schema([f], metadata={b"h5vec.root": b"value"}))
 
 

@@ -2132,4 +2132,3 @@ def _same_variants(stored, node):
     if stored.kind == "union" and stored.labels != node.labels:
         return False
     return all(_same_variants(a, b) for a, b in zip(stored.children, node.children))
-

@@ -14,8 +14,13 @@ def read_vector(path, name, columns=None, partition_rows=None):
 
     Partitions hold `partition_rows` rows (default: about 1,048,576), rounded
     to a multiple of the vector's chunk length so that no chunk is read by two
-    partitions; the index is the row number, with known divisions.
+    partitions; the index is the row number, with known divisions. Columns
+    have the dtypes of `Vector.to_pandas` (Dask's conversion of object
+    columns to strings is off for this frame: it would turn lists, maps and
+    UUIDs into their text). A column of a kind or codec this version does
+    not know raises `FormatError` here unless `columns` leaves it out.
     """
+    import dask
     import dask.dataframe as dd
 
     with open_vector(path, name) as v:
@@ -30,7 +35,8 @@ def read_vector(path, name, columns=None, partition_rows=None):
     parts = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
     # Divisions: each partition's first row, then the last row of the last one.
     divisions = [a for a, _ in parts] + [max(parts[-1][1] - 1, parts[-1][0])]
-    return dd.from_map(_Part(str(path), name, columns), parts, meta=meta, divisions=divisions)
+    with dask.config.set({"dataframe.convert-string": False}):
+        return dd.from_map(_Part(str(path), name, columns), parts, meta=meta, divisions=divisions)
 
 
 class _Part:

@@ -431,7 +431,9 @@ def polars_full(rows=range(N)):
     Binary, f16 as Float32, complex as structs {r, i}, maps as lists of {key, value},
     enums with data in the flat form (a `variant` column and one struct per variant)."""
     rows = list(rows)
-    kv = lambda d: None if d is None else [{"key": k, "value": v} for k, v in d.items()]  # noqa: E731
+
+    def kv(d):
+        return None if d is None else [{"key": k, "value": v} for k, v in d.items()]
     flat_t = pl.Struct({"variant": pl.Categorical, "Circle": pl.Struct({"r": pl.Float64}),
                         "Rect": pl.Struct({"1": pl.Float64, "2": pl.Float64})})
     df = polars_times(rows)
@@ -747,7 +749,8 @@ def test_enum_with_data_mistakes(tmp_path):
     t = pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t, {"h5vec.union": "flat"})]))
     refused(tmp_path, t, "$.s", "needs the union's schema node")
     # Unmarked, the same struct is a record (the layout comes from the types).
-    h5vec.save_vector(str(tmp_path / "rec.h5"), "v", pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t)])))
+    rec = pa.Table.from_arrays([flat_a], schema=pa.schema([nn("s", flat_t)]))
+    h5vec.save_vector(str(tmp_path / "rec.h5"), "v", rec)
     assert node_of(str(tmp_path / "rec.h5"), "v").children[0].kind == "record"
     h5vec.save_vector(str(tmp_path / "ref.h5"), "v", arrow_table(range(3)))
     union = h5vec.open_vector(str(tmp_path / "ref.h5"), "v").schema
