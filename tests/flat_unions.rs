@@ -334,6 +334,10 @@ fn flat_form_saves_back_as_the_enum() {
     append_record_batch(&f, "grow", &read_vector(&f, "v").unwrap().slice(20, 5)).unwrap();
     append_record_batch(&f, "grow", &flat.slice(25, 5)).unwrap();
     assert_eq!(load_vector::<Scene>(&f, "grow").unwrap(), rows);
+    // A slice of the union batch flattens to its rows.
+    let part = flatten_unions(&read_vector(&f, "v").unwrap().slice(3, 4)).unwrap();
+    save_record_batch(&f, "part", &part, &SaveOptions::default()).unwrap();
+    assert_eq!(load_vector::<Scene>(&f, "part").unwrap(), rows[3..7]);
     // A vector of enums (not a record): the one column `value`.
     let plain: Vec<Shape> = (0..7).map(shape).collect();
     h5vec::save_vector(&f, "plain", &plain).unwrap();
@@ -531,7 +535,10 @@ fn flat_form_errors_name_the_field_and_row() {
     let e = save_record_batch(
         &f,
         "h",
-        &item_batch(Arc::new(StringArray::from(vec![Some("Circle"), None])), &node),
+        &item_batch(
+            Arc::new(StringArray::from(vec![Some("Circle"), None])),
+            &node,
+        ),
         &SaveOptions::default(),
     )
     .unwrap_err();
@@ -707,10 +714,7 @@ struct TableRow {
 #[test]
 fn batches_columns_of_tables_and_vls_arrays() {
     let f = mem_file();
-    let rows = [
-        TableRow { a: 1, b: vec![7] },
-        TableRow { a: 2, b: vec![] },
-    ];
+    let rows = [TableRow { a: 1, b: vec![7] }, TableRow { a: 2, b: vec![] }];
     h5vec::h5col::save_table(&f, "t", &rows).unwrap();
     let b = batches_columns(&f, "t", &["b"], None, 10)
         .unwrap()

@@ -35,8 +35,8 @@ use super::write::node::{field_node, parse};
 /// The column of variant names in the flat form.
 const VARIANT: &str = "variant";
 
-/// Every enum with data (dense or sparse `Union` column) of `batch`, at any
-/// depth (batch columns, struct fields, list and map items, the fields of
+/// Every enum with data (dense `Union` column, as [`read_vector`](super::read_vector)
+/// gives it) of `batch`, at any depth (batch columns, struct fields, list and map items, the fields of
 /// other unions' variants), replaced by its **flat form**, for the formats
 /// and libraries without unions (Parquet, polars, CSV, JSON lines):
 ///

@@ -9,7 +9,12 @@
 //! columns), lists LargeList, `Option` validity, constants Null. Every
 //! field carries its schema node in its metadata (`h5vec.schema`), so the
 //! batch says how to write the same layout back. Every check of a typed
-//! load applies: a malformed file is an error naming the field path.
+//! load applies: a malformed file is an error naming the field path. A
+//! field whose kind or codec this version does not know (a file from a
+//! newer h5vec) is listed as a `Null` field marked `h5vec.unknown`, and is
+//! an error only when read: [`batches_columns`] reads the others.
+//! [`flatten_unions`] gives enums with data a form without Arrow unions
+//! (for Parquet, polars, CSV), which the writers store as the enum again.
 //!
 //! ```
 //! use h5vec::arrow::arrow_array::{cast::AsArray, types::Float64Type, Array};
