@@ -513,6 +513,8 @@ def field_metadata(node, target=ARROW):
         md[b"h5vec.labels"] = json.dumps(node.labels).encode()
     if target.flat and inner.kind == "union":
         md[b"h5vec.union"] = b"flat"
+    if inner.unknown is not None:
+        md[b"h5vec.unknown"] = b"true"  # no rows of it were read (SPEC section 11)
     return md
 
 

@@ -176,13 +176,30 @@ def _complex(raw, want):
 
 
 class Unknown:
-    """A node this version cannot read (`Node.unknown`): opening it is fine, reading it an error."""
+    """A node this version cannot read (`Node.unknown`), as SPEC section 11 says:
+    opening it is fine, reading it an error naming its path. `lenient` (list
+    items, map values, union variants: inside a column that is otherwise
+    read) reads no rows as an empty constant column; only rows that need it
+    are the error."""
 
-    def __init__(self, node, path, location):
-        self.node, self.path, self.location = node, path, location
+    def __init__(self, node, path, location, lenient=False, reason=None):
+        self.node, self.path, self.location, self.lenient = node, path, location, lenient
+        self.reason = reason or node.unknown
 
     def read(self, a, b, sel=None):
-        raise FormatError(self.path, self.location, f"{self.node.unknown}: this version of h5vec cannot read it")
+        if self.lenient and b <= a:
+            return Const(0, self.node)
+        raise FormatError(self.path, self.location, f"{self.reason}: this version of h5vec cannot read it")
+
+
+def _unknown_map_key(node, path, location, lenient):
+    """A map whose key node is unknown is unknown as a whole (SPEC section 11)."""
+    if node.codec != S.MAP_CODEC or node.children[0].unknown is not None:
+        return None
+    key = node.children[0].children[0]
+    if key.unknown is None:
+        return None
+    return Unknown(node, path, location, lenient, f"{key.unknown} (the map's key)")
 
 
 def _vlen_strings(objs, node, path, location, a):
@@ -434,10 +451,10 @@ class UnionReader:
             hi = lo + len(rows)
             g = _h5.open_group(self.group, name, self.path)
             vpath = f"{self.path}.{name}"
-            reader = open_field(g, cnode, vpath, 0)
+            reader = open_field(g, cnode, vpath, 0, lenient=True)
             try:
                 if hi:
-                    reader = open_field(g, cnode, vpath, hi)
+                    reader = open_field(g, cnode, vpath, hi, lenient=True)
             except FormatError as e:
                 last = a + int(rows[-1])
                 raise FormatError(self.path, f"{self.index.name}[{last}]",
@@ -511,19 +528,20 @@ def _open_mask(group, path, rows):
     return ds
 
 
-def open_field(group, node, path, count, extra=()):
-    """The reader of a field whose data group is `group` (SPEC sections 3-4)."""
+def open_field(group, node, path, count, extra=(), lenient=False):
+    """The reader of a field whose data group is `group` (SPEC sections 3-4);
+    `lenient`: inside list items or union variants (see `Unknown`)."""
     k = node.kind
     if node.unknown is not None:
-        return Unknown(node, path, group.name)
+        return Unknown(node, path, group.name, lenient)
     if k in ("scalar", "dense"):
         _h5.expect_members(group, ["values", *extra], path)
         ds, info = _open_values(group, "values", node, path, count, node.shape if k == "dense" else ())
         return Leaf(ds, info, node, path)
     if k == "record":
         _h5.expect_members(group, [*node.field_names, *extra], path)
-        readers = [Unknown(c, f"{path}.{f}", _h5.member_path(group, f)) if c.unknown is not None
-                   else open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count)
+        readers = [Unknown(c, f"{path}.{f}", _h5.member_path(group, f), lenient) if c.unknown is not None
+                   else open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count, lenient=lenient)
                    for f, c in zip(node.field_names, node.children)]
         return Record(node.field_names, readers, node, path)
     if k == "constant":
@@ -539,18 +557,20 @@ def open_field(group, node, path, count, extra=()):
             raise mismatch(path, group.name, "a scalar String child of vls_string", f"`{child.kind}`")
         return Vls(group, node, path, count)
     if k == "list":
-        return ListReader(group, node, path, count, extra)
+        return _unknown_map_key(node, path, group.name, lenient) or ListReader(group, node, path, count, extra)
     if k == "union":
         return UnionReader(group, node, path, count, extra)
     if k == "nullable":
         child = node.children[0]
         if child.unknown is not None:
-            return Unknown(child, path, group.name)
+            return Unknown(child, path, group.name, lenient)
+        if child.kind == "list" and _unknown_map_key(child, path, group.name, lenient):
+            return _unknown_map_key(child, path, group.name, lenient)
         if child.kind not in ("scalar", "dense", "record", "constant", "list", "blob", "union"):
             raise mismatch(path, group.name, "a nullable scalar, dense, record, constant, list or union",
                            child.kind)
         mask = _open_mask(group, path, count)
-        inner = open_field(group, child, path, count, (*extra, MASK))
+        inner = open_field(group, child, path, count, (*extra, MASK), lenient)
         return Nullable(mask, inner, node, path)
     raise mismatch(path, group.name, "a field kind", f"`{k}` (only valid inside a list)")
 
@@ -558,8 +578,9 @@ def open_field(group, node, path, count, extra=()):
 def open_item(parent, name, node, path, rows, extra=()):
     """The reader of list elements stored as member `name` of list group `parent`."""
     k = node.kind
+    loc = _h5.member_path(parent, name)
     if node.unknown is not None:
-        return Unknown(node, path, _h5.member_path(parent, name))
+        return Unknown(node, path, loc, lenient=True)
     if k in ("scalar", "dense"):
         if node.encoded_type == "String" or node.codec == S.JSON:
             raise mismatch(path, _h5.member_path(parent, name), "list elements of a fixed-size type",
@@ -572,11 +593,12 @@ def open_item(parent, name, node, path, rows, extra=()):
     if k == "string_values":
         return StringValues(_h5.open_group(parent, name, path), node, path, rows, extra)
     if k == "list":
-        return ListReader(_h5.open_group(parent, name, path), node, path, rows, extra)
+        return _unknown_map_key(node, path, loc, True) or \
+            ListReader(_h5.open_group(parent, name, path), node, path, rows, extra)
     if k == "record":
         g = _h5.open_group(parent, name, path)
         _check_class(g, "RECORD_VALUES", path)
-        return open_field(g, node, path, rows, extra)
+        return open_field(g, node, path, rows, extra, lenient=True)
     if k == "union":
         g = _h5.open_group(parent, name, path)
         _check_class(g, "UNION_VALUES", path)
@@ -584,7 +606,9 @@ def open_item(parent, name, node, path, rows, extra=()):
     if k == "nullable":
         child = node.children[0]
         if child.unknown is not None:
-            return Unknown(child, path, _h5.member_path(parent, name))
+            return Unknown(child, path, loc, lenient=True)
+        if child.kind == "list" and _unknown_map_key(child, path, loc, True):
+            return _unknown_map_key(child, path, loc, True)
         if child.kind not in ("list", "string_values"):
             raise mismatch(path, _h5.member_path(parent, name), "nullable lists or strings as list elements",
                            f"nullable {child.kind}")

@@ -58,6 +58,10 @@ KINDS = {
     "union": (UNION, (H5VEC_CODEC,)),
 }
 
+# Every codec identifier this version knows: one of them where its kind does
+# not take it is a malformed node (an error), any other codec an unknown one.
+KNOWN_CODECS = frozenset(c for _, cs in KINDS.values() for c in cs)
+
 # A union's TAG is an HDF5 enum over uint8, or uint16 past 256 variants (SPEC section 4.4).
 MAX_VARIANTS = 1 << 16
 
@@ -95,8 +99,7 @@ class Node:
 
     ``unknown`` is None for the nodes this version reads, else why it cannot
     (``"unknown codec h5vec.FutureCodec (kind scalar)"``): a node of a newer
-    h5vec (an unknown kind, a codec its kind does not have here, an unknown
-    encoded_type), listed but not read."""
+    h5vec (an unknown kind, codec or encoded_type), listed but not read."""
 
     __slots__ = ("kind", "schema", "codec", "logical_type", "encoded_type", "dimensions",
                  "field_names", "children", "labels", "time_unit", "time_zone", "unknown")
@@ -206,6 +209,8 @@ def read_node(group, path, depth=0):
         if vals["schema"] != want_schema:
             raise mismatch(path, group.name, f"schema `{want_schema}` for kind `{kind}`", f"`{vals['schema']}`")
         if codec not in codecs:
+            if codec in KNOWN_CODECS:
+                raise mismatch(path, group.name, f"a codec of {list(codecs)} for kind `{kind}`", f"`{codec}`")
             unknown = f"unknown codec {codec} (kind {kind})"
     node = Node(kind, vals["schema"], codec, _read_str(group, "logical_type", path) or "",
                 _read_str(group, "encoded_type", path), time_unit=_read_str(group, "time_unit", path),

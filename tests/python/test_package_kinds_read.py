@@ -655,3 +655,50 @@ def test_unknown_root_opens_and_names_the_vector(types_file, tmp_path):  # noqa:
     assert v.columns == ["value"] and v.schema["kind"] == "tensor" and len(v) == 5
     _unknown_field_raises(v, "$", "unknown kind tensor \\(codec HDF5Vectors.IdentityCodec\\)")
     assert h5vec.open_vector(path, "rows").read(columns=["level"])["level"].tolist() == [level(i) for i in range(N)]
+
+
+def test_unknown_inside_a_read_column_fails_only_on_rows_that_need_it(types_file, tmp_path):  # noqa: F811
+    # Map values (and list items, union variants) of an unknown node: rows without entries read.
+    path = _patched(types_file, tmp_path,
+                    lambda f: _set_str(f, f"{_child(f, 'prices')}/children/1/children/2/kind", "tensor"))
+    v = h5vec.open_vector(path, "rows")
+    assert v.read(columns=["prices"], rows=slice(0, 1))["prices"].tolist() == [[]]
+    t = v.to_arrow(columns=["prices"], rows=slice(3, 4))
+    assert t.column("prices").to_pylist() == [[]]
+    value = t.schema.field("prices").type.item_field
+    assert value.type == pa.null() and value.nullable and value.metadata[b"h5vec.unknown"] == b"true"
+    with pytest.raises(h5vec.FormatError, match="unknown kind tensor") as e:
+        v.read(columns=["prices"], rows=slice(0, 2))
+    assert e.value.path == "$.prices[].value"
+
+
+def test_a_map_with_an_unknown_key_is_unknown_as_a_whole(types_file, tmp_path):  # noqa: F811
+    path = _patched(types_file, tmp_path,
+                    lambda f: _set_str(f, f"{_child(f, 'prices')}/children/1/children/1/kind", "tensor"))
+    v = h5vec.open_vector(path, "rows")
+    with pytest.raises(h5vec.FormatError, match=r"unknown kind tensor .*\(the map's key\)") as e:
+        v.read(columns=["prices"], rows=slice(0, 1))  # even a row without entries
+    assert e.value.path == "$.prices"
+    assert v.read(columns=["tags"])["tags"][1][0][0] == 1
+
+
+def test_a_union_variant_of_an_unknown_codec_fails_only_on_its_rows(enums_file, tmp_path):  # noqa: F811
+    from test_package_unions import event, plain
+    path = tmp_path / "future.h5"
+    shutil.copy(enums_file.filename, path)
+    with h5py.File(path, "r+") as f:
+        _set_str(f, f"{_child(f, 'event')}/children/2/codec", "h5vec.FutureCodec")  # Tick
+    v = h5vec.open_vector(str(path), "rows")
+    assert [plain(r) for r in v.read(columns=["event"], rows=slice(2, 5))["event"]] == [event(i) for i in range(2, 5)]
+    assert v.to_arrow(columns=["event"], rows=slice(2, 5)).column("event").type.field(1).type == pa.struct([])
+    for read in (v.read, v.to_arrow, v.to_polars):
+        with pytest.raises(h5vec.FormatError, match="unknown codec h5vec.FutureCodec \\(kind record\\)") as e:
+            read(columns=["event"], rows=slice(0, 2))
+        assert e.value.path == "$.event.Tick"
+
+
+def test_a_known_codec_on_the_wrong_kind_is_still_an_error_on_open(types_file, tmp_path):  # noqa: F811
+    path = _patched(types_file, tmp_path, lambda f: _set_str(f, f"{_child(f, 'took')}/codec", "h5vec.UuidCodec"))
+    with pytest.raises(h5vec.FormatError, match="for kind `scalar`, found `h5vec.UuidCodec`") as e:
+        h5vec.open_vector(path, "rows")
+    assert e.value.path == "$.took"
