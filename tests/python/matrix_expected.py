@@ -17,10 +17,43 @@ tagged integers, unions as tagged dicts), `pandas_plain` / `numpy_plain`
 
 import datetime
 import json
+import os
 import re
+import subprocess
 import uuid
+from pathlib import Path
 
 import numpy as np
+
+WORKSPACE = Path(__file__).resolve().parent.parent.parent
+
+
+def build_example():
+    """`cargo build --example xlang_matrix` (once per session: cargo does nothing the second time); returns the
+    executable."""
+    cmd = ["cargo", "build", "--quiet", "-p", "h5vec", "--example", "xlang_matrix",
+           "--features", "chrono,uuid,half,num-complex", "--message-format=json-render-diagnostics"]
+    if os.environ.get("XLANG_CARGO_PROFILE") == "release":
+        cmd.append("--release")
+    proc = subprocess.run(cmd, cwd=WORKSPACE, stdout=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, "building examples/xlang_matrix.rs failed"
+    exe = None
+    for line in proc.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg.get("target", {}).get("name") == "xlang_matrix":
+            exe = msg.get("executable") or exe
+    assert exe, "cargo did not report the xlang_matrix executable"
+    return exe
+
+
+def write_matrix(directory, exe=None):
+    """`xlang_matrix write` into `directory`: (h5 path, EXPECTED.json path, {name: vector})."""
+    exe = exe or build_example()
+    h5, expected = Path(directory) / "matrix.h5", Path(directory) / "expected.json"
+    proc = subprocess.run([exe, "write", str(h5), str(expected)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(expected.read_text())
+    return h5, expected, {v["name"]: v for v in doc["vectors"]}
 
 NAMES = [
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "bool", "char", "string", "enum_i16",

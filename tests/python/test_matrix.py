@@ -77,31 +77,13 @@ H5VEC = next((p for p in _candidates() if p.is_file()), None)
 
 @pytest.fixture(scope="session")
 def matrix_exe():
-    cmd = ["cargo", "build", "--quiet", "-p", "h5vec", "--example", "xlang_matrix",
-           "--features", "chrono,uuid,half,num-complex", "--message-format=json-render-diagnostics"]
-    if os.environ.get("XLANG_CARGO_PROFILE") == "release":
-        cmd.append("--release")
-    proc = subprocess.run(cmd, cwd=WORKSPACE, stdout=subprocess.PIPE, text=True)
-    assert proc.returncode == 0, "building examples/xlang_matrix.rs failed"
-    exe = None
-    for line in proc.stdout.splitlines():
-        msg = json.loads(line)
-        if msg.get("reason") == "compiler-artifact" and msg.get("target", {}).get("name") == "xlang_matrix":
-            exe = msg.get("executable") or exe
-    assert exe, "cargo did not report the xlang_matrix executable"
-    return exe
+    return mx.build_example()
 
 
 @pytest.fixture(scope="session")
 def matrix(matrix_exe, tmp_path_factory):
     """(path of the Rust-written file, path of EXPECTED.json, {name: {"type", "rows"}})."""
-    d = tmp_path_factory.mktemp("matrix")
-    h5, expected = d / "matrix.h5", d / "expected.json"
-    proc = subprocess.run([matrix_exe, "write", str(h5), str(expected)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(expected.read_text())
-    return h5, expected, {v["name"]: v for v in doc["vectors"]}
+    return mx.write_matrix(tmp_path_factory.mktemp("matrix"), matrix_exe)
 
 
 def run_check(exe, h5, expected):
