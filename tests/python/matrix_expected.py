@@ -1020,6 +1020,19 @@ class TableParser:
             kids = [(n, f) for n, f in ty["variants"] if f is not None]
             name = self.leaf([", ", "}"])
             out = {"variant": name}
+            f = dict(ty["variants"]).get(name)
+            if name not in names:
+                fail(path, f"variant {name!r} in table cell {self.s!r}")
+            if not any(self.peek(", " + n + ": ") for n, _ in kids) or \
+                    (f is not None and any(self.peek(", " + fn + ": ") for fn, _ in f["fields"])):
+                # the JSON lines form: {variant: V, field: value, ...}
+                fields = f["fields"] if f is not None else []
+                for k, (fn, ft) in enumerate(fields):
+                    self.eat(", " + fn + ": ", path)
+                    out[fn] = self.value(ft, [", " + fields[k + 1][0] + ": "] if k + 1 < len(fields) else ["}"],
+                                         f"{path}.{fn}")
+                self.eat("}", path)
+                return out
             for n, f in kids:
                 self.eat(", " + n + ": ", path)
                 out[n] = self.value({"t": "option", "some": f}, [", " + m + ": " for m, _ in kids] + ["}"],
