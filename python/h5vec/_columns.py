@@ -465,14 +465,14 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
                 cat_codes = np.where(v, cat_codes, -1)
             cats = pd.Categorical.from_codes(cat_codes, categories=[names[i] for i in order])
             return pd.Series(cats, name=name, index=index)
-    if isinstance(col, Prim) and col.values.ndim > 1 and col.tag in ("num", "bool"):
+    if isinstance(col, Prim) and col.values.ndim > 1:
         pa = _pyarrow()
         if pa is not None:
-            # Zero-copy: an Arrow fixed_size_list column (pandas ArrowDtype).
-            arr = to_arrow(Prim(col.values, col.tag, col.node, v), pa)
+            # Zero-copy for numbers: an Arrow fixed_size_list column (pandas ArrowDtype).
+            arr = to_arrow(Prim(col.values, col.tag, col.node, v, col.labels), pa)
             return pd.Series(pd.arrays.ArrowExtensionArray(arr), name=name, index=index)
         rows = np.empty(col.n, dtype=object)
-        rows[:] = list(col.values)
+        rows[:] = list(to_numpy(Prim(col.values, col.tag, col.node, None, col.labels)))
         return pd.Series(_nulls(rows, v), name=name, index=index)
     return pd.Series(to_numpy(col, valid, parse_json), name=name, index=index, dtype=object)
 
@@ -576,16 +576,19 @@ def to_arrow(col, pa, target=ARROW, path="$"):
             flat = pa.Array.from_buffers(pa.large_string(), col.values.size,
                                          [None, pa.py_buffer(offs), pa.py_buffer(data)])
             return _fixed(pa, flat, col.values.shape[1:], v)
-        if col.tag == "enum" and col.labels and col.values.ndim == 1:
+        if col.tag == "enum" and col.labels:
             names = list(col.labels.keys())
             vals = np.array(list(col.labels.values()), dtype=np.int64)
             order = np.argsort(vals, kind="stable")
             svals = vals[order]
-            codes = col.values.astype(np.int64)
+            codes = col.values.reshape(-1).astype(np.int64)
             pos = np.clip(np.searchsorted(svals, codes), 0, max(len(svals) - 1, 0))
             if len(svals) and (svals[pos] == codes).all():
-                idx = pa.array(pos.astype(np.int32), mask=mask)
-                return pa.DictionaryArray.from_arrays(idx, pa.array([names[i] for i in order], pa.string()))
+                dense = col.values.ndim > 1
+                nulls = None if v is None or dense else ~v
+                idx = pa.array(pos.astype(np.int32), mask=nulls)
+                arr = pa.DictionaryArray.from_arrays(idx, pa.array([names[i] for i in order], pa.string()))
+                return _fixed(pa, arr, col.values.shape[1:], v) if dense else arr
         vals = col.values
         flat = pa.array(vals.reshape(-1))
         if vals.ndim == 1:

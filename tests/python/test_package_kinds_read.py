@@ -392,6 +392,9 @@ NESTED_N = 4
 TS = [I64.min, I64.max, 0, -1, 5]
 IDS = [uuid.UUID(int=(7 << 120) + k) for k in range(4)]
 HALF_BITS = [0x7E01, 0x8000, 0x0001, 0x7C00]
+LABELS = {"New": -1, "Open": 3, "Closed": 300}
+DENSE_ENUM = [["New", "Open"], ["Closed", "New"], ["Open", "Open"], ["Closed", "Closed"]]
+DENSE_CHAR = [["a", "\U0001F600"], ["b", "c"], ["\0", "d"], ["e", "f"]]
 
 
 @pytest.fixture(scope="module")
@@ -412,6 +415,9 @@ def nested(tmp_path_factory):
         "pair": _node("dense", S.IDENTITY, "Float16", dimensions=[2]),
         "paris": _node("scalar", S.INSTANT_CODEC, "Int64", time_unit="ns", time_zone="Europe/Paris"),
         "naive": _node("scalar", S.INSTANT_CODEC, "Int64", time_unit="ns"),
+        "dense_enum": _node("dense", S.ENUM, "Int16", dimensions=[2], labels=LABELS),
+        "opt_enum": _node("nullable", children=[_node("scalar", S.ENUM, "Int16", labels=LABELS)]),
+        "dense_char": _node("dense", S.CHAR, "Int32", dimensions=[2]),
     }
     root = _node("record", S.STRUCT, field_names=list(fields), children=list(fields.values()))
 
@@ -435,6 +441,11 @@ def nested(tmp_path_factory):
         d.create_group("pair")["values"] = np.arange(8, dtype=np.float16).reshape(4, 2)
         d.create_group("paris")["values"] = np.array([0, 1, -1, 10**18], "<i8")
         d.create_group("naive")["values"] = np.array([0, 1, -1, 10**18], "<i8")
+        d.create_group("dense_enum")["values"] = np.array([[-1, 3], [300, -1], [3, 3], [300, 300]], "<i2")
+        g = d.create_group("opt_enum")
+        _mask(g, [1, 0, 1, 1])
+        g["values"] = np.array([300, -1, -1, 3], "<i2")
+        d.create_group("dense_char")["values"] = np.array([[97, 0x1F600], [98, 99], [0, 100], [101, 102]], "<i4")
 
     with h5py.File(path, "w") as f:
         _write_vector(f, "v", root, NESTED_N, fill)
@@ -466,7 +477,7 @@ def test_nested_kinds_numpy(nested):
 def test_nested_kinds_arrow(nested):
     t = h5vec.open_vector(nested, "v").to_arrow()
     uid_t = pa.uuid() if hasattr(pa, "uuid") else pa.binary(16)
-    assert {f.name: (f.type, f.nullable) for f in t.schema} == {
+    assert {f.name: (f.type, f.nullable) for f in t.schema if "enum" not in f.name and "char" not in f.name} == {
         "ts": (pa.large_list(pa.field("item", pa.timestamp("ns", "UTC"), nullable=False)), False),
         "opt_day": (pa.date32(), True), "opt_id": (uid_t, True),
         "ids": (pa.large_list(pa.field("item", uid_t, nullable=False)), False),
@@ -488,6 +499,12 @@ def test_nested_kinds_arrow(nested):
     assert t.column("opt_clock").cast(pa.int64()).to_pylist() == [0, DAY_NS - 1, None, 12345]
     assert t.column("pair").to_pylist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]
     assert t.column("paris").cast(pa.int64()).to_pylist() == [0, 1, -1, 10**18]
+    # Labelled enums as dictionaries, also as dense elements and under an option (SPEC section 11).
+    assert t.schema.field("dense_enum").type == pa.list_(pa.dictionary(pa.int32(), pa.string()), 2)
+    assert t.column("dense_enum").to_pylist() == DENSE_ENUM
+    assert t.column("opt_enum").type == pa.dictionary(pa.int32(), pa.string())
+    assert t.column("opt_enum").to_pylist() == ["Closed", None, "New", "Open"]
+    assert t.column("dense_char").to_pylist() == DENSE_CHAR
 
 
 def test_nested_kinds_pandas_and_polars(nested):
@@ -502,6 +519,8 @@ def test_nested_kinds_pandas_and_polars(nested):
     assert df["paris"].array.asi8.tolist() == [0, 1, -1, 10**18]
     assert str(df["naive"].dtype) == "datetime64[ns]"
     assert [x.view("i8").tolist() for x in df["ts"]] == [TS[:2], [], TS[2:3], TS[3:]]
+    assert df["dense_enum"].tolist() == DENSE_ENUM and df["dense_char"].tolist() == DENSE_CHAR
+    assert df["opt_enum"].tolist()[2:] == ["New", "Open"] and df["opt_enum"].isna().tolist()[1]
     p = v.to_polars()
     assert p.schema["ts"] == pl.List(pl.Datetime("ns", "UTC"))
     assert p.schema["opt_day"] == pl.Date and p["opt_day"].null_count() == 1
