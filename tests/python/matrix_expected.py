@@ -863,33 +863,6 @@ def rows_from_columns(ty, cols, n):
 # The command's table format (arrow's pretty printer)
 
 
-def parse_table(text, ncols_hint=None):
-    """A box table -> (header, list of rows of cell texts). Rows spanning several lines (strings with
-    newlines) are returned as lists of their lines' cells; `join_rows` joins them knowing the row count."""
-    lines = [ln for ln in text.splitlines()]
-    header = None
-    body = []
-    for ln in lines:
-        if ln.startswith("+"):
-            continue
-        if not ln.startswith("|"):
-            raise AssertionError(f"not a table line: {ln!r}")
-        cells = [c.strip() for c in ln[1:-1].split("|")]
-        if header is None:
-            header = cells
-        else:
-            body.append(cells)
-    return header, body
-
-
-def split_cells(line, widths):
-    out, pos = [], 1
-    for w in widths:
-        out.append(line[pos:pos + w])
-        pos += w + 1
-    return out
-
-
 def table_rows(text):
     """(header, [line cells]); cells are split at '|' (no value of the matrix holds one: a cell that did
     would make the line's cell count differ, an error)."""
