@@ -1004,7 +1004,11 @@ def _uuids_to_arrow(pa, vals, path):
 
 
 def _is_missing(v):
-    return v is None or (isinstance(v, float) and v != v)
+    """None, pandas' NA and NaT: a null in an object column (NaN is a float value)."""
+    if v is None:
+        return True
+    t = type(v).__name__
+    return t in ("NAType", "NaTType")
 
 
 def _dicts_to_arrow(pa, vals, path):
@@ -1038,7 +1042,7 @@ def _objects_to_arrow(pa, vals, path):
     if isinstance(first, _uuid.UUID):
         return _uuids_to_arrow(pa, vals, path)[0]
     try:
-        return pa.array(vals, from_pandas=True)
+        return pa.array([None if _is_missing(v) else v for v in vals])
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
         raise FormatError(path, None, f"the values have no common Arrow type: {e}") from None
 
@@ -1109,12 +1113,13 @@ def _numpy_as(pa, name, v, f):
     """A numpy array as Arrow field `f` (schema=): object arrays (this package's numpy rows of
     maps, enums with data, lists) straight into the target type, anything else converted as
     usual, then conformed. NaT is null where the target is nullable."""
+    f = _flat_target(pa, f)
     if v.dtype == object and not isinstance(v, np.ma.MaskedArray) and v.ndim == 1:
-        vals = v.tolist()
-        if _needs_py(pa, f):
-            vals = [_py_to(pa, x, f) for x in vals]
+        if pa.types.is_fixed_size_list(f.type):
+            return _conform(pa, _fixed_from_objects(pa, v, f, f"$.{name}"), f, f"$.{name}")
+        vals = [_py_to(pa, x, f) for x in v.tolist()]
         try:
-            return pa.array(vals, type=f.type, from_pandas=True), f
+            return pa.array(vals, type=f.type), f
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
             pass
     if v.dtype.kind in "Mm" and f.nullable and not isinstance(v, np.ma.MaskedArray):
@@ -1236,6 +1241,9 @@ def _conform(pa, arr, f, path):
     t, s = f.type, arr.type
     if s.equals(t):
         return arr, f
+    if pa.types.is_union(t) and pa.types.is_struct(s):
+        f = _flat_target(pa, f)  # the data is the flat form of the union
+        t = f.type
     md = _md(f)
     hint = _inner(_hint_of(md, path)) or {}
     try:
@@ -1375,43 +1383,106 @@ def _schema_field(schema, dotted):
     return f.with_name(dotted)
 
 
+def _flat_target(pa, f):
+    """Field `f` with every dense union in its type replaced by the flat form (Python
+    objects and pandas columns build that; pyarrow builds no unions from them)."""
+    t = f.type
+    if pa.types.is_union(t):
+        md = _md(f)
+        names = [t.field(i).name for i in range(t.num_fields)]
+        hint = _inner(_hint_of(md, "$"))
+        if not hint or hint.get("kind") != "union":
+            hint = {"kind": "union", "variant_names": names,
+                    "children": [{"kind": "record" if t.field(i).type.num_fields else "constant"}
+                                 for i in range(t.num_fields)]}
+            md[SCHEMA_KEY] = json.dumps(hint)
+        md[UNION_KEY] = "flat"
+        fields = [pa.field("variant", pa.dictionary(pa.int32(), pa.string()), nullable=False)]
+        for i in range(t.num_fields):
+            c = t.field(i)
+            if c.type.num_fields:
+                fields.append(_flat_target(pa, c).with_nullable(True))
+        return pa.field(f.name, pa.struct(fields), nullable=f.nullable, metadata=md)
+    if pa.types.is_map(t):
+        k, v = _flat_target(pa, t.key_field), _flat_target(pa, t.item_field)
+        return f.with_type(pa.map_(k, v)) if (k, v) != (t.key_field, t.item_field) else f
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        v = _flat_target(pa, t.value_field)
+        if v is t.value_field:
+            return f
+        return f.with_type(pa.large_list(v) if pa.types.is_large_list(t) else pa.list_(v))
+    if pa.types.is_struct(t):
+        kids = [_flat_target(pa, t.field(i)) for i in range(t.num_fields)]
+        if all(k is t.field(i) for i, k in enumerate(kids)):
+            return f
+        return f.with_type(pa.struct(kids))
+    return f
+
+
 def _pandas_as(pa, name, s, f):
-    """pandas Series `s` as Arrow field `f` (a column's target type: its schema node's, or `schema=`'s)."""
+    """pandas Series `s` as Arrow field `f` (a column's target type: its schema node's, or
+    `schema=`'s). NaN is a float value; None, NA and NaT are nulls."""
+    f = _flat_target(pa, f)
     t = f.type
     path = f"$.{name}"
-    vals = s.to_numpy(dtype=object) if s.dtype == object else s
     if pa.types.is_fixed_size_list(t) and s.dtype == object:
-        present = np.array([v is not None for v in vals], bool)
-        if present.any():
-            shape = np.asarray(vals[present][0]).shape
-            full = np.zeros((len(vals),) + shape, dtype=np.asarray(vals[present][0]).dtype)
-            full[present] = np.stack(list(vals[present]))
-        else:
-            full = np.zeros((len(vals),) + _fixed_shape(pa, t))
-        arr, _ = _numpy_to_arrow(pa, name, full)
-        if not present.all():
-            arr = _with_nulls(pa, arr, ~present)
-        return _conform(pa, arr, f, path)
-    if isinstance(s.dtype, pd_categorical()):
-        vals = s.astype(object).to_numpy()
+        return _conform(pa, _fixed_from_objects(pa, s.to_numpy(dtype=object), f, path), f, path)
     if (_is_uuid_type(pa, t) or pa.types.is_fixed_size_binary(t)) and s.dtype == object:
-        arr, _ = _uuids_to_arrow(pa, list(vals), path)
+        arr, _ = _uuids_to_arrow(pa, [None if _is_missing(v) else v for v in s.to_numpy(dtype=object)], path)
         return _conform(pa, arr, f, path)
     if s.dtype.kind == "c":
         arr, _ = _complex_to_arrow(pa, name, s.to_numpy())
         return _conform(pa, arr, f, path)
     if s.dtype == object:
-        if _needs_py(pa, f):
-            vals = [_py_to(pa, v, f) for v in vals]
+        vals = [_py_to(pa, v, f) for v in s.to_numpy(dtype=object)]
         try:
-            return pa.array(vals, type=t, from_pandas=True), f
+            return pa.array(vals, type=t), f
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            return _conform(pa, _objects_to_arrow(pa, list(vals), path), f, path)
+            return _conform(pa, _objects_to_arrow(pa, vals, path), f, path)
     try:
-        arr = pa.array(s, from_pandas=True)
+        numpy_float = isinstance(s.dtype, np.dtype) and s.dtype.kind == "f"
+        arr = pa.array(s.to_numpy()) if numpy_float else pa.array(s, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
         raise FormatError(path, None, f"pandas dtype {s.dtype} cannot become {t}: {e}") from None
     return _conform(pa, arr, f, path)
+
+
+def _fixed_from_objects(pa, vals, f, path):
+    """Rows of fixed-size arrays (numpy arrays or nested lists; None for null rows) -> the
+    nested fixed_size_list of field `f`; labels of a labelled enum become their codes."""
+    t = f.type
+    dims = _fixed_shape(pa, t)
+    leaf = t
+    while pa.types.is_fixed_size_list(leaf):
+        leaf = leaf.value_type
+    total = int(np.prod(dims))
+    present = np.array([not _is_missing(v) for v in vals], bool)
+    flat = []
+    for i, v in enumerate(vals):
+        if not present[i]:
+            flat.extend([None] * total)
+            continue
+        a = np.asarray(v, dtype=object)
+        if a.shape != dims:
+            raise FormatError(f"{path}[{i}]", None, f"expected an array of shape {dims}, found {a.shape}")
+        flat.extend(a.reshape(-1).tolist())
+    md = _md(f)
+    labels = _hint_labels(_hint_of(md, path))
+    if labels is None and "h5vec.labels" in md:
+        labels = json.loads(md["h5vec.labels"])
+    if labels and pa.types.is_integer(leaf):
+        try:
+            flat = [x if x is None or not isinstance(x, str) else labels[x] for x in flat]
+        except KeyError as e:
+            raise FormatError(path, None, f"label {e.args[0]!r} is not one of {list(labels)}") from None
+    try:
+        arr = pa.array([0 if x is None else x for x in flat] if not pa.types.is_string(leaf) and
+                       not pa.types.is_large_string(leaf) else ["\0" if x is None else x for x in flat], type=leaf)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+        raise FormatError(path, None, f"expected elements of {leaf}: {e}") from None
+    for d in reversed(dims):
+        arr = pa.FixedSizeListArray.from_arrays(arr, d)
+    return arr if present.all() else _with_nulls(pa, arr, ~present)
 
 
 def _needs_py(pa, f):
@@ -1514,10 +1585,12 @@ def _pandas_to_arrow(pa, name, s, hint=None):
     raise FormatError(f"$.{name}", None, f"pandas dtype {dt} has no h5vec storage kind")
 
 
-def _nest(pa, names, arrays, fields, hint=None):
+def _nest(pa, names, arrays, fields, hint=None, target=None, prefix=""):
     """Dotted names -> nested struct columns ('a.b' -> struct a with field b). `hint`: the
     root schema node (a DataFrame's attrs["h5vec.schema"]), giving the records' codecs
-    (tuples, offset date-times) that dotted columns cannot say."""
+    (tuples, offset date-times) that dotted columns cannot say. `target(dotted)`: the
+    schema='s field of a record. A record that is nullable there (or in `hint`) is null
+    in the rows where all its columns are (what to_pandas gives for Option<struct>)."""
     top = {}
     order = []
     for name, a, f in zip(names, arrays, fields):
@@ -1540,13 +1613,22 @@ def _nest(pa, names, arrays, fields, hint=None):
     for name in order:
         v = top[name]
         if len(v) == 3:
-            sub = _field_kid(hint, name)
-            sub_a, sub_f = _nest(pa, *v, hint=sub)
-            st = pa.StructArray.from_arrays(sub_a, fields=sub_f)
+            dotted = f"{prefix}{name}"
+            sub = _field_kid(hint, name) if hint is not None else None
+            sub_a, sub_f = _nest(pa, *v, hint=sub, target=target, prefix=dotted + ".")
+            tf = target(dotted) if target is not None else None
+            nullable = (tf.nullable if tf is not None else False) or (sub or {}).get("kind") == "nullable"
+            mask = None
+            if nullable and sub_a:
+                mask = np.ones(len(sub_a[0]), bool)
+                for c in sub_a:
+                    mask &= np.asarray(c.is_null())
+                mask = pa.array(mask) if mask.any() else None
+            st = pa.StructArray.from_arrays(sub_a, fields=sub_f, mask=mask)
             out_a.append(st)
-            codec = (sub or {}).get("codec")
+            codec = (_inner(sub) or {}).get("codec")
             md = {"h5vec.codec": codec} if codec in (S.TUPLE, S.OFFSET_DATE_TIME_CODEC) else None
-            out_f.append(pa.field(name, st.type, nullable=False, metadata=md))
+            out_f.append(pa.field(name, st.type, nullable=nullable, metadata=md))
         else:
             out_a.append(v[0])
             out_f.append(v[1].with_name(name))
@@ -1605,8 +1687,9 @@ def to_table(data, schema=None):
             else:
                 pairs.append(_pandas_to_arrow(pa, n, data[c], hints.get(n)))
         root = data.attrs.get("h5vec.schema") if schema is None else None
+        target = (lambda dotted: _schema_field(schema, dotted)) if isinstance(schema, pa.Schema) else None
         arrays, fields = _nest(pa, names, [p[0] for p in pairs], [p[1] for p in pairs],
-                               hint=_node_dict(root) if root is not None else None)
+                               hint=_node_dict(root) if root is not None else None, target=target)
         table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
     elif pd is not None and isinstance(data, pd.Series):
         a, f = _pandas_to_arrow(pa, ROOT, data)

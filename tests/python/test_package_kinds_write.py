@@ -778,3 +778,35 @@ def test_unstorable_types_name_the_column(tmp_path):
     refused(tmp_path, {"x": np.array([{"a": 1}, "b"], dtype=object)}, "$.x[1]", "expected a dict")
     refused(tmp_path, pl.DataFrame({"x": [1, None]}), "$.x", "row 1 is null")
     refused(tmp_path, pl.DataFrame({"x": [[1], [None]]}), "$.x[]", "row 1 is null but the Arrow field `item`")
+
+
+def test_pandas_nan_is_a_value_and_na_a_null(tmp_path):
+    """A float NaN is stored as the float (f64 keeps NaN); pandas' NA, None and NaT are
+    nulls; an Option<record> from dotted columns is null where all its columns are."""
+    path = str(tmp_path / "nan.h5")
+    h5vec.save_vector(path, "v", pd.DataFrame({
+        "f": pd.Series([1.0, np.nan]),
+        "lst": pd.Series([[np.nan, 1.0], []], dtype=object),
+        "g": pd.Series(pd.array([np.nan, None], dtype="Float64")),
+    }))
+    d = h5vec.open_vector(path, "v").read()
+    assert np.isnan(d["f"][1]) and d["f"].dtype == np.float64 and not isinstance(d["f"], np.ma.MaskedArray)
+    assert np.isnan(d["lst"][0][0]) and d["lst"][0][1] == 1.0
+    assert d["g"].mask.tolist() == [True, True]  # pandas Float64 turns NaN into NA on construction
+    node = {"kind": "record", "schema": "HDF5Vectors.RecordSchema", "codec": "HDF5Vectors.StructCodec",
+            "logical_type": "Row", "field_names": ["p"], "children": [
+                {"kind": "nullable", "schema": "h5vec.NullableSchema", "codec": "h5vec.MaskCodec",
+                 "logical_type": "Option<P>", "children": [
+                     {"kind": "record", "schema": "HDF5Vectors.RecordSchema", "codec": "HDF5Vectors.StructCodec",
+                      "logical_type": "P", "field_names": ["x", "y"], "children": [
+                          {"kind": "scalar", "schema": "HDF5Vectors.ScalarSchema",
+                           "codec": "HDF5Vectors.IdentityCodec", "logical_type": "f64", "encoded_type": "Float64"},
+                          {"kind": "scalar", "schema": "HDF5Vectors.ScalarSchema", "codec": "h5vec.InstantCodec",
+                           "logical_type": "t", "encoded_type": "Int64", "time_unit": "ns", "time_zone": "UTC"}]}]}]}
+    df = pd.DataFrame({"p.x": pd.Series(pd.array([1.5, None, 2.5], dtype="Float64")),
+                       "p.y": pd.Series(pd.to_datetime([5, None, 7], unit="ns", utc=True))})
+    h5vec.save_vector(path, "opt", df, schema=node)
+    with h5py.File(path, "r") as f:
+        assert f["opt/data/p/MASK"][:].tolist() == [True, False, True]
+        assert f["opt/data/p/y/values"][:].tolist() == [5, 0, 7]
+    assert nodes(h5vec.open_vector(path, "opt").schema) == nodes(node)
