@@ -719,17 +719,18 @@ def _union_flat(pa, arr, field, path, opts, parent_valid, item, hint, valid, own
             pa.types.is_string_view(vcol.type)):
         raise FormatError(f"{path}.variant", None, f"expected the variant names as strings (or a dictionary "
                                                    f"of them), found {vcol.type}")
-    vnames = vcol.to_numpy(zero_copy_only=False)
-    lut = {nm: i for i, nm in enumerate(names)}
-    tags = np.zeros(n, np.int64)
-    for i in np.flatnonzero(present).tolist():
-        nm = vnames[i]
-        if nm is None:
-            raise FormatError(f"{path}[{i}]", None, "the `variant` column is null in a row that holds a value")
-        tag = lut.get(nm)
-        if tag is None:
-            raise FormatError(f"{path}[{i}]", None, f"variant {nm!r} is not one of {names}")
-        tags[i] = tag
+    import pyarrow.compute as pc
+    vcol = vcol.cast(pa.large_string())
+    pos = np.asarray(pc.index_in(vcol, value_set=pa.array(names, pa.large_string())).fill_null(-1)
+                     .to_numpy(zero_copy_only=False)).astype(np.int64)
+    vnull = np.asarray(vcol.is_null())
+    if (present & vnull).any():
+        i = int(np.flatnonzero(present & vnull)[0])
+        raise FormatError(f"{path}[{i}]", None, "the `variant` column is null in a row that holds a value")
+    if (present & (pos < 0)).any():
+        i = int(np.flatnonzero(present & (pos < 0))[0])
+        raise FormatError(f"{path}[{i}]", None, f"variant {vcol[i].as_py()!r} is not one of {names}")
+    tags = np.where(present, pos, 0)
     sources = []
     for v, nm in enumerate(names):
         if kinds[v] == "constant" or (kinds[v] is None and t.get_field_index(nm) < 0):
