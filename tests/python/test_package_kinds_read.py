@@ -721,3 +721,13 @@ def test_a_known_codec_on_the_wrong_kind_is_still_an_error_on_open(types_file, t
     with pytest.raises(h5vec.FormatError, match="for kind `scalar`, found `h5vec.UuidCodec`") as e:
         h5vec.open_vector(path, "rows")
     assert e.value.path == "$.took"
+
+
+def test_a_zone_pandas_does_not_know_is_an_error_naming_the_column(types_file, tmp_path):  # noqa: F811
+    path = _patched(types_file, tmp_path, lambda f: _set_str(f, f"{_child(f, 'at')}/time_zone", "Mars/Olympus"))
+    v = h5vec.open_vector(path, "rows")
+    assert v.to_arrow(columns=["at"]).schema.field("at").type == pa.timestamp("ns", "Mars/Olympus")
+    assert v.read(columns=["at"])["at"].view("i8").tolist() == [ns(i) for i in range(N)]
+    with pytest.raises(h5vec.FormatError, match="time zone 'Mars/Olympus' is not one pandas knows") as e:
+        v.to_pandas(columns=["at"])
+    assert e.value.path == "$.at"
