@@ -146,13 +146,20 @@ def test_index_past_the_variants_rows_is_a_format_error(enums_file, tmp_path):  
     assert e.value.location == "/rows/data/event/INDEX[6]"
 
 
-def test_writing_a_union_from_python_is_refused(enums_file, tmp_path):  # noqa: F811
+def test_a_union_read_by_the_package_saves_and_appends_back(enums_file, tmp_path):  # noqa: F811
+    # Writing enums with data (issue 27): the dense union of to_arrow saves
+    # back with the same TAG and INDEX, and an append continues them.
     t = h5vec.open_vector(enums_file.filename, "rows").to_arrow()
-    with pytest.raises(h5vec.FormatError, match="are read by this package but not written") as e:
-        h5vec.save_vector(str(tmp_path / "out.h5"), "rows", t)
-    assert e.value.path == "$.event"
+    out = tmp_path / "out.h5"
+    h5vec.save_vector(str(out), "rows", t)
+    with h5py.File(enums_file.filename, "r") as a, h5py.File(out, "r") as b:
+        for ds in ("TAG", "INDEX"):
+            assert b[f"rows/data/event/{ds}"].dtype == a[f"rows/data/event/{ds}"].dtype
+            assert b[f"rows/data/event/{ds}"][:N].tolist() == a[f"rows/data/event/{ds}"][:N].tolist()
+    assert h5vec.open_vector(str(out), "rows").to_arrow().equals(t)
     copy = tmp_path / "copy.h5"
     shutil.copy(enums_file.filename, copy)
-    with pytest.raises(h5vec.FormatError, match="are read by this package but not written"):
-        h5vec.append_vector(str(copy), "rows", t)
-    assert h5vec.open_vector(str(copy), "rows").read()["id"].tolist() == list(range(N))
+    h5vec.append_vector(str(copy), "rows", t)
+    back = h5vec.open_vector(str(copy), "rows").to_arrow()
+    assert back.num_rows == 2 * N
+    assert back.slice(N).equals(t) and back.slice(0, N).equals(t)
