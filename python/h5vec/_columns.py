@@ -406,6 +406,19 @@ def _time_series(col, v, name, index, pd):
     vals = col.values
     if col.tag == "date":
         vals = vals.astype("M8[s]")
+    else:
+        # Int64 nanoseconds: i64::MIN is numpy's NaT, which pandas takes for a
+        # missing value. A stored value must not come back as a null: an error
+        # (numpy's read() and to_arrow() keep it; SPEC 4.6).
+        nat = vals.view("i8") == np.iinfo(np.int64).min
+        if v is not None:
+            nat &= v
+        if nat.any():
+            row = int(np.flatnonzero(nat)[0])
+            at = index[row] if index is not None else row
+            raise FormatError(f"$.{name}[{at}]" if name else f"$[{at}]", None,
+                              f"{-(1 << 63)} ns ({col.tag}) is numpy's NaT, which pandas reads as missing: "
+                              "read this column with read() or to_arrow()")
     if v is not None:
         vals = vals.copy()
         vals[~v] = np.array("NaT", vals.dtype)

@@ -282,11 +282,21 @@ def test_extremes_are_exact_in_every_reader(extremes):
     assert np.frombuffer(lvl.buffers()[1], "<u2", count=3).tolist() == lv
     z = t.column("z").combine_chunks()
     assert [np.float64(z.field(k)[0].as_py()).view("<u8") for k in ("r", "i")] == zb
-    df = v.to_pandas()
-    # pandas keeps every bit; i64::MIN is its NaT (python/README.md).
-    assert df["at"].array.asi8[:3].tolist() == at and pd.isna(df["at"][0])
+    # i64::MIN ns is numpy's NaT, which pandas takes for missing: to_pandas
+    # names the row instead of turning the value into a null (python/README.md).
+    with pytest.raises(h5vec.FormatError, match=r"numpy's NaT, which pandas reads as missing") as e:
+        v.to_pandas()
+    assert e.value.path == "$.at[0]"
+    with pytest.raises(h5vec.FormatError) as e:
+        v.to_pandas(columns=["took"])
+    assert e.value.path == "$.took[0]"
+    df = v.to_pandas(rows=slice(1, None))
+    assert df["at"].array.asi8[:2].tolist() == at[1:] and not df["at"].isna().any()
+    assert df.index[0] == 1
+    assert (df["day"].to_numpy()[:1].view("i8") // 86_400).tolist() == [I32.max]
+    assert df["took"].to_numpy()[:1].view("i8").tolist() == [I64.max]
+    df = v.to_pandas(rows=slice(0, 3), columns=["day", "level", "z"])
     assert (df["day"].to_numpy()[:2].view("i8") // 86_400).tolist() == [I32.min, I32.max]
-    assert df["took"].to_numpy()[:2].view("i8").tolist() == [I64.min, I64.max]
     assert df["level"].to_numpy()[:3].view("<u2").tolist() == lv
     assert df["z"].to_numpy()[:1].view("<u8").tolist() == zb
     p = v.to_polars()
