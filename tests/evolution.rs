@@ -925,7 +925,7 @@ fn load_column_reads_json_and_blob_fields() {
     );
 }
 
-/// `Option<Option<T>>` does not compile (tests/ui/fail_option_option.rs);
+/// `Option<Option<T>>` does not compile (tests/derive-ui/ui/fail_option_option.rs);
 /// a struct around the inner option keeps both levels, one MASK each.
 #[test]
 fn two_levels_of_option_through_a_struct() {

@@ -1,11 +1,11 @@
 //! The rustdoc example of `#[derive(H5Vector)]` needs `h5vec` to build,
-//! which this crate cannot depend on; tests/ui/pass_attribute_docs.rs
+//! which this crate cannot depend on; tests/derive-ui/ui/pass_attribute_docs.rs
 //! builds the same items. This test keeps the two the same.
 
 #[test]
 fn doc_example_is_compiled_by_a_ui_test() {
     let lib = include_str!("lib.rs");
-    let ui = include_str!("../../tests/ui/pass_attribute_docs.rs");
+    let ui = include_str!("../../tests/derive-ui/ui/pass_attribute_docs.rs");
     let example: String = lib
         .lines()
         .map(str::trim_start)
@@ -23,6 +23,6 @@ fn doc_example_is_compiled_by_a_ui_test() {
     );
     assert!(
         ui.contains(&example),
-        "the example in lib.rs differs from tests/ui/pass_attribute_docs.rs:\n{example}"
+        "the example in lib.rs differs from tests/derive-ui/ui/pass_attribute_docs.rs:\n{example}"
     );
 }

@@ -146,7 +146,7 @@ use proc_macro::TokenStream;
 /// ```
 //
 // The example needs `h5vec`, which this crate cannot depend on, so rustdoc
-// does not build it here; tests/ui/pass_attribute_docs.rs holds the same
+// does not build it here; tests/derive-ui/ui/pass_attribute_docs.rs holds the same
 // items and is compiled by tests/derive_ui.rs (src/doc_example.rs keeps the
 // two equal). h5vec's re-export of the macro carries runnable examples.
 #[proc_macro_derive(H5Vector, attributes(h5vec))]

@@ -1,0 +1,1 @@
+//! Empty: the package exists for its test `derive_ui` (derive_ui.rs).
