@@ -185,24 +185,20 @@ fn export(
     let h5 = open_read(file)?;
     let target = Target::open(&h5, vector)?;
     let at = || format!("{}:{}", file.display(), target.path);
-    let rows = Rows::open(&target, None).with_context(at)?;
-    let selection = if columns.is_empty() {
-        None
-    } else {
-        Some(Selection::new(rows.schema(), columns)?)
-    };
-    let schema: SchemaRef = match &selection {
-        Some(s) => s.schema().clone(),
-        None => rows.schema().clone(),
-    };
+    let rows = Rows::open(&target, None, columns, &at())?;
+    let schema: SchemaRef = rows.schema().clone();
     let path = output_path(to);
     let create = || {
         File::create(path)
             .map(|f| BufWriter::with_capacity(1 << 20, f))
             .with_context(|| format!("cannot create {}", path.display()))
     };
-    if !matches!(to, Endpoint::Ipc(_)) {
-        no_unions(&schema, to.describe(), "convert it to Arrow IPC (.arrow)")?;
+    match to {
+        Endpoint::Csv(_) | Endpoint::Jsonl(_) => {
+            crate::present::check(&schema, matches!(to, Endpoint::Jsonl(_))).with_context(at)?
+        }
+        Endpoint::Parquet(_) => parquet_check(&schema).with_context(at)?,
+        _ => {}
     }
     let sink: Box<dyn Sink + Send> = match to {
         Endpoint::Parquet(_) => {
@@ -234,13 +230,7 @@ fn export(
     };
     let progress = Progress::new(Some(rows.rows()), "converting");
     let writing = || format!("writing {}", path.display());
-    let batches = rows.map(|batch| {
-        let batch = batch.with_context(at)?;
-        match &selection {
-            Some(s) => s.apply(&batch),
-            None => Ok(batch),
-        }
-    });
+    let batches = rows.map(|batch| batch.with_context(at));
     let sink = if sink.threaded() {
         // The sink encodes on its own threads, which overlap the reading
         // here.
@@ -313,6 +303,20 @@ fn import(
     codec: Option<Codec>,
     opts: &Options,
 ) -> Result<()> {
+    let (parent, name) = crate::target::split(vector)?;
+    // `FILE:/path` for messages, as the other commands name containers.
+    let at = if parent == "/" {
+        format!("{}:/{name}", file.display())
+    } else {
+        format!("{}:{parent}/{name}", file.display())
+    };
+    if !opts.replace && file.exists() {
+        // Before anything is read: the vector is there already.
+        let h5 = open_read(file)?;
+        if crate::target::group(&h5, &parent).is_ok_and(|g| g.link_exists(&name)) {
+            bail!("{at}: `{name}` already exists in `{parent}` (convert with --replace to replace it)");
+        }
+    }
     let mut save = SaveOptions::default()
         .replace(opts.replace)
         .vls_strings(opts.vls_strings);
@@ -414,7 +418,6 @@ fn import(
     } else {
         h5vec::create_file(file)?
     };
-    let (parent, name) = crate::target::split(vector)?;
     let group = make_groups(&h5, &parent)?;
     let result = h5vec::arrow::save_batches(&group, &name, &schema, batches, &save);
     // The reader has stopped: it ended, failed, or found the receiver
@@ -427,7 +430,15 @@ fn import(
         if !existed {
             let _ = std::fs::remove_file(file);
         }
-        return Err(err).with_context(|| format!("{}:{}", file.display(), vector));
+        // The library's words for its options, in the command's flags.
+        let message = err
+            .to_string()
+            .replace(
+                "use SaveOptions::replace(true) to replace it",
+                "convert with --replace to replace it",
+            )
+            .replace("SaveOptions::replace replaces", "--replace replaces");
+        bail!("{at}: {message}");
     }
     Ok(())
 }
@@ -442,34 +453,40 @@ fn with_schema(
     move |batch| batch.and_then(|b| b.with_schema(schema.clone()))
 }
 
-/// The group `path` of `file`, with the groups on the way created if missing.
-/// Refuses a union column (an enum with data, SPEC.md sections 4.4 and
-/// 11) before anything is written, naming its field: Parquet, CSV and
-/// JSON lines have no union type (Arrow IPC has).
-pub(crate) fn no_unions(schema: &SchemaRef, format: &str, instead: &str) -> Result<()> {
+/// Refuses, before anything is written and naming the field, what Parquet
+/// cannot hold: a record without fields (`()` or `Option<()>` as an Arrow
+/// struct without fields). Enums with data come in their flat form, which
+/// Parquet holds.
+fn parquet_check(schema: &SchemaRef) -> Result<()> {
     use arrow::datatypes::{DataType, Field};
-    fn walk(f: &Field, path: &str, format: &str, instead: &str) -> Result<()> {
+    fn walk(f: &Field, path: &str) -> Result<()> {
         match f.data_type() {
-            DataType::Union(..) => bail!(
-                "{path}: an enum with data (an Arrow union) has no {format} form; \
-                 {instead}, or leave it out with --columns"
+            DataType::Struct(fs) if fs.is_empty() => bail!(
+                "{path}: a record without fields (`()`, `Option<()>`) has no Parquet form; \
+                 convert it to Arrow IPC (.arrow), or leave it out with --columns"
             ),
             DataType::Struct(fs) => fs
                 .iter()
-                .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()), format, instead)),
-            DataType::List(c)
-            | DataType::LargeList(c)
-            | DataType::FixedSizeList(c, _)
-            | DataType::Map(c, _) => walk(c, &format!("{path}[]"), format, instead),
+                .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()))),
+            DataType::List(c) | DataType::LargeList(c) | DataType::FixedSizeList(c, _) => {
+                walk(c, &format!("{path}[]"))
+            }
+            DataType::Map(c, _) => match c.data_type() {
+                DataType::Struct(kv) => kv
+                    .iter()
+                    .try_for_each(|x| walk(x, &format!("{path}[].{}", x.name()))),
+                _ => Ok(()),
+            },
             _ => Ok(()),
         }
     }
     schema
         .fields()
         .iter()
-        .try_for_each(|f| walk(f, &format!("$.{}", f.name()), format, instead))
+        .try_for_each(|f| walk(f, &format!("$.{}", f.name())))
 }
 
+/// The group `path` of `file`, with the groups on the way created if missing.
 fn make_groups(file: &h5vec::hdf5::File, path: &str) -> Result<h5vec::hdf5::Group> {
     let mut group = file.as_group()?;
     for part in path.split('/').filter(|p| !p.is_empty()) {

@@ -13,6 +13,7 @@ mod info;
 mod ls;
 mod output;
 mod parquet_out;
+mod present;
 mod progress;
 mod read;
 mod repair;

@@ -10,11 +10,12 @@ use anyhow::{Context, Result};
 use arrow::array::{Array, ArrayRef, AsArray, LargeStringBuilder, RecordBatch};
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
-use arrow::json::writer::{make_encoder, EncoderOptions, LineDelimited};
+use arrow::json::writer::{make_encoder, LineDelimited};
 use arrow::util::display::FormatOptions;
 use parquet::file::properties::WriterProperties;
 
 use crate::parquet_out::ParallelParquetWriter;
+use crate::present::{self, JsonKinds, TableKinds};
 
 /// Set once a write to stdout found the reading end closed.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -71,8 +72,8 @@ pub(crate) trait Sink {
     }
 }
 
-/// A table per batch, by arrow's pretty printer; missing values print as
-/// `null`. With no rows at all, the header alone.
+/// A table per batch, by arrow's pretty printer (UUIDs, dates and enums
+/// with data as [`present`] writes them); missing values print as `null`. With no rows at all, the header alone.
 pub(crate) struct TableSink<W: Write> {
     out: W,
     schema: SchemaRef,
@@ -94,7 +95,9 @@ impl<W: Write> Sink for TableSink<W> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let options = FormatOptions::default().with_null("null");
+        let options = FormatOptions::default()
+            .with_null("null")
+            .with_formatter_factory(Some(&TableKinds));
         let table = arrow::util::pretty::pretty_format_batches_with_options(
             std::slice::from_ref(batch),
             &options,
@@ -117,7 +120,8 @@ impl<W: Write> Sink for TableSink<W> {
 
 /// One JSON object per row (arrow's line-delimited JSON writer): records as
 /// objects, lists and fixed-size arrays as arrays, missing values as `null`
-/// (written, not left out), blobs as hex strings.
+/// (written, not left out), blobs as hex strings; UUIDs, dates, maps and
+/// enums with data as [`present`] writes them.
 pub(crate) struct JsonlSink<W: Write> {
     writer: arrow::json::Writer<W, LineDelimited>,
 }
@@ -126,6 +130,7 @@ impl<W: Write> JsonlSink<W> {
     pub(crate) fn new(out: W) -> Self {
         let writer = arrow::json::WriterBuilder::new()
             .with_explicit_nulls(true)
+            .with_encoder_factory(Arc::new(JsonKinds))
             .build::<_, LineDelimited>(out);
         JsonlSink { writer }
     }
@@ -147,7 +152,8 @@ impl<W: Write> Sink for JsonlSink<W> {
 /// CSV with a header line (arrow's CSV writer) of the batches flattened by
 /// [`flatten`]: records become dotted columns (`timestamp.weeks`), lists and
 /// fixed-size arrays JSON text cells (`[1,2,3]`), missing values empty cells
-/// (so a missing string and an empty one look the same), blobs hex.
+/// (so a missing string and an empty one look the same), blobs hex, UUIDs
+/// and dates as [`present`] writes them.
 pub(crate) struct CsvSink<W: Write> {
     writer: arrow::csv::Writer<W>,
     /// The schema of the batches, for the header of an empty output.
@@ -246,7 +252,9 @@ impl<W: Write> Sink for IpcSink<W> {
 /// The batch as CSV can hold it: every struct column replaced by its
 /// fields, named `parent.child` (recursively; a field under a missing
 /// record is missing), and every list, fixed-size list or map column by a
-/// string column of each row's JSON text (arrow's JSON encoder). `schema`
+/// string column of each row's JSON text (arrow's JSON encoder with the
+/// command's, [`present::json_options`]); UUID and date columns become
+/// their text ([`present::text_column`]). `schema`
 /// keeps the flat schema of the first batch, so every batch gets the same.
 pub(crate) fn flatten(batch: &RecordBatch, schema: &mut Option<SchemaRef>) -> Result<RecordBatch> {
     let mut fields = Vec::new();
@@ -302,7 +310,13 @@ fn flatten_column(
             columns.push(column.clone());
         }
         _ => {
-            let array = match NullBuffer::union(parent_nulls, column.nulls()) {
+            let nulls = NullBuffer::union(parent_nulls, column.nulls());
+            if let Some(text) = present::text_column(field, column.as_ref(), nulls.as_ref()) {
+                fields.push(Field::new(name, DataType::LargeUtf8, true));
+                columns.push(text);
+                return Ok(());
+            }
+            let array = match nulls {
                 Some(nulls) if Some(&nulls) != column.nulls() => {
                     let data = column.to_data().into_builder().nulls(Some(nulls)).build()?;
                     arrow::array::make_array(data)
@@ -323,7 +337,7 @@ fn json_cells(
     array: &dyn Array,
     parent_nulls: Option<&NullBuffer>,
 ) -> Result<ArrayRef> {
-    let options = EncoderOptions::default().with_explicit_nulls(true);
+    let options = present::json_options();
     let mut encoder = make_encoder(field, array, &options)?;
     let mut builder = LargeStringBuilder::with_capacity(array.len(), array.len() * 8);
     let mut buf = Vec::new();

@@ -624,7 +624,12 @@ fn convert_to_parquet_and_back() {
     assert!(out.contains("shuffle,deflate(4)"), "{out}");
     // An existing vector is replaced only when asked.
     let (_, err) = run_code(&["convert", s(&pq), &format!("{p}:xs")], 2);
-    assert!(err.starts_with(&format!("h5vec: {p}:xs: ")), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: {p}:/xs: `xs` already exists in `/` (convert with --replace to replace it)\n"
+        )
+    );
     run_ok(&["convert", s(&pq), &format!("{p}:xs"), "--replace"]);
     let file = h5vec::open_file(&path).unwrap();
     assert_eq!(h5vec::load_vector::<Event>(&file, "xs").unwrap(), typed);
@@ -863,7 +868,7 @@ fn a_failed_conversion_leaves_no_output() {
     let new = dir.path().join("new.h5");
     let (_, err) = run_code(&["convert", s(&pq), &format!("{}:x", s(&new))], 2);
     assert!(
-        err.starts_with(&format!("h5vec: {}:x: $.price", s(&new))),
+        err.starts_with(&format!("h5vec: {}:/x: $.price", s(&new))),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -871,7 +876,7 @@ fn a_failed_conversion_leaves_no_output() {
     // Into an existing file: the file stays, without the vector.
     let (_, err) = run_code(&["convert", s(&pq), &format!("{}:x", s(&path))], 2);
     assert!(
-        err.starts_with(&format!("h5vec: {}:x: $.price", s(&path))),
+        err.starts_with(&format!("h5vec: {}:/x: $.price", s(&path))),
         "{err}"
     );
     let file = h5vec::open_file(&path).unwrap();
@@ -1312,7 +1317,7 @@ struct WithUnion {
 }
 
 #[test]
-fn unions_convert_to_arrow_ipc_and_are_refused_by_parquet() {
+fn unions_convert_to_every_format_and_back() {
     init();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("u.h5");
@@ -1332,45 +1337,34 @@ fn unions_convert_to_arrow_ipc_and_are_refused_by_parquet() {
     h5vec::save_vector(&file, "u", &rows).unwrap();
     drop(file);
     let p = s(&path);
-    // Parquet (and CSV, JSON lines) have no unions: one line naming the field.
-    for ext in ["parquet", "csv", "jsonl"] {
+    // The flat form (tests/kinds.rs has every format): the variant's name
+    // beside its fields.
+    let jsonl = r#"{"id":1,"ev":{"variant":"Idle"},"list":[]}
+{"id":2,"ev":{"variant":"Tick","1":0.5},"list":[{"variant":"Fill","qty":3}]}
+"#;
+    assert_eq!(run_ok(&["cat", p, "u", "--format", "jsonl"]), jsonl);
+    let out = dir.path().join("u.jsonl");
+    run_ok(&["convert", &format!("{p}:u"), s(&out)]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), jsonl);
+    // Parquet and Arrow IPC convert back to the same values.
+    for ext in ["parquet", "arrow"] {
         let out = dir.path().join(format!("u.{ext}"));
-        let (_, err) = run_code(&["convert", &format!("{p}:u"), s(&out)], 2);
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(
-            err.contains("$.ev: an enum with data (an Arrow union) has no"),
-            "{err}"
-        );
-        assert!(!out.exists());
-    }
-    // Printing: JSON lines and CSV refuse it the same way, the table shows it.
-    for format in ["jsonl", "csv"] {
-        let (out, err) = run_code(&["cat", p, "u", "--format", format], 2);
-        assert_eq!(out, "", "{format}");
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(
-            err.contains("$.ev: an enum with data (an Arrow union) has no")
-                && err.contains("--format table"),
-            "{err}"
+        run_ok(&["convert", &format!("{p}:u"), s(&out)]);
+        run_ok(&["convert", s(&out), &format!("{p}:back_{ext}")]);
+        let file = h5vec::open_file(&path).unwrap();
+        assert_eq!(
+            h5vec::load_vector::<WithUnion>(&file, &format!("back_{ext}")).unwrap(),
+            rows,
+            "{ext}"
         );
     }
-    let table = run_ok(&["cat", p, "u"]);
-    assert!(table.lines().count() > 4, "{table}");
-    // Only the list of unions selected: its path is named.
+    // Only the list of unions selected.
     let out = dir.path().join("l.parquet");
-    let (_, err) = run_code(
-        &["convert", &format!("{p}:u"), s(&out), "--columns", "list"],
-        2,
-    );
-    assert!(err.contains("$.list[]: an enum with data"), "{err}");
-    // Arrow IPC keeps the union, and converts back to the same values.
-    let ipc = dir.path().join("u.arrow");
-    run_ok(&["convert", &format!("{p}:u"), s(&ipc)]);
-    run_ok(&["convert", s(&ipc), &format!("{p}:back")]);
-    let file = h5vec::open_file(&path).unwrap();
+    run_ok(&["convert", &format!("{p}:u"), s(&out), "--columns", "list"]);
+    run_ok(&["convert", s(&out), &format!("{p}:lists")]);
     assert_eq!(
-        h5vec::load_vector::<WithUnion>(&file, "back").unwrap(),
-        rows
+        run_ok(&["cat", p, "lists", "--format", "csv"]),
+        "list\n[]\n\"[{\"\"variant\"\":\"\"Fill\"\",\"\"qty\"\":3}]\"\n"
     );
 }
 

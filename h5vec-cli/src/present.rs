@@ -1,0 +1,647 @@
+//! Every kind as text: what the arrow crate's writers print by default, and
+//! the command's own forms where theirs fail or other programs would not
+//! read the value back (README.md, "Output formats"):
+//!
+//! - UUIDs (`FixedSizeBinary(16)` with `arrow.uuid`): canonical text,
+//!   `01234567-89ab-4def-8000-000000000000`;
+//! - dates (`Date32`): `2024-01-02`, every Int32 day (years past 9999 or
+//!   before 0 as ISO 8601 expanded years, `+12345-01-01`, as chrono
+//!   writes them; arrow's printer stops at chrono's range);
+//! - maps: a JSON object when the keys are strings, else an array of
+//!   `[key, value]` pairs (arrow's JSON writer takes string keys only);
+//! - enums with data in flat form (`h5vec.union = "flat"`, from
+//!   [`h5vec::arrow::flatten_unions`]): `{"variant": "Circle", "r": 1.0}`
+//!   in JSON, `{variant: Circle, r: 1.0}` in a table (`null` for a missing
+//!   one), dotted columns in CSV (`shape.variant`, `shape.Circle.r`).
+//!
+//! Instants print as arrow prints them: RFC 3339 with the zone's offset
+//! (`Z` for UTC) through chrono-tz, naive ones without; [`check`] finds a
+//! zone it does not know before anything is printed.
+
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use arrow::array::timezone::Tz;
+use arrow::array::{
+    Array, ArrayRef, AsArray, Date32Array, FixedSizeBinaryArray, FixedSizeListArray,
+    LargeStringBuilder, MapArray, StructArray,
+};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{DataType, Field, FieldRef, Schema};
+use arrow::error::ArrowError;
+use arrow::json::writer::{make_encoder, Encoder, EncoderFactory, EncoderOptions, NullableEncoder};
+use arrow::util::display::{
+    ArrayFormatter, ArrayFormatterFactory, DisplayIndex, FormatOptions, FormatResult,
+};
+
+/// The extension name of UUID fields (SPEC.md section 11).
+const UUID_EXTENSION: &str = "arrow.uuid";
+/// Field metadata marking an enum with data in flat form.
+const UNION_KEY: &str = "h5vec.union";
+/// The first child of a flat union: the variant names.
+const VARIANT: &str = "variant";
+
+/// Whether `field` holds UUIDs.
+pub(crate) fn is_uuid(field: &Field) -> bool {
+    matches!(field.data_type(), DataType::FixedSizeBinary(16))
+        && field.extension_type_name() == Some(UUID_EXTENSION)
+}
+
+/// Whether `field` is an enum with data in flat form.
+pub(crate) fn is_flat_union(field: &Field) -> bool {
+    matches!(field.data_type(), DataType::Struct(_))
+        && field.metadata().get(UNION_KEY).is_some_and(|v| v == "flat")
+}
+
+/// What a column of `schema` cannot be printed as text for, found before
+/// anything is printed: a time zone that is neither an IANA name nor an
+/// offset, a flat union whose variant has a field named `variant` (JSON
+/// and the table put the fields beside the name). An error names the
+/// field (`$.a.b`).
+pub(crate) fn check(schema: &Schema, json_like: bool) -> Result<()> {
+    fn walk(f: &Field, path: &str, json_like: bool) -> Result<()> {
+        match f.data_type() {
+            DataType::Timestamp(_, Some(tz)) => {
+                if tz.parse::<Tz>().is_err() {
+                    bail!(
+                        "{path}: the time zone `{tz}` is neither an IANA zone name nor an \
+                         offset such as +05:30, so its instants cannot be printed; convert \
+                         it to Parquet or Arrow IPC, which keep the zone as it is"
+                    );
+                }
+                Ok(())
+            }
+            DataType::Struct(children) => {
+                if json_like && is_flat_union(f) {
+                    for variant in children.iter().skip(1) {
+                        if let DataType::Struct(vf) = variant.data_type() {
+                            if vf.iter().any(|x| x.name() == VARIANT) {
+                                bail!(
+                                    "{path}: variant `{}` has a field named `variant`, which \
+                                     the form {{\"variant\": NAME, FIELDS}} cannot hold beside \
+                                     the name; print it with --format csv",
+                                    variant.name()
+                                );
+                            }
+                        }
+                    }
+                }
+                children
+                    .iter()
+                    .try_for_each(|c| walk(c, &format!("{path}.{}", c.name()), json_like))
+            }
+            DataType::List(c)
+            | DataType::LargeList(c)
+            | DataType::FixedSizeList(c, _)
+            | DataType::ListView(c)
+            | DataType::LargeListView(c) => walk(c, &format!("{path}[]"), json_like),
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(kv) => kv
+                    .iter()
+                    .try_for_each(|c| walk(c, &format!("{path}[].{}", c.name()), json_like)),
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+    schema
+        .fields()
+        .iter()
+        .try_for_each(|f| walk(f, &format!("$.{}", f.name()), json_like))
+}
+
+/// Writes the canonical text of a UUID's 16 bytes.
+pub(crate) fn write_uuid(bytes: &[u8], out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.write_char('-')?;
+        }
+        write!(out, "{b:02x}")?;
+    }
+    Ok(())
+}
+
+/// Year, month and day of `days` since 1970-01-01 in the proleptic
+/// Gregorian calendar (any Int32 day; Howard Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Writes a date of `days` since 1970-01-01 as chrono does: `2024-01-02`,
+/// years outside 0 to 9999 with their sign (`+12345-01-01`, `-0001-12-31`).
+pub(crate) fn write_date(days: i32, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    let (y, m, d) = civil(i64::from(days));
+    if (0..=9999).contains(&y) {
+        write!(out, "{y:04}-{m:02}-{d:02}")
+    } else {
+        write!(out, "{y:+05}-{m:02}-{d:02}")
+    }
+}
+
+/// A column of text for CSV: UUIDs and dates as [`write_uuid`] and
+/// [`write_date`] write them, null where `nulls` is; `None` for other
+/// columns (arrow's CSV writer prints them).
+pub(crate) fn text_column(
+    field: &Field,
+    array: &dyn Array,
+    nulls: Option<&NullBuffer>,
+) -> Option<ArrayRef> {
+    if is_uuid(field) {
+        let a = array.as_fixed_size_binary();
+        Some(strings(a.len(), nulls, |i, s| write_uuid(a.value(i), s)))
+    } else if let DataType::Date32 = array.data_type() {
+        let a = array.as_primitive::<arrow::datatypes::Date32Type>();
+        Some(strings(a.len(), nulls, |i, s| write_date(a.value(i), s)))
+    } else {
+        None
+    }
+}
+
+/// `len` strings, row `i` written by `write`, null where `nulls` is.
+fn strings(
+    len: usize,
+    nulls: Option<&NullBuffer>,
+    write: impl Fn(usize, &mut String) -> std::fmt::Result,
+) -> ArrayRef {
+    let mut builder = LargeStringBuilder::with_capacity(len, len * 36);
+    let mut s = String::new();
+    for i in 0..len {
+        if nulls.is_some_and(|n| n.is_null(i)) {
+            builder.append_null();
+        } else {
+            s.clear();
+            // Writing to a String does not fail.
+            let _ = write(i, &mut s);
+            builder.append_value(&s);
+        }
+    }
+    Arc::new(builder.finish())
+}
+
+// ---- JSON ---------------------------------------------------------------
+
+/// The command's JSON encoders (arrow's JSON writer and the JSON text of
+/// CSV cells): UUIDs, dates, maps and flat unions as the module says.
+#[derive(Debug)]
+pub(crate) struct JsonKinds;
+
+/// Encoder options with [`JsonKinds`] and explicit nulls.
+pub(crate) fn json_options() -> EncoderOptions {
+    EncoderOptions::default()
+        .with_explicit_nulls(true)
+        .with_encoder_factory(Arc::new(JsonKinds))
+}
+
+impl EncoderFactory for JsonKinds {
+    fn make_default_encoder<'a>(
+        &self,
+        field: &'a FieldRef,
+        array: &'a dyn Array,
+        options: &'a EncoderOptions,
+    ) -> Result<Option<NullableEncoder<'a>>, ArrowError> {
+        let nulls = array.nulls().cloned();
+        let encoder: Box<dyn Encoder + 'a> = match array.data_type() {
+            DataType::FixedSizeBinary(16) if is_uuid(field) => {
+                Box::new(UuidJson(array.as_fixed_size_binary()))
+            }
+            DataType::Date32 => Box::new(DateJson(array.as_primitive())),
+            DataType::Map(_, _) => Box::new(MapJson::try_new(array.as_map(), options)?),
+            // Arrow's list encoders give the items the list's field, not
+            // the item field whose metadata marks UUIDs and unions.
+            DataType::List(item) => Box::new(ListJson {
+                spans: Spans::Small(array.as_list::<i32>().value_offsets()),
+                items: make_encoder(item, array.as_list::<i32>().values().as_ref(), options)?,
+            }),
+            DataType::LargeList(item) => Box::new(ListJson {
+                spans: Spans::Large(array.as_list::<i64>().value_offsets()),
+                items: make_encoder(item, array.as_list::<i64>().values().as_ref(), options)?,
+            }),
+            DataType::FixedSizeList(item, _) => {
+                let list = array.as_fixed_size_list();
+                Box::new(ListJson {
+                    spans: Spans::Fixed(list),
+                    items: make_encoder(item, list.values().as_ref(), options)?,
+                })
+            }
+            DataType::Struct(_)
+                if is_flat_union(field) && field.data_type() == array.data_type() =>
+            {
+                Box::new(FlatUnionJson::try_new(array.as_struct(), options)?)
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(NullableEncoder::new(encoder, nulls)))
+    }
+}
+
+/// A JSON string of text written by `write` (which writes no character
+/// JSON would escape).
+fn json_text(out: &mut Vec<u8>, write: impl FnOnce(&mut String) -> std::fmt::Result) {
+    let mut s = String::with_capacity(36);
+    let _ = write(&mut s);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+}
+
+struct UuidJson<'a>(&'a FixedSizeBinaryArray);
+
+impl Encoder for UuidJson<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        json_text(out, |s| write_uuid(self.0.value(idx), s));
+    }
+}
+
+struct DateJson<'a>(&'a Date32Array);
+
+impl Encoder for DateJson<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        json_text(out, |s| write_date(self.0.value(idx), s));
+    }
+}
+
+/// Where each list's items are among the values.
+enum Spans<'a> {
+    Small(&'a [i32]),
+    Large(&'a [i64]),
+    Fixed(&'a FixedSizeListArray),
+}
+
+/// A list (or fixed-size list): `[item, ...]`, items by their own field.
+struct ListJson<'a> {
+    spans: Spans<'a>,
+    items: NullableEncoder<'a>,
+}
+
+impl Encoder for ListJson<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        let range = match &self.spans {
+            Spans::Small(o) => o[idx] as usize..o[idx + 1] as usize,
+            Spans::Large(o) => o[idx] as usize..o[idx + 1] as usize,
+            Spans::Fixed(a) => {
+                let start = a.value_offset_at(idx);
+                start..start + a.value_length() as usize
+            }
+        };
+        out.push(b'[');
+        for (n, i) in range.enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            encode_or_null(&mut self.items, i, out);
+        }
+        out.push(b']');
+    }
+}
+
+/// A map: `{"k": v, ...}` when its keys are strings (JSON object keys),
+/// else `[[k, v], ...]`.
+struct MapJson<'a> {
+    array: &'a MapArray,
+    keys: NullableEncoder<'a>,
+    values: NullableEncoder<'a>,
+    object: bool,
+}
+
+impl<'a> MapJson<'a> {
+    fn try_new(array: &'a MapArray, options: &'a EncoderOptions) -> Result<Self, ArrowError> {
+        let DataType::Map(entries, _) = array.data_type() else {
+            unreachable!("a map array");
+        };
+        let DataType::Struct(kv) = entries.data_type() else {
+            return Err(ArrowError::JsonError(format!(
+                "map entries of type {} are not a struct",
+                entries.data_type()
+            )));
+        };
+        let object = is_string(kv[0].data_type());
+        Ok(MapJson {
+            array,
+            keys: make_encoder(&kv[0], array.keys().as_ref(), options)?,
+            values: make_encoder(&kv[1], array.values().as_ref(), options)?,
+            object,
+        })
+    }
+}
+
+/// Whether values of type `t` are JSON strings that can be object keys.
+fn is_string(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => is_string(v),
+        _ => false,
+    }
+}
+
+impl Encoder for MapJson<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        let offsets = self.array.value_offsets();
+        let (start, end) = (offsets[idx] as usize, offsets[idx + 1] as usize);
+        out.push(if self.object { b'{' } else { b'[' });
+        for (n, i) in (start..end).enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            if !self.object {
+                out.push(b'[');
+            }
+            encode_or_null(&mut self.keys, i, out);
+            out.push(if self.object { b':' } else { b',' });
+            encode_or_null(&mut self.values, i, out);
+            if !self.object {
+                out.push(b']');
+            }
+        }
+        out.push(if self.object { b'}' } else { b']' });
+    }
+}
+
+fn encode_or_null(e: &mut NullableEncoder<'_>, idx: usize, out: &mut Vec<u8>) {
+    if e.is_null(idx) {
+        out.extend_from_slice(b"null");
+    } else {
+        e.encode(idx, out);
+    }
+}
+
+/// The fields of one variant of a flat union: whether each row is this
+/// variant, and its fields' names (as JSON keys) and encoders.
+struct VariantJson<'a> {
+    present: Option<NullBuffer>,
+    fields: Vec<(Vec<u8>, NullableEncoder<'a>)>,
+}
+
+/// An enum with data in flat form: `{"variant": "Circle", "r": 1.0}`.
+struct FlatUnionJson<'a> {
+    variant: NullableEncoder<'a>,
+    variants: Vec<VariantJson<'a>>,
+}
+
+impl<'a> FlatUnionJson<'a> {
+    fn try_new(array: &'a StructArray, options: &'a EncoderOptions) -> Result<Self, ArrowError> {
+        let fields = array.fields();
+        let variant = make_encoder(&fields[0], array.column(0).as_ref(), options)?;
+        let mut variants = Vec::new();
+        for (f, column) in fields.iter().zip(array.columns()).skip(1) {
+            let DataType::Struct(vf) = f.data_type() else {
+                return Err(ArrowError::JsonError(format!(
+                    "variant {} of a flat union is not a struct",
+                    f.name()
+                )));
+            };
+            let child = column.as_struct();
+            let fields = vf
+                .iter()
+                .zip(child.columns())
+                .map(|(f, c)| {
+                    let mut key = serde_json::to_vec(f.name()).expect("a string");
+                    key.push(b':');
+                    Ok((key, make_encoder(f, c.as_ref(), options)?))
+                })
+                .collect::<Result<_, ArrowError>>()?;
+            variants.push(VariantJson {
+                present: child.nulls().cloned(),
+                fields,
+            });
+        }
+        Ok(FlatUnionJson { variant, variants })
+    }
+}
+
+impl Encoder for FlatUnionJson<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"variant\":");
+        encode_or_null(&mut self.variant, idx, out);
+        for v in &mut self.variants {
+            if v.present.as_ref().is_some_and(|n| n.is_null(idx)) {
+                continue;
+            }
+            for (key, encoder) in &mut v.fields {
+                out.push(b',');
+                out.extend_from_slice(key);
+                encode_or_null(encoder, idx, out);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+// ---- the table ------------------------------------------------------------
+
+/// The command's cell formatters for arrow's pretty printer: UUIDs, dates
+/// and flat unions as the module says.
+#[derive(Debug)]
+pub(crate) struct TableKinds;
+
+impl TableKinds {
+    /// The formatter of `array`: ours, else arrow's (which comes back here
+    /// for nested values, through the options).
+    fn formatter<'f>(
+        &self,
+        array: &'f dyn Array,
+        options: &FormatOptions<'f>,
+        field: &'f Field,
+    ) -> Result<ArrayFormatter<'f>, ArrowError> {
+        match self.create_array_formatter(array, options, Some(field))? {
+            Some(f) => Ok(f),
+            None => ArrayFormatter::try_new(array, options),
+        }
+    }
+}
+
+impl ArrayFormatterFactory for TableKinds {
+    fn create_array_formatter<'f>(
+        &self,
+        array: &'f dyn Array,
+        options: &FormatOptions<'f>,
+        field: Option<&'f Field>,
+    ) -> Result<Option<ArrayFormatter<'f>>, ArrowError> {
+        let null = options.null();
+        let display: Box<dyn DisplayIndex + 'f> = match array.data_type() {
+            DataType::FixedSizeBinary(16) if field.is_some_and(is_uuid) => Box::new(UuidCell {
+                array: array.as_fixed_size_binary(),
+                null,
+            }),
+            DataType::Date32 => Box::new(DateCell {
+                array: array.as_primitive(),
+                null,
+            }),
+            DataType::Struct(fields)
+                if field
+                    .is_some_and(|f| is_flat_union(f) && f.data_type() == array.data_type()) =>
+            {
+                let strukt = array.as_struct();
+                let variant = self.formatter(strukt.column(0).as_ref(), options, &fields[0])?;
+                let mut variants = Vec::new();
+                for (f, column) in fields.iter().zip(strukt.columns()).skip(1) {
+                    let (DataType::Struct(vf), Some(child)) =
+                        (f.data_type(), column.as_struct_opt())
+                    else {
+                        return Err(ArrowError::InvalidArgumentError(format!(
+                            "variant {} of a flat union is not a struct",
+                            f.name()
+                        )));
+                    };
+                    let cells = vf
+                        .iter()
+                        .zip(child.columns())
+                        .map(|(f, c)| {
+                            Ok((f.name().as_str(), self.formatter(c.as_ref(), options, f)?))
+                        })
+                        .collect::<Result<_, ArrowError>>()?;
+                    variants.push((child.nulls(), cells));
+                }
+                Box::new(FlatUnionCell {
+                    nulls: strukt.nulls(),
+                    variant,
+                    variants,
+                    null,
+                })
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(ArrayFormatter::new(display, options.safe())))
+    }
+}
+
+struct UuidCell<'a> {
+    array: &'a FixedSizeBinaryArray,
+    null: &'a str,
+}
+
+impl DisplayIndex for UuidCell<'_> {
+    fn write(&self, idx: usize, f: &mut dyn std::fmt::Write) -> FormatResult {
+        if self.array.is_null(idx) {
+            f.write_str(self.null)?;
+        } else {
+            let mut s = String::with_capacity(36);
+            write_uuid(self.array.value(idx), &mut s)?;
+            f.write_str(&s)?;
+        }
+        Ok(())
+    }
+}
+
+struct DateCell<'a> {
+    array: &'a Date32Array,
+    null: &'a str,
+}
+
+impl DisplayIndex for DateCell<'_> {
+    fn write(&self, idx: usize, f: &mut dyn std::fmt::Write) -> FormatResult {
+        if self.array.is_null(idx) {
+            f.write_str(self.null)?;
+        } else {
+            let mut s = String::with_capacity(11);
+            write_date(self.array.value(idx), &mut s)?;
+            f.write_str(&s)?;
+        }
+        Ok(())
+    }
+}
+
+/// `{variant: Circle, r: 1.0}`; the null text for a missing union.
+struct FlatUnionCell<'a> {
+    nulls: Option<&'a NullBuffer>,
+    variant: ArrayFormatter<'a>,
+    #[allow(clippy::type_complexity)]
+    variants: Vec<(Option<&'a NullBuffer>, Vec<(&'a str, ArrayFormatter<'a>)>)>,
+    null: &'a str,
+}
+
+impl DisplayIndex for FlatUnionCell<'_> {
+    fn write(&self, idx: usize, f: &mut dyn std::fmt::Write) -> FormatResult {
+        if self.nulls.is_some_and(|n| n.is_null(idx)) {
+            f.write_str(self.null)?;
+            return Ok(());
+        }
+        write!(f, "{{variant: {}", self.variant.value(idx))?;
+        for (present, cells) in &self.variants {
+            if present.is_some_and(|n| n.is_null(idx)) {
+                continue;
+            }
+            for (name, cell) in cells {
+                write!(f, ", {name}: {}", cell.value(idx))?;
+            }
+        }
+        f.write_char('}')?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(days: i32) -> String {
+        let mut s = String::new();
+        write_date(days, &mut s).unwrap();
+        s
+    }
+
+    #[test]
+    fn dates_of_every_int32_day() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(19_724), "2024-01-02");
+        assert_eq!(date(-1), "1969-12-31");
+        assert_eq!(date(-719_528), "0000-01-01");
+        assert_eq!(date(-719_529), "-0001-12-31");
+        assert_eq!(date(2_932_897), "+10000-01-01");
+        assert_eq!(date(i32::MAX), "+5881580-07-11");
+        assert_eq!(date(i32::MIN), "-5877641-06-23");
+        // The same date as counting days one by one.
+        for days in (-800_000..3_000_000).step_by(997) {
+            let d = counted(days);
+            assert_eq!(date(days), d, "{days}");
+        }
+    }
+
+    /// The date of `days` by counting from 1970-01-01 (for the test only).
+    fn counted(days: i32) -> String {
+        let (mut y, mut m, mut d) = (1970i64, 1u32, 1u32);
+        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let len = |y: i64, m: u32| match m {
+            2 if leap(y) => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        let mut left = i64::from(days);
+        // Whole years first.
+        while left >= if leap(y) { 366 } else { 365 } {
+            left -= if leap(y) { 366 } else { 365 };
+            y += 1;
+        }
+        while left < 0 {
+            y -= 1;
+            left += if leap(y) { 366 } else { 365 };
+        }
+        while left >= i64::from(len(y, m)) {
+            left -= i64::from(len(y, m));
+            m += 1;
+        }
+        d += left as u32;
+        if (0..=9999).contains(&y) {
+            format!("{y:04}-{m:02}-{d:02}")
+        } else {
+            format!("{y:+05}-{m:02}-{d:02}")
+        }
+    }
+
+    #[test]
+    fn uuids_in_canonical_text() {
+        let mut s = String::new();
+        let b: Vec<u8> = (0..16).map(|i| i * 17).collect();
+        write_uuid(&b, &mut s).unwrap();
+        assert_eq!(s, "00112233-4455-6677-8899-aabbccddeeff");
+    }
+}

@@ -1,0 +1,762 @@
+//! Every kind through every output of the command: one small vector per
+//! kind (instants, dates, times of day, durations, UUIDs, f16, complex
+//! numbers, maps, enums with data, zones written from Arrow, a codec of a
+//! newer version), printed by `cat` and `head` in each format and
+//! converted to Parquet, Arrow IPC, CSV and JSON lines; Parquet and IPC
+//! converted back load as the Rust types saved (README.md, "Output
+//! formats").
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Date32Array, Int32Array, RecordBatch, TimestampNanosecondArray};
+use assert_cmd::Command;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::LogicalType;
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
+use h5vec::H5Vector;
+use half::f16;
+use num_complex::Complex;
+use tempfile::TempDir;
+use uuid::Uuid;
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Shape {
+    Circle { r: f64 },
+    Rect(f64, f64),
+    Empty,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Times {
+    at: DateTime<Utc>,
+    naive: NaiveDateTime,
+    local: DateTime<FixedOffset>,
+    day: NaiveDate,
+    clock: NaiveTime,
+    took: std::time::Duration,
+    delta: TimeDelta,
+    maybe: Option<DateTime<Utc>>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Ids {
+    id: Uuid,
+    maybe: Option<Uuid>,
+    many: Vec<Uuid>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Numbers {
+    h: f16,
+    z: Complex<f64>,
+    z32: Option<Complex<f32>>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Maps {
+    by_name: BTreeMap<String, i32>,
+    by_num: BTreeMap<u32, String>,
+    maybe: Option<BTreeMap<i8, f64>>,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Shapes {
+    id: u8,
+    shape: Shape,
+    maybe: Option<Shape>,
+    list: Vec<Shape>,
+}
+
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE"));
+}
+
+fn ns(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+}
+
+fn times() -> Vec<Times> {
+    let at = [
+        ns("2024-01-02T03:04:05.000000006Z"),
+        ns("1969-12-31T23:59:59.5Z"),
+    ];
+    at.iter()
+        .enumerate()
+        .map(|(i, &at)| Times {
+            at,
+            naive: at.naive_utc(),
+            local: at
+                .with_timezone(&FixedOffset::east_opt(if i == 0 { 5400 } else { -3600 }).unwrap()),
+            day: at.date_naive(),
+            clock: at.time(),
+            took: std::time::Duration::from_nanos(1_500_000_007 * i as u64),
+            delta: TimeDelta::nanoseconds(-90_000_000_001 * i as i64 + 1),
+            maybe: (i == 0).then_some(at),
+        })
+        .collect()
+}
+
+fn ids() -> Vec<Ids> {
+    let u = Uuid::from_u128(0x0123_4567_89ab_4def_8000_0000_0000_0000);
+    vec![
+        Ids {
+            id: u,
+            maybe: None,
+            many: vec![u, Uuid::nil()],
+        },
+        Ids {
+            id: Uuid::max(),
+            maybe: Some(u),
+            many: vec![],
+        },
+    ]
+}
+
+fn numbers() -> Vec<Numbers> {
+    vec![
+        Numbers {
+            h: f16::from_f32(1.5),
+            z: Complex::new(1.5, -2.0),
+            z32: Some(Complex::new(0.25, 0.0)),
+        },
+        Numbers {
+            h: f16::NEG_INFINITY,
+            z: Complex::new(-0.0, 1e300),
+            z32: None,
+        },
+    ]
+}
+
+fn maps() -> Vec<Maps> {
+    vec![
+        Maps {
+            by_name: BTreeMap::from([("a".into(), 1), ("b \"q\"".into(), -2)]),
+            by_num: BTreeMap::from([(7, "seven".into()), (1, "one".into())]),
+            maybe: Some(BTreeMap::from([(-1, 0.5)])),
+        },
+        Maps {
+            by_name: BTreeMap::new(),
+            by_num: BTreeMap::new(),
+            maybe: None,
+        },
+    ]
+}
+
+fn shapes() -> Vec<Shapes> {
+    vec![
+        Shapes {
+            id: 1,
+            shape: Shape::Circle { r: 1.0 },
+            maybe: Some(Shape::Rect(2.0, 3.0)),
+            list: vec![Shape::Empty, Shape::Circle { r: 0.5 }],
+        },
+        Shapes {
+            id: 2,
+            shape: Shape::Rect(2.0, 3.0),
+            maybe: None,
+            list: vec![],
+        },
+        Shapes {
+            id: 3,
+            shape: Shape::Empty,
+            maybe: Some(Shape::Empty),
+            list: vec![Shape::Rect(-1.0, 0.0)],
+        },
+    ]
+}
+
+/// Instants in named zones, an offset and none, and dates past chrono's
+/// range, written from Arrow (what the Python package or a Parquet file
+/// brings): `zones`; and `bad_zone`, whose zone is no zone.
+fn write_arrow_kinds(file: &h5vec::hdf5::File) {
+    let ts = |tz: Option<&str>| {
+        let a = TimestampNanosecondArray::from(vec![
+            Some(1_704_164_645_000_000_006), // 2024-01-02T03:04:05.000000006Z
+            None,
+            Some(1_719_792_000_000_000_000), // 2024-07-01T00:00:00Z
+        ]);
+        Arc::new(match tz {
+            Some(tz) => a.with_timezone(tz),
+            None => a,
+        }) as ArrayRef
+    };
+    let days = Arc::new(Date32Array::from(vec![
+        Some(i32::MIN),
+        None,
+        Some(i32::MAX),
+    ])) as ArrayRef;
+    let batch = RecordBatch::try_from_iter(vec![
+        ("paris", ts(Some("Europe/Paris"))),
+        ("kolkata", ts(Some("+05:30"))),
+        ("naive", ts(None)),
+        ("day", days),
+    ])
+    .unwrap();
+    h5vec::arrow::save_record_batch(file, "zones", &batch, &Default::default()).unwrap();
+    let bad = RecordBatch::try_from_iter(vec![
+        ("id", Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef),
+        ("at", ts(Some("Mars/Olympus_Mons"))),
+    ])
+    .unwrap();
+    h5vec::arrow::save_record_batch(file, "bad_zone", &bad, &Default::default()).unwrap();
+}
+
+/// Replaces scalar string `entry` of the schema node group `node`
+/// (`VECTOR/metadata/schema/children/2`) with `value`: what a newer h5vec
+/// would write.
+fn set_entry(f: &h5vec::hdf5::File, node: &str, entry: &str, value: &str) {
+    let g = f.group(node).unwrap();
+    g.unlink(entry).unwrap();
+    let v: h5vec::hdf5::types::VarLenUnicode = value.parse().unwrap();
+    g.new_dataset::<h5vec::hdf5::types::VarLenUnicode>()
+        .shape(())
+        .create(entry)
+        .unwrap()
+        .write_scalar(&v)
+        .unwrap();
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Later {
+    id: u32,
+    future: i64,
+    name: String,
+}
+
+/// `future`: a vector whose field `future` has a codec of a newer version.
+fn write_future(file: &h5vec::hdf5::File) {
+    let rows: Vec<Later> = (0..3)
+        .map(|i| Later {
+            id: i,
+            future: i64::from(i) * 1000,
+            name: format!("n{i}"),
+        })
+        .collect();
+    h5vec::save_vector(file, "future", &rows).unwrap();
+    set_entry(
+        file,
+        "future/metadata/schema/children/2",
+        "codec",
+        "h5vec.FutureCodec",
+    );
+}
+
+/// A file with one vector per kind.
+fn fixture() -> (TempDir, PathBuf) {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.h5");
+    write_fixture(&path);
+    (dir, path)
+}
+
+fn write_fixture(path: &Path) {
+    let file = h5vec::create_file(path).unwrap();
+    h5vec::save_vector(&file, "times", &times()).unwrap();
+    h5vec::save_vector(&file, "ids", &ids()).unwrap();
+    h5vec::save_vector(&file, "numbers", &numbers()).unwrap();
+    h5vec::save_vector(&file, "maps", &maps()).unwrap();
+    h5vec::save_vector(&file, "shapes", &shapes()).unwrap();
+    write_arrow_kinds(&file);
+    write_future(&file);
+}
+
+/// The command, in a child that keeps no file descriptor of this process
+/// but stdio (HDF5 opens files without `O_CLOEXEC`; tests/cli.rs says why).
+fn h5vec_cmd() -> Command {
+    init();
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn close_range(first: u32, last: u32, flags: i32) -> i32;
+    }
+    const CLOSE_RANGE_CLOEXEC: i32 = 4;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("h5vec"));
+    cmd.env_remove("HDF5_USE_FILE_LOCKING");
+    // SAFETY: one async-signal-safe system call on the child's own
+    // descriptors between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            close_range(3, u32::MAX, CLOSE_RANGE_CLOEXEC);
+            Ok(())
+        });
+    }
+    Command::from_std(cmd)
+}
+
+/// Runs `h5vec ARGS`, expecting exit status `code`; returns stdout and stderr.
+fn run_code(args: &[&str], code: i32) -> (String, String) {
+    let out = h5vec_cmd().args(args).output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "h5vec {args:?}: stdout {stdout}\nstderr {stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// Runs `h5vec ARGS`, expecting success and nothing on stderr.
+fn run_ok(args: &[&str]) -> String {
+    let (out, err) = run_code(args, 0);
+    assert_eq!(err, "", "h5vec {args:?} wrote to stderr");
+    out
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `cat FILE VECTOR --format FORMAT`.
+fn cat(path: &Path, vector: &str, format: &str) -> String {
+    run_ok(&["cat", s(path), vector, "--format", format])
+}
+
+/// Converts `path:vector` to Parquet, Arrow IPC, CSV and JSON lines in
+/// `dir`, checks that CSV and JSON lines are what `cat` prints, converts
+/// Parquet and IPC back into `back.h5` (`pq_VECTOR`, `ipc_VECTOR`) and
+/// checks that the command prints the same rows and schema tree from them.
+fn round_trip(dir: &Path, path: &Path, vector: &str) -> PathBuf {
+    let src = format!("{}:{vector}", s(path));
+    let back = dir.join("back.h5");
+    for (ext, format) in [("csv", "csv"), ("jsonl", "jsonl")] {
+        let out = dir.join(format!("{vector}.{ext}"));
+        run_ok(&["convert", &src, s(&out)]);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            cat(path, vector, format),
+            "{vector}.{ext}"
+        );
+    }
+    for ext in ["parquet", "arrow"] {
+        let out = dir.join(format!("{vector}.{ext}"));
+        run_ok(&["convert", &src, s(&out)]);
+        let name = format!("{}_{vector}", &ext[..3]);
+        run_ok(&["convert", s(&out), &format!("{}:{name}", s(&back))]);
+        for format in ["jsonl", "table"] {
+            assert_eq!(
+                cat(&back, &name, format),
+                cat(path, vector, format),
+                "{vector} through {ext}"
+            );
+        }
+        assert_eq!(
+            run_ok(&["schema", s(&back), &name, "--json"]),
+            run_ok(&["schema", s(path), vector, "--json"]),
+            "{vector} through {ext}"
+        );
+    }
+    back
+}
+
+/// Loads vector `name` of `path` as `T`.
+fn load<T: H5Vector>(path: &Path, name: &str) -> Vec<T> {
+    let file = h5vec::open_file(path).unwrap();
+    h5vec::load_vector::<T>(&file, name).unwrap()
+}
+
+#[test]
+fn instants_dates_times_and_durations() {
+    let (dir, path) = fixture();
+    assert_eq!(
+        cat(&path, "times", "jsonl"),
+        r#"{"at":"2024-01-02T03:04:05.000000006Z","naive":"2024-01-02T03:04:05.000000006","local":{"instant":"2024-01-02T03:04:05.000000006Z","offset_seconds":5400},"day":"2024-01-02","clock":"03:04:05.000000006","took":"P0D","delta":"PT0.000000001S","maybe":"2024-01-02T03:04:05.000000006Z"}
+{"at":"1969-12-31T23:59:59.500Z","naive":"1969-12-31T23:59:59.500","local":{"instant":"1969-12-31T23:59:59.500Z","offset_seconds":-3600},"day":"1969-12-31","clock":"23:59:59.500","took":"PT1.500000007S","delta":"-PT90S","maybe":null}
+"#
+    );
+    assert_eq!(
+        cat(&path, "times", "csv"),
+        "at,naive,local.instant,local.offset_seconds,day,clock,took,delta,maybe
+2024-01-02T03:04:05.000000006Z,2024-01-02T03:04:05.000000006,2024-01-02T03:04:05.000000006Z,5400,2024-01-02,03:04:05.000000006,P0D,PT0.000000001S,2024-01-02T03:04:05.000000006Z
+1969-12-31T23:59:59.500Z,1969-12-31T23:59:59.500,1969-12-31T23:59:59.500Z,-3600,1969-12-31,23:59:59.500,PT1.500000007S,-PT90S,
+"
+    );
+    assert_eq!(
+        cat(&path, "times", "table"),
+        "+--------------------------------+-------------------------------+-----------------------------------------------------------------+------------+--------------------+----------------+----------------+--------------------------------+
+| at                             | naive                         | local                                                           | day        | clock              | took           | delta          | maybe                          |
++--------------------------------+-------------------------------+-----------------------------------------------------------------+------------+--------------------+----------------+----------------+--------------------------------+
+| 2024-01-02T03:04:05.000000006Z | 2024-01-02T03:04:05.000000006 | {instant: 2024-01-02T03:04:05.000000006Z, offset_seconds: 5400} | 2024-01-02 | 03:04:05.000000006 | P0D            | PT0.000000001S | 2024-01-02T03:04:05.000000006Z |
+| 1969-12-31T23:59:59.500Z       | 1969-12-31T23:59:59.500       | {instant: 1969-12-31T23:59:59.500Z, offset_seconds: -3600}      | 1969-12-31 | 23:59:59.500       | PT1.500000007S | -PT90S         | null                           |
++--------------------------------+-------------------------------+-----------------------------------------------------------------+------------+--------------------+----------------+----------------+--------------------------------+
+"
+    );
+    // head prints what cat prints.
+    assert_eq!(
+        run_ok(&["head", s(&path), "times", "-n", "1", "--format", "csv"]),
+        cat(&path, "times", "csv")
+            .lines()
+            .take(2)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    let back = round_trip(dir.path(), &path, "times");
+    assert_eq!(load::<Times>(&back, "par_times"), times());
+    assert_eq!(load::<Times>(&back, "arr_times"), times());
+}
+
+#[test]
+fn instants_in_any_zone_and_every_date() {
+    let (dir, path) = fixture();
+    // Europe/Paris in winter (+01:00) and summer (+02:00), an offset zone,
+    // no zone; the first and last Int32 days (past chrono's years).
+    assert_eq!(
+        cat(&path, "zones", "jsonl"),
+        r#"{"paris":"2024-01-02T04:04:05.000000006+01:00","kolkata":"2024-01-02T08:34:05.000000006+05:30","naive":"2024-01-02T03:04:05.000000006","day":"-5877641-06-23"}
+{"paris":null,"kolkata":null,"naive":null,"day":null}
+{"paris":"2024-07-01T02:00:00+02:00","kolkata":"2024-07-01T05:30:00+05:30","naive":"2024-07-01T00:00:00","day":"+5881580-07-11"}
+"#
+    );
+    assert_eq!(
+        cat(&path, "zones", "csv"),
+        "paris,kolkata,naive,day
+2024-01-02T04:04:05.000000006+01:00,2024-01-02T08:34:05.000000006+05:30,2024-01-02T03:04:05.000000006,-5877641-06-23
+,,,
+2024-07-01T02:00:00+02:00,2024-07-01T05:30:00+05:30,2024-07-01T00:00:00,+5881580-07-11
+"
+    );
+    assert_eq!(
+        cat(&path, "zones", "table"),
+        "+-------------------------------------+-------------------------------------+-------------------------------+----------------+
+| paris                               | kolkata                             | naive                         | day            |
++-------------------------------------+-------------------------------------+-------------------------------+----------------+
+| 2024-01-02T04:04:05.000000006+01:00 | 2024-01-02T08:34:05.000000006+05:30 | 2024-01-02T03:04:05.000000006 | -5877641-06-23 |
+| null                                | null                                | null                          | null           |
+| 2024-07-01T02:00:00+02:00           | 2024-07-01T05:30:00+05:30           | 2024-07-01T00:00:00           | +5881580-07-11 |
++-------------------------------------+-------------------------------------+-------------------------------+----------------+
+"
+    );
+    round_trip(dir.path(), &path, "zones");
+
+    // A zone that is none: every format fails before printing anything,
+    // naming the column; convert leaves no file; Parquet keeps it.
+    let expected = format!(
+        "h5vec: {}:/bad_zone: $.at: the time zone `Mars/Olympus_Mons` is neither an IANA zone \
+         name nor an offset such as +05:30, so its instants cannot be printed; convert it to \
+         Parquet or Arrow IPC, which keep the zone as it is\n",
+        s(&path)
+    );
+    for format in ["table", "jsonl", "csv"] {
+        let (out, err) = run_code(&["cat", s(&path), "bad_zone", "--format", format], 2);
+        assert_eq!(
+            (out.as_str(), err.as_str()),
+            ("", expected.as_str()),
+            "{format}"
+        );
+    }
+    for ext in ["csv", "jsonl"] {
+        let out = dir.path().join(format!("bad.{ext}"));
+        let (_, err) = run_code(&["convert", &format!("{}:bad_zone", s(&path)), s(&out)], 2);
+        assert_eq!(err, expected, "{ext}");
+        assert!(!out.exists());
+    }
+    // The other column prints.
+    assert_eq!(
+        run_ok(&[
+            "cat",
+            s(&path),
+            "bad_zone",
+            "--columns",
+            "id",
+            "--format",
+            "csv"
+        ]),
+        "id\n1\n2\n3\n"
+    );
+    let pq = dir.path().join("bad.parquet");
+    run_ok(&["convert", &format!("{}:bad_zone", s(&path)), s(&pq)]);
+    let back = dir.path().join("back.h5");
+    run_ok(&["convert", s(&pq), &format!("{}:bad", s(&back))]);
+    assert_eq!(
+        run_ok(&["schema", s(&back), "bad", "--json"]),
+        run_ok(&["schema", s(&path), "bad_zone", "--json"])
+    );
+}
+
+#[test]
+fn uuids_in_canonical_text_and_as_parquet_uuids() {
+    let (dir, path) = fixture();
+    assert_eq!(
+        cat(&path, "ids", "jsonl"),
+        r#"{"id":"01234567-89ab-4def-8000-000000000000","maybe":null,"many":["01234567-89ab-4def-8000-000000000000","00000000-0000-0000-0000-000000000000"]}
+{"id":"ffffffff-ffff-ffff-ffff-ffffffffffff","maybe":"01234567-89ab-4def-8000-000000000000","many":[]}
+"#
+    );
+    assert_eq!(
+        cat(&path, "ids", "csv"),
+        r#"id,maybe,many
+01234567-89ab-4def-8000-000000000000,,"[""01234567-89ab-4def-8000-000000000000"",""00000000-0000-0000-0000-000000000000""]"
+ffffffff-ffff-ffff-ffff-ffffffffffff,01234567-89ab-4def-8000-000000000000,[]
+"#
+    );
+    assert_eq!(
+        cat(&path, "ids", "table"),
+        "+--------------------------------------+--------------------------------------+------------------------------------------------------------------------------+
+| id                                   | maybe                                | many                                                                         |
++--------------------------------------+--------------------------------------+------------------------------------------------------------------------------+
+| 01234567-89ab-4def-8000-000000000000 | null                                 | [01234567-89ab-4def-8000-000000000000, 00000000-0000-0000-0000-000000000000] |
+| ffffffff-ffff-ffff-ffff-ffffffffffff | 01234567-89ab-4def-8000-000000000000 | []                                                                           |
++--------------------------------------+--------------------------------------+------------------------------------------------------------------------------+
+"
+    );
+    let back = round_trip(dir.path(), &path, "ids");
+    assert_eq!(load::<Ids>(&back, "par_ids"), ids());
+    assert_eq!(load::<Ids>(&back, "arr_ids"), ids());
+    // Parquet: the UUID logical type on 16-byte fixed-length columns.
+    let reader = ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(dir.path().join("ids.parquet")).unwrap(),
+    )
+    .unwrap();
+    let columns = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .to_vec();
+    let uuids: Vec<(String, Option<LogicalType>, i32)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.path().string(),
+                c.logical_type_ref().cloned(),
+                c.type_length(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        uuids,
+        [
+            ("id".to_string(), Some(LogicalType::Uuid), 16),
+            ("maybe".to_string(), Some(LogicalType::Uuid), 16),
+            ("many.list.item".to_string(), Some(LogicalType::Uuid), 16),
+        ]
+    );
+}
+
+#[test]
+fn f16_and_complex_numbers() {
+    let (dir, path) = fixture();
+    // JSON has no infinity: null there (as for f32 and f64); CSV and the
+    // table print it. Complex numbers are their record {r, i}.
+    assert_eq!(
+        cat(&path, "numbers", "jsonl"),
+        r#"{"h":1.5,"z":{"r":1.5,"i":-2.0},"z32":{"r":0.25,"i":0.0}}
+{"h":null,"z":{"r":-0.0,"i":1.0e300},"z32":null}
+"#
+    );
+    assert_eq!(
+        cat(&path, "numbers", "csv"),
+        "h,z.r,z.i,z32.r,z32.i\n1.5,1.5,-2.0,0.25,0.0\n-inf,-0.0,1e300,,\n"
+    );
+    assert_eq!(
+        cat(&path, "numbers", "table"),
+        "+------+---------------------+-------------------+
+| h    | z                   | z32               |
++------+---------------------+-------------------+
+| 1.5  | {r: 1.5, i: -2.0}   | {r: 0.25, i: 0.0} |
+| -inf | {r: -0.0, i: 1e300} | null              |
++------+---------------------+-------------------+
+"
+    );
+    let back = round_trip(dir.path(), &path, "numbers");
+    /// Every bit of `h`, `z` and `z32`.
+    type Bits = (u16, u64, u64, Option<(u32, u32)>);
+    let bits = |v: Vec<Numbers>| -> Vec<Bits> {
+        v.iter()
+            .map(|n| {
+                (
+                    n.h.to_bits(),
+                    n.z.re.to_bits(),
+                    n.z.im.to_bits(),
+                    n.z32.map(|z| (z.re.to_bits(), z.im.to_bits())),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(bits(load(&back, "par_numbers")), bits(numbers()));
+    assert_eq!(bits(load(&back, "arr_numbers")), bits(numbers()));
+}
+
+#[test]
+fn maps_with_any_key() {
+    let (dir, path) = fixture();
+    assert_eq!(
+        cat(&path, "maps", "jsonl"),
+        r#"{"by_name":{"a":1,"b \"q\"":-2},"by_num":[[1,"one"],[7,"seven"]],"maybe":[[-1,0.5]]}
+{"by_name":{},"by_num":[],"maybe":null}
+"#
+    );
+    assert_eq!(
+        cat(&path, "maps", "csv"),
+        r#"by_name,by_num,maybe
+"{""a"":1,""b \""q\"""":-2}","[[1,""one""],[7,""seven""]]","[[-1,0.5]]"
+{},[],
+"#
+    );
+    assert_eq!(
+        cat(&path, "maps", "table"),
+        r#"+-------------------+--------------------+-----------+
+| by_name           | by_num             | maybe     |
++-------------------+--------------------+-----------+
+| {a: 1, b "q": -2} | {1: one, 7: seven} | {-1: 0.5} |
+| {}                | {}                 | null      |
++-------------------+--------------------+-----------+
+"#
+    );
+    let back = round_trip(dir.path(), &path, "maps");
+    assert_eq!(load::<Maps>(&back, "par_maps"), maps());
+    assert_eq!(load::<Maps>(&back, "arr_maps"), maps());
+}
+
+#[test]
+fn enums_with_data_in_flat_form() {
+    let (dir, path) = fixture();
+    assert_eq!(
+        cat(&path, "shapes", "jsonl"),
+        r#"{"id":1,"shape":{"variant":"Circle","r":1.0},"maybe":{"variant":"Rect","1":2.0,"2":3.0},"list":[{"variant":"Empty"},{"variant":"Circle","r":0.5}]}
+{"id":2,"shape":{"variant":"Rect","1":2.0,"2":3.0},"maybe":null,"list":[]}
+{"id":3,"shape":{"variant":"Empty"},"maybe":{"variant":"Empty"},"list":[{"variant":"Rect","1":-1.0,"2":0.0}]}
+"#
+    );
+    assert_eq!(
+        cat(&path, "shapes", "csv"),
+        r#"id,shape.variant,shape.Circle.r,shape.Rect.1,shape.Rect.2,maybe.variant,maybe.Circle.r,maybe.Rect.1,maybe.Rect.2,list
+1,Circle,1.0,,,Rect,,2.0,3.0,"[{""variant"":""Empty""},{""variant"":""Circle"",""r"":0.5}]"
+2,Rect,,2.0,3.0,,,,,[]
+3,Empty,,,,Empty,,,,"[{""variant"":""Rect"",""1"":-1.0,""2"":0.0}]"
+"#
+    );
+    assert_eq!(
+        cat(&path, "shapes", "table"),
+        "+----+---------------------------------+---------------------------------+-----------------------------------------------+
+| id | shape                           | maybe                           | list                                          |
++----+---------------------------------+---------------------------------+-----------------------------------------------+
+| 1  | {variant: Circle, r: 1.0}       | {variant: Rect, 1: 2.0, 2: 3.0} | [{variant: Empty}, {variant: Circle, r: 0.5}] |
+| 2  | {variant: Rect, 1: 2.0, 2: 3.0} | null                            | []                                            |
+| 3  | {variant: Empty}                | {variant: Empty}                | [{variant: Rect, 1: -1.0, 2: 0.0}]            |
++----+---------------------------------+---------------------------------+-----------------------------------------------+
+"
+    );
+    // One variant's field selected: still the union's flat form.
+    assert_eq!(
+        run_ok(&[
+            "head",
+            s(&path),
+            "shapes",
+            "-n",
+            "2",
+            "--columns",
+            "maybe",
+            "--format",
+            "jsonl"
+        ]),
+        "{\"maybe\":{\"variant\":\"Rect\",\"1\":2.0,\"2\":3.0}}\n{\"maybe\":null}\n"
+    );
+    // Parquet and IPC hold the flat form, with the union node in the
+    // field's metadata: converted back, the enums load again.
+    let back = round_trip(dir.path(), &path, "shapes");
+    assert_eq!(load::<Shapes>(&back, "par_shapes"), shapes());
+    assert_eq!(load::<Shapes>(&back, "arr_shapes"), shapes());
+    let reader = ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(dir.path().join("shapes.parquet")).unwrap(),
+    )
+    .unwrap();
+    let shape = reader.schema().field_with_name("shape").unwrap().clone();
+    assert_eq!(shape.metadata()["h5vec.union"], "flat");
+    assert_eq!(shape.metadata()["h5vec.kind"], "union");
+    /// Names, nullability and types of a field and its children, without metadata.
+    fn outline(f: &arrow::datatypes::Field) -> String {
+        let n = if f.is_nullable() { "?" } else { "" };
+        match f.data_type() {
+            arrow::datatypes::DataType::Struct(fs) => {
+                let inner: Vec<String> = fs.iter().map(|c| outline(c)).collect();
+                format!("{}{n}{{{}}}", f.name(), inner.join(", "))
+            }
+            t => format!("{}{n}: {t}", f.name()),
+        }
+    }
+    assert_eq!(
+        outline(&shape),
+        "shape{variant: Dictionary(Int32, Utf8), Circle?{r: Float64}, Rect?{1: Float64, 2: Float64}}"
+    );
+}
+
+#[test]
+fn a_codec_of_a_newer_version_is_listed_and_left_out() {
+    let (dir, path) = fixture();
+    let p = s(&path);
+    assert!(run_ok(&["ls", p]).contains("/future    vector     3        3"));
+    assert_eq!(
+        run_ok(&["schema", p, "future"]),
+        "FIELD     KIND    CODEC                      ENCODED  LOGICAL TYPE
+$         record  HDF5Vectors.StructCodec             kinds::Later
+$.id      scalar  HDF5Vectors.IdentityCodec  UInt32   u32
+$.future  scalar  h5vec.FutureCodec          Int64    i64
+$.name    scalar  HDF5Vectors.IdentityCodec  String   alloc::string::String
+"
+    );
+    assert!(run_ok(&["info", p, "future"]).contains("/future/data/future/values  $.future  int64"));
+    // The other columns print and convert.
+    assert_eq!(
+        run_ok(&[
+            "cat",
+            p,
+            "future",
+            "--columns",
+            "name,id",
+            "--format",
+            "csv"
+        ]),
+        "name,id\nn0,0\nn1,1\nn2,2\n"
+    );
+    let pq = dir.path().join("future.parquet");
+    run_ok(&["convert", &format!("{p}:future"), s(&pq), "--columns", "id"]);
+    // Reading it is an error naming it and its codec, before any output.
+    let expected = format!(
+        "h5vec: {p}:/future: $.future: expected a schema kind and codec this version of h5vec \
+         reads, found unknown codec h5vec.FutureCodec (kind scalar): this version of h5vec \
+         cannot read it (--columns leaves it out)\n"
+    );
+    for format in ["table", "jsonl", "csv"] {
+        assert_eq!(
+            run_code(&["cat", p, "future", "--format", format], 2),
+            (String::new(), expected.clone()),
+            "{format}"
+        );
+    }
+    let out = dir.path().join("all.parquet");
+    let (_, err) = run_code(&["convert", &format!("{p}:future"), s(&out)], 2);
+    assert_eq!(err, expected);
+    assert!(!out.exists());
+}
+
+#[test]
+fn converting_onto_a_vector_suggests_replace() {
+    let (dir, path) = fixture();
+    let p = s(&path);
+    let pq = dir.path().join("ids.parquet");
+    run_ok(&["convert", &format!("{p}:ids"), s(&pq)]);
+    let (_, err) = run_code(&["convert", s(&pq), &format!("{p}:ids")], 2);
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: {p}:/ids: `ids` already exists in `/` (convert with --replace to replace it)\n"
+        )
+    );
+    run_ok(&["convert", s(&pq), &format!("{p}:ids"), "--replace"]);
+    assert_eq!(load::<Ids>(&path, "ids"), ids());
+    // --replace replaces vectors only: the library's words for its option
+    // are the command's flag.
+    let file = h5vec::open_file_rw(&path).unwrap();
+    file.new_dataset::<u8>().shape(3).create("plain").unwrap();
+    drop(file);
+    let (_, err) = run_code(&["convert", s(&pq), &format!("{p}:plain"), "--replace"], 2);
+    assert!(err.contains("--replace replaces only vectors"), "{err}");
+    assert!(!err.contains("SaveOptions"), "{err}");
+}
