@@ -280,7 +280,7 @@ fn flatten_column(
     columns: &mut Vec<ArrayRef>,
 ) -> Result<()> {
     match column.data_type() {
-        DataType::Struct(children) => {
+        DataType::Struct(children) if !children.is_empty() => {
             let strukt = column.as_struct();
             let nulls = NullBuffer::union(parent_nulls, strukt.nulls());
             for (child, array) in children.iter().zip(strukt.columns()) {
@@ -294,7 +294,10 @@ fn flatten_column(
                 )?;
             }
         }
-        DataType::List(_)
+        // A record without fields (`Option<()>`) has no column to flatten
+        // to: `{}` where it is there.
+        DataType::Struct(_)
+        | DataType::List(_)
         | DataType::LargeList(_)
         | DataType::FixedSizeList(_, _)
         | DataType::ListView(_)

@@ -760,3 +760,69 @@ fn converting_onto_a_vector_suggests_replace() {
     assert!(err.contains("--replace replaces only vectors"), "{err}");
     assert!(!err.contains("SaveOptions"), "{err}");
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Tagged {
+    Named { variant: u8 },
+    Plain,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Edge {
+    tag: Tagged,
+    unit: Option<()>,
+}
+
+#[test]
+fn what_a_format_cannot_hold_is_named() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.h5");
+    let rows = vec![
+        Edge {
+            tag: Tagged::Named { variant: 7 },
+            unit: Some(()),
+        },
+        Edge {
+            tag: Tagged::Plain,
+            unit: None,
+        },
+    ];
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "e", &rows).unwrap();
+    drop(file);
+    let p = s(&path);
+    // A variant's field named `variant` has no place beside the name in
+    // JSON or the table; CSV nests it under the variant.
+    let expected = format!(
+        "h5vec: {p}:/e: $.tag: variant `Named` has a field named `variant`, which the form \
+         {{\"variant\": NAME, FIELDS}} cannot hold beside the name; print it with --format csv\n"
+    );
+    for format in ["table", "jsonl"] {
+        assert_eq!(
+            run_code(&["cat", p, "e", "--format", format], 2),
+            (String::new(), expected.clone()),
+            "{format}"
+        );
+    }
+    assert_eq!(
+        cat(&path, "e", "csv"),
+        "tag.variant,tag.Named.variant,unit\nNamed,7,{}\nPlain,,\n"
+    );
+    // Parquet has no record without fields.
+    let out = dir.path().join("e.parquet");
+    let (_, err) = run_code(&["convert", &format!("{p}:e"), s(&out)], 2);
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: {p}:/e: $.unit: a record without fields (`()`, `Option<()>`) has no Parquet \
+             form; convert it to Arrow IPC (.arrow), or leave it out with --columns\n"
+        )
+    );
+    assert!(!out.exists());
+    // Arrow IPC has it.
+    let ipc = dir.path().join("e.arrow");
+    run_ok(&["convert", &format!("{p}:e"), s(&ipc)]);
+    run_ok(&["convert", s(&ipc), &format!("{p}:back")]);
+    assert_eq!(load::<Edge>(&path, "back"), rows);
+}
