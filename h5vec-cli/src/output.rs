@@ -1,6 +1,7 @@
 //! Record batches out: a table, JSON lines, CSV (for `head`, `cat` and
-//! `convert`), Parquet and Arrow IPC files (for `convert`). Every format is
-//! written by the arrow and parquet crates' own writers, batch by batch.
+//! `convert`), Parquet and Arrow IPC files (for `convert`), batch by batch.
+//! Every format but CSV is written by the arrow and parquet crates' own
+//! writers; CSV by [`CsvSink`], with arrow's printer for the cells.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +12,7 @@ use arrow::array::{Array, ArrayRef, AsArray, LargeStringBuilder, RecordBatch};
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use arrow::json::writer::{make_encoder, LineDelimited};
-use arrow::util::display::FormatOptions;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::file::properties::WriterProperties;
 
 use crate::parquet_out::ParallelParquetWriter;
@@ -120,8 +121,9 @@ impl<W: Write> Sink for TableSink<W> {
 
 /// One JSON object per row (arrow's line-delimited JSON writer): records as
 /// objects, lists and fixed-size arrays as arrays, missing values as `null`
-/// (written, not left out), blobs as hex strings; UUIDs, dates, maps and
-/// enums with data as [`present`] writes them.
+/// (written, not left out), blobs as hex strings; UUIDs, dates, maps,
+/// enums with data, `f16`s and floats that are not finite (`NaN`,
+/// `Infinity`, `-Infinity`) as [`present`] writes them.
 pub(crate) struct JsonlSink<W: Write> {
     writer: arrow::json::Writer<W, LineDelimited>,
 }
@@ -149,35 +151,118 @@ impl<W: Write> Sink for JsonlSink<W> {
     }
 }
 
-/// CSV with a header line (arrow's CSV writer) of the batches flattened by
-/// [`flatten`]: records become dotted columns (`timestamp.weeks`), lists and
-/// fixed-size arrays JSON text cells (`[1,2,3]`), missing values empty cells
-/// (so a missing string and an empty one look the same), blobs hex, UUIDs
-/// and dates as [`present`] writes them.
+/// CSV with a header line, of the batches flattened by [`flatten`]:
+/// records become dotted columns (`timestamp.weeks`), lists and fixed-size
+/// arrays JSON text cells (`[1,2,3]`), blobs hex, UUIDs, dates and `f16`s
+/// as [`present`] writes them, every other cell as arrow's CSV writer
+/// prints it. A missing value is an empty unquoted cell, and a value whose
+/// text is empty (`""`, an empty blob) the quoted cell `""`, so readers
+/// can tell them apart (arrow's writer, through the csv crate, prints both
+/// as an empty cell, or both as `""` in a file of one column); with one
+/// column, a missing value is an empty line. Fields are quoted where they
+/// hold a comma, a quote or a line break, quotes doubled, as the csv
+/// crate does; lines end in `\n`.
 pub(crate) struct CsvSink<W: Write> {
-    writer: arrow::csv::Writer<W>,
+    out: W,
     /// The schema of the batches, for the header of an empty output.
     schema: SchemaRef,
     /// The flat schema, from the first batch.
     flat: Option<SchemaRef>,
+    /// Lines not yet written to `out`.
+    buf: Vec<u8>,
+    /// One cell's text.
+    cell: String,
 }
+
+/// Bytes [`CsvSink`] gathers before it writes them.
+const CSV_CHUNK: usize = 1 << 16;
 
 impl<W: Write> CsvSink<W> {
     pub(crate) fn new(out: W, schema: SchemaRef) -> Self {
         CsvSink {
-            writer: arrow::csv::WriterBuilder::new()
-                .with_header(true)
-                .build(out),
+            out,
             schema,
             flat: None,
+            buf: Vec::with_capacity(CSV_CHUNK + 1024),
+            cell: String::with_capacity(64),
         }
+    }
+}
+
+/// Appends `text` as a CSV field: as it is, quoted with its quotes doubled
+/// where it holds a comma, a quote or a line break, `""` when it is empty
+/// (an empty unquoted field is a missing value).
+fn csv_field(buf: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() {
+        buf.extend_from_slice(b"\"\"");
+    } else if bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        buf.push(b'"');
+        for &b in bytes {
+            if b == b'"' {
+                buf.push(b'"');
+            }
+            buf.push(b);
+        }
+        buf.push(b'"');
+    } else {
+        buf.extend_from_slice(bytes);
     }
 }
 
 impl<W: Write> Sink for CsvSink<W> {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let header = self.flat.is_none();
         let flat = flatten(batch, &mut self.flat)?;
-        self.writer.write(&flat)?;
+        let schema = flat.schema();
+        if header {
+            for (i, f) in schema.fields().iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(b',');
+                }
+                csv_field(&mut self.buf, f.name());
+            }
+            self.buf.push(b'\n');
+        }
+        // What arrow's CSV writer prints the other columns with.
+        let options = FormatOptions::default();
+        let columns = schema
+            .fields()
+            .iter()
+            .zip(flat.columns())
+            .map(|(f, c)| {
+                let cells = ArrayFormatter::try_new(c.as_ref(), &options)
+                    .with_context(|| format!("column {}", f.name()))?;
+                Ok((f.name(), c.logical_nulls(), cells))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for row in 0..flat.num_rows() {
+            for (i, (name, nulls, cells)) in columns.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(b',');
+                }
+                if nulls.as_ref().is_some_and(|n| n.is_null(row)) {
+                    continue;
+                }
+                self.cell.clear();
+                cells
+                    .value(row)
+                    .write(&mut self.cell)
+                    .with_context(|| format!("column {name}, row {row} of the batch"))?;
+                csv_field(&mut self.buf, &self.cell);
+            }
+            self.buf.push(b'\n');
+            if self.buf.len() >= CSV_CHUNK {
+                self.out.write_all(&self.buf)?;
+                self.buf.clear();
+            }
+        }
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()?;
         Ok(())
     }
 
@@ -187,8 +272,7 @@ impl<W: Write> Sink for CsvSink<W> {
             let empty = RecordBatch::new_empty(self.schema.clone());
             self.write(&empty)?;
         }
-        let mut out = self.writer.into_inner();
-        out.flush()?;
+        self.out.flush()?;
         Ok(())
     }
 }

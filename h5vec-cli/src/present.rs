@@ -12,26 +12,35 @@
 //! - enums with data in flat form (`h5vec.union = "flat"`, from
 //!   [`h5vec::arrow::flatten_unions`]): `{"variant": "Circle", "r": 1.0}`
 //!   in JSON, `{variant: Circle, r: 1.0}` in a table (`null` for a missing
-//!   one), dotted columns in CSV (`shape.variant`, `shape.Circle.r`).
+//!   one), dotted columns in CSV (`shape.variant`, `shape.Circle.r`);
+//! - floats that are not finite, in JSON (JSON lines and the JSON text of
+//!   CSV cells), at any depth: `NaN`, `Infinity`, `-Infinity`, as Python's
+//!   `json` module and pyarrow read them (arrow writes `null`, which a
+//!   missing value is);
+//! - `f16`: the shortest decimal that reads back as the same `f16`
+//!   (`0.1`; arrow prints the shortest `f32` text of the widened value,
+//!   `0.099975586`).
 //!
 //! Instants print as arrow prints them: RFC 3339 with the zone's offset
 //! (`Z` for UTC) through chrono-tz, naive ones without; [`check`] finds a
 //! zone it does not know before anything is printed.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{bail, Result};
 use arrow::array::timezone::Tz;
 use arrow::array::{
-    Array, ArrayRef, AsArray, Date32Array, FixedSizeBinaryArray, FixedSizeListArray,
+    Array, ArrayRef, AsArray, Date32Array, FixedSizeBinaryArray, FixedSizeListArray, Float16Array,
     LargeStringBuilder, MapArray, StructArray,
 };
 use arrow::buffer::NullBuffer;
-use arrow::datatypes::{DataType, Field, FieldRef, Schema};
+use arrow::datatypes::{DataType, Field, FieldRef, Float32Type, Float64Type, Schema};
 use arrow::error::ArrowError;
 use arrow::json::writer::{make_encoder, Encoder, EncoderFactory, EncoderOptions, NullableEncoder};
 use arrow::util::display::{
-    ArrayFormatter, ArrayFormatterFactory, DisplayIndex, FormatOptions, FormatResult,
+    lexical_to_string, ArrayFormatter, ArrayFormatterFactory, DisplayIndex, FormatOptions,
+    FormatResult,
 };
 
 /// The extension name of UUID fields (SPEC.md section 11).
@@ -147,9 +156,9 @@ pub(crate) fn write_date(days: i32, out: &mut impl std::fmt::Write) -> std::fmt:
     }
 }
 
-/// A column of text for CSV: UUIDs and dates as [`write_uuid`] and
-/// [`write_date`] write them, null where `nulls` is; `None` for other
-/// columns (arrow's CSV writer prints them).
+/// A column of text for CSV: UUIDs, dates and `f16`s as [`write_uuid`],
+/// [`write_date`] and [`write_f16`] write them, null where `nulls` is;
+/// `None` for other columns (arrow's printer prints them).
 pub(crate) fn text_column(
     field: &Field,
     array: &dyn Array,
@@ -161,6 +170,11 @@ pub(crate) fn text_column(
     } else if let DataType::Date32 = array.data_type() {
         let a = array.as_primitive::<arrow::datatypes::Date32Type>();
         Some(strings(a.len(), nulls, |i, s| write_date(a.value(i), s)))
+    } else if let DataType::Float16 = array.data_type() {
+        let a = array.as_primitive::<arrow::datatypes::Float16Type>();
+        Some(strings(a.len(), nulls, |i, s| {
+            write_f16(a.value(i).to_bits(), s)
+        }))
     } else {
         None
     }
@@ -185,6 +199,117 @@ fn strings(
         }
     }
     Arc::new(builder.finish())
+}
+
+// ---- f16 -------------------------------------------------------------------
+
+/// The value of the `f16` of bits `bits`, exactly (every `f16` is an `f64`).
+pub(crate) fn f16_to_f64(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let man = f64::from(bits & 0x3ff);
+    match exp {
+        0x1f if man == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        0 => sign * man * 2f64.powi(-24),
+        _ => sign * (1024.0 + man) * 2f64.powi(exp - 25),
+    }
+}
+
+/// Whether `x` (positive) rounds to the positive finite `f16` of bits `m`
+/// (round to nearest, ties to even), computed exactly: the halfway points
+/// to its neighbours are `f64`s.
+fn rounds_to_f16(x: f64, m: u16) -> bool {
+    let v = f16_to_f64(m);
+    let below = if m == 0 {
+        -f16_to_f64(1)
+    } else {
+        f16_to_f64(m - 1)
+    };
+    // Above the largest f16 (65504), 65536 would be next: from 65520 up, a
+    // value rounds to infinity.
+    let above = if m >= 0x7bff {
+        65536.0
+    } else {
+        f16_to_f64(m + 1)
+    };
+    let (low, high) = ((v + below) / 2.0, (v + above) / 2.0);
+    let even = m & 1 == 0;
+    (x > low || (even && x == low)) && (x < high || (even && x == high))
+}
+
+/// The shortest decimal that reads back as the `f16` of bits `bits` (read
+/// as an `f64`, then rounded to nearest `f16`), as the `f64` nearest it:
+/// `0.1` for the `f16` nearest 0.1 (0.0999755859375), whose shortest `f64`
+/// text is that decimal; `None` for NaN and the infinities. Of two
+/// decimals of the fewest digits, the one nearer the value.
+pub(crate) fn f16_shortest(bits: u16) -> Option<f64> {
+    let m = bits & 0x7fff;
+    if m >= 0x7c00 {
+        return None;
+    }
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    if m == 0 {
+        return Some(sign * 0.0);
+    }
+    // Each magnitude's decimal is found once per run (0: not yet).
+    static FOUND: [AtomicU64; 0x7c00] = [const { AtomicU64::new(0) }; 0x7c00];
+    let found = &FOUND[usize::from(m)];
+    let known = found.load(Ordering::Relaxed);
+    if known != 0 {
+        return Some(sign * f64::from_bits(known));
+    }
+    let shortest = shortest_f16_magnitude(m);
+    found.store(shortest.to_bits(), Ordering::Relaxed);
+    Some(sign * shortest)
+}
+
+/// The shortest decimal of [`f16_shortest`] for the positive finite `f16`
+/// of bits `m` (not 0).
+fn shortest_f16_magnitude(m: u16) -> f64 {
+    let x = f16_to_f64(m);
+    // An f16 has at most 5 significant digits to tell it apart; 17 digits
+    // are every f64.
+    for digits in 1..=17usize {
+        let text = format!("{:.*e}", digits - 1, x);
+        let near: f64 = text.parse().expect("a float's own text");
+        if rounds_to_f16(near, m) {
+            return near;
+        }
+        // The decimal of as many digits on x's other side (the halfway
+        // points are not the same distance from x at powers of two).
+        let (mantissa, exp) = text.split_once('e').expect("exponent form");
+        let n: u64 = mantissa.replace('.', "").parse().expect("digits");
+        let exp: i32 = exp.parse().expect("an exponent");
+        let other = if near < x { n + 1 } else { n - 1 };
+        let other: f64 = format!("{other}e{}", exp - (digits as i32 - 1))
+            .parse()
+            .expect("a float");
+        if rounds_to_f16(other, m) {
+            return other;
+        }
+    }
+    x
+}
+
+/// An `f16` as CSV and the table print it: the shortest decimal of
+/// [`f16_shortest`] in the form they print `f32` and `f64` in (ryu's:
+/// `0.1`, `2.0`, `6e-8`), `NaN`, `inf`, `-inf` as for those.
+pub(crate) fn write_f16(bits: u16, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    match f16_shortest(bits) {
+        // serde_json writes a finite f64 with ryu, as arrow's printer does.
+        Some(x) => out.write_str(&serde_json::Number::from_f64(x).expect("finite").to_string()),
+        None => {
+            let x = f16_to_f64(bits);
+            out.write_str(if x.is_nan() {
+                "NaN"
+            } else if x > 0.0 {
+                "inf"
+            } else {
+                "-inf"
+            })
+        }
+    }
 }
 
 // ---- JSON ---------------------------------------------------------------
@@ -237,6 +362,15 @@ impl EncoderFactory for JsonKinds {
             {
                 Box::new(FlatUnionJson::try_new(array.as_struct(), options)?)
             }
+            DataType::Float16 => Box::new(F16Json(array.as_primitive())),
+            DataType::Float32 => Box::new(FloatJson {
+                values: array.as_primitive::<Float32Type>().values(),
+                finite: make_encoder(field, array, plain_json())?,
+            }),
+            DataType::Float64 => Box::new(FloatJson {
+                values: array.as_primitive::<Float64Type>().values(),
+                finite: make_encoder(field, array, plain_json())?,
+            }),
             _ => return Ok(None),
         };
         Ok(Some(NullableEncoder::new(encoder, nulls)))
@@ -251,6 +385,63 @@ fn json_text(out: &mut Vec<u8>, write: impl FnOnce(&mut String) -> std::fmt::Res
     out.push(b'"');
     out.extend_from_slice(s.as_bytes());
     out.push(b'"');
+}
+
+/// Arrow's own encoders (no [`JsonKinds`]): what finite `f32` and `f64`
+/// print as (lexical's shortest text that reads back as the same value at
+/// the value's width: `0.1`, `1.0e300`).
+fn plain_json() -> &'static EncoderOptions {
+    static PLAIN: OnceLock<EncoderOptions> = OnceLock::new();
+    PLAIN.get_or_init(EncoderOptions::default)
+}
+
+/// The JSON token of a float that is not finite: `NaN`, `Infinity`,
+/// `-Infinity` (what Python's `json` module writes and reads, and pyarrow's
+/// JSON reader reads); `None` for a finite one. A NaN's sign and payload
+/// are not kept.
+pub(crate) fn json_non_finite(x: f64) -> Option<&'static [u8]> {
+    if x.is_nan() {
+        Some(b"NaN")
+    } else if x == f64::INFINITY {
+        Some(b"Infinity")
+    } else if x == f64::NEG_INFINITY {
+        Some(b"-Infinity")
+    } else {
+        None
+    }
+}
+
+/// `f32` and `f64` values: finite ones as arrow writes them, the others
+/// as [`json_non_finite`] (arrow writes `null`, which a missing value is).
+struct FloatJson<'a, T> {
+    values: &'a [T],
+    finite: NullableEncoder<'a>,
+}
+
+impl<T: Copy + Into<f64>> Encoder for FloatJson<'_, T> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        match json_non_finite(self.values[idx].into()) {
+            Some(token) => out.extend_from_slice(token),
+            None => self.finite.encode(idx, out),
+        }
+    }
+}
+
+/// `f16` values: finite ones as the shortest decimal that reads back as
+/// the same `f16` ([`f16_shortest`]), in lexical's form as for `f32` and
+/// `f64` (arrow writes the shortest `f32` text of the widened value,
+/// `0.099975586` for the `f16` nearest 0.1); the others as
+/// [`json_non_finite`].
+struct F16Json<'a>(&'a Float16Array);
+
+impl Encoder for F16Json<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        let bits = self.0.value(idx).to_bits();
+        match f16_shortest(bits) {
+            Some(x) => out.extend_from_slice(lexical_to_string(x).as_bytes()),
+            None => out.extend_from_slice(json_non_finite(f16_to_f64(bits)).unwrap_or(b"null")),
+        }
+    }
 }
 
 struct UuidJson<'a>(&'a FixedSizeBinaryArray);
@@ -475,6 +666,10 @@ impl ArrayFormatterFactory for TableKinds {
                 array: array.as_primitive(),
                 null,
             }),
+            DataType::Float16 => Box::new(F16Cell {
+                array: array.as_primitive(),
+                null,
+            }),
             DataType::Struct(fields)
                 if field
                     .is_some_and(|f| is_flat_union(f) && f.data_type() == array.data_type()) =>
@@ -543,6 +738,24 @@ impl DisplayIndex for DateCell<'_> {
         } else {
             let mut s = String::with_capacity(11);
             write_date(self.array.value(idx), &mut s)?;
+            f.write_str(&s)?;
+        }
+        Ok(())
+    }
+}
+
+struct F16Cell<'a> {
+    array: &'a Float16Array,
+    null: &'a str,
+}
+
+impl DisplayIndex for F16Cell<'_> {
+    fn write(&self, idx: usize, f: &mut dyn std::fmt::Write) -> FormatResult {
+        if self.array.is_null(idx) {
+            f.write_str(self.null)?;
+        } else {
+            let mut s = String::with_capacity(12);
+            write_f16(self.array.value(idx).to_bits(), &mut s)?;
             f.write_str(&s)?;
         }
         Ok(())
@@ -635,6 +848,174 @@ mod tests {
         } else {
             format!("{y:+05}-{m:02}-{d:02}")
         }
+    }
+
+    /// The `f16` nearest `x` (ties to even; from 65520 up, infinity), by
+    /// distance to the neighbouring `f16`s of `finite` (the values of the
+    /// positive finite `f16`s, by bits; for the test only).
+    fn nearest_f16(finite: &[f64], x: f64) -> u16 {
+        let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+        let x = x.abs();
+        if x >= 65520.0 {
+            return sign | 0x7c00;
+        }
+        // The f16 at or below x (positive f16s grow with their bits), then
+        // the nearer of it and the next.
+        let below = finite.partition_point(|&v| v <= x) - 1;
+        let (d0, d1) = (x - finite[below], finite[below + 1] - x);
+        let (below, next) = (below as u16, below as u16 + 1);
+        let m = if d0 < d1 || (d0 == d1 && below % 2 == 0) {
+            below
+        } else {
+            next
+        };
+        sign | m
+    }
+
+    fn f16_json(bits: u16) -> String {
+        lexical_to_string(f16_shortest(bits).unwrap())
+    }
+
+    #[test]
+    fn f16_text_is_the_shortest_that_reads_back() {
+        // Every finite f16: its JSON text, read as an f64 and rounded to
+        // the nearest f16, is the same f16; with one digit fewer, neither
+        // decimal on either side of it is.
+        let finite: Vec<f64> = (0..0x7c00).map(f16_to_f64).chain([65536.0]).collect();
+        let nearest_f16 = |x| nearest_f16(&finite, x);
+        let mut longest = 0;
+        for bits in (0..=u16::MAX).filter(|b| b & 0x7c00 != 0x7c00) {
+            let text = f16_json(bits);
+            let x: f64 = text.parse().unwrap();
+            assert_eq!(nearest_f16(x), bits, "{bits:#06x} {text}");
+            assert_eq!(x.is_sign_negative(), bits & 0x8000 != 0, "{text}");
+            let v = f16_to_f64(bits);
+            if v == 0.0 {
+                continue;
+            }
+            let sci = format!("{x:e}");
+            let (mantissa, _) = sci.split_once('e').unwrap();
+            let digits = mantissa.trim_start_matches('-').replace('.', "").len();
+            longest = longest.max(digits);
+            if digits > 1 {
+                let fewer = format!("{:.*e}", digits - 2, v.abs());
+                let (m, e) = fewer.split_once('e').unwrap();
+                let n: u64 = m.replace('.', "").parse().unwrap();
+                let e: i32 = e.parse::<i32>().unwrap() - (digits as i32 - 2);
+                for k in [n - 1, n, n + 1] {
+                    let y: f64 = format!("{k}e{e}").parse().unwrap();
+                    assert_ne!(nearest_f16(y) & 0x7fff, bits & 0x7fff, "{text}: {y}");
+                }
+            }
+        }
+        assert_eq!(longest, 5);
+        // Exact texts: lexical's form for JSON, ryu's for CSV and the table.
+        let csv = |bits: u16| {
+            let mut s = String::new();
+            write_f16(bits, &mut s).unwrap();
+            s
+        };
+        for (bits, json, text) in [
+            (0x2e66, "0.1", "0.1"),       // 0.0999755859375
+            (0x3555, "0.3333", "0.3333"), // 0.333251953125
+            (0x3c00, "1.0", "1.0"),
+            (0x4000, "2.0", "2.0"),
+            (0x3e00, "1.5", "1.5"),
+            (0x7bff, "65500.0", "65500.0"),       // 65504
+            (0x0001, "6.0e-8", "6e-8"),           // 2^-24
+            (0x0400, "0.00006104", "0.00006104"), // 2^-14, the least normal
+            (0x8000, "-0.0", "-0.0"),
+            (0x0000, "0.0", "0.0"),
+            (0xc000, "-2.0", "-2.0"),
+        ] {
+            assert_eq!(
+                (f16_json(bits), csv(bits)),
+                (json.into(), text.into()),
+                "{bits:#06x}"
+            );
+        }
+        assert_eq!(f16_shortest(0x7c00), None);
+        assert_eq!(f16_shortest(0x7e00), None);
+        assert_eq!(csv(0x7c00), "inf");
+        assert_eq!(csv(0xfc00), "-inf");
+        assert_eq!(csv(0x7e00), "NaN");
+        assert_eq!(csv(0xfe01), "NaN");
+    }
+
+    /// Each value of `array` as the command's JSON encoders write it.
+    fn json_values(array: ArrayRef) -> Vec<String> {
+        let field: FieldRef = Arc::new(Field::new("x", array.data_type().clone(), true));
+        let options = json_options();
+        let mut encoder = make_encoder(&field, array.as_ref(), &options).unwrap();
+        (0..array.len())
+            .map(|i| {
+                let mut out = Vec::new();
+                encoder.encode(i, &mut out);
+                String::from_utf8(out).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn f32_and_f64_text_reads_back_at_their_width() {
+        // f32s of every exponent (random bits, and the values either side
+        // of each power of two), read as f64 as a JSON reader does, then
+        // rounded to f32: the same bits; non-finite ones as their token.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut bits: Vec<u32> = (0..100_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u32
+            })
+            .collect();
+        for e in 0..255u32 {
+            bits.extend([e << 23, (e << 23) + 1, (e << 23).wrapping_sub(1)]);
+        }
+        let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
+        let texts = json_values(Arc::new(arrow::array::Float32Array::from(values.clone())));
+        for (x, text) in values.iter().zip(&texts) {
+            if x.is_nan() {
+                assert_eq!(text, "NaN");
+            } else if x.is_infinite() {
+                assert_eq!(text, if *x > 0.0 { "Infinity" } else { "-Infinity" });
+            } else {
+                let y: f64 = text.parse().unwrap();
+                assert_eq!((y as f32).to_bits(), x.to_bits(), "{text}");
+            }
+        }
+        let doubles = [
+            0.1,
+            -0.0,
+            1e300,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            1.0 / 3.0,
+        ];
+        let texts = json_values(Arc::new(arrow::array::Float64Array::from(doubles.to_vec())));
+        for (x, text) in doubles.iter().zip(&texts) {
+            assert_eq!(
+                text.parse::<f64>().unwrap().to_bits(),
+                x.to_bits(),
+                "{text}"
+            );
+        }
+        assert_eq!(texts[0], "0.1");
+        // The shortest text at f32 width, not the f64 text of the widened value.
+        let tenth = json_values(Arc::new(arrow::array::Float32Array::from(vec![0.1f32])));
+        assert_eq!(tenth, ["0.1"]);
+    }
+
+    #[test]
+    fn non_finite_json_tokens() {
+        assert_eq!(json_non_finite(f64::NAN), Some(&b"NaN"[..]));
+        assert_eq!(json_non_finite(-f64::NAN), Some(&b"NaN"[..]));
+        assert_eq!(json_non_finite(f64::INFINITY), Some(&b"Infinity"[..]));
+        assert_eq!(json_non_finite(f64::NEG_INFINITY), Some(&b"-Infinity"[..]));
+        assert_eq!(json_non_finite(-0.0), None);
+        assert_eq!(json_non_finite(f64::MAX), None);
     }
 
     #[test]

@@ -542,12 +542,13 @@ ffffffff-ffff-ffff-ffff-ffffffffffff,01234567-89ab-4def-8000-000000000000,[]
 #[test]
 fn f16_and_complex_numbers() {
     let (dir, path) = fixture();
-    // JSON has no infinity: null there (as for f32 and f64); CSV and the
-    // table print it. Complex numbers are their record {r, i}.
+    // JSON writes infinity as Python does (`-Infinity`, not `null`, which
+    // is a missing value); CSV and the table as ryu does. Complex numbers
+    // are their record {r, i}.
     assert_eq!(
         cat(&path, "numbers", "jsonl"),
         r#"{"h":1.5,"z":{"r":1.5,"i":-2.0},"z32":{"r":0.25,"i":0.0}}
-{"h":null,"z":{"r":-0.0,"i":1.0e300},"z32":null}
+{"h":-Infinity,"z":{"r":-0.0,"i":1.0e300},"z32":null}
 "#
     );
     assert_eq!(
@@ -825,4 +826,255 @@ fn what_a_format_cannot_hold_is_named() {
     run_ok(&["convert", &format!("{p}:e"), s(&ipc)]);
     run_ok(&["convert", s(&ipc), &format!("{p}:back")]);
     assert_eq!(load::<Edge>(&path, "back"), rows);
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Reading {
+    Value { v: f64 },
+    Pair(f32, f32),
+    Missing,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Floats {
+    d: f64,
+    s: f32,
+    h: f16,
+    maybe: Option<f64>,
+    z: Complex<f64>,
+    z32: Complex<f32>,
+    list: Vec<f32>,
+    hs: Vec<f16>,
+    map: BTreeMap<String, f64>,
+    by_num: BTreeMap<i32, f32>,
+    reading: Option<Reading>,
+}
+
+/// NaN, the infinities, -0.0 and 0.1 in every float type, in records,
+/// lists, maps and an enum's variants; and missing values beside them.
+fn floats() -> Vec<Floats> {
+    let (nan, inf) = (f64::NAN, f64::INFINITY);
+    let (nan32, inf32) = (f32::NAN, f32::INFINITY);
+    let h = f16::from_f64;
+    vec![
+        Floats {
+            d: nan,
+            s: nan32,
+            h: f16::NAN,
+            maybe: Some(nan),
+            z: Complex::new(nan, inf),
+            z32: Complex::new(-inf32, -0.0),
+            list: vec![nan32, inf32, -inf32, -0.0, 0.1],
+            hs: vec![f16::NAN, f16::INFINITY, f16::NEG_INFINITY, h(-0.0), h(0.1)],
+            map: BTreeMap::from([
+                ("inf".into(), inf),
+                ("nan".into(), nan),
+                ("neg".into(), -inf),
+            ]),
+            by_num: BTreeMap::from([(1, -0.0), (2, nan32)]),
+            reading: Some(Reading::Value { v: nan }),
+        },
+        Floats {
+            d: inf,
+            s: inf32,
+            h: f16::INFINITY,
+            maybe: None,
+            z: Complex::new(-0.0, 0.1),
+            z32: Complex::new(0.1, nan32),
+            list: vec![],
+            hs: vec![],
+            map: BTreeMap::new(),
+            by_num: BTreeMap::new(),
+            reading: Some(Reading::Pair(inf32, -inf32)),
+        },
+        Floats {
+            d: -inf,
+            s: -inf32,
+            h: f16::NEG_INFINITY,
+            maybe: Some(-inf),
+            z: Complex::new(1.0, -inf),
+            z32: Complex::new(0.0, 1.0),
+            list: vec![1e-45, f32::MAX],
+            hs: vec![h(65504.0), h(5.960464477539063e-8), h(1.0 / 3.0)],
+            map: BTreeMap::from([("zero".into(), -0.0)]),
+            by_num: BTreeMap::from([(-1, inf32)]),
+            reading: None,
+        },
+        Floats {
+            d: -0.0,
+            s: 0.1,
+            h: h(0.1),
+            maybe: Some(0.1),
+            z: Complex::new(0.1, 2.0),
+            z32: Complex::new(-0.0, 0.5),
+            list: vec![0.3],
+            hs: vec![h(2.0)],
+            map: BTreeMap::from([("tenth".into(), 0.1)]),
+            by_num: BTreeMap::from([(0, 0.1)]),
+            reading: Some(Reading::Missing),
+        },
+    ]
+}
+
+/// Every bit of a row's floats (NaN is not equal to itself).
+fn float_bits(rows: &[Floats]) -> String {
+    format!("{rows:?}")
+        + &rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:x} {:x} {:x} {:?}\n",
+                    r.d.to_bits(),
+                    r.s.to_bits(),
+                    r.h.to_bits(),
+                    r.list.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                )
+            })
+            .collect::<String>()
+}
+
+#[test]
+fn floats_that_are_not_finite_are_not_null() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.h5");
+    let file = h5vec::create_file(&path).unwrap();
+    h5vec::save_vector(&file, "floats", &floats()).unwrap();
+    drop(file);
+    // JSON lines: NaN, Infinity, -Infinity (Python's json module and
+    // pyarrow read them back; null is a missing value) at every depth;
+    // finite floats the shortest text at their own width (0.1 of f32 and
+    // of f16 is `0.1`; the f16 nearest 1/3 `0.3333`; its largest, 65504,
+    // `65500.0`, which reads back as 65504 in f16; its least subnormal
+    // `6.0e-8`).
+    assert_eq!(
+        cat(&path, "floats", "jsonl"),
+        r#"{"d":NaN,"s":NaN,"h":NaN,"maybe":NaN,"z":{"r":NaN,"i":Infinity},"z32":{"r":-Infinity,"i":-0.0},"list":[NaN,Infinity,-Infinity,-0.0,0.1],"hs":[NaN,Infinity,-Infinity,-0.0,0.1],"map":{"inf":Infinity,"nan":NaN,"neg":-Infinity},"by_num":[[1,-0.0],[2,NaN]],"reading":{"variant":"Value","v":NaN}}
+{"d":Infinity,"s":Infinity,"h":Infinity,"maybe":null,"z":{"r":-0.0,"i":0.1},"z32":{"r":0.1,"i":NaN},"list":[],"hs":[],"map":{},"by_num":[],"reading":{"variant":"Pair","1":Infinity,"2":-Infinity}}
+{"d":-Infinity,"s":-Infinity,"h":-Infinity,"maybe":-Infinity,"z":{"r":1.0,"i":-Infinity},"z32":{"r":0.0,"i":1.0},"list":[1.0e-45,3.4028235e38],"hs":[65500.0,6.0e-8,0.3333],"map":{"zero":-0.0},"by_num":[[-1,Infinity]],"reading":null}
+{"d":-0.0,"s":0.1,"h":0.1,"maybe":0.1,"z":{"r":0.1,"i":2.0},"z32":{"r":-0.0,"i":0.5},"list":[0.3],"hs":[2.0],"map":{"tenth":0.1},"by_num":[[0,0.1]],"reading":{"variant":"Missing"}}
+"#
+    );
+    // CSV: plain float cells as ryu prints them (NaN, inf, -inf), f16s
+    // at their width; JSON text cells as JSON lines writes them.
+    assert_eq!(
+        cat(&path, "floats", "csv"),
+        r#"d,s,h,maybe,z.r,z.i,z32.r,z32.i,list,hs,map,by_num,reading.variant,reading.Value.v,reading.Pair.1,reading.Pair.2
+NaN,NaN,NaN,NaN,NaN,inf,-inf,-0.0,"[NaN,Infinity,-Infinity,-0.0,0.1]","[NaN,Infinity,-Infinity,-0.0,0.1]","{""inf"":Infinity,""nan"":NaN,""neg"":-Infinity}","[[1,-0.0],[2,NaN]]",Value,NaN,,
+inf,inf,inf,,-0.0,0.1,0.1,NaN,[],[],{},[],Pair,,inf,-inf
+-inf,-inf,-inf,-inf,1.0,-inf,0.0,1.0,"[1.0e-45,3.4028235e38]","[65500.0,6.0e-8,0.3333]","{""zero"":-0.0}","[[-1,Infinity]]",,,,
+-0.0,0.1,0.1,0.1,0.1,2.0,-0.0,0.5,[0.3],[2.0],"{""tenth"":0.1}","[[0,0.1]]",Missing,,,
+"#
+    );
+    // head prints what cat prints.
+    assert_eq!(
+        run_ok(&["head", s(&path), "floats", "-n", "2", "--format", "jsonl"]),
+        cat(&path, "floats", "jsonl")
+            .lines()
+            .take(2)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    // convert to .jsonl and .csv writes what cat prints; Parquet and IPC
+    // keep every bit.
+    let back = round_trip(dir.path(), &path, "floats");
+    assert_eq!(
+        float_bits(&load::<Floats>(&back, "par_floats")),
+        float_bits(&floats())
+    );
+    assert_eq!(
+        float_bits(&load::<Floats>(&back, "arr_floats")),
+        float_bits(&floats())
+    );
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Texts {
+    name: String,
+    maybe: Option<String>,
+    n: u8,
+}
+
+#[test]
+fn csv_tells_an_empty_string_from_a_missing_one() {
+    init();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.h5");
+    let file = h5vec::create_file(&path).unwrap();
+    let texts = vec![
+        Texts {
+            name: String::new(),
+            maybe: None,
+            n: 1,
+        },
+        Texts {
+            name: "x".into(),
+            maybe: Some(String::new()),
+            n: 2,
+        },
+        Texts {
+            name: "a,b".into(),
+            maybe: Some("say \"hi\"".into()),
+            n: 3,
+        },
+        Texts {
+            name: "two\nlines".into(),
+            maybe: Some("\"".into()),
+            n: 4,
+        },
+    ];
+    h5vec::save_vector(&file, "texts", &texts).unwrap();
+    let one: Vec<Option<String>> = vec![Some(String::new()), None, Some("x".into()), None];
+    h5vec::save_vector(&file, "one", &one).unwrap();
+    let plain: Vec<String> = vec![String::new(), "y".into()];
+    h5vec::save_vector(&file, "plain", &plain).unwrap();
+    drop(file);
+    // A missing value is an empty unquoted cell, an empty string `""`.
+    let want = "name,maybe,n\n\"\",,1\nx,\"\",2\n\"a,b\",\"say \"\"hi\"\"\",3\n\"two\nlines\",\"\"\"\",4\n";
+    assert_eq!(cat(&path, "texts", "csv"), want);
+    // One column: a missing value is an empty line.
+    assert_eq!(cat(&path, "one", "csv"), "value\n\"\"\n\nx\n\n");
+    assert_eq!(cat(&path, "plain", "csv"), "value\n\"\"\ny\n");
+    assert_eq!(
+        run_ok(&[
+            "cat",
+            s(&path),
+            "texts",
+            "--columns",
+            "maybe",
+            "--format",
+            "csv"
+        ]),
+        "maybe\n\n\"\"\n\"say \"\"hi\"\"\"\n\"\"\"\"\n"
+    );
+    assert_eq!(
+        run_ok(&["head", s(&path), "one", "-n", "2", "--format", "csv"]),
+        "value\n\"\"\n\n"
+    );
+    // JSON lines always told them apart.
+    assert_eq!(
+        cat(&path, "one", "jsonl"),
+        "{\"value\":\"\"}\n{\"value\":null}\n{\"value\":\"x\"}\n{\"value\":null}\n"
+    );
+    // convert writes what cat prints; no rows: the header alone.
+    for vector in ["texts", "one"] {
+        let out = dir.path().join(format!("{vector}.csv"));
+        run_ok(&["convert", &format!("{}:{vector}", s(&path)), s(&out)]);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            cat(&path, vector, "csv")
+        );
+    }
+    assert_eq!(
+        run_ok(&[
+            "cat",
+            s(&path),
+            "texts",
+            "--rows",
+            "0..0",
+            "--format",
+            "csv"
+        ]),
+        "name,maybe,n\n"
+    );
 }
