@@ -158,8 +158,11 @@ impl<W: Write> Sink for JsonlSink<W> {
 /// prints it. A missing value is an empty unquoted cell, and a value whose
 /// text is empty (`""`, an empty blob) the quoted cell `""`, so readers
 /// can tell them apart (arrow's writer, through the csv crate, prints both
-/// as an empty cell, or both as `""` in a file of one column); with one
-/// column, a missing value is an empty line. Fields are quoted where they
+/// as an empty cell). In a file of one column a missing value is `""` too,
+/// as the csv crate writes it: an empty line would be skipped by pyarrow's
+/// and pandas' readers with their default settings, losing the row, so
+/// there an empty string and a missing one look the same (JSON lines,
+/// Parquet and Arrow IPC tell them apart). Fields are quoted where they
 /// hold a comma, a quote or a line break, quotes doubled, as the csv
 /// crate does; lines end in `\n`.
 pub(crate) struct CsvSink<W: Write> {
@@ -245,6 +248,10 @@ impl<W: Write> Sink for CsvSink<W> {
                     self.buf.push(b',');
                 }
                 if nulls.as_ref().is_some_and(|n| n.is_null(row)) {
+                    if columns.len() == 1 {
+                        // Not an empty line: readers skip those.
+                        self.buf.extend_from_slice(b"\"\"");
+                    }
                     continue;
                 }
                 self.cell.clear();

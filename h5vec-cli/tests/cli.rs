@@ -402,7 +402,7 @@ const EVENTS_JSONL: &str = r#"{"id":-20,"name":"event 0","score":0.0,"tags":[],"
 const EVENTS_CSV: &str = r#"id,name,score,tags,counts,inner.label,inner.pos.x,inner.pos.y,grid,flag,note,letter,at.x,at.y
 -20,event 0,0.0,[],[],"a,b",-0.5,0.0,"[[0,1],[10,11],[20,21]]",true,n0,a,,
 -10,event 1,,"[""t0""]",[0],"quote ""q""",0.5,0.25,"[[100,101],[110,111],[120,121]]",false,n1,é,1.0,-1.0
-0,event 2,3.0,"[""t0"",""t1""]","[0,1]",,1.5,0.5,"[[200,201],[210,211],[220,221]]",false,,日,,
+0,event 2,3.0,"[""t0"",""t1""]","[0,1]","",1.5,0.5,"[[200,201],[210,211],[220,221]]",false,,日,,
 10,event 3,,[],"[0,1,2]",x,2.5,0.75,"[[300,301],[310,311],[320,321]]",true,n3,🎉,3.0,-1.0
 20,event 4,6.0,"[""t0""]","[0,1,2,3]",é,3.5,1.0,"[[400,401],[410,411],[420,421]]",false,n4,Z,,
 "#;
@@ -1218,7 +1218,7 @@ fn json_blob_enum_constant_and_tuple_fields_print() {
         run_ok(&["cat", p, "odd", "--format", "csv"]),
         r#"meta,raw,level,marker,pair.1,pair.2,v,nested
 "{""k"":""a\""b"",""v"":[1,2]}",fb020101,High,,-1,7,vls,"[[1,null],[]]"
-"{""k"":"""",""v"":[]}",0000,Low,,2,,,[]
+"{""k"":"""",""v"":[]}",0000,Low,,2,,"",[]
 "#
     );
     assert_eq!(
