@@ -853,6 +853,19 @@ DOCUMENTED_ERRORS = {
     ("time_int64_min", "write_pandas"): r"\$\.at: row 0 is null but the Arrow field `at` is not nullable",
 }
 
+# Text formats that cannot carry a value, as h5vec-cli/README.md documents:
+# - JSON lines write non-finite floats as the tokens NaN, Infinity, -Infinity
+#   (Python's json and pyarrow read them back; cat_jsonl checks the values),
+#   which polars' strict parser rejects: any vector whose JSON lines hold one.
+# - pyarrow's JSON reader infers one type per key: the flat form of an enum
+#   whose variants share a field name with another type (`Rect.1` f64,
+#   `Note.1` String), and a map's [key, value] pairs of a number and a string.
+# - CSV of one column: a missing string is `""` (an empty line would be
+#   skipped by readers), like an empty one.
+JSON_TOKENS = re.compile(rb"(?<![\w\"])(NaN|-?Infinity)(?![\w\"])")
+PYARROW_JSON_TYPES = {"union", "union_list", "union_field", "map_u32_string"}
+ONE_COLUMN_STRINGS = {"option_string", "vls_option_string"}
+
 
 @pytest.mark.parametrize("name,reader", CELLS, ids=[f"{n}-{r}" for n, r in CELLS])
 def test_read(request, matrix, name, reader):
@@ -874,6 +887,17 @@ def test_read(request, matrix, name, reader):
         mx.check_rows(ty, got, want)
     elif reader in CLI:
         cli = request.getfixturevalue("cli")
+        if reader == "jsonl_polars" and JSON_TOKENS.search(cli_output(cli, name, "cat_jsonl").stdout):
+            with pytest.raises(pl.exceptions.ComputeError, match=r"TapeError"):
+                cli_rows(cli, name, reader, ty, want)
+            return
+        if reader == "jsonl_pyarrow" and name in PYARROW_JSON_TYPES:
+            with pytest.raises(pa.ArrowInvalid, match=r"changed from number to string"):
+                cli_rows(cli, name, reader, ty, want)
+            return
+        if reader in ("cat_csv", "csv_pyarrow", "csv_polars") and name in ONE_COLUMN_STRINGS:
+            assert any(v is None for v in want) and "" in want, "the case this exception is for"
+            want = ["" if v is None else v for v in want]
         got, want, ctx, unordered = cli_rows(cli, name, reader, ty, want)
         if got is not None:
             mx.check_rows(ty, got, want, ctx, unordered)
