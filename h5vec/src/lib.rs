@@ -59,6 +59,9 @@
 //! - [`create_file`] and [`create_group`], which make files and groups with
 //!   the properties the crash protocol relies on (SPEC.md section 8);
 //!   [`open_file`] (read-only) and [`open_file_rw`];
+//! - untrusted files (Unix): [`open_untrusted`] checks a file completely in
+//!   a child process, within the budgets of an [`Isolation`], before this
+//!   process opens it; [`check_isolated`] reports every container;
 //! - [`Error`], [`ErrorKind`], [`Result`];
 //! - the other containers h5vec reads and writes: [`h5col`] tables and
 //!   [`vls`] string arrays;
@@ -150,6 +153,8 @@ mod schema;
 pub mod serde;
 mod serde_value;
 mod stream;
+#[cfg(unix)]
+mod untrusted;
 mod vector;
 pub mod vls;
 
@@ -169,6 +174,12 @@ pub use stream::{
     append_vector, append_vector_with, load_column, load_range, load_range_with, load_vector_with,
     repair, vector_len, VectorReader, VectorWriter, COMMIT_BATCHES,
 };
+#[cfg(unix)]
+pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolation};
+// For the command's `validate --in-process` and the isolated check's tests.
+#[cfg(unix)]
+#[doc(hidden)]
+pub use untrusted::{Fault as __IsolationFault, __check_in_process};
 pub use vector::{
     list_vectors, load_vector, save_vector, save_vector_with, vector_exists, FORMAT_NAME,
     FORMAT_VERSION,

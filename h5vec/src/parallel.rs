@@ -107,6 +107,10 @@ fn threads() -> usize {
 /// waits for its chunks, and a caller that is itself a task of the global
 /// pool must not wait for work queued behind it.
 pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
+    #[cfg(unix)] // The child of an isolated check has none of the parent's threads.
+    if crate::untrusted::in_child() {
+        return None;
+    }
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()

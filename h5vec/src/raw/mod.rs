@@ -18,6 +18,8 @@
 //! | `filters.rs`    | which filters this build runs; Blosc threads                     |
 
 mod attrs;
+#[cfg(unix)]
+pub(crate) mod child;
 pub(crate) mod chunks;
 mod durability;
 mod enums;
