@@ -124,7 +124,15 @@ class Leaf:
         enc = node.encoded_type
         if enc == "Bool":
             raw = _h5.read_bytes_raw(ds, a, b, self.path)
-            return Prim(raw != 0, "bool", node)
+            # Only 0 and 1 are booleans (SPEC section 7): `!= 0` would call 2 true.
+            if raw.size and int(raw.max()) > 1:
+                rows = raw.reshape(len(raw), -1)
+                i = int(np.flatnonzero((rows > 1).any(axis=1))[0])
+                j = int(np.flatnonzero(rows[i] > 1)[0])
+                entry = f"entry {j}: " if rows.shape[1] > 1 else ""
+                raise FormatError(self.path, f"{ds.name}[{a + i}]",
+                                  f"{entry}bool value {int(rows[i][j])} is neither 0 (false) nor 1 (true)")
+            return Prim(raw == 1, "bool", node)
         if enc == "String":
             objs = _h5.read_rows(ds, a, b, self.path)
             return _vlen_strings(objs, node, self.path, ds.name, a)

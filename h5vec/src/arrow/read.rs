@@ -738,7 +738,6 @@ fn open_leaf(
     Ok(match &leaf {
         DataType::Boolean => Box::new(Bools {
             col: col::<Bits8>(&at, node, path, count, &want, &inner)?,
-            strict: false,
             levels,
         }),
         DataType::Utf8 => Box::new(Chars {
@@ -1098,7 +1097,6 @@ fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, Bo
                 field,
                 Box::new(Bools {
                     col,
-                    strict: true,
                     levels: Levels::default(),
                 }),
             ))

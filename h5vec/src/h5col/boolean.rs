@@ -98,11 +98,8 @@ impl ColumnReader<bool> for BoolReader {
 }
 
 /// Value `v` of row `row` of bool column `col` is neither 0 nor 1.
-pub(crate) fn bad_bool(col: &PodReader<Bits8>, row: u64, v: u8) -> Error {
-    Error::invalid(
-        col.element(row),
-        format!("bool value {v} is neither FALSE (0) nor TRUE (1)"),
-    )
+fn bad_bool(col: &PodReader<Bits8>, row: u64, v: u8) -> Error {
+    Error::invalid(col.element(row), crate::kinds::scalar::bool_refused(v))
 }
 
 /// Opens and checks bool column `name` of a table of `nrows` rows.

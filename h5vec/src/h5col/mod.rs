@@ -48,7 +48,7 @@ use fields::TableFields;
 pub(crate) use table::{open_checked, COLUMN_TABLE};
 // The schema-driven reader (`crate::arrow`) reads tables column by column.
 #[cfg(feature = "arrow")]
-pub(crate) use boolean::{bad_bool, open_bool_col};
+pub(crate) use boolean::open_bool_col;
 #[cfg(feature = "arrow")]
 pub(crate) use string::{open_fixed_str, FixedStrReader};
 #[cfg(feature = "arrow")]

@@ -304,7 +304,7 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
         let v = A::unflatten(src);
         self.pos = end;
         self.next_row += 1;
-        v.ok_or_else(|| bad_entry::<A::Leaf>(&self.col, self.next_row - 1))
+        v.ok_or_else(|| bad_entry::<A::Leaf>(&self.col, self.next_row - 1, src))
     }
     fn skip(&mut self) -> Result<()> {
         let end = self.pos + A::LEAVES;
@@ -320,9 +320,22 @@ impl<A: DenseElem> Decoder<A> for DenseDecoder<A> {
 /// An array element `row` with a leaf that is not a valid `L` (a `char`
 /// outside Unicode).
 #[cold]
-pub(crate) fn bad_entry<L: Scalar>(col: &PodReader<L::Raw>, row: u64) -> Error {
-    Error::invalid(
-        col.element(row),
-        format!("expected {} in every entry", L::expected()),
-    )
+pub(crate) fn bad_entry<L: Scalar>(col: &PodReader<L::Raw>, row: u64, leaves: &[L::Raw]) -> Error {
+    // A leaf that says what it holds (a bool code) is named with its index.
+    let named = leaves.iter().enumerate().find_map(|(i, r)| {
+        L::from_raw(*r)
+            .is_none()
+            .then(|| L::refused(*r).map(|m| (i, m)))
+            .flatten()
+    });
+    match named {
+        Some((i, msg)) if leaves.len() > 1 => {
+            Error::invalid(col.element(row), format!("entry {i}: {msg}"))
+        }
+        Some((_, msg)) => Error::invalid(col.element(row), msg),
+        None => Error::invalid(
+            col.element(row),
+            format!("expected {} in every entry", L::expected()),
+        ),
+    }
 }

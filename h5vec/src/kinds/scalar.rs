@@ -41,6 +41,13 @@ pub trait Scalar: Sized + 'static {
     fn expected() -> String {
         format!("a valid {}", std::any::type_name::<Self>())
     }
+    /// The message for a stored value [`from_raw`](Self::from_raw)
+    /// refused, when it should name the value (`bool`); `None` gives
+    /// "expected [`expected`](Self::expected)".
+    #[doc(hidden)]
+    fn refused(_raw: Self::Raw) -> Option<String> {
+        None
+    }
     /// A fieldless enum's variant names and discriminants (as Int64), in
     /// declaration order: written as the node's `variant_names` and
     /// `variant_values` (SPEC.md section 2); empty for other scalars.
@@ -81,13 +88,42 @@ impl Scalar for bool {
     fn to_raw(&self) -> Bits8 {
         Bits8(*self as u8)
     }
+    /// Only 0 and 1 are booleans (SPEC.md section 7): NumPy, Julia and
+    /// `!= 0` would each call 2 something else.
     #[inline]
     fn from_raw(raw: Bits8) -> Option<bool> {
-        Some(raw.0 != 0)
+        match raw.0 {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
     }
     fn placeholder() -> bool {
         false
     }
+    fn expected() -> String {
+        "a boolean: 0 (false) or 1 (true)".into()
+    }
+    fn refused(raw: Bits8) -> Option<String> {
+        Some(bool_refused(raw.0))
+    }
+}
+
+/// What a stored boolean code other than 0 and 1 is called in errors, on
+/// every read path (typed decoders, `crate::arrow`, h5col tables).
+pub(crate) fn bool_refused(code: u8) -> String {
+    format!("bool value {code} is neither 0 (false) nor 1 (true)")
+}
+
+/// The first code in `codes` that is not a boolean (0 or 1), with its
+/// index: one vectorisable pass over the batch, the position searched only
+/// when there is one.
+#[inline]
+pub(crate) fn first_non_bool(codes: &[Bits8]) -> Option<(usize, u8)> {
+    if codes.iter().fold(0u8, |acc, b| acc | (b.0 & !1)) == 0 {
+        return None;
+    }
+    codes.iter().position(|b| b.0 > 1).map(|i| (i, codes[i].0))
 }
 impl H5Vector for bool {
     type Codec = ScalarCodec<bool>;
@@ -218,7 +254,7 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
             .ok_or_else(|| exhausted(self.col.place()))?;
         self.pos += 1;
         self.next_row += 1;
-        T::from_raw(raw).ok_or_else(|| bad_value::<T>(&self.col, self.next_row - 1))
+        T::from_raw(raw).ok_or_else(|| refused_value::<T>(&self.col, self.next_row - 1, raw))
     }
     fn skip(&mut self) -> Result<()> {
         if self.pos >= self.buf.len() {
@@ -255,6 +291,16 @@ pub(crate) fn open_values<R: Pod>(
         check.describe(),
     )?;
     PodReader::new(ds, inner.to_vec(), rows, path)
+}
+
+/// Stored value `raw` of row `row` is not a valid `T`: the message names
+/// the value where `T` says how ([`Scalar::refused`]).
+#[cold]
+pub(crate) fn refused_value<T: Scalar>(col: &PodReader<T::Raw>, row: u64, raw: T::Raw) -> Error {
+    match T::refused(raw) {
+        Some(msg) => Error::invalid(col.element(row), msg),
+        None => bad_value::<T>(col, row),
+    }
 }
 
 /// A stored value that is not a valid `T` (a `char` outside Unicode).

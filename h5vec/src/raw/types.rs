@@ -83,7 +83,7 @@ pod_float!(f64, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, "Float64");
 ///
 /// Reading also accepts any other one-byte boolean encoding (the h5col enum
 /// over int8 with `FALSE = 0`, `TRUE = 1`, or a plain 8-bit integer); the
-/// byte is read unchanged and any non-zero value means `true`.
+/// byte is read unchanged; the decoders accept only 0 and 1 (SPEC.md section 7).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 #[repr(transparent)]
 pub struct Bits8(pub u8);

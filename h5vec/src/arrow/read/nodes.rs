@@ -21,7 +21,7 @@ use crate::kinds::blob::BlobDecoder;
 use crate::kinds::dense::bad_entry;
 use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
-use crate::kinds::scalar::bad_value;
+use crate::kinds::scalar::{bad_value, bool_refused, first_non_bool};
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsDecoder;
 use crate::raw::Bits8;
@@ -253,11 +253,10 @@ where
     }
 }
 
-/// Booleans (bitfield, h5col bool, 1-byte integers): non-zero is true;
-/// `strict` (h5col bool columns) refuses anything but 0 and 1.
+/// Booleans (bitfield, h5col bool, 1-byte integers): 0 is false, 1 is
+/// true, any other code is an error naming the row (SPEC.md section 7).
 pub(super) struct Bools {
     pub(super) col: PodReader<Bits8>,
-    pub(super) strict: bool,
     pub(super) levels: Levels,
 }
 
@@ -273,14 +272,19 @@ impl Node for Bools {
         if v.len() as u64 != total {
             return Err(crate::codec::exhausted(&at));
         }
-        if self.strict {
-            if let Some((i, b)) = v.iter().enumerate().find(|(_, b)| b.0 > 1) {
-                return Err(crate::h5col::bad_bool(
-                    &self.col,
-                    rows.start + i as u64,
-                    b.0,
-                ));
-            }
+        if let Some((i, code)) = first_non_bool(&v) {
+            let i = i as u64;
+            let row = rows.start + i.checked_div(leaves).unwrap_or(0);
+            let msg = bool_refused(code);
+            // As the typed decoders say it: an array's entry is named.
+            return Err(if leaves > 1 {
+                Error::invalid(
+                    self.col.element(row),
+                    format!("entry {}: {msg}", i.checked_rem(leaves).unwrap_or(0)),
+                )
+            } else {
+                Error::invalid(self.col.element(row), msg)
+            });
         }
         let values = BooleanBuffer::collect_bool(v.len(), |i| v[i].0 != 0);
         check_nulls(nulls.as_ref(), n, &at)?;
@@ -317,7 +321,7 @@ impl Node for Chars {
                 return Err(if self.levels.0.is_empty() {
                     bad_value::<char>(&self.col, row)
                 } else {
-                    bad_entry::<char>(&self.col, row)
+                    bad_entry::<char>(&self.col, row, &[])
                 });
             };
             values.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
