@@ -38,6 +38,15 @@ pub(crate) fn in_child() -> bool {
 /// Rows per batch of the check's reads.
 const BATCH_ROWS: usize = 1 << 16;
 
+/// A directory removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Bytes of the child's stderr kept for the error message of a crash.
 const STDERR_KEPT: usize = 4096;
 
@@ -66,6 +75,7 @@ pub struct Isolation {
     time_limit: Duration,
     memory_limit: u64,
     only: Option<String>,
+    appends: bool,
     fault: Option<Fault>,
 }
 
@@ -75,6 +85,7 @@ impl Default for Isolation {
             time_limit: Duration::from_secs(60),
             memory_limit: 2 << 30,
             only: None,
+            appends: false,
             fault: None,
         }
     }
@@ -143,6 +154,31 @@ impl Isolation {
     /// ```
     pub fn only(mut self, path: &str) -> Self {
         self.only = Some(path.to_owned());
+        self
+    }
+
+    /// Also tries an append in the child (off by default): the file is
+    /// copied to the temporary directory, and the last row of every vector
+    /// that reads without error is appended to it in the copy (through
+    /// `h5vec::arrow`, feature `arrow`), the copy flushed, closed and
+    /// removed. Some damage crashes or misleads HDF5 only when it writes
+    /// (a filter's parameters, its shared-message index); check so a file
+    /// the caller will append to. Costs a copy of the file.
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("f.h5");
+    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u32, 2])?;
+    /// let found = h5vec::check_isolated(&path, &h5vec::Isolation::default().appends(true))?;
+    /// assert!(found.iter().all(|c| c.problem.is_none()));
+    /// let file = h5vec::open_file_rw(&path)?; // the original is unchanged
+    /// h5vec::append_vector(&file, "xs", &[3u32])?;
+    /// assert_eq!(h5vec::load_vector::<u32>(&file, "xs")?, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    pub fn appends(mut self, on: bool) -> Self {
+        self.appends = on;
         self
     }
 
@@ -274,6 +310,20 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
     let (report_r, report_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
     let (stderr_r, stderr_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
     let path_buf: PathBuf = path.to_owned();
+    // Where the child copies the file to append to it (removed here after
+    // the child ends, whatever it did).
+    let scratch = if isolation.appends {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("h5vec-isolated-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| io("make a scratch directory", e))?;
+        Some(Scratch(dir))
+    } else {
+        None
+    };
+    let scratch_dir = scratch.as_ref().map(|s| s.0.clone());
     // Fork holding hdf5-metno's lock: no other thread is inside HDF5 (its
     // state is consistent in the child), and the child's copy of the
     // reentrant lock is held by its own (only) thread.
@@ -282,7 +332,14 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
         // the child sets `IN_CHILD` before anything reaches h5vec's pool,
         // and ends in `child_main` with `_exit`, never returning.
         match unsafe { child::fork() } {
-            Ok(Forked::Child) => child_main(&path_buf, isolation, limit, &report_w, &stderr_w),
+            Ok(Forked::Child) => child_main(
+                &path_buf,
+                isolation,
+                scratch_dir.as_deref(),
+                limit,
+                &report_w,
+                &stderr_w,
+            ),
             other => other,
         }
     });
@@ -381,8 +438,8 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
                     ),
                     None => "an abort".to_owned(),
                 },
-                "SIGSEGV" | "SIGBUS" => "a crash reading the file".to_owned(),
-                "SIGFPE" => "a division by zero reading the file".to_owned(),
+                "SIGSEGV" | "SIGBUS" => "an invalid memory access in HDF5 or h5vec".to_owned(),
+                "SIGFPE" => "an arithmetic fault (a division by zero) in HDF5 or h5vec".to_owned(),
                 _ => "a signal".to_owned(),
             };
             Err(Error::invalid(
@@ -397,6 +454,7 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
 fn child_main(
     path: &Path,
     isolation: &Isolation,
+    scratch: Option<&Path>,
     limit: Option<(u64, u64)>,
     report: &std::os::fd::OwnedFd,
     stderr: &std::os::fd::OwnedFd,
@@ -423,7 +481,13 @@ fn child_main(
         }
         None => {}
     }
-    let r = std::panic::catch_unwind(|| check_here(path, isolation.only.as_deref()));
+    let r = std::panic::catch_unwind(|| {
+        let mut found = check_here(path, isolation.only.as_deref())?;
+        if let Some(dir) = scratch {
+            try_appends(path, dir, &mut found)?;
+        }
+        Ok(found)
+    });
     let text = match r {
         Ok(found) => encode(found),
         Err(_) => encode(Err(Error::invalid(
@@ -491,6 +555,51 @@ fn check_here(path: &Path, only: Option<&str>) -> Result<Found> {
         }
     }
     Ok(Found { containers, first })
+}
+
+/// Appends the last row of every vector of `found` that read without
+/// error to a copy of `path` in `dir`: a failure is that vector's problem;
+/// HDF5 objects left open after the copy is closed are an error.
+#[cfg(feature = "arrow")]
+fn try_appends(path: &Path, dir: &Path, found: &mut Found) -> Result<()> {
+    let at = file_place(path);
+    let copy = dir.join("copy.h5");
+    std::fs::copy(path, &copy)
+        .map_err(|e| Error::invalid(&at, format!("isolated check: cannot copy the file: {e}")))?;
+    let open_before = crate::raw::child::open_hdf5_objects();
+    let file = crate::open_file_rw(&copy)?;
+    for c in &mut found.containers {
+        if c.problem.is_some() || c.kind != ContainerKind::Vector || c.rows == 0 {
+            continue;
+        }
+        let r = parent_of(&file, &c.path).and_then(|(parent, name)| {
+            let last = crate::arrow::read_range(&parent, &name, c.rows - 1..c.rows)?;
+            crate::arrow::append_record_batch(&parent, &name, &last)
+        });
+        if let Err(e) = r {
+            let e = Error::invalid(
+                Place::new("$", c.path.as_str()),
+                format!("an append of its last row (to a copy of the file) fails: {e}"),
+            );
+            c.problem = Some(e.to_string());
+            found.first.get_or_insert(e);
+        }
+    }
+    file.close().map_err(|e| Error::hdf5(&at, e))?;
+    let left = crate::raw::child::open_hdf5_objects() - open_before;
+    if left > 0 {
+        return Err(Error::invalid(
+            &at,
+            format!("an append (to a copy of the file) leaves {left} HDF5 objects open"),
+        ));
+    }
+    Ok(())
+}
+
+/// Without the feature `arrow` there is no untyped append: nothing is tried.
+#[cfg(not(feature = "arrow"))]
+fn try_appends(_path: &Path, _dir: &Path, _found: &mut Found) -> Result<()> {
+    Ok(())
 }
 
 /// The parent group and name of container `path`.

@@ -242,3 +242,14 @@ pub(crate) fn commit(fault: Fault) {
         libc::raise(sig);
     }
 }
+
+/// HDF5 objects open in this process, in every file (files, groups,
+/// datasets, types, attributes).
+pub(crate) fn open_hdf5_objects() -> isize {
+    use hdf5_sys::h5f::{H5Fget_obj_count, H5F_OBJ_ALL};
+    crate::raw::sync(|| {
+        // SAFETY: H5F_OBJ_ALL as the file id counts the objects of every
+        // file; under the lock.
+        unsafe { H5Fget_obj_count(H5F_OBJ_ALL as hdf5_sys::h5i::hid_t, H5F_OBJ_ALL) }
+    })
+}
