@@ -472,3 +472,128 @@ fn rows_in_a_chunk_never_written_are_an_error() {
         &vals[8..]
     );
 }
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct OneU64 {
+    x: u64,
+}
+
+/// Rows per chunk of a 4 GiB chunk of u64 (4,294,967,288 bytes: HDF5's
+/// largest chunk is 4 GiB - 1).
+const HUGE_CHUNK_ROWS: usize = (1 << 29) - 1;
+
+/// A vector `v` of 10 rows whose column `x` (dataset `/v/data/x/values`)
+/// is a chunked u64 dataset with chunks of [`HUGE_CHUNK_ROWS`] rows and the
+/// filters `set` puts, holding one chunk of the stored bytes `chunk`,
+/// written directly (HDF5's own write would fill a 4 GiB buffer first). In
+/// a file on disk: unfiltered, the chunk takes 4 GiB of the file's address
+/// space (a sparse file).
+fn huge_chunk_file(
+    dir: &tempfile::TempDir,
+    set: impl Fn(hdf5::DatasetBuilder) -> hdf5::DatasetBuilder,
+    chunk: &[u8],
+) -> hdf5::File {
+    let f = hdf5::File::create(dir.path().join("huge.h5")).unwrap();
+    let rows: Vec<OneU64> = (0..10).map(|x| OneU64 { x }).collect();
+    h5vec::save_vector(&f, "v", &rows).unwrap();
+    let g = f.group("v/data/x").unwrap();
+    g.unlink("values").unwrap();
+    let ds = set(g.new_dataset_builder())
+        .empty::<u64>()
+        .chunk(HUGE_CHUNK_ROWS)
+        .shape(hdf5::SimpleExtents::resizable([10]))
+        .create("values")
+        .unwrap();
+    let off = [0 as hdf5_sys::h5::hsize_t];
+    // SAFETY: a valid dataset id of rank 1; `chunk` holds the length given.
+    let r = hdf5::sync::sync(|| unsafe {
+        hdf5_sys::h5d::H5Dwrite_chunk(
+            ds.id(),
+            hdf5_sys::h5p::H5P_DEFAULT,
+            0,
+            off.as_ptr(),
+            chunk.len(),
+            chunk.as_ptr().cast(),
+        )
+    });
+    assert!(r >= 0, "H5Dwrite_chunk");
+    f
+}
+
+/// Every load of a vector whose filtered column declares 4 GiB chunks is
+/// a clean error naming the column (never an abort on a 4 GiB buffer):
+/// `load_vector`, `load_range`, `load_column` and Arrow batches. Run with
+/// `ulimit -v` below 4 GiB (scripts/hostile_memory.sh) to show that nothing
+/// allocates the chunk.
+#[test]
+fn filtered_chunks_declared_4_gib_are_refused_on_every_read_path() {
+    type Set = fn(hdf5::DatasetBuilder) -> hdf5::DatasetBuilder;
+    let cases: [(&str, Set); 5] = [
+        ("deflate", |b| b.deflate(6)),
+        ("shuffle+deflate", |b| b.shuffle().deflate(6)),
+        ("lzf", |b| b.lzf()),
+        ("blosc", |b| b.blosc_zstd(5, true)),
+        ("fletcher32", |b| b.fletcher32()),
+    ];
+    for (what, set) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let f = huge_chunk_file(&dir, set, b"a few stored bytes, not a chunk");
+        let check = |how: &str, e: Error| {
+            let msg = e.to_string();
+            assert_eq!(
+                e.location(),
+                Some("/v/data/x/values"),
+                "{what} {how}: {msg}"
+            );
+            let (expected, found) = mismatch(&e);
+            assert!(
+                expected.contains("chunks of at most 1073741824 bytes"),
+                "{what} {how}: {msg}"
+            );
+            assert!(
+                found.contains("chunks of 4294967288 bytes"),
+                "{what} {how}: {msg}"
+            );
+        };
+        check(
+            "load_vector",
+            fails_fast(what, || h5vec::load_vector::<OneU64>(&f, "v")),
+        );
+        check(
+            "load_range",
+            fails_fast(what, || h5vec::load_range::<OneU64>(&f, "v", 2..5)),
+        );
+        check(
+            "load_column",
+            fails_fast(what, || h5vec::load_column::<u64>(&f, "v", "x")),
+        );
+        check(
+            "arrow",
+            fails_fast(what, || {
+                h5vec::arrow::batches(&f, "v", 4).and_then(|b| b.collect::<h5vec::Result<Vec<_>>>())
+            }),
+        );
+    }
+}
+
+/// An unfiltered column with 4 GiB chunks needs no chunk buffer: its rows
+/// are read straight into the result, and load exactly.
+#[test]
+fn unfiltered_chunks_declared_4_gib_load_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let xs: Vec<u64> = (0..10).map(|x| x * 3).collect();
+    let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let f = huge_chunk_file(&dir, |b| b, &bytes);
+    let rows: Vec<OneU64> = xs.iter().map(|&x| OneU64 { x }).collect();
+    assert_eq!(h5vec::load_vector::<OneU64>(&f, "v").unwrap(), rows);
+    assert_eq!(
+        h5vec::load_range::<OneU64>(&f, "v", 2..5).unwrap(),
+        &rows[2..5]
+    );
+    assert_eq!(h5vec::load_column::<u64>(&f, "v", "x").unwrap(), xs);
+    let n: usize = h5vec::arrow::batches(&f, "v", 4)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum();
+    assert_eq!(n, 10);
+}

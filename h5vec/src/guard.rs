@@ -588,6 +588,13 @@ impl Walk {
                 format!("{found}, which is not available"),
             ));
         }
+        // SAFETY: a valid dataset id and its creation property list, under the lock.
+        if let Some((bytes, shape)) =
+            unsafe { crate::limits::oversized_filtered_chunk_in(did, dcpl.id()) }
+        {
+            let place = self.error_place(rel, false);
+            return Err(crate::limits::oversized_chunk(&place, bytes, shape));
+        }
         if self.access == Access::Append && self.is_data(rel) {
             // SAFETY: a valid dataset id, under the lock; the space is owned
             // by an `Owned`; `dims` and `maxdims` have room for any rank.

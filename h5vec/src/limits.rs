@@ -42,6 +42,80 @@ pub(crate) const MAX_TABLE_LIST_DEPTH: usize = 64;
 /// from an existing file sizes a buffer; HDF5 itself allows up to 4 GiB.
 pub(crate) const MAX_APPEND_CHUNK_BYTES: u64 = 1 << 30;
 
+/// Largest chunk of a filtered dataset h5vec reads, in bytes before the
+/// filters (rows per chunk times bytes per row, as the chunk shape in the
+/// file declares them). A filtered chunk is decoded whole, into a buffer
+/// of that size, however few bytes the file stores for it: a file of a few
+/// hundred bytes can declare chunks of 4 GiB (HDF5's own limit). Such a
+/// dataset is refused before anything is allocated for it, on every read
+/// path (h5vec's direct chunk reads and HDF5's own pipeline alike).
+/// Unfiltered chunks are read into the caller's rows and need no buffer of
+/// their own.
+pub(crate) const MAX_FILTERED_CHUNK_BYTES: u64 = 1 << 30;
+
+/// What a filtered dataset's chunks must be, for error messages.
+pub(crate) const FILTERED_CHUNK_EXPECTED: &str =
+    "chunks of at most 1073741824 bytes (1 GiB) in a filtered dataset (SPEC.md, section 7)";
+
+/// The error for a filtered dataset whose chunks are `bytes` bytes, more
+/// than [`MAX_FILTERED_CHUNK_BYTES`] (`shape`: the chunk's shape, in words).
+pub(crate) fn oversized_chunk(path: impl At, bytes: u64, shape: impl std::fmt::Display) -> Error {
+    Error::mismatch(
+        path,
+        FILTERED_CHUNK_EXPECTED,
+        format!("chunks of {bytes} bytes ({shape})"),
+    )
+}
+
+/// Makes `v` exactly `n` bytes long (bytes it held stay, new ones are
+/// zeros), or returns an error naming `path` instead of aborting the
+/// process when the memory is not there. `what` says what the buffer is for.
+pub(crate) fn sized(v: &mut Vec<u8>, n: usize, what: &str, path: impl At) -> Result<()> {
+    if n > v.len() {
+        v.try_reserve_exact(n - v.len())
+            .map_err(|_| Error::invalid(path, format!("cannot allocate {n} bytes for {what}")))?;
+    }
+    v.resize(n, 0);
+    Ok(())
+}
+
+/// The bytes and the shape (in words) of one chunk of the dataset `did`
+/// (creation property list `dcpl`) if it is filtered and its chunks are
+/// larger than [`MAX_FILTERED_CHUNK_BYTES`]: each such chunk
+/// would be decoded whole into a buffer of that size, which the file alone
+/// declares (SPEC.md section 7). Reads the property list and the type only.
+///
+/// # Safety
+/// The caller holds the HDF5 lock; `did` is a valid dataset id and `dcpl`
+/// its creation property list.
+pub(crate) unsafe fn oversized_filtered_chunk_in(
+    did: hdf5_sys::h5i::hid_t,
+    dcpl: hdf5_sys::h5i::hid_t,
+) -> Option<(u64, String)> {
+    // SAFETY (whole block): valid ids under the lock (caller's contract);
+    // `dims` has room for the 32 extents asked for; the type is owned by
+    // an `Owned`.
+    unsafe {
+        if h5p::H5Pget_nfilters(dcpl) <= 0 {
+            return None;
+        }
+        let mut dims = [0 as hsize_t; 32];
+        let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
+        if !(1..=32).contains(&rank) {
+            return None;
+        }
+        let dims = &dims[..rank as usize];
+        let ft = Owned::ok(h5d::H5Dget_type(did))?;
+        let elem = h5t::H5Tget_size(ft.id()) as u64;
+        let bytes = dims
+            .iter()
+            .try_fold(elem.max(1), |a, &d| a.checked_mul(d))
+            .unwrap_or(u64::MAX);
+        (bytes > MAX_FILTERED_CHUNK_BYTES)
+            .then(|| (bytes, format!("chunk shape {dims:?}, {elem}-byte elements")))
+    }
+}
+
 /// Rows times bytes per row below which [`check_stored`] trusts a count:
 /// reading that much costs milliseconds even where nothing was written.
 pub(crate) const UNCHECKED_CLAIM_BYTES: u64 = 16 << 20;

@@ -29,6 +29,7 @@ const BLOSC_FILTER: i32 = 32001;
 use hdf5_sys::{h5d, h5p, h5t};
 
 use crate::error::{At, Result};
+use crate::limits::{oversized_chunk, MAX_FILTERED_CHUNK_BYTES};
 use crate::raw::chunks::{read_stored_chunk, stored_chunk, write_chunks};
 use crate::raw::ffi::{sync, Owned};
 use crate::raw::Pod;
@@ -622,8 +623,8 @@ pub(crate) fn write_rows(
     let mut chunks: Vec<&[u8]> = body.chunks(cb).collect();
     if let Some(last) = chunks.last_mut() {
         if last.len() < cb {
-            padded.extend_from_slice(last);
-            padded.resize(cb, 0);
+            crate::limits::sized(&mut padded, cb, "the last chunk", path)?;
+            padded[..last.len()].copy_from_slice(last);
             *last = &padded;
         }
     }
@@ -832,6 +833,15 @@ fn read_rows_with(
     let (k0, nk) = full_chunks(p, start, end);
     let rb = p.row_bytes;
     let c = p.chunk_rows;
+    // A filtered chunk is decoded whole: its size, which the file
+    // declares, sizes a buffer (SPEC.md section 7).
+    if p.level.is_some() && p.chunk_bytes() as u64 > MAX_FILTERED_CHUNK_BYTES {
+        return Err(oversized_chunk(
+            path,
+            p.chunk_bytes() as u64,
+            format_args!("{c} rows of {rb} bytes"),
+        ));
+    }
     if nk == 0 {
         if p.level.is_some() {
             return read_partial_chunks(ds, p, start, out, path, normal, ready);
@@ -932,7 +942,11 @@ fn fetch_chunk(
             if (mask == 0 || mask == p.deflate_skipped())
                 && size <= (p.chunk_bytes() as u64).saturating_mul(2) + 1024 =>
         {
-            let mut data = vec![0u8; size as usize];
+            // At most twice a chunk no larger than MAX_FILTERED_CHUNK_BYTES
+            // (read_rows_with), but allocated fallibly all the same.
+            let mut data = Vec::new();
+            let size = usize::try_from(size).unwrap_or(usize::MAX);
+            crate::limits::sized(&mut data, size, "a stored chunk", path)?;
             read_stored_chunk(ds, row, &mut data).map(|(len, mask)| {
                 data.truncate(len);
                 (data, mask)
@@ -982,7 +996,7 @@ fn read_partial_chunks(
             Some(Got::Failed(e)) => Err(e),
             Some(Got::Fallback) => normal(row, n, here),
             None => sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
-                whole.resize(cb, 0);
+                crate::limits::sized(&mut whole, cb, "a decompressed chunk", path)?;
                 match comp {
                     Some((data, mask)) if p.decompress(&data, mask, &mut whole) => {
                         here.copy_from_slice(&whole[lo..lo + here.len()]);
@@ -1202,8 +1216,12 @@ fn prefetch(
             .map(|((k, d), o)| (k, d, o, false))
             .collect();
         for_each_parallel(&mut all, |(_, (data, mask), o, ok)| {
-            o.resize(cb, 0);
-            *ok = p.decompress(data, *mask, o);
+            // A buffer that cannot be had leaves the chunk to the read
+            // that uses it.
+            *ok = o.try_reserve_exact(cb.saturating_sub(o.len())).is_ok() && {
+                o.resize(cb, 0);
+                p.decompress(data, *mask, o)
+            };
         });
         let _ = tx.send(
             all.into_iter()

@@ -99,6 +99,20 @@ def check_storage(ds, path):
     if dcpl.get_external_count() > 0:
         raise FormatError(path, ds.name, "a dataset with external storage: h5vec reads only data "
                                          "stored in the file")
+    if ds.chunks is not None and dcpl.get_nfilters() > 0:
+        nbytes = ds.dtype.itemsize
+        for d in ds.chunks:
+            nbytes *= int(d)
+        if nbytes > MAX_FILTERED_CHUNK_BYTES:
+            # HDF5 decodes a filtered chunk whole, into a buffer of the size
+            # the file declares (SPEC section 7).
+            raise FormatError(path, ds.name, f"expected chunks of at most {MAX_FILTERED_CHUNK_BYTES} bytes "
+                                             f"(1 GiB) in a filtered dataset, found chunks of {nbytes} bytes "
+                                             f"(chunk shape {tuple(ds.chunks)})")
+
+
+# Largest chunk of a filtered dataset read (SPEC section 7), as in Rust.
+MAX_FILTERED_CHUNK_BYTES = 1 << 30
 
 
 # ---------------------------------------------------------------------------
