@@ -47,6 +47,44 @@ fn is_fieldless(u: &UnionFields) -> bool {
         .all(|(_, f)| matches!(f.data_type(), DataType::Null))
 }
 
+/// `fields` with every enum with data (a union that is not fieldless)
+/// marked nullable, at any depth: Arrow counts a unit variant's row
+/// (serde_arrow's `Null` child) as a null, which a non-nullable list
+/// element, struct field or variant refuses (`Vec<Enum>`, a struct
+/// variant holding an enum). [`h5_field`] stores them non-nullable, as the
+/// derive does; serde never stores a null there (serde_arrow cannot build
+/// a null union, so an `Option<Enum>` is refused when it is saved).
+pub(crate) fn relax_union_items(fields: &mut [FieldRef]) {
+    for f in fields.iter_mut() {
+        *f = Arc::new(relax_field(f));
+    }
+}
+
+fn relax_field(f: &Field) -> Field {
+    let t = match f.data_type() {
+        DataType::Struct(fs) => {
+            let mut v: Vec<FieldRef> = fs.iter().cloned().collect();
+            relax_union_items(&mut v);
+            DataType::Struct(v.into())
+        }
+        DataType::LargeList(it) => DataType::LargeList(Arc::new(relax_field(it))),
+        DataType::List(it) => DataType::List(Arc::new(relax_field(it))),
+        DataType::Map(e, sorted) => DataType::Map(Arc::new(relax_field(e)), *sorted),
+        DataType::Union(u, mode) if !is_fieldless(u) => {
+            let (ids, children): (Vec<i8>, Vec<Field>) =
+                u.iter().map(|(id, c)| (id, relax_field(c))).unzip();
+            match UnionFields::try_new(ids, children) {
+                Ok(uf) => DataType::Union(uf, *mode),
+                Err(_) => f.data_type().clone(),
+            }
+        }
+        t => t.clone(),
+    };
+    let union = matches!(&t, DataType::Union(u, _) if !is_fieldless(u));
+    let nullable = f.is_nullable() || union;
+    f.clone().with_data_type(t).with_nullable(nullable)
+}
+
 /// `name` with the node `node` in its metadata (what `h5vec::arrow` reads
 /// back), checked to describe the Arrow type.
 fn with_node(name: &str, node: &Schema, path: &str) -> Result<Field> {
@@ -170,10 +208,11 @@ pub(crate) fn h5_field(sf: &Field, path: &str, opts: &SaveOptions) -> Result<Fie
             }
             let uf = UnionFields::try_new(ids, children)
                 .map_err(|e| Error::invalid(path, e.to_string()))?;
+            // Nullable only for serde_arrow ([`relax_union_items`]).
             Ok(Field::new(
                 name,
                 DataType::Union(uf, UnionMode::Dense),
-                nullable_f,
+                false,
             ))
         }
         DataType::LargeUtf8 | DataType::Utf8 if sf.metadata().contains_key(UUID_TEXT) => {

@@ -314,6 +314,7 @@ impl SchemaOptions {
                 ));
             }
         }
+        convert::relax_union_items(&mut fields);
         Ok(Columns { fields, map_root })
     }
 }
