@@ -73,13 +73,16 @@ pub(crate) enum Command {
         show: ShowArgs,
     },
     /// Read every row of every container below the root (or of VECTOR) with
-    /// every check a typed load makes; one line per problem. Exit status 1
-    /// if there is any.
+    /// every check a typed load makes, in a child process (a file that
+    /// crashes or hangs HDF5 is one problem line, naming the signal); one
+    /// line per problem. Exit status 1 if there is any.
     Validate {
         /// The HDF5 file.
         file: PathBuf,
         /// Only this vector, table or VLS array.
         vector: Option<String>,
+        #[command(flatten)]
+        options: crate::validate::ValidateOptions,
     },
     /// Convert `FILE.h5:VECTOR` to `.parquet`, `.arrow` (IPC file), `.csv`
     /// or `.jsonl`, or `.parquet` / `.arrow` to `FILE.h5:VECTOR`.

@@ -54,7 +54,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             rows,
             show,
         } => show::run(&file, &vector, rows, &show),
-        Command::Validate { file, vector } => return validate::run(&file, vector.as_deref()),
+        Command::Validate {
+            file,
+            vector,
+            options,
+        } => return validate::run(&file, vector.as_deref(), &options),
         Command::Convert {
             src,
             dst,

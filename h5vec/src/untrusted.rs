@@ -253,7 +253,11 @@ pub fn open_untrusted_with(path: impl AsRef<Path>, isolation: &Isolation) -> Res
 /// An error means the check could not be finished: the file is not an
 /// HDF5 file or cannot be opened, the child was killed by a signal (named
 /// in the error: `SIGSEGV`, `SIGFPE`; `SIGABRT` most likely from the
-/// memory budget), or it ran past the time limit.
+/// memory budget), or it ran past the time limit. Errors of the child
+/// process itself (a signal, the time limit) are [`ErrorKind::Invalid`] at
+/// the file (path `$`, location the file's path), and their message starts
+/// with `isolated check`; others are the check's own, as a read in this
+/// process would give them.
 ///
 /// ```
 /// # fn main() -> h5vec::Result<()> {
@@ -590,7 +594,9 @@ fn try_appends(path: &Path, dir: &Path, found: &mut Found) -> Result<()> {
     if left > 0 {
         return Err(Error::invalid(
             &at,
-            format!("an append (to a copy of the file) leaves {left} HDF5 objects open"),
+            format!(
+                "isolated check: an append (to a copy of the file) leaves {left} HDF5 objects open"
+            ),
         ));
     }
     Ok(())
