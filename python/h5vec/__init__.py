@@ -12,6 +12,7 @@ Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 from ._errors import FormatError
 from ._schema import Node
 from ._tables import read_strings, read_table
+from ._validate import validate
 from ._vector import Vector, list_vectors, open_vector
 from ._write import append_vector, save_vector
 
@@ -27,4 +28,5 @@ __all__ = [
     "read_strings",
     "read_table",
     "save_vector",
+    "validate",
 ]
