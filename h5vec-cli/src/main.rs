@@ -90,10 +90,28 @@ fn main() -> ExitCode {
         Ok(Outcome::Problems) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("h5vec: {err:#}");
+            eprintln!("h5vec: {}", message(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, `a: b: c`, each text once: a cause
+/// whose text its error already shows (an `h5vec::Error` shows the HDF5
+/// error it holds as its source) is not repeated.
+fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for e in err.chain() {
+        let text = e.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// Output cut short by its reader (`h5vec cat ... | head`): not an error.

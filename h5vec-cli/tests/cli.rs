@@ -1445,3 +1445,88 @@ fn ranges_across_batches_and_a_failure_after_the_first_batches() {
         assert!(!out.exists(), "{}", out.display());
     }
 }
+
+/// Errors about the file itself are one sentence each, printed once
+/// (issue 28): not an HDF5 file, a truncated file with HDF5's byte counts.
+#[test]
+fn a_text_file_and_a_truncated_file_are_named_once() {
+    init();
+    let dir = TempDir::new().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "a,b\n1,2\n").unwrap();
+    for args in [vec!["ls"], vec!["repair", "xs"], vec!["head", "xs"]] {
+        let mut args = args;
+        args.insert(1, s(&text));
+        let (_, err) = run_code(&args, 2);
+        assert_eq!(
+            err,
+            format!("h5vec: not an HDF5 file: {}\n", text.display())
+        );
+    }
+    let cut = dir.path().join("cut.h5");
+    let xs: Vec<u64> = (0..100_000).collect();
+    h5vec::save_vector(&h5vec::create_file(&cut).unwrap(), "xs", &xs).unwrap();
+    let full = std::fs::metadata(&cut).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&cut)
+        .unwrap()
+        .set_len(100_000)
+        .unwrap();
+    let digits = full.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let (_, err) = run_code(&["cat", s(&cut), "xs"], 2);
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: file truncated: 100,000 of {grouped} bytes present: {}\n",
+            cut.display()
+        )
+    );
+}
+
+/// A file another process writes (here: this test, through `create_file`)
+/// is an error that says so, printed once, naming `create_file_live`.
+#[test]
+fn a_file_held_by_a_writer_is_an_error_that_says_so_once() {
+    init();
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("held.h5");
+    h5vec::save_vector(&h5vec::create_file(&path).unwrap(), "xs", &[1u32]).unwrap();
+    // The lock HDF5 takes for a writer (`flock`, exclusive), as another
+    // process holding the file read-write would hold it (this process's
+    // HDF5 does not lock, see `init`).
+    let held = std::fs::File::open(&path).unwrap();
+    held.lock().unwrap();
+    let (_, err) = run_code(&["head", s(&path), "xs"], 2);
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: the file is open for writing by another process (HDF5 locks a file while \
+             a writer has it open): {}; a writer that other processes may read while it \
+             writes creates the file with h5vec::create_file_live and writes with \
+             VectorWriter::create_live (readers: h5vec::open_file_live)\n",
+            path.display()
+        )
+    );
+    let (_, err) = run_code(&["repair", s(&path), "xs"], 2);
+    assert_eq!(
+        err,
+        format!(
+            "h5vec: the file is open in another process (HDF5 locks a file while a writer, \
+             or a reader of a file not made for live reading, has it open): {}\n",
+            path.display()
+        )
+    );
+    drop(held);
+    assert_eq!(
+        run_ok(&["head", s(&path), "xs"]),
+        "+-------+\n| value |\n+-------+\n| 1     |\n+-------+\n"
+    );
+}

@@ -206,10 +206,17 @@ impl<T: Into<Place> + Copy> At for T {}
 /// assert!(err.to_string().starts_with("$.temperature"));
 /// # Ok(()) }
 /// ```
+///
+/// An error about the file itself (not an HDF5 file, truncated, held by
+/// another process) names the file in its message and displays as that
+/// message alone, like `not an HDF5 file: notes.txt`; its path is `$` and
+/// its location the file's path.
 #[derive(Debug)]
 pub struct Error {
     place: Place,
     kind: ErrorKind,
+    /// Displayed as the message alone (an error about the file itself).
+    bare: bool,
 }
 
 impl Error {
@@ -248,6 +255,25 @@ impl Error {
         Error {
             place: place.into(),
             kind,
+            bare: false,
+        }
+    }
+
+    /// An error about the file at `path` itself whose message `msg` names
+    /// the file ([`ErrorKind::Invalid`], displayed as `msg` alone).
+    pub(crate) fn file(path: &str, msg: impl fmt::Display) -> Self {
+        Error {
+            bare: true,
+            ..Error::invalid(Place::new("$", path), msg)
+        }
+    }
+
+    /// [`Error::file`] for an HDF5 error ([`ErrorKind::Hdf5`]), whose text
+    /// names the file.
+    pub(crate) fn file_hdf5(path: &str, err: hdf5::Error) -> Self {
+        Error {
+            bare: true,
+            ..Error::hdf5(Place::new("$", path), err)
         }
     }
 
@@ -308,6 +334,18 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.bare {
+            return match &self.kind {
+                ErrorKind::Mismatch { expected, found } => {
+                    write!(f, "expected {}, found {}", expected, found)
+                }
+                ErrorKind::Invalid(m)
+                | ErrorKind::Encode(m)
+                | ErrorKind::BadName(m)
+                | ErrorKind::NotFound(m) => write!(f, "{}", m),
+                ErrorKind::Hdf5(e) => write!(f, "{}", e),
+            };
+        }
         write!(f, "{}", self.place)?;
         match &self.kind {
             ErrorKind::Mismatch { expected, found } => {

@@ -135,6 +135,7 @@ fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
             hdf5::from_id::<hdf5::File>(id).at(at)
         }
     })
+    .inspect(read_only::forget_freed)
 }
 
 /// Opens the existing HDF5 file `path` read-only: loads work, saves and
@@ -154,13 +155,44 @@ fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
 ///
 /// A file a live writer is writing (or a killed one left marked as open
 /// for writing) is opened as [`open_file_live`] does.
+///
+/// Errors about the file itself say what is wrong in a sentence that names
+/// the file: `not an HDF5 file: PATH`, `file truncated: 100,000 of 691,370
+/// bytes present: PATH` (HDF5's byte counts), and for a file another
+/// process holds open for writing (HDF5's file lock), that it does, naming
+/// [`create_file_live`] (for writers other processes read while they
+/// write).
+///
+/// The handle stays read-only when this process also has the file open
+/// read-write (HDF5 then shares one open file between both handles, and
+/// would write through either): every save, append, repair or writer of
+/// h5vec through this handle, or a group opened through it, is refused.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("xs.h5");
+/// let rw = h5vec::create_file(&path)?;
+/// h5vec::save_vector(&rw, "xs", &[1u32])?;
+/// let ro = h5vec::open_file(&path)?;
+/// assert!(h5vec::append_vector(&ro, "xs", &[2u32]).is_err());
+/// h5vec::append_vector(&rw, "xs", &[2u32])?;
+/// assert_eq!(h5vec::load_vector::<u32>(&ro, "xs")?, [1, 2]);
+///
+/// std::fs::write(dir.path().join("notes.txt"), "text").unwrap();
+/// let e = h5vec::open_file(dir.path().join("notes.txt")).unwrap_err();
+/// assert!(e.to_string().starts_with("not an HDF5 file: "));
+/// # Ok(()) }
+/// ```
 pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
     let path = path.as_ref();
-    match hdf5::File::open(path) {
-        Ok(f) => Ok(f),
-        Err(_) if crate::live::left_open_for_writing(path) => open_file_live(path),
-        Err(e) => Err(e).at(Place::new("$", path.display().to_string())),
-    }
+    let file = match hdf5::File::open(path) {
+        Ok(f) => f,
+        Err(_) if crate::live::left_open_for_writing(path) => return open_file_live(path),
+        Err(e) => return Err(open_error(path, e, Intent::Read)),
+    };
+    read_only::opened(&file);
+    Ok(file)
 }
 
 /// Opens the HDF5 file `path` read-only as a live reader (HDF5's SWMR read
@@ -195,7 +227,13 @@ pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// # Ok(()) }
 /// ```
 pub fn open_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
-    crate::live::open_swmr_read(path.as_ref())
+    let path = path.as_ref();
+    let file = crate::live::open_swmr_read(path).map_err(|e| match e.kind() {
+        crate::ErrorKind::Hdf5(h) => classify(path, &h.to_string(), Intent::Read).unwrap_or(e),
+        _ => e,
+    })?;
+    read_only::opened(&file);
+    Ok(file)
 }
 
 /// Opens the existing HDF5 file `path` for reading and writing (saves,
@@ -221,12 +259,221 @@ pub fn open_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
 pub fn open_file_rw(path: impl AsRef<Path>) -> Result<hdf5::File> {
     let path = path.as_ref();
     let at = Place::new("$", path.display().to_string());
-    match hdf5::File::open_rw(path) {
-        Ok(f) => Ok(f),
+    let file = match hdf5::File::open_rw(path) {
+        Ok(f) => f,
         Err(_) if crate::live::left_open_for_writing(path) => {
-            crate::live::open_rw_clearing_flags(path, &at)
+            crate::live::open_rw_clearing_flags(path, &at)?
         }
-        Err(e) => Err(e).at(at),
+        Err(e) => return Err(open_error(path, e, Intent::Write)),
+    };
+    read_only::forget_freed(&file);
+    Ok(file)
+}
+
+/// What an open was for, which decides what a lock conflict means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Intent {
+    Read,
+    Write,
+}
+
+/// HDF5's refusal to open `path`, in words a user can act on where HDF5's
+/// are cryptic: not an HDF5 file, a truncated file (with HDF5's byte
+/// counts), a file another process holds; anything else keeps HDF5's error
+/// at `$ (path)`.
+pub(crate) fn open_error(path: &Path, e: hdf5::Error, intent: Intent) -> Error {
+    classify(path, &e.to_string(), intent)
+        .unwrap_or_else(|| Error::hdf5(Place::new("$", path.display().to_string()), e))
+}
+
+/// [`open_error`]'s errors of its own, from HDF5's error text.
+fn classify(path: &Path, text: &str, intent: Intent) -> Option<Error> {
+    let shown = path.display().to_string();
+    if text.contains("file signature not found") {
+        return Some(Error::file(&shown, format!("not an HDF5 file: {shown}")));
+    }
+    if let Some((present, expected)) = truncated_sizes(text) {
+        return Some(Error::file(
+            &shown,
+            format!(
+                "file truncated: {} of {} bytes present: {shown}",
+                thousands(present),
+                thousands(expected)
+            ),
+        ));
+    }
+    if lock_conflict(text) {
+        let msg = match intent {
+            Intent::Read => format!(
+                "the file is open for writing by another process (HDF5 locks a file while \
+                 a writer has it open): {shown}; a writer that other processes may read \
+                 while it writes creates the file with h5vec::create_file_live and writes \
+                 with VectorWriter::create_live (readers: h5vec::open_file_live)"
+            ),
+            Intent::Write => format!(
+                "the file is open in another process (HDF5 locks a file while a writer, or \
+                 a reader of a file not made for live reading, has it open): {shown}"
+            ),
+        };
+        return Some(Error::file_hdf5(&shown, hdf5::Error::Internal(msg)));
+    }
+    None
+}
+
+/// HDF5's `truncated file: eof = E, sblock->base_addr = B, stored_eof = S`:
+/// (bytes present, bytes the superblock says the file has).
+fn truncated_sizes(text: &str) -> Option<(u64, u64)> {
+    let rest = &text[text.find("truncated file: eof = ")? + "truncated file: eof = ".len()..];
+    let number = |s: &str| -> Option<u64> {
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse().ok()
+    };
+    let eof = number(rest)?;
+    let base = number(&rest[rest.find("base_addr = ")? + "base_addr = ".len()..])?;
+    let stored = number(&rest[rest.find("stored_eof = ")? + "stored_eof = ".len()..])?;
+    Some((eof.checked_add(base)?, stored.checked_add(base)?))
+}
+
+/// Whether HDF5 failed to take its file lock because another process holds
+/// it (`unable to lock file, errno = EWOULDBLOCK`).
+fn lock_conflict(text: &str) -> bool {
+    let Some(at) = text.find("unable to lock file, errno = ") else {
+        return false;
+    };
+    let rest = &text[at + "unable to lock file, errno = ".len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end]
+        .parse::<i32>()
+        .is_ok_and(|n| n == libc::EWOULDBLOCK || n == libc::EAGAIN)
+}
+
+/// `691370` as `691,370`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The handles h5vec opened read-only ([`open_file`], [`open_file_live`])
+/// on a file the same process also has open read-write. HDF5 opens a file
+/// once per process and shares it between handles: such a handle reports
+/// the read-write intent of the first one, and HDF5 would write through
+/// it. [`check_writable`], which every write of h5vec passes, refuses
+/// writes through the handles listed here.
+///
+/// A handle is known by the address of HDF5's per-handle file struct
+/// (`H5VLobject`; every `H5Fopen` makes a new one, which objects opened
+/// through the handle keep alive) together with the file's number, and by
+/// its id while that is open: objects opened through a dropped handle get a
+/// new file id for the same struct.
+mod read_only {
+    use std::sync::Mutex;
+
+    use hdf5_sys::h5f;
+    use hdf5_sys::h5i::{self, hid_t};
+
+    use crate::raw::sync;
+
+    struct Handle {
+        id: hid_t,
+        object: usize,
+        fileno: u64,
+    }
+
+    static HANDLES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
+
+    /// (per-handle struct address, file number) of `file`.
+    fn identity(file: &hdf5::File) -> Option<(usize, u64)> {
+        // SAFETY: a valid file id (held by `file`) and an output integer,
+        // under the lock; the returned pointer is only compared, never
+        // dereferenced.
+        sync(|| unsafe {
+            let object = crate::raw::ffi::H5VLobject(file.id()) as usize;
+            let mut fileno: std::ffi::c_ulong = 0;
+            (object != 0 && h5f::H5Fget_fileno(file.id(), &mut fileno) >= 0)
+                .then_some((object, fileno as u64))
+        })
+    }
+
+    fn intent(file: &hdf5::File) -> std::ffi::c_uint {
+        let mut intent = 0;
+        // SAFETY: a valid file id (held by `file`) and an output integer.
+        sync(|| unsafe { h5f::H5Fget_intent(file.id(), &mut intent) });
+        intent
+    }
+
+    fn handles() -> std::sync::MutexGuard<'static, Vec<Handle>> {
+        HANDLES.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `file`, just opened read-only, if HDF5 shares it with a
+    /// read-write handle (a file open read-only only refuses writes itself).
+    pub(super) fn opened(file: &hdf5::File) {
+        forget_freed(file);
+        if intent(file) & h5f::H5F_ACC_RDWR == 0 {
+            return;
+        }
+        if let Some((object, fileno)) = identity(file) {
+            handles().push(Handle {
+                id: file.id(),
+                object,
+                fileno,
+            });
+        }
+    }
+
+    /// Forgets recorded handles whose file struct `file` (just opened) now
+    /// occupies: that struct was freed, with every object of its handle.
+    pub(super) fn forget_freed(file: &hdf5::File) {
+        let Some((object, _)) = identity(file) else {
+            return;
+        };
+        handles().retain(|h| h.object != object || h.id == file.id());
+    }
+
+    /// Whether `file` (a file id h5vec got from a group it writes to) is,
+    /// or was opened through, a handle recorded by [`opened`].
+    pub(super) fn is_read_only(file: &hdf5::File) -> bool {
+        let mut list = handles();
+        if list.is_empty() {
+            return false;
+        }
+        let Some((object, fileno)) = identity(file) else {
+            return false;
+        };
+        let mut found = false;
+        list.retain(|h| {
+            if h.object != object || h.fileno != fileno {
+                return true;
+            }
+            if h.id == file.id() {
+                found = true;
+                return true;
+            }
+            // SAFETY: `H5Iis_valid` and `H5Iget_ref` accept any id, under
+            // the lock.
+            let (open, refs) =
+                sync(|| unsafe { (h5i::H5Iis_valid(h.id) > 0, h5i::H5Iget_ref(file.id())) });
+            // The recorded handle was dropped while objects it opened kept
+            // its file struct alive: `file` is the id HDF5 made for the
+            // struct just now (no other reference). Another reference means
+            // a handle opened since, which found the struct freed and took
+            // its address.
+            if !open && refs <= 1 {
+                found = true;
+                return true;
+            }
+            open
+        });
+        found
     }
 }
 
@@ -241,6 +488,17 @@ pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
     // SAFETY: a valid file id (held by `file`) and an output integer, under
     // the lock.
     sync(|| unsafe { check(at, h5f::H5Fget_intent(file.id(), &mut intent)) })?;
+    if read_only::is_read_only(&file) {
+        return Err(Error::hdf5(
+            at,
+            hdf5::Error::Internal(format!(
+                "the file is open read-only through this handle (h5vec::open_file), though \
+                 this process also has it open for writing: write `{}` through a handle \
+                 from h5vec::open_file_rw (HDF5 shares one open file between the handles)",
+                name.escape_debug()
+            )),
+        ));
+    }
     if intent & h5f::H5F_ACC_RDWR == 0 {
         return Err(Error::hdf5(
             at,
@@ -273,6 +531,7 @@ pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
 /// # Ok(()) }
 /// ```
 pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
+    check_writable(parent, name)?;
     let at = &crate::vector::container_place(parent, name);
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(at, "the name contains a NUL byte"))?;
@@ -308,6 +567,27 @@ mod tests {
         // SAFETY: a valid group id and an output struct.
         sync(|| unsafe { h5g::H5Gget_info(g.id(), &mut info) });
         info.storage_type
+    }
+
+    #[test]
+    fn hdf5_open_errors_are_read_for_their_numbers() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(691_370), "691,370");
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
+        let t = "H5Fopen(): unable to synchronously open file: truncated file: eof = 100000, \
+                 sblock->base_addr = 0, stored_eof = 691370";
+        assert_eq!(truncated_sizes(t), Some((100_000, 691_370)));
+        let t = "truncated file: eof = 5, sblock->base_addr = 512, stored_eof = 9";
+        assert_eq!(truncated_sizes(t), Some((517, 521)));
+        assert_eq!(truncated_sizes("truncated file: eof = x"), None);
+        assert!(lock_conflict(
+            "unable to lock file, errno = 11, error message = 'Resource temporarily unavailable'"
+        ));
+        assert!(!lock_conflict(
+            "unable to lock file, errno = 38, error message = 'x'"
+        ));
     }
 
     #[test]

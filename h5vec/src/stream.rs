@@ -454,6 +454,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn create_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        crate::file::check_writable(parent, name)?;
         let at = crate::vector::container_place(parent, name);
         let file = parent.file().at(&at)?;
         let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
@@ -504,6 +505,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn open_append_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
+        crate::file::check_writable(parent, name)?;
         let at = crate::vector::container_place(parent, name);
         let file = parent.file().at(&at)?;
         let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;

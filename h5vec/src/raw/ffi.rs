@@ -91,4 +91,8 @@ unsafe extern "C" {
         low: H5F_libver_t,
         high: H5F_libver_t,
     ) -> herr_t;
+    // Public HDF5 API (H5VLconnector.h, since 1.12): the library's own
+    // object behind an id (for a file id: the one handle's file struct,
+    // distinct for every `H5Fopen` of the same file). Null on error.
+    pub(crate) fn H5VLobject(obj_id: hid_t) -> *mut std::ffi::c_void;
 }
