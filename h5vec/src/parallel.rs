@@ -48,6 +48,92 @@ pub(crate) enum Codec {
         shuffle: i32,
         compressor: crate::options::BloscCompressor,
     },
+    /// No compressor: the pipeline is Fletcher32 alone (`checksum` set),
+    /// chunks are their raw bytes followed by the checksum.
+    Plain,
+}
+
+/// HDF5's id of the Fletcher32 filter.
+const FLETCHER32_FILTER: i32 = 3;
+
+/// How one stored chunk decoded (see [`Pipeline::decompress`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Decoded {
+    /// The chunk's rows are in the output.
+    Done,
+    /// h5vec does not decode this chunk itself: HDF5 reads it.
+    Fallback,
+    /// The chunk's bytes are not what was written (a Fletcher32 mismatch,
+    /// or a chunk of a checksummed dataset stored without its checksum):
+    /// what went wrong, for the error naming the chunk's rows.
+    Corrupt(String),
+}
+
+/// The error for a chunk `k` (of `c` rows) whose checksum does not match.
+fn corrupt_chunk(k: u64, c: u64, detail: &str, path: impl At) -> crate::error::Error {
+    crate::error::Error::invalid(
+        path,
+        format!(
+            "checksum mismatch, rows {}..{}: {detail} (Fletcher32: the chunk's bytes changed \
+             after they were written)",
+            k.saturating_mul(c),
+            k.saturating_add(1).saturating_mul(c)
+        ),
+    )
+}
+
+/// HDF5's Fletcher32 checksum (`H5_checksum_fletcher32`, the Fletcher32
+/// filter's) of `data`: 16-bit big-endian words (a last odd byte is the
+/// high byte of a word), two running sums kept in 1..=65535 by HDF5's
+/// end-around-carry folds (0 only while every word so far is 0),
+/// `sum2 << 16 | sum1`.
+///
+/// Computed here in blocks of 360 words: within a block, `Σw` and
+/// `Σ j·w` (j the word's place in the block) fit in u32 lanes the compiler
+/// vectorises, and fold into the sums as `sum1 += Σw`, `sum2 += n·sum1 +
+/// n·Σw − Σ j·w` (n the block's words), reduced mod 65535. HDF5's folds
+/// give the same residues, and its sums are 0 only when all words are, so
+/// the result is the same bits (tests compare with a line-by-line port of
+/// HDF5's loop and with HDF5's own filter output).
+pub(crate) fn fletcher32(data: &[u8]) -> u32 {
+    const BLOCK: usize = 360;
+    const M: u64 = 65535;
+    let (mut s1, mut s2) = (0u64, 0u64);
+    let mut any = 0u64;
+    let words = data.len() / 2;
+    let (body, odd) = data.split_at(words * 2);
+    for block in body.chunks(BLOCK * 2) {
+        let (mut sum, mut weighted) = (0u32, 0u32);
+        for (j, w) in block.chunks_exact(2).enumerate() {
+            let w = u32::from(u16::from_be_bytes([w[0], w[1]]));
+            sum += w;
+            weighted += j as u32 * w;
+        }
+        let n = (block.len() / 2) as u64;
+        let sum = u64::from(sum);
+        any |= sum;
+        // n·(s1 + Σw) ≥ Σ j·w: no underflow.
+        s2 = (s2 + n * (s1 + sum) - u64::from(weighted)) % M;
+        s1 = (s1 + sum) % M;
+    }
+    if let [b] = odd {
+        let w = u64::from(*b) << 8;
+        any |= w;
+        s1 = (s1 + w) % M;
+        s2 = (s2 + s1) % M;
+    }
+    if any == 0 {
+        return 0;
+    }
+    // Nonzero sums: HDF5 represents the residue 0 as 65535.
+    let fold = |x: u64| if x == 0 { M } else { x } as u32;
+    (fold(s2) << 16) | fold(s1)
+}
+
+/// A checksum HDF5 also accepts for `sum`: its bytes swapped within each
+/// 16-bit half (what HDF5 before 1.6.3 stored on little-endian machines).
+fn fletcher32_reversed(sum: u32) -> u32 {
+    ((sum & 0x00ff_00ff) << 8) | ((sum >> 8) & 0x00ff_00ff)
 }
 
 /// Blosc's name of `c`, for its context calls.
@@ -82,6 +168,13 @@ pub(crate) struct Pipeline {
     pub level: Option<u32>,
     /// The compressor (meaningless when `level` is `None`).
     pub codec: Codec,
+    /// Fletcher32 last in the pipeline: every stored chunk ends with the
+    /// 4-byte checksum of the bytes before it, which h5vec writes and
+    /// verifies itself. A Fletcher32-only pipeline has codec
+    /// [`Codec::Plain`] and `level` `Some(0)`: its chunks go through
+    /// [`Pipeline::compress`] and [`Pipeline::decompress`] like compressed
+    /// ones.
+    pub checksum: bool,
 }
 
 /// Whether direct chunk I/O is used at all (on by default; set
@@ -169,14 +262,10 @@ impl Pipeline {
         // is owned by an `Owned`.
         unsafe {
             let nf = h5p::H5Pget_nfilters(dcpl);
-            if !(0..=2).contains(&nf) {
+            if !(0..=3).contains(&nf) {
                 return None;
             }
-            let mut shuffle = false;
-            let mut level = None;
-            let mut codec = Codec::Deflate;
-            // Blosc's own record of the chunk's size, checked below.
-            let mut blosc_bytes = None;
+            let mut filters = Vec::with_capacity(nf as usize);
             for i in 0..nf as c_uint {
                 let mut flags: c_uint = 0;
                 let mut nelm: usize = 8;
@@ -192,16 +281,30 @@ impl Pipeline {
                     std::ptr::null_mut(),
                     &mut cfg,
                 );
+                filters.push((id, nelm, cd));
+            }
+            // Fletcher32 is h5vec's only when it comes last.
+            let checksum = filters.last().is_some_and(|f| f.0 == FLETCHER32_FILTER);
+            if checksum {
+                filters.pop();
+            }
+            let nc = filters.len();
+            let mut shuffle = false;
+            let mut level = None;
+            let mut codec = Codec::Deflate;
+            // Blosc's own record of the chunk's size, checked below.
+            let mut blosc_bytes = None;
+            for (i, &(id, nelm, cd)) in filters.iter().enumerate() {
                 match id {
-                    H5Z_FILTER_SHUFFLE if i == 0 && nf == 2 => shuffle = true,
-                    H5Z_FILTER_DEFLATE if i as i32 == nf - 1 => {
+                    H5Z_FILTER_SHUFFLE if i == 0 && nc == 2 => shuffle = true,
+                    H5Z_FILTER_DEFLATE if i == nc - 1 => {
                         level = Some(if nelm >= 1 { cd[0] } else { 6 })
                     }
                     // Blosc alone, with the parameters its `set_local`
                     // completes at creation: [filter version, format
                     // version, type size, chunk bytes, level, shuffle,
                     // compressor].
-                    BLOSC_FILTER if nf == 1 && (7..=cd.len()).contains(&nelm) => {
+                    BLOSC_FILTER if nc == 1 && (7..=cd.len()).contains(&nelm) => {
                         let compressor = crate::options::BloscCompressor::from_code(cd[6])?;
                         if cd[4] > 9 || cd[5] > 2 || !(1..=255).contains(&cd[2]) {
                             return None;
@@ -217,8 +320,12 @@ impl Pipeline {
                     _ => return None,
                 }
             }
-            if nf > 0 && level.is_none() {
+            if nc > 0 && level.is_none() {
                 return None;
+            }
+            if nc == 0 && checksum {
+                level = Some(0);
+                codec = Codec::Plain;
             }
             let file_type = Owned::ok(h5d::H5Dget_type(ds))?;
             let ft = file_type.id();
@@ -256,6 +363,7 @@ impl Pipeline {
                 shuffle,
                 level: level.map(|l| l.min(12)),
                 codec,
+                checksum,
             })
         }
     }
@@ -281,7 +389,29 @@ impl Pipeline {
     /// bit of its filter mask set, as HDF5 does when an optional filter
     /// fails: readers skip inflating it. `level` must be set.
     pub(crate) fn compress(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
-        self.compress_at(raw, out, self.level.unwrap_or(0))
+        let mask = self.compress_at(raw, out, self.level.unwrap_or(0));
+        self.seal(out);
+        mask
+    }
+
+    /// Appends the Fletcher32 checksum of `out` (a chunk's filtered bytes)
+    /// to it, if the pipeline has one: 4 bytes, little-endian, as HDF5's
+    /// filter stores it (`UINT32ENCODE`).
+    fn seal(&self, out: &mut Vec<u8>) {
+        if self.checksum {
+            let sum = fletcher32(out);
+            out.extend_from_slice(&sum.to_le_bytes());
+        }
+    }
+
+    /// The filter mask bit of the Fletcher32 filter (the last one).
+    fn checksum_bit(&self) -> c_uint {
+        let before = match self.codec {
+            Codec::Plain => 0,
+            Codec::Blosc { .. } => 1,
+            Codec::Deflate => 1 + u32::from(self.shuffle),
+        };
+        1 << before
     }
 
     /// Shuffle (if on) and wrap one raw chunk in a zlib stream of "stored"
@@ -294,18 +424,26 @@ impl Pipeline {
     /// For Blosc: Blosc's stored frame (level 0), 16 bytes more than the
     /// chunk whatever its bytes.
     pub(crate) fn store(&self, raw: &[u8], out: &mut Vec<u8>) -> c_uint {
-        if let Codec::Blosc {
+        let mask = if let Codec::Blosc {
             typesize,
             shuffle,
             compressor,
         } = self.codec
         {
-            return self.blosc_compress(raw, out, None, typesize, shuffle, compressor);
-        }
-        self.compress_at(raw, out, 0)
+            self.blosc_compress(raw, out, None, typesize, shuffle, compressor)
+        } else {
+            self.compress_at(raw, out, 0)
+        };
+        self.seal(out);
+        mask
     }
 
     fn compress_at(&self, raw: &[u8], out: &mut Vec<u8>, level: u32) -> c_uint {
+        if self.codec == Codec::Plain {
+            out.clear();
+            out.extend_from_slice(raw);
+            return 0;
+        }
         if let Codec::Blosc {
             typesize,
             shuffle,
@@ -420,10 +558,52 @@ impl Pipeline {
         usize::try_from(n).is_ok_and(|n| n == out.len())
     }
 
-    /// Decompress one chunk stored with filter mask `mask` into `out`
-    /// (exactly one chunk's bytes), with this thread's decompressor and
-    /// scratch space. False if it cannot (the caller asks HDF5 instead).
-    fn decompress(&self, comp: &[u8], mask: c_uint, out: &mut [u8]) -> bool {
+    /// Verifies (if the pipeline has a checksum) and decompresses one
+    /// chunk stored with filter mask `mask` into `out` (exactly one chunk's
+    /// bytes), with this thread's decompressor and scratch space. The
+    /// checksum is verified before anything is decompressed.
+    pub(crate) fn decompress(&self, comp: &[u8], mask: c_uint, out: &mut [u8]) -> Decoded {
+        let comp = if self.checksum {
+            if mask & self.checksum_bit() != 0 {
+                return Decoded::Corrupt(format!(
+                    "the chunk is stored without its checksum (filter mask {mask:#x})"
+                ));
+            }
+            let Some(n) = comp.len().checked_sub(4) else {
+                return Decoded::Corrupt(format!(
+                    "the chunk holds {} bytes, too few for a checksum",
+                    comp.len()
+                ));
+            };
+            let (data, tail) = comp.split_at(n);
+            let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+            let computed = fletcher32(data);
+            if stored != computed && stored != fletcher32_reversed(computed) {
+                return Decoded::Corrupt(format!(
+                    "stored {stored:#010x}, computed {computed:#010x}"
+                ));
+            }
+            data
+        } else {
+            comp
+        };
+        if self.decode(comp, mask, out) {
+            Decoded::Done
+        } else {
+            Decoded::Fallback
+        }
+    }
+
+    /// [`decompress`](Self::decompress) after the checksum: false if h5vec
+    /// cannot decode the chunk (the caller asks HDF5 instead).
+    fn decode(&self, comp: &[u8], mask: c_uint, out: &mut [u8]) -> bool {
+        if self.codec == Codec::Plain {
+            if mask != 0 || comp.len() != out.len() {
+                return false;
+            }
+            out.copy_from_slice(comp);
+            return true;
+        }
         if mask == self.deflate_skipped() && comp.len() == out.len() {
             if self.shuffle && self.elem > 1 {
                 unshuffle(comp, self.elem, out);
@@ -587,7 +767,7 @@ pub(crate) type WriteFallback<'a> = dyn FnMut(u64, u64, &[u8]) -> Result<()> + '
 /// The normal path for rows a direct read cannot take: `(first_row, rows, out)`.
 pub(crate) type ReadFallback<'a> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 'a;
 /// One chunk to decompress: its output, its compressed bytes, and whether it worked.
-type Slot<'a> = (&'a mut [u8], Option<(Vec<u8>, c_uint)>, bool);
+type Slot<'a> = (&'a mut [u8], Option<(Vec<u8>, c_uint)>, Decoded);
 
 /// Writes rows `start..start + rows` from `buf` (row-major bytes): whole
 /// chunks compressed in parallel and written directly; the partial chunks
@@ -888,13 +1068,13 @@ fn read_rows_with(
             Some(Got::Done(buf)) => {
                 o.copy_from_slice(&buf[..cb]);
                 ready.keep(k, buf);
-                slots.push((o, None, true));
+                slots.push((o, None, Decoded::Done));
             }
             Some(Got::Failed(e)) => return Err(e),
-            Some(Got::Fallback) => slots.push((o, None, false)),
+            Some(Got::Fallback) => slots.push((o, None, Decoded::Fallback)),
             None => {
                 fetch.push(slots.len());
-                slots.push((o, None, false));
+                slots.push((o, None, Decoded::Fallback));
             }
         }
     }
@@ -904,15 +1084,18 @@ fn read_rows_with(
         }
         Ok(())
     })?;
-    for_each_parallel(&mut slots, |(o, data, ok)| {
+    for_each_parallel(&mut slots, |(o, data, got)| {
         if let Some((data, mask)) = data {
-            *ok = p.decompress(data, *mask, o);
+            *got = p.decompress(data, *mask, o);
         }
     });
     // Chunks that could not be taken directly go through HDF5.
-    for (i, (o, _, ok)) in slots.into_iter().enumerate() {
-        if !ok {
-            normal((k0 + i as u64) * c, c, o)?;
+    for (i, (o, _, got)) in slots.into_iter().enumerate() {
+        let k = k0 + i as u64;
+        match got {
+            Decoded::Done => {}
+            Decoded::Fallback => normal_checked(p, k * c, c, o, k, path, normal)?,
+            Decoded::Corrupt(why) => return Err(corrupt_chunk(k, c, &why, path)),
         }
     }
     if head > 0 {
@@ -922,6 +1105,28 @@ fn read_rows_with(
         read_partial_chunks(ds, p, start + done, tail_out, path, normal, ready)?;
     }
     Ok(())
+}
+
+/// `normal(row, n, out)` for rows of chunk `k`, HDF5's own pipeline: with
+/// a checksum, HDF5 verifies it (`H5Pset_edc_check`'s default), and its
+/// Fletcher32 error becomes h5vec's, naming the chunk's rows.
+#[allow(clippy::too_many_arguments)] // normal's arguments, the chunk and the pipeline
+fn normal_checked(
+    p: &Pipeline,
+    row: u64,
+    n: u64,
+    out: &mut [u8],
+    k: u64,
+    path: impl At,
+    normal: &mut ReadFallback<'_>,
+) -> Result<()> {
+    normal(row, n, out).map_err(|e| {
+        if p.checksum && e.to_string().contains("Fletcher32") {
+            corrupt_chunk(k, p.chunk_rows, "HDF5's own check failed", path)
+        } else {
+            e
+        }
+    })
 }
 
 /// The stored bytes and filter mask of chunk `k` of a compressed dataset,
@@ -939,7 +1144,7 @@ fn fetch_chunk(
     Ok(match stored_chunk(ds, row) {
         None => return Err(never_written(k, c, path)),
         Some((mask, size))
-            if (mask == 0 || mask == p.deflate_skipped())
+            if (mask == 0 || mask == p.deflate_skipped() || p.checksum)
                 && size <= (p.chunk_bytes() as u64).saturating_mul(2) + 1024 =>
         {
             // At most twice a chunk no larger than MAX_FILTERED_CHUNK_BYTES
@@ -994,15 +1199,20 @@ fn read_partial_chunks(
                 Ok(())
             }
             Some(Got::Failed(e)) => Err(e),
-            Some(Got::Fallback) => normal(row, n, here),
+            Some(Got::Fallback) => normal_checked(p, row, n, here, k, path, normal),
             None => sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
                 crate::limits::sized(&mut whole, cb, "a decompressed chunk", path)?;
-                match comp {
-                    Some((data, mask)) if p.decompress(&data, mask, &mut whole) => {
+                let got = match comp {
+                    Some((data, mask)) => p.decompress(&data, mask, &mut whole),
+                    None => Decoded::Fallback,
+                };
+                match got {
+                    Decoded::Done => {
                         here.copy_from_slice(&whole[lo..lo + here.len()]);
                         Ok(())
                     }
-                    _ => normal(row, n, here),
+                    Decoded::Fallback => normal_checked(p, row, n, here, k, path, normal),
+                    Decoded::Corrupt(why) => Err(corrupt_chunk(k, c, &why, path)),
                 }
             }),
         };
@@ -1050,8 +1260,9 @@ impl Ready {
 
 /// Chunks being decompressed on the pool for the next read.
 struct Pending {
-    /// The decompressed chunks (`None`: h5vec could not decompress it).
-    rx: std::sync::mpsc::Receiver<Vec<(u64, Option<Vec<u8>>)>>,
+    /// The chunks, decompressed into their buffers or not (with the
+    /// buffer to give back).
+    rx: std::sync::mpsc::Receiver<Vec<(u64, Decoded, Vec<u8>)>>,
     /// Chunks settled when they were fetched: errors and fallbacks.
     early: Vec<(u64, Got)>,
 }
@@ -1059,12 +1270,30 @@ struct Pending {
 impl Pending {
     /// Waits for the decompressed chunks. A job that ended without sending
     /// (it cannot, short of a panic) leaves its chunks to be read again.
-    fn wait(self) -> impl Iterator<Item = (u64, Got)> {
+    /// A chunk whose checksum does not match waits as the error of the
+    /// read that uses it (chunks of `c` rows).
+    fn wait(self, c: u64, path: impl At) -> impl Iterator<Item = (u64, Got)> {
         let done = self.rx.recv().unwrap_or_default();
-        self.early.into_iter().chain(
-            done.into_iter()
-                .map(|(k, b)| (k, b.map_or(Got::Fallback, Got::Done))),
-        )
+        let mut spare = Vec::new();
+        let mut got: Vec<(u64, Got)> = self.early;
+        for (k, d, b) in done {
+            got.push((
+                k,
+                match d {
+                    Decoded::Done => Got::Done(b),
+                    Decoded::Fallback => {
+                        spare.push(b);
+                        Got::Fallback
+                    }
+                    Decoded::Corrupt(why) => {
+                        spare.push(b);
+                        Got::Failed(corrupt_chunk(k, c, &why, path))
+                    }
+                },
+            ));
+        }
+        give_buffers(spare);
+        got.into_iter()
     }
 }
 
@@ -1129,7 +1358,7 @@ pub(crate) fn read_rows_ahead(
     if seq {
         ready.chunks = kept;
         if let Some(pend) = pending {
-            ready.chunks.extend(pend.wait());
+            ready.chunks.extend(pend.wait(p.chunk_rows, path));
         }
     } else {
         // A jump: what was read ahead is of no use (a job still running
@@ -1213,21 +1442,17 @@ fn prefetch(
         let mut all: Vec<_> = work
             .into_iter()
             .zip(bufs)
-            .map(|((k, d), o)| (k, d, o, false))
+            .map(|((k, d), o)| (k, d, o, Decoded::Fallback))
             .collect();
-        for_each_parallel(&mut all, |(_, (data, mask), o, ok)| {
+        for_each_parallel(&mut all, |(_, (data, mask), o, got)| {
             // A buffer that cannot be had leaves the chunk to the read
             // that uses it.
-            *ok = o.try_reserve_exact(cb.saturating_sub(o.len())).is_ok() && {
+            if o.try_reserve_exact(cb.saturating_sub(o.len())).is_ok() {
                 o.resize(cb, 0);
-                p.decompress(data, *mask, o)
-            };
+                *got = p.decompress(data, *mask, o);
+            }
         });
-        let _ = tx.send(
-            all.into_iter()
-                .map(|(k, _, o, ok)| (k, ok.then_some(o)))
-                .collect(),
-        );
+        let _ = tx.send(all.into_iter().map(|(k, _, o, d)| (k, d, o)).collect());
     };
     match pool() {
         Some(pool) => pool.spawn(job),
@@ -1366,6 +1591,141 @@ mod tests {
         }
     }
 
+    /// HDF5's `H5_checksum_fletcher32`, line by line.
+    fn hdf5_fletcher32(data: &[u8]) -> u32 {
+        let (mut sum1, mut sum2) = (0u32, 0u32);
+        let mut len = data.len() / 2;
+        let mut at = 0;
+        while len > 0 {
+            let mut tlen = len.min(360);
+            len -= tlen;
+            while tlen > 0 {
+                sum1 += (u32::from(data[at]) << 8) | u32::from(data[at + 1]);
+                at += 2;
+                sum2 += sum1;
+                tlen -= 1;
+            }
+            sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+            sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        }
+        if data.len() % 2 == 1 {
+            sum1 += u32::from(data[at]) << 8;
+            sum2 += sum1;
+            sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+            sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        (sum2 << 16) | sum1
+    }
+
+    #[test]
+    fn fletcher32_matches_hdf5s_loop() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let lens = [
+            0usize,
+            1,
+            2,
+            3,
+            359 * 2,
+            720,
+            721,
+            722,
+            1440,
+            4097,
+            65_536,
+            100_001,
+        ];
+        for &len in &lens {
+            let random: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let patterns: [Vec<u8>; 5] = [
+                random,
+                vec![0xff; len],
+                vec![0; len],
+                // Residue 0 mod 65535 in the first sum: one word 0xffff.
+                (0..len).map(|i| if i < 2 { 0xff } else { 0 }).collect(),
+                (0..len).map(|i| (i % 251) as u8).collect(),
+            ];
+            for data in patterns {
+                assert_eq!(
+                    fletcher32(&data),
+                    hdf5_fletcher32(&data),
+                    "len {len} {:?}",
+                    &data[..len.min(4)]
+                );
+            }
+        }
+        // Sparse words: mostly zero, a few of every value.
+        for _ in 0..2000 {
+            let len = (next() % 3000) as usize;
+            let mut data = vec![0u8; len];
+            for _ in 0..(next() % 5) {
+                if len > 0 {
+                    let i = (next() as usize) % len;
+                    data[i] = next() as u8;
+                }
+            }
+            assert_eq!(fletcher32(&data), hdf5_fletcher32(&data), "len {len}");
+        }
+        assert_eq!(fletcher32_reversed(0x1234_5678), 0x3412_7856);
+    }
+
+    #[test]
+    fn checksummed_chunks_verify_before_decoding() {
+        for (codec, level, shuffle) in [
+            (Codec::Plain, Some(0), false),
+            (Codec::Deflate, Some(4), true),
+            (Codec::Deflate, Some(4), false),
+        ] {
+            let p = Pipeline {
+                chunk_rows: 64,
+                row_bytes: 8,
+                elem: 8,
+                shuffle,
+                level,
+                codec,
+                checksum: true,
+            };
+            let raw: Vec<u8> = (0..512u32).map(|i| (i * 7 % 13) as u8).collect();
+            let mut comp = Vec::new();
+            let mask = p.compress(&raw, &mut comp);
+            let body = comp.len() - 4;
+            assert_eq!(
+                comp[body..],
+                fletcher32(&comp[..body]).to_le_bytes(),
+                "{codec:?}"
+            );
+            let mut out = vec![0u8; 512];
+            assert_eq!(
+                p.decompress(&comp, mask, &mut out),
+                Decoded::Done,
+                "{codec:?}"
+            );
+            assert_eq!(out, raw);
+            for at in [0, body / 2, body - 1, body, body + 3] {
+                let mut bad = comp.clone();
+                bad[at] ^= 0x10;
+                let got = p.decompress(&bad, mask, &mut out);
+                assert!(
+                    matches!(&got, Decoded::Corrupt(w) if w.starts_with("stored 0x")),
+                    "{codec:?} byte {at}: {got:?}"
+                );
+            }
+            let skipped = p.decompress(&comp, mask | p.checksum_bit(), &mut out);
+            assert!(matches!(skipped, Decoded::Corrupt(_)), "{skipped:?}");
+            let mut stored = Vec::new();
+            let mask = p.store(&raw, &mut stored);
+            assert_eq!(p.decompress(&stored, mask, &mut out), Decoded::Done);
+            assert_eq!(out, raw);
+        }
+    }
+
     #[test]
     fn full_chunk_ranges() {
         let p = Pipeline {
@@ -1375,6 +1735,7 @@ mod tests {
             shuffle: true,
             level: Some(4),
             codec: Codec::Deflate,
+            checksum: false,
         };
         assert_eq!(full_chunks(&p, 0, 35), (0, 3));
         assert_eq!(full_chunks(&p, 5, 35), (1, 2));
