@@ -119,6 +119,19 @@ unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
                 );
             }
             if id == BLOSC {
+                // Parameters Blosc's filter would run with but cannot: fewer
+                // than 4 (hdf5-metno's filter indexes the 3rd and 4th:
+                // none fails every write, 1 to 3 abort), or a type size
+                // outside 1..=255 (what the filter's `set_local` stores;
+                // others crash c-blosc's compressor with SIGFPE). Files
+                // that Blosc's own filter made never hold them: they are
+                // damaged (tests/fuzz/KNOWN.md).
+                if let Some(why) = bad_blosc_parameters(&cd, nelm) {
+                    return (
+                        Some(format!("filter `{}` (id {id}) with {why}", name())),
+                        blosc,
+                    );
+                }
                 // At most cd.len() values were copied; nelm is the full count.
                 let code = (nelm >= 7 && nelm <= cd.len()).then(|| cd[6]);
                 match code {
@@ -142,6 +155,24 @@ unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
         }
     }
     (None, blosc)
+}
+
+/// Why the Blosc parameters `cd` (`nelm` of them; at most `cd.len()`
+/// copied) cannot be run, if they cannot.
+fn bad_blosc_parameters(cd: &[std::ffi::c_uint], nelm: usize) -> Option<String> {
+    if nelm < 4 {
+        return Some(format!(
+            "{nelm} parameters (Blosc's filter stores at least 4: version, \
+             version, type size, chunk bytes)"
+        ));
+    }
+    let typesize = cd[2];
+    if !(1..=255).contains(&typesize) {
+        return Some(format!(
+            "type size {typesize} in its parameters (Blosc's filter stores 1 to 255)"
+        ));
+    }
+    None
 }
 
 /// Where a filter h5vec cannot run comes from, for error messages.
