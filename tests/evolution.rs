@@ -190,8 +190,7 @@ fn differences_are_listed_one_by_one() {
         "missing field `x` (#[h5vec(default)] fills it in files without it); \
          missing field `y`, and `c` stored with its type: did you mean \
          #[h5vec(alias = \"c\")] on `y`?; \
-         extra stored field `b` (LoadOptions::ignore_extra_fields(true) skips it); \
-         extra stored field `d` (LoadOptions::ignore_extra_fields(true) skips it)"
+         extra stored fields `b`, `d` (LoadOptions::ignore_extra_fields(true) skips them)"
     );
     // With extra fields allowed, only what is missing remains.
     let e = load_vector_with::<Reader>(&f, "v", &extra()).unwrap_err();
@@ -381,7 +380,7 @@ fn appends_need_exactly_the_stored_fields() {
     let e = append_vector(&f, "v", &[row]).unwrap_err();
     assert_eq!(
         found(&e),
-        "missing field `coupon`; missing field `channel`; missing field `qty`; missing field `tags`"
+        "missing fields `coupon`, `channel`, `qty`, `tags`"
     );
     let e = append_vector(&f, "v", &[Renamed { id: 1, cost: 1.0 }]).unwrap_err();
     assert_eq!(
@@ -939,4 +938,40 @@ fn two_levels_of_option_through_a_struct() {
         Some(Inner { value: Some(-3) }),
     ];
     common::check_roundtrip(&rows);
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct PriceText {
+    id: u32,
+    price: f64,
+    label: String,
+    note: String,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct PriceInt {
+    id: u32,
+    price: i64,
+    qty: u16,
+    missing_too: u8,
+}
+
+#[test]
+fn missing_fields_and_type_changes_come_before_extra_fields_each_hint_once() {
+    let (_d, f) = common::h5vec_file();
+    let row = PriceText {
+        id: 1,
+        price: 2.5,
+        label: "x".into(),
+        note: "n".into(),
+    };
+    save_vector(&f, "v", &[row]).unwrap();
+    let e = load_vector::<PriceInt>(&f, "v").unwrap_err();
+    assert_eq!(e.path(), "$");
+    assert_eq!(
+        found(&e),
+        "missing fields `qty`, `missing_too` (#[h5vec(default)] fills them in files without them); \
+         $.price: expected encoded type `Int64`, found `Float64`; \
+         extra stored fields `label`, `note` (LoadOptions::ignore_extra_fields(true) skips them)"
+    );
 }

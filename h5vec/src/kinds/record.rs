@@ -105,6 +105,16 @@ pub trait FieldList: 'static {
         path: &str,
         count: u64,
     ) -> Result<Self::Decoders>;
+    /// Opens every stored field as [`open`](Self::open) does, collecting
+    /// each field's error instead of stopping at the first (for an error
+    /// that lists every problem).
+    fn open_errors(
+        group: &Group,
+        fields: &[Option<(&str, &Stored)>],
+        path: &str,
+        count: u64,
+        out: &mut Vec<Error>,
+    );
     /// Pushes one value's fields.
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()>;
     /// Pushes the fields of every value of `values`, field by field:
@@ -161,6 +171,7 @@ impl FieldList for () {
     fn open(_: &Group, _: &[Option<(&str, &Stored)>], _: (), _: &str, _: u64) -> Result<()> {
         Ok(())
     }
+    fn open_errors(_: &Group, _: &[Option<(&str, &Stored)>], _: &str, _: u64, _: &mut Vec<Error>) {}
     #[inline]
     fn push(_: &mut (), _: ()) -> Result<()> {
         Ok(())
@@ -317,6 +328,24 @@ where
             Box::new(Rest::open(group, rest, defaults.1, path, count)?),
         ))
     }
+    fn open_errors(
+        group: &Group,
+        fields: &[Option<(&str, &Stored)>],
+        path: &str,
+        count: u64,
+        out: &mut Vec<Error>,
+    ) {
+        let Some((mine, rest)) = fields.split_first() else {
+            return;
+        };
+        if let Some((name, node)) = mine {
+            let p = child_path(path, name);
+            if let Err(e) = open_group(group, name, &p).and_then(|g| C::open(&g, node, &p, count)) {
+                out.push(e);
+            }
+        }
+        Rest::open_errors(group, rest, path, count, out)
+    }
     #[inline]
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()> {
         enc.0.push(refs.0)?;
@@ -435,7 +464,7 @@ impl<R: Record> Codec for RecordCodec<R> {
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
         let defaults = vec![false; R::Fields::LEN];
-        let found = match_record::<R>(group, node, path, &defaults, Use::Append)?;
+        let found = match_record::<R>(group, node, path, &defaults, Use::Append, &|_| Vec::new())?;
         // Every field is stored (appends take no defaults): the stored
         // nodes in the type's field order.
         let nodes = found
@@ -457,12 +486,22 @@ impl<R: Record> Codec for RecordCodec<R> {
         let defaults = R::defaults();
         let mut has = Vec::with_capacity(R::Fields::LEN);
         R::Fields::has_defaults(&defaults, &mut has);
-        let found = match_record::<R>(group, node, path, &has, Use::Load)?;
         let names = node.field_names.as_deref().unwrap_or(&[]);
-        let fields: Vec<Option<(&str, &Stored)>> = found
-            .iter()
-            .map(|j| j.map(|j| (names[j].as_str(), &node.children[j])))
-            .collect();
+        let fields_of = |found: &[Option<usize>]| -> Vec<Option<(&str, &Stored)>> {
+            found
+                .iter()
+                .map(|j| j.map(|j| (names[j].as_str(), &node.children[j])))
+                .collect()
+        };
+        // The fields whose stored type the type cannot read, every one:
+        // listed with the missing and extra fields when there are any.
+        let changed = |found: &[Option<usize>]| {
+            let mut errs = Vec::new();
+            R::Fields::open_errors(group, &fields_of(found), path, count, &mut errs);
+            errs
+        };
+        let found = match_record::<R>(group, node, path, &has, Use::Load, &changed)?;
+        let fields = fields_of(&found);
         Ok(RecordDecoder(R::Fields::open(
             group, &fields, defaults, path, count,
         )?))
@@ -496,6 +535,7 @@ fn match_record<R: Record>(
     path: &str,
     has_default: &[bool],
     use_: Use,
+    changed: &dyn Fn(&[Option<usize>]) -> Vec<Error>,
 ) -> Result<Vec<Option<usize>>> {
     let mut want = Schema::new(kind::RECORD, ids::RECORD, R::CODEC, "");
     // Children are checked one by one by their own codecs, and matched by
@@ -560,8 +600,9 @@ fn match_record<R: Record>(
     if missing.is_empty() && (unclaimed.is_empty() || extra_ok) {
         return Ok(found);
     }
+    let changed = changed(&found);
     Err(field_differences::<R>(
-        node, path, &missing, &unclaimed, extra_ok, use_, group,
+        node, path, &missing, &changed, &unclaimed, extra_ok, use_, group,
     ))
 }
 
@@ -572,6 +613,7 @@ fn field_differences<R: Record>(
     node: &Stored,
     path: &str,
     missing: &[usize],
+    changed: &[Error],
     unclaimed: &[usize],
     extra_ok: bool,
     use_: Use,
@@ -587,6 +629,9 @@ fn field_differences<R: Record>(
     R::Fields::schemas(&ctx, R::FIELD_STORAGE, &mut want);
     let mut parts = Vec::new();
     let mut named = Vec::new();
+    // Missing fields first, then fields whose type changed, then extra
+    // stored fields; each hint once.
+    let mut plain = Vec::new();
     for &i in missing {
         let name = R::FIELD_NAMES[i];
         let like: Vec<usize> = unclaimed
@@ -598,12 +643,7 @@ fn field_differences<R: Record>(
             })
             .collect();
         if like.is_empty() || use_ == Use::Append {
-            parts.push(match use_ {
-                Use::Load => format!(
-                    "missing field `{name}` (#[h5vec(default)] fills it in files without it)"
-                ),
-                Use::Append => format!("missing field `{name}`"),
-            });
+            plain.push(format!("`{name}`"));
             continue;
         }
         let which = like
@@ -621,14 +661,42 @@ fn field_differences<R: Record>(
         ));
         named.extend(like);
     }
+    if !plain.is_empty() {
+        let (s, it) = if plain.len() == 1 {
+            ("", "it")
+        } else {
+            ("s", "them")
+        };
+        let list = plain.join(", ");
+        parts.insert(
+            0,
+            match use_ {
+                Use::Load => format!(
+                    "missing field{s} {list} (#[h5vec(default)] fills {it} in files without {it})"
+                ),
+                Use::Append => format!("missing field{s} {list}"),
+            },
+        );
+    }
+    parts.extend(changed.iter().map(|e| e.to_string()));
     if !extra_ok {
-        for &j in unclaimed.iter().filter(|j| !named.contains(j)) {
+        let extra: Vec<String> = unclaimed
+            .iter()
+            .filter(|j| !named.contains(j))
+            .map(|&j| format!("`{}`", stored[j]))
+            .collect();
+        if !extra.is_empty() {
+            let (s, it) = if extra.len() == 1 {
+                ("", "it")
+            } else {
+                ("s", "them")
+            };
+            let list = extra.join(", ");
             parts.push(match use_ {
                 Use::Load => format!(
-                    "extra stored field `{}` (LoadOptions::ignore_extra_fields(true) skips it)",
-                    stored[j]
+                    "extra stored field{s} {list} (LoadOptions::ignore_extra_fields(true) skips {it})"
                 ),
-                Use::Append => format!("extra stored field `{}`", stored[j]),
+                Use::Append => format!("extra stored field{s} {list}"),
             });
         }
     }
