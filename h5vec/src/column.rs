@@ -153,11 +153,14 @@ impl<T: Pod> PodWriter<T> {
             inner,
             chunk_rows,
             ctx.compression_for(name),
+            ctx.checksum(),
             path,
         )
     }
 
-    /// Creates dataset `name` with an explicit file datatype.
+    /// Creates dataset `name` with an explicit file datatype (with HDF5's
+    /// Fletcher32 checksum last in its filters if `checksum`).
+    #[allow(clippy::too_many_arguments)] // the dataset's name, type, shape and filters
     pub fn create_as(
         group: &Group,
         name: &str,
@@ -165,6 +168,7 @@ impl<T: Pod> PodWriter<T> {
         inner: &[usize],
         chunk_rows: usize,
         compression: &Compression,
+        checksum: bool,
         path: &str,
     ) -> Result<Self> {
         // SAFETY: no memory type override.
@@ -177,6 +181,7 @@ impl<T: Pod> PodWriter<T> {
                 inner,
                 chunk_rows,
                 compression,
+                checksum,
                 path,
             )
         }
@@ -196,6 +201,7 @@ impl<T: Pod> PodWriter<T> {
         inner: &[usize],
         chunk_rows: usize,
         compression: &Compression,
+        checksum: bool,
         path: &str,
     ) -> Result<Self> {
         let spec = ColumnSpec {
@@ -203,6 +209,7 @@ impl<T: Pod> PodWriter<T> {
             inner,
             chunk_rows,
             compression,
+            checksum,
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         let inner = inner.iter().map(|&d| d as u64).collect();
@@ -642,6 +649,7 @@ impl StrWriter {
             inner: &[],
             chunk_rows: chunk,
             compression: ctx.compression_for(name),
+            checksum: ctx.checksum(),
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         Self::resume(ds, 0, path)

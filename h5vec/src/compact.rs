@@ -247,6 +247,7 @@ fn copy_dataset(
         inner: &inner_usize,
         chunk_rows,
         compression: opts.get_compression_for(role),
+        checksum: opts.get_checksum(),
     };
     let fill = match elems {
         Elements::Fixed(n) => raw::user_fill(src, dtype.id(), n, at)?,

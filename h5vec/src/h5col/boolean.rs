@@ -44,6 +44,7 @@ impl TableColumn for bool {
             &path,
             ctx.chunk_rows(1),
             ctx.opts.get_compression(),
+            ctx.checksum(),
         )?))
     }
     fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {

@@ -35,6 +35,8 @@ pub struct FixedStrWriter {
     /// the first flush.
     chunking: crate::options::RowChunks,
     compression: crate::Compression,
+    /// Fletcher32 on the dataset created at the first batch.
+    checksum: bool,
 }
 
 /// Reads a fixed-length string column.
@@ -91,6 +93,7 @@ impl FixedStrWriter {
             written: 0,
             chunking: ctx.row_chunks(),
             compression: ctx.opts.get_compression().clone(),
+            checksum: ctx.checksum(),
         }
     }
     fn resume(table: &Group, name: &str, nrows: u64) -> Result<Self> {
@@ -104,6 +107,7 @@ impl FixedStrWriter {
             written: nrows,
             chunking: crate::options::RowChunks::exactly(1),
             compression: crate::Compression::None,
+            checksum: false,
         })
     }
     fn push_opt(&mut self, v: Option<&str>) -> Result<()> {
@@ -142,6 +146,7 @@ impl FixedStrWriter {
                     inner: &[],
                     chunk_rows: self.chunking.rows(size),
                     compression: &self.compression,
+                    checksum: self.checksum,
                 };
                 let fill = vec![0u8; size];
                 let ds = raw::create_column_with_fill(

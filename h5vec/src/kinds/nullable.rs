@@ -73,9 +73,19 @@ pub(crate) fn create_bool_column(
     path: &str,
     chunk_rows: usize,
     compression: &Compression,
+    checksum: bool,
 ) -> Result<PodWriter<Bits8>> {
     let dt = raw::h5col_bool(path)?;
-    PodWriter::create_as(group, name, &dt, &[], chunk_rows, compression, path)
+    PodWriter::create_as(
+        group,
+        name,
+        &dt,
+        &[],
+        chunk_rows,
+        compression,
+        checksum,
+        path,
+    )
 }
 
 /// Opens 1-D dataset `name` of `group`, checked to be the h5col bool type
@@ -114,6 +124,7 @@ pub(crate) fn create_mask(
         path,
         ctx.chunk_rows(1),
         ctx.compression_for(MASK),
+        ctx.checksum(),
     )
 }
 

@@ -593,6 +593,7 @@ pub(crate) fn create_tag_index(
                 &[],
                 chunk,
                 comp,
+                ctx.checksum(),
                 path,
             )?)
         } else {
@@ -604,6 +605,7 @@ pub(crate) fn create_tag_index(
                 &[],
                 chunk,
                 comp,
+                ctx.checksum(),
                 path,
             )?)
         }

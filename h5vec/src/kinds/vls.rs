@@ -136,7 +136,19 @@ fn create_pointers(
     let chunk = ctx.chunk_rows(16);
     // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
     // exactly `Pointer` (repr(C)).
-    unsafe { PodWriter::create_with(group, name, &file, Some(mem), &[], chunk, compression, path) }
+    unsafe {
+        PodWriter::create_with(
+            group,
+            name,
+            &file,
+            Some(mem),
+            &[],
+            chunk,
+            compression,
+            ctx.checksum(),
+            path,
+        )
+    }
 }
 
 /// Continues the pointer dataset `ds` at row `count`, with an owned memory

@@ -30,6 +30,9 @@ pub(crate) struct ColumnSpec<'a> {
     pub chunk_rows: usize,
     /// Filters to apply.
     pub compression: &'a crate::options::Compression,
+    /// HDF5's Fletcher32 checksum last in the pipeline
+    /// ([`crate::SaveOptions::checksum`]).
+    pub checksum: bool,
 }
 
 impl ColumnSpec<'_> {
@@ -58,7 +61,7 @@ pub(crate) fn create_column(
         .empty_as(spec.dtype)
         .shape(extents)
         .chunk(spec.chunk())
-        .set_filters(&spec.compression.filters())
+        .set_filters(&spec.compression.filters_with(spec.checksum))
         .create(name)
         .at(path)
 }

@@ -118,6 +118,7 @@ impl<T: FillNumber> FillEncoder<T> {
             inner: &[],
             chunk_rows: ctx.chunk_rows(std::mem::size_of::<T>()),
             compression: ctx.opts.get_compression(),
+            checksum: ctx.checksum(),
         };
         let ds = raw::create_column_with_fill(
             group,

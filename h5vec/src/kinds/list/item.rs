@@ -345,6 +345,7 @@ pub(crate) fn create_leaf<R: Pod>(
         shape,
         chunk,
         ctx.compression_for(name),
+        ctx.checksum(),
         path,
     )
 }
