@@ -85,6 +85,13 @@ fn live_child() {
                 seen.last().unwrap_or(&0)
             );
         }
+        "holder" => {
+            // A writer that is not live: HDF5's exclusive lock until it closes.
+            let file = h5vec::create_file(&path).unwrap();
+            h5vec::save_vector(&file, "xs", &[1u32, 2]).unwrap();
+            println!("LIVE ready");
+            std::thread::sleep(Duration::from_secs_f64(secs));
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -249,4 +256,37 @@ fn a_streamed_vector_is_linked_at_its_first_commit() {
     w.push(&4).unwrap();
     drop(w); // without finish: the last commit stays
     assert_eq!(h5vec::load_vector::<u32>(&f, "xs").unwrap(), [1, 2, 3]);
+}
+
+#[test]
+fn a_reader_of_a_file_a_plain_writer_holds_gets_an_error_naming_create_file_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("held.h5");
+    let mut w = spawn("holder", &path, 60.0);
+    let mut lines = BufReader::new(w.stdout.take().unwrap()).lines();
+    assert_eq!(next_line(&mut lines), ["ready"]);
+    let read = format!(
+        "the file is open for writing by another process (HDF5 locks a file while a writer \
+         has it open): {}; a writer that other processes may read while it writes creates \
+         the file with h5vec::create_file_live and writes with VectorWriter::create_live \
+         (readers: h5vec::open_file_live)",
+        path.display()
+    );
+    let e = h5vec::open_file(&path).unwrap_err();
+    assert_eq!(e.to_string(), read);
+    assert!(matches!(e.kind(), h5vec::ErrorKind::Hdf5(_)), "{e:?}");
+    assert_eq!((e.path(), e.location()), ("$", path.to_str()));
+    assert_eq!(h5vec::open_file_live(&path).unwrap_err().to_string(), read);
+    assert_eq!(
+        h5vec::open_file_rw(&path).unwrap_err().to_string(),
+        format!(
+            "the file is open in another process (HDF5 locks a file while a writer, or a \
+             reader of a file not made for live reading, has it open): {}",
+            path.display()
+        )
+    );
+    w.kill().unwrap();
+    w.wait().unwrap();
+    let f = h5vec::open_file(&path).unwrap();
+    assert_eq!(h5vec::load_vector::<u32>(&f, "xs").unwrap(), [1, 2]);
 }

@@ -9,7 +9,7 @@
 Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 """
 
-from ._errors import FormatError
+from ._errors import FileError, FormatError
 from ._schema import Node
 from ._tables import read_strings, read_table
 from ._validate import validate
@@ -19,6 +19,7 @@ from ._write import append_vector, save_vector
 __version__ = "0.1.0"
 
 __all__ = [
+    "FileError",
     "FormatError",
     "Node",
     "Vector",

@@ -20,3 +20,19 @@ class FormatError(ValueError):
 
 def mismatch(path, location, expected, found):
     return FormatError(path, location, f"expected {expected}, found {found}")
+
+
+class FileError(OSError):
+    """The file itself cannot be opened as asked, said in one sentence that
+    names it (the same words as the Rust library and the command): ``not an
+    HDF5 file: PATH``, ``file truncated: 100,000 of 691,370 bytes present:
+    PATH``, or that another process has it open for writing. An ``OSError``,
+    as h5py's own errors for these files are; ``path`` is the file's path.
+    """
+
+    def __init__(self, path, message):
+        self.path = path
+        super().__init__(message)
+
+    def __str__(self):
+        return self.args[0]

@@ -1,6 +1,8 @@
 """Opening vectors: `open_vector`, `Vector`, `list_vectors`."""
 
+import errno
 import os
+import re
 
 import h5py
 
@@ -8,7 +10,7 @@ from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
-from ._errors import FormatError, mismatch
+from ._errors import FileError, FormatError, mismatch
 
 FORMAT_NAME = "HDF5Vectors"
 ROOT = "value"  # column name of a vector whose elements are not records
@@ -20,9 +22,69 @@ def _open_where(where, mode="r"):
     if isinstance(where, (h5py.Group, h5py.File)):
         return where, None
     if isinstance(where, (str, os.PathLike)):
-        f = h5py.File(where, mode)
+        f = open_file(where, mode)
         return f, f
     raise TypeError(f"expected an h5py.File, h5py.Group or a path, found {type(where).__name__}")
+
+
+def open_file(path, mode="r"):
+    """h5py.File(path, mode), as the Rust library opens files: a file whose
+    live (SWMR) writer has it open, or was killed and left it marked open
+    for writing, is opened read-only as a live reader (``swmr=True``; loads
+    then read the writer's last commit); errors about the file itself are
+    a `FileError` in the Rust library's words."""
+    try:
+        return h5py.File(path, mode)
+    except OSError as e:
+        if mode == "r" and _left_open_for_writing(path):
+            try:
+                return h5py.File(path, "r", swmr=True)
+            except OSError as e2:
+                e = e2
+        err = _file_error(path, e, mode)
+        if err is e:
+            raise e
+        raise err from e
+
+
+def _left_open_for_writing(path):
+    """Whether the superblock (version 3, at offset 0) of the file at `path`
+    says a writer has it open, or had it when it was killed."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return False
+    return (len(head) == 12 and head[:8] == b"\x89HDF\r\n\x1a\n" and head[8] >= 3
+            and head[11] & 0x05 != 0)
+
+
+def _thousands(n):
+    return f"{n:,}"
+
+
+def _file_error(path, e, mode):
+    """h5py's OSError for opening `path`, as the Rust library says it (or
+    `e` itself when HDF5's words are all there is)."""
+    shown = os.fspath(path)
+    text = str(e)
+    if "file signature not found" in text:
+        return FileError(shown, f"not an HDF5 file: {shown}")
+    m = re.search(r"truncated file: eof = (\d+), sblock->base_addr = (\d+), stored_eof = (\d+)", text)
+    if m:
+        eof, base, stored = (int(x) for x in m.groups())
+        return FileError(shown, f"file truncated: {_thousands(eof + base)} of {_thousands(stored + base)} "
+                                f"bytes present: {shown}")
+    m = re.search(r"unable to lock file, errno = (\d+)", text)
+    if m and int(m.group(1)) in (errno.EAGAIN, errno.EWOULDBLOCK):
+        if mode == "r":
+            return FileError(shown, "the file is open for writing by another process (HDF5 locks a file while "
+                                    f"a writer has it open): {shown}; a writer that other processes may read "
+                                    "while it writes creates the file with h5vec::create_file_live and writes "
+                                    "with VectorWriter::create_live (readers: h5vec::open_file_live)")
+        return FileError(shown, "the file is open in another process (HDF5 locks a file while a writer, or a "
+                                f"reader of a file not made for live reading, has it open): {shown}")
+    return e
 
 
 def check_name(name):
