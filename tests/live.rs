@@ -242,6 +242,32 @@ fn live_writers_refuse_variable_length_fields_and_plain_files() {
         .unwrap()
         .to_string();
     assert!(e.contains("live (SWMR) writing mode"), "{e}");
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct S {
+        x: u32,
+    }
+    // Every other way of making a new container is refused the same way
+    // (the Arrow and serde writers made an anonymous group, whose drop
+    // crashed HDF5 in SWMR writing mode).
+    let mut errors = vec![
+        h5vec::save_vector(&f2, "zs", &[1u32]).unwrap_err().to_string(),
+        h5vec::serde::save_vector(&f2, "zs", &[S { x: 1 }]).unwrap_err().to_string(),
+    ];
+    let batch = arrow_array::RecordBatch::try_from_iter([(
+        "x",
+        std::sync::Arc::new(arrow_array::UInt32Array::from(vec![1, 2])) as arrow_array::ArrayRef,
+    )])
+    .unwrap();
+    errors.push(
+        h5vec::arrow::save_record_batch(&f2, "zs", &batch, &SaveOptions::default())
+            .unwrap_err()
+            .to_string(),
+    );
+    for e in errors {
+        assert!(e.contains("$") && e.contains("live (SWMR) writing mode"), "{e}");
+    }
+    assert!(!f2.link_exists("zs"));
+    assert_eq!(h5vec::load_vector::<u32>(&f2, "ys").unwrap(), [1]);
 }
 
 #[test]

@@ -372,14 +372,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// ```
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
-        let file = parent.file().at("$")?;
-        if crate::live::is_live_writer(&file) {
-            return Err(Error::invalid(
-                crate::vector::container_place(parent, name),
-                "the file is in live (SWMR) writing mode, where HDF5 creates no new objects: \
-                 create every vector before the first live writer starts",
-            ));
-        }
+        // Refused in live (SWMR) writing mode by check_new_member.
         let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
         let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
         // Anonymous until `finish` links it (dropped on error, it goes).

@@ -85,6 +85,17 @@ pub(crate) fn check_new_member(
     replace: Option<bool>,
 ) -> Result<bool> {
     check_name(parent, name, what)?;
+    // Every new container (typed, Arrow, serde, h5col, VLS array) is
+    // checked here: in live (SWMR) writing mode HDF5 creates no new
+    // objects, and an anonymous group made anyway crashes HDF5 when it is
+    // dropped unfinished.
+    if crate::live::is_live_writer(&parent.file().at("$")?) {
+        return Err(Error::invalid(
+            container_place(parent, name),
+            "the file is in live (SWMR) writing mode, where HDF5 creates no new objects: \
+             create every vector before the first live writer starts",
+        ));
+    }
     if is_reserved_name(name) {
         return Err(Error::bad_name(
             container_place(parent, name),
