@@ -609,6 +609,7 @@ fn match_record<R: Record>(
 /// The error for fields that do not match: each missing field (with the
 /// stored fields of its type that it may have been renamed from), then
 /// each extra stored field; never the two whole lists.
+#[allow(clippy::too_many_arguments)] // the three lists of differences and what opening the record had
 fn field_differences<R: Record>(
     node: &Stored,
     path: &str,
