@@ -77,7 +77,8 @@ fn compressions() -> Vec<(&'static str, Compression)> {
     ]
 }
 
-/// Every chunked dataset of `name` ends its pipeline with Fletcher32, and
+/// Every chunked dataset of `name` but those of variable-length data ends
+/// its pipeline with Fletcher32, and
 /// HDF5's own pipeline (hdf5-metno, not h5vec's chunk path) reads every
 /// fixed-size one, verifying the checksums.
 fn assert_checksummed(f: &hdf5::File, name: &str, what: &str) -> usize {
@@ -85,6 +86,11 @@ fn assert_checksummed(f: &hdf5::File, name: &str, what: &str) -> usize {
     let mut n = 0;
     for d in &info.datasets {
         if d.chunks.is_none() {
+            continue;
+        }
+        if d.dtype.contains("vlen") {
+            // Variable-length data: heap references, no checksum.
+            assert!(d.filters.iter().all(|f| f != "fletcher32"), "{what}: {}", d.path);
             continue;
         }
         assert_eq!(
@@ -130,7 +136,7 @@ fn every_kind_round_trips_with_checksums_under_every_compression() {
             "{what}"
         );
         let n = assert_checksummed(&f, "v", what);
-        assert!(n >= 15, "{what}: only {n} chunked datasets");
+        assert!(n >= 12, "{what}: only {n} checksummed datasets");
         // Without the option, no dataset has the filter.
         let plain = SaveOptions::default().compression(compressions()[1].1.clone());
         h5vec::save_vector_with(&f, "w", &rows[..10], &plain).unwrap();
@@ -172,7 +178,7 @@ fn tables_strings_and_arrow_saves_get_checksums() {
     )
     .unwrap();
     assert_eq!(h5vec::load_vector::<Every>(&f, "a").unwrap(), rows);
-    assert!(assert_checksummed(&f, "a", "arrow") >= 15);
+    assert!(assert_checksummed(&f, "a", "arrow") >= 12);
 }
 
 #[test]

@@ -1749,11 +1749,12 @@ def _cast_root(pa, a, f, schema):
 
 
 class Options:
-    def __init__(self, chunk_length, compression, vls_strings, entries=False):
+    def __init__(self, chunk_length, compression, vls_strings, entries=False, checksum=False):
         self.chunk_length = chunk_length
         self.compression = compression
         self.vls_strings = vls_strings
         self.entries = entries
+        self.checksum = bool(checksum)  # Fletcher32 on every dataset created (SPEC 6.4)
         _h5.compression_kwargs(compression)  # checks it early
 
     def vls(self, path):
@@ -1767,7 +1768,7 @@ class Options:
 
     def for_entries(self):
         """A map's entries: strings in the vls_string layout (SPEC.md section 4.5)."""
-        return Options(self.chunk_length, self.compression, True, entries=True)
+        return Options(self.chunk_length, self.compression, True, entries=True, checksum=self.checksum)
 
 
 def build(data, schema, opts, root_hint=None):
@@ -1821,7 +1822,8 @@ class Ctx:
 def _dataset(g, name, dtype, inner, chunk, ctx, fillvalue=None):
     if name in g:
         return g[name]
-    return _h5.create_column(g, name, dtype, inner, chunk, ctx.opts.compression, fillvalue)
+    return _h5.create_column(g, name, dtype, inner, chunk, ctx.opts.compression, fillvalue,
+                             checksum=ctx.opts.checksum)
 
 
 def _u64_at(ds, i):
@@ -1914,7 +1916,8 @@ def _write_list(g, col, node, pos, ctx, path):
     if "OFFSETS" not in g:
         _h5.write_attr_ascii(g, "CLASS", "LIST_COLUMN")
         _h5.write_attr_ascii(g, "KIND", "OFFSETS")
-        offs = _h5.create_column(g, "OFFSETS", "<u8", (), ctx.chunk_rows(8, col.n + 1), ctx.opts.compression)
+        offs = _h5.create_column(g, "OFFSETS", "<u8", (), ctx.chunk_rows(8, col.n + 1), ctx.opts.compression,
+                                 checksum=ctx.opts.checksum)
         _h5.put_rows(offs, 0, np.zeros(1, np.uint64))
     offs = g["OFFSETS"]
     base = int(offs[pos])
@@ -1932,9 +1935,11 @@ def write_item(g, name, col, node, pos, ctx, path):
         sv = g[name] if name in g else g.create_group(name)
         if "OFFSETS" not in sv:
             _h5.write_attr_ascii(sv, "CLASS", "STRING_VALUES")
-            o = _h5.create_column(sv, "OFFSETS", "<u8", (), ctx.chunk_rows(8, col.n + 1), ctx.opts.compression)
+            o = _h5.create_column(sv, "OFFSETS", "<u8", (), ctx.chunk_rows(8, col.n + 1), ctx.opts.compression,
+                                  checksum=ctx.opts.checksum)
             _h5.put_rows(o, 0, np.zeros(1, np.uint64))
-            _h5.create_column(sv, "CHARS", "u1", (), ctx.chunk_bytes(len(col.data)), ctx.opts.compression)
+            _h5.create_column(sv, "CHARS", "u1", (), ctx.chunk_bytes(len(col.data)), ctx.opts.compression,
+                              checksum=ctx.opts.checksum)
         o = sv["OFFSETS"]
         base = int(o[pos])
         _h5.put_rows(sv["CHARS"], base, col.data)
@@ -2127,9 +2132,9 @@ def _write_metadata(meta, node, count):
 
 
 def save_vector(where, name, data, *, chunk_length=None, compression=None, replace=False, schema=None,
-                vls_strings=False):
+                vls_strings=False, checksum=False):
     check_name(name)
-    opts = Options(chunk_length, compression, vls_strings)
+    opts = Options(chunk_length, compression, vls_strings, checksum=checksum)
     col, node, rows = build(data, schema, opts)
     group, owned = _open_where(where, "a")
     try:

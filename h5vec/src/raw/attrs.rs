@@ -352,7 +352,7 @@ pub(crate) fn create_column_with_fill(
         }
         let dcpl = hdf5::plist::DatasetCreate::build()
             .chunk(spec.chunk())
-            .set_filters(&spec.compression.filters_with(spec.checksum))
+            .set_filters(&spec.compression.filters_with(spec.checksum && !super::filters::holds_variable_length(spec.dtype)))
             .finish()
             .at(path)?;
         // SAFETY: `fill` holds one value of `fill_type` (its size, checked).

@@ -259,3 +259,47 @@ pub(crate) fn filter_names(
         Ok(out)
     })
 }
+
+/// Whether values of `dtype` hold variable-length data (HDF5
+/// variable-length strings or sequences, at any depth of a compound or an
+/// array): the dataset's bytes are then heap references, not the values.
+/// Such datasets get no Fletcher32 checksum (`SaveOptions::checksum`): the
+/// values live in the global heap, which no filter covers, and HDF5 2.0
+/// (h5py's) refuses the filter on them.
+pub(crate) fn holds_variable_length(dtype: &hdf5::Datatype) -> bool {
+    use hdf5_sys::h5t;
+    /// # Safety
+    /// Caller holds the HDF5 lock; `t` is a valid datatype id.
+    unsafe fn walk(t: hid_t, depth: usize) -> bool {
+        use hdf5_sys::h5t::H5T_class_t::*;
+        // SAFETY (whole block): a valid datatype id under the lock; member
+        // and base types are closed after use.
+        unsafe {
+            if depth > 32 || h5t::H5Tis_variable_str(t) > 0 {
+                return true;
+            }
+            match h5t::H5Tget_class(t) {
+                H5T_VLEN => true,
+                H5T_COMPOUND => (0..h5t::H5Tget_nmembers(t).max(0) as std::ffi::c_uint).any(|i| {
+                    let m = h5t::H5Tget_member_type(t, i);
+                    let v = m < 0 || walk(m, depth + 1);
+                    if m >= 0 {
+                        h5t::H5Tclose(m);
+                    }
+                    v
+                }),
+                H5T_ARRAY => {
+                    let b = h5t::H5Tget_super(t);
+                    let v = b < 0 || walk(b, depth + 1);
+                    if b >= 0 {
+                        h5t::H5Tclose(b);
+                    }
+                    v
+                }
+                _ => false,
+            }
+        }
+    }
+    // SAFETY: a valid datatype id, under the lock.
+    sync(|| unsafe { walk(dtype.id(), 0) })
+}

@@ -31,7 +31,8 @@ pub(crate) struct ColumnSpec<'a> {
     /// Filters to apply.
     pub compression: &'a crate::options::Compression,
     /// HDF5's Fletcher32 checksum last in the pipeline
-    /// ([`crate::SaveOptions::checksum`]).
+    /// ([`crate::SaveOptions::checksum`]), unless the type holds
+    /// variable-length data (see `filters::holds_variable_length`).
     pub checksum: bool,
 }
 
@@ -61,7 +62,7 @@ pub(crate) fn create_column(
         .empty_as(spec.dtype)
         .shape(extents)
         .chunk(spec.chunk())
-        .set_filters(&spec.compression.filters_with(spec.checksum))
+        .set_filters(&spec.compression.filters_with(spec.checksum && !super::filters::holds_variable_length(spec.dtype)))
         .create(name)
         .at(path)
 }
