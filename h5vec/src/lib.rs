@@ -179,7 +179,7 @@ pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolati
 // For the command's `validate --in-process` and the isolated check's tests.
 #[cfg(unix)]
 #[doc(hidden)]
-pub use untrusted::{Fault as __IsolationFault, __check_in_process};
+pub use untrusted::{__check_in_process, Fault as __IsolationFault};
 pub use vector::{
     list_vectors, load_vector, save_vector, save_vector_with, vector_exists, FORMAT_NAME,
     FORMAT_VERSION,

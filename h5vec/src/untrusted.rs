@@ -62,7 +62,7 @@ const STDERR_KEPT: usize = 4096;
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("upload.h5");
-/// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u32, 2, 3])?;
+/// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u32, 2, 3])?;
 /// let budget = h5vec::Isolation::default()
 ///     .time_limit(Duration::from_secs(10))
 ///     .memory_limit(512 << 20);
@@ -169,7 +169,7 @@ impl Isolation {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("f.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u32, 2])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u32, 2])?;
     /// let found = h5vec::check_isolated(&path, &h5vec::Isolation::default().appends(true))?;
     /// assert!(found.iter().all(|c| c.problem.is_none()));
     /// let file = h5vec::open_file_rw(&path)?; // the original is unchanged
@@ -212,11 +212,11 @@ impl Isolation {
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("upload.h5");
-/// h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1.5f64, 2.5])?;
+/// h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1.5f64, 2.5])?;
 /// let file = h5vec::open_untrusted(&path)?;
 /// assert_eq!(h5vec::load_vector::<f64>(&file, "xs")?, [1.5, 2.5]);
 ///
-/// std::fs::write(dir.path().join("text.h5"), "not HDF5")?;
+/// std::fs::write(dir.path().join("text.h5"), "not HDF5").unwrap();
 /// assert!(h5vec::open_untrusted(dir.path().join("text.h5")).is_err());
 /// # Ok(()) }
 /// ```
@@ -230,7 +230,7 @@ pub fn open_untrusted(path: impl AsRef<Path>) -> Result<hdf5::File> {
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("upload.h5");
-/// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[7u16])?;
+/// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[7u16])?;
 /// let isolation = h5vec::Isolation::default().time_limit(std::time::Duration::from_secs(5));
 /// let file = h5vec::open_untrusted_with(&path, &isolation)?;
 /// assert_eq!(h5vec::load_vector::<u16>(&file, "xs")?, [7]);
@@ -654,7 +654,7 @@ fn read_all(file: &hdf5::File, path: &str) -> Result<()> {
 
 /// Reads every dataset below `group` (hard links only, at most
 /// `limits`' depth) in batches of rows in its own type.
-#[cfg(not(feature = "arrow"))]
+#[cfg_attr(feature = "arrow", allow(dead_code))] // tested with arrow on too
 fn read_datasets(group: &hdf5::Group, path: &str, depth: usize) -> Result<()> {
     use hdf5::LocationType;
     let at = Place::new("$", path);
@@ -689,7 +689,7 @@ fn read_datasets(group: &hdf5::Group, path: &str, depth: usize) -> Result<()> {
 }
 
 /// Reads every row of `ds` in batches of at most 4 MiB.
-#[cfg(not(feature = "arrow"))]
+#[cfg_attr(feature = "arrow", allow(dead_code))] // tested with arrow on too
 fn read_dataset(ds: &hdf5::Dataset, at: &Place) -> Result<()> {
     let shape = crate::raw::shape(ds, at)?;
     let Some((&rows, inner)) = shape.split_first() else {
@@ -718,7 +718,7 @@ fn read_dataset(ds: &hdf5::Dataset, at: &Place) -> Result<()> {
 }
 
 /// Reads every row of `ds`, of fixed-size type `dt`, in batches.
-#[cfg(not(feature = "arrow"))]
+#[cfg_attr(feature = "arrow", allow(dead_code))] // tested with arrow on too
 fn read_fixed(
     ds: &hdf5::Dataset,
     dt: &hdf5::Datatype,
@@ -791,7 +791,10 @@ fn error_json(e: &Error) -> serde_json::Value {
         ErrorKind::NotFound(m) => ("not_found", m.clone(), String::new()),
         ErrorKind::Hdf5(h) => ("hdf5", h.to_string(), String::new()),
     };
-    json!({ "path": e.path(), "location": e.location(), "kind": kind, "a": a, "b": b })
+    // An error about the file itself displays as its message alone
+    // (`Error::file`); every other starts with its path.
+    let bare = !e.to_string().starts_with(e.path());
+    json!({ "path": e.path(), "location": e.location(), "kind": kind, "a": a, "b": b, "bare": bare })
 }
 
 /// The error the child reported, rebuilt (an HDF5 error keeps its text).
@@ -803,6 +806,14 @@ fn error_from(v: &serde_json::Value) -> Option<Error> {
         None => Place::from(path),
     };
     let (a, b) = (s("a").unwrap_or_default(), s("b").unwrap_or_default());
+    let bare = v.get("bare").and_then(|x| x.as_bool()).unwrap_or(false);
+    if let (true, Some(file)) = (bare, s("location")) {
+        match s("kind")?.as_str() {
+            "invalid" => return Some(Error::file(&file, a)),
+            "hdf5" => return Some(Error::file_hdf5(&file, hdf5::Error::Internal(a))),
+            _ => {}
+        }
+    }
     Some(match s("kind")?.as_str() {
         "mismatch" => Error::mismatch(place, a, b),
         "invalid" => Error::invalid(place, a),
@@ -856,4 +867,32 @@ fn decode(report: &[u8], path: &Path) -> Result<Found> {
         Some(e) => Some(error_from(e).ok_or_else(bad)?),
     };
     Ok(Found { containers, first })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader used without the feature `arrow`: every dataset below a
+    /// container, fixed-size, multi-dimensional and variable-length strings.
+    #[test]
+    fn every_dataset_is_read_without_arrow() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.h5");
+        let file = crate::create_file(&path).unwrap();
+        let rows: Vec<(u32, String, [f64; 3])> = (0..10_000u32)
+            .map(|i| (i, format!("s{i}"), [f64::from(i); 3]))
+            .collect();
+        let opts = crate::SaveOptions::default().deflate(1).chunk_length(1000);
+        crate::save_vector_with(&file, "v", &rows, &opts).unwrap();
+        let g = file.group("v").unwrap();
+        read_datasets(&g, "/v", 0).unwrap();
+        // Rows past the written ones (unwritten chunks) read too.
+        crate::save_vector_with(&file, "xs", &[7u64; 5000], &opts).unwrap();
+        let at = Place::new("$", "/xs/data/values");
+        let ds = file.dataset("xs/data/values").unwrap();
+        crate::raw::set_rows(&ds, 20_000, &[], &at).unwrap();
+        assert_eq!(crate::raw::shape(&ds, &at).unwrap(), [20_000]);
+        read_dataset(&ds, &at).unwrap();
+    }
 }
