@@ -6,7 +6,13 @@
 # by a signal: this script saves the input named in DIR/current).
 #
 #   bash scripts/fuzz.sh [--minutes M] [--seed S] [--start I] [--dir DIR]
-#                        [--timeout SECS] [--jobs J] [--mem-gb G]
+#                        [--timeout SECS] [--jobs J] [--mem-gb G] [--checksum]
+#
+# --checksum: the seeds are written with SaveOptions::checksum(true) (and
+# strings in the VLS layout), so every value byte is checksummed: any load
+# of different values without an error is a failure (its input is saved in
+# DIR/*/crashes, and the summary counts them). Replay such mutants with
+# `h5vec-fuzz replay --checksum --seed S --index I`.
 #
 # Mutant I of seed S is always the same input: `h5vec-fuzz replay --seed S
 # --index I` rebuilds it. With --jobs J, J fuzzers run side by side on
@@ -24,7 +30,7 @@ if [ -z "${H5VEC_FUZZ_ROOT:-}" ]; then
   exec bash "$copy" "$@"
 fi
 cd "$H5VEC_FUZZ_ROOT"
-minutes=10 seed=1 start=0 dir=fuzz-out timeout=10 jobs=1 mem_gb=6
+minutes=10 seed=1 start=0 dir=fuzz-out timeout=10 jobs=1 mem_gb=6 checksum=
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) minutes=$2; shift 2 ;;
@@ -34,6 +40,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --mem-gb) mem_gb=$2; shift 2 ;;
+    --checksum) checksum=--checksum; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +63,7 @@ drive() {
   while [ "$(date +%s)" -lt "$until" ]; do
     # Allocations beyond the limit fail (and abort) instead of swapping.
     ( ulimit -v $(( mem_gb * 1024 * 1024 )); exec "$bin" run --dir "$out" --seed "$s" \
-        --start "$next" --until "$until" --timeout "$timeout" ) 2>>"$out/stderr.log" &
+        --start "$next" --until "$until" --timeout "$timeout" $checksum ) 2>>"$out/stderr.log" &
     cpid=$!
     wait "$cpid"
     rc=$?

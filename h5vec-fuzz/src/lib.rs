@@ -636,6 +636,10 @@ pub struct Counts {
     pub slow: u64,
     /// The most frequent error messages (digits replaced by `#`), capped.
     pub errors: BTreeMap<String, u64>,
+    /// Seeds written with checksums (`--checksum`): every `ok-different-*`
+    /// is a failure.
+    #[serde(default)]
+    pub checksum: bool,
 }
 
 fn error_key(msg: &str) -> String {
@@ -711,6 +715,11 @@ pub struct RunOpts {
     /// Run exactly these indices, in this order (to replay a failure that
     /// needs the mutants before it in the same process).
     pub only: Option<Vec<u64>>,
+    /// Checksum mode (`--checksum`, [`targets::set_checksum`], set before
+    /// the seeds are built): every value byte is checksummed, so any
+    /// different load (data and heap regions too) is a failure, recorded
+    /// with its input like `ok-different-meta`.
+    pub checksum: bool,
 }
 
 struct Watch {
@@ -845,6 +854,7 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
             seed: opts.seed,
             start: opts.start,
             next: opts.start,
+            checksum: opts.checksum,
             ..Counts::default()
         },
         Instant::now(),
@@ -927,7 +937,12 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
         let mut saved = None;
         for (entry, class, detail, took) in &results {
             let slow = *took > opts.slow;
-            let notable = matches!(class, Class::Panic | Class::OkDifferentMeta) || slow;
+            let silent = match class {
+                Class::OkDifferentMeta => true,
+                Class::OkDifferentData | Class::OkDifferentGheap => opts.checksum,
+                _ => false,
+            };
+            let notable = matches!(class, Class::Panic) || silent || slow;
             if notable {
                 let prefix = if slow && *class < Class::OkDifferentMeta {
                     "slow"
@@ -1046,6 +1061,7 @@ pub fn summary(dir: &Path) -> Result<String, String> {
             let c: Counts = serde_json::from_slice(&std::fs::read(&p).map_err(|e| e.to_string())?)
                 .map_err(|e| format!("{}: {e}", p.display()))?;
             runs += 1;
+            total.checksum |= c.checksum;
             total.mutants += c.mutants;
             total.secs += c.secs;
             total.cpu_secs += c.cpu_secs;
@@ -1101,6 +1117,20 @@ pub fn summary(dir: &Path) -> Result<String, String> {
         total.slow
     );
     let _ = writeln!(out, "mutants by worst load: {:?}", total.by_mutant);
+    if total.checksum {
+        let silent: u64 = [
+            "ok-different-data",
+            "ok-different-gheap",
+            "ok-different-meta",
+        ]
+        .iter()
+        .filter_map(|k| total.by_mutant.get(*k))
+        .sum();
+        let _ = writeln!(
+            out,
+            "checksum mode: {silent} silently different loads (every one is a failure: its input is in crashes/)"
+        );
+    }
     for (e, m) in &total.by_entry {
         let _ = writeln!(out, "  {e:<14} {m:?}");
     }

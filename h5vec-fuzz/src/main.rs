@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! h5vec-fuzz run --dir DIR [--seed S] [--start I] [--count N] [--until UNIX_SECS]
-//!                [--timeout SECS] [--slow SECS] [--work TMPDIR] [--only I,J,...]
+//!                [--timeout SECS] [--slow SECS] [--work TMPDIR] [--only I,J,...] [--checksum]
+//!   (--checksum, also for replay, check and seeds: seeds written with
+//!   checksums and VLS strings; any different load is a failure)
 //! h5vec-fuzz replay --seed S --index I [--out FILE]   rebuild one mutant and load it
 //! h5vec-fuzz check FILE...                            load saved inputs (seed from the name)
 //! h5vec-fuzz seeds DIR                                write the valid seed files
@@ -76,6 +78,10 @@ fn default_work() -> PathBuf {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let cmd = args.get(1).map(String::as_str).unwrap_or("");
+    // Checksum mode: seeds written with checksums (and VLS strings); any
+    // different load is a failure. Before any seed is built.
+    let checksum = args.iter().any(|a| a == "--checksum");
+    targets::set_checksum(checksum);
     let code = match cmd {
         "run" => {
             let dir: PathBuf = arg(&args, "--dir").unwrap_or_else(|| "fuzz-out".into());
@@ -92,6 +98,7 @@ fn main() {
                 work: arg(&args, "--work").unwrap_or_else(default_work),
                 only: arg::<String>(&args, "--only")
                     .map(|s| s.split(',').filter_map(|i| i.parse().ok()).collect()),
+                checksum,
             };
             match h5vec_fuzz::run(&opts) {
                 Ok(c) => {

@@ -848,8 +848,37 @@ const ROWS: usize = 12;
 const TABLE_ROWS: usize = 9;
 const VLS_ROWS: usize = 10;
 
+/// Whether seeds are written with checksums (`--checksum`): see
+/// [`set_checksum`].
+static CHECKSUM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes every seed with `SaveOptions::checksum(true)` and strings in the
+/// VLS layout (`vls_strings(true)`: HDF5 variable-length strings keep their
+/// characters in the global heap, which no checksum covers), so that every
+/// byte of every value is checksummed: then no mutant may load different
+/// values without an error. Call before the seeds are built.
+pub fn set_checksum(on: bool) {
+    CHECKSUM.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether seeds are written with checksums.
+pub fn checksum() -> bool {
+    CHECKSUM.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The save options of every seed: chunks of 4 rows, and checksums in
+/// checksum mode.
 fn plain() -> SaveOptions {
-    SaveOptions::default().chunk_length(4)
+    with_checksum(SaveOptions::default().chunk_length(4))
+}
+
+/// `o`, with checksums and VLS strings in checksum mode.
+fn with_checksum(o: SaveOptions) -> SaveOptions {
+    if checksum() {
+        o.checksum(true).vls_strings(true)
+    } else {
+        o
+    }
 }
 
 /// A vector seed: element type, values, rows saved before the appends,
@@ -968,7 +997,8 @@ pub fn seeds() -> Vec<Seed> {
             build: |p| {
                 let f = File::create(p)?;
                 let rows = events(TABLE_ROWS);
-                h5vec::h5col::save_table(&f, NAME, &rows[..5])?;
+                let opts = with_checksum(SaveOptions::default());
+                h5vec::h5col::save_table_with(&f, NAME, &rows[..5], &opts)?;
                 Ok(h5vec::h5col::append_table(&f, NAME, &rows[5..])?)
             },
             entries: TABLE_ENTRIES,
@@ -978,7 +1008,12 @@ pub fn seeds() -> Vec<Seed> {
             name: "vls_array",
             build: |p| {
                 let f = File::create(p)?;
-                Ok(h5vec::vls::save_strings(&f, NAME, &vls_array(VLS_ROWS))?)
+                Ok(h5vec::vls::save_strings_with(
+                    &f,
+                    NAME,
+                    &vls_array(VLS_ROWS),
+                    &with_checksum(SaveOptions::default()),
+                )?)
             },
             entries: VLS_ARRAY_ENTRIES,
             run: run_vls_array,

@@ -140,7 +140,38 @@ where
     T: Record,
     T::Fields: TableFields,
 {
-    create_container(parent, name, "table", |table| write_new_table(table, rows))
+    save_table_with(parent, name, rows, &SaveOptions::default())
+}
+
+/// [`save_table`] with save options: chunk length, compression and
+/// checksums ([`SaveOptions::checksum`]) of the table's columns.
+///
+/// ```
+/// use h5vec::H5Vector;
+/// use h5vec::h5col::{load_table, save_table_with};
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Trade { id: u32, venue: String, fills: Vec<u16> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("t.h5"))?;
+/// let rows = vec![Trade { id: 1, venue: "X".into(), fills: vec![1, 2] }];
+/// let opts = h5vec::SaveOptions::default().checksum(true);
+/// save_table_with(&file, "trades", &rows, &opts)?;
+/// assert_eq!(load_table::<Trade>(&file, "trades")?, rows);
+/// let info = h5vec::inspect(&file, "trades")?;
+/// assert!(info.datasets.iter().all(|d| d.filters == ["fletcher32"]));
+/// # Ok(()) }
+/// ```
+pub fn save_table_with<T>(parent: &Group, name: &str, rows: &[T], opts: &SaveOptions) -> Result<()>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    create_container(parent, name, "table", |table| {
+        write_new_table(table, rows, opts)
+    })
 }
 
 /// Appends `rows` to the existing table `name` of `parent` (written by h5col

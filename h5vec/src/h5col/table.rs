@@ -268,7 +268,7 @@ pub(super) fn fixed_string_type(size: usize, utf8: bool, path: impl At) -> Resul
 }
 
 /// Writes the attributes and columns of new table `table` holding `rows`.
-pub(super) fn write_new_table<T>(table: &Group, rows: &[T]) -> Result<()>
+pub(super) fn write_new_table<T>(table: &Group, rows: &[T], opts: &SaveOptions) -> Result<()>
 where
     T: Record,
     T::Fields: TableFields,
@@ -278,9 +278,8 @@ where
     raw::write_attr_ascii(table, "VERSION", VERSION, &path)?;
     write_column_order(table, T::FIELD_NAMES, &path)?;
     write_nrows(table, 0, &path)?;
-    let opts = SaveOptions::default();
     let ctx = WriteCtx {
-        opts: &opts,
+        opts,
         len_hint: rows.len() as u64,
     };
     let mut w = T::Fields::table_create(table, T::FIELD_NAMES, &ctx)?;
