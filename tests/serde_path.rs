@@ -979,3 +979,215 @@ fn nested_enums_and_enums_of_enums_round_trip() {
     let file = enum_round_trip(&rows);
     assert_eq!(union_names(&file, 1), ["Unit", "Wrap", "Holder", "Many"]);
 }
+
+// ------------------------------------------- optional enums (issue 28, item 8, H5)
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct OptKindRow {
+    id: u32,
+    k: Option<Kind>,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct OptKindList {
+    ks: Option<Vec<Kind>>,
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Holds {
+    Nothing,
+    Maybe { k: Option<Kind>, n: i16 },
+    Wrapped(Option<Kind>),
+}
+
+#[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct OptNested {
+    h: Holds,
+    hs: Vec<Holds>,
+    oh: Option<Holds>,
+}
+
+/// `None` on every third row, each variant of `Kind` among the rest.
+fn opt_kind(i: usize) -> Option<Kind> {
+    (!i.is_multiple_of(3)).then(|| kind(i))
+}
+
+/// The rows of field `field` that `h5vec::arrow` reads as null.
+fn arrow_nulls(file: &h5vec::hdf5::File, field: usize) -> Vec<usize> {
+    let batch = h5vec::arrow::read_vector(file, "e").unwrap();
+    // A union's nulls are its children's (Arrow unions have no validity).
+    let nulls = batch.column(field).logical_nulls().unwrap();
+    (0..nulls.len()).filter(|&r| nulls.is_null(r)).collect()
+}
+
+#[test]
+fn optional_enums_in_a_record_round_trip() {
+    let rows: Vec<OptKindRow> = (0..14)
+        .map(|i| OptKindRow {
+            id: i as u32,
+            k: opt_kind(i),
+        })
+        .collect();
+    let file = enum_round_trip(&rows);
+    assert_eq!(union_names(&file, 1), ["A", "B", "C", "D"]);
+    // The MASK as Arrow's nulls: the `None` rows, and only them.
+    assert_eq!(arrow_nulls(&file, 1), [0, 3, 6, 9, 12]);
+    // Only `None`, and `None` beside the first (unit) variant.
+    enum_round_trip(&[OptKindRow { id: 0, k: None }]);
+    enum_round_trip(&[
+        OptKindRow {
+            id: 0,
+            k: Some(Kind::A),
+        },
+        OptKindRow { id: 1, k: None },
+    ]);
+    // In batches: rows written a few at a time, appended, read in batches.
+    let file = common::mem_file();
+    let mut w = h5vec::serde::VectorWriter::<OptKindRow>::create(
+        &file,
+        "e",
+        &h5vec::SaveOptions::default().chunk_length(4),
+    )
+    .unwrap();
+    w.extend(&rows[..9]).unwrap();
+    assert_eq!(w.finish().unwrap(), 9);
+    h5vec::serde::append_vector(&file, "e", &rows[9..]).unwrap();
+    let mut back = Vec::new();
+    for b in h5vec::serde::VectorReader::<OptKindRow>::open(&file, "e", 5).unwrap() {
+        back.extend(b.unwrap());
+    }
+    assert_eq!(back, rows);
+    assert_eq!(h5vec::load_vector::<OptKindRow>(&file, "e").unwrap(), rows);
+}
+
+#[test]
+fn optional_lists_of_enums_round_trip() {
+    let rows: Vec<OptKindList> = (0..10)
+        .map(|i| OptKindList {
+            ks: (i % 3 != 1).then(|| (0..i % 4).map(|k| kind(i + k)).collect()),
+        })
+        .collect();
+    let file = enum_round_trip(&rows);
+    assert_eq!(arrow_nulls(&file, 0), [1, 4, 7]);
+}
+
+#[test]
+fn optional_enums_inside_variants_and_optional_enums_of_enums_round_trip() {
+    let holds = |i: usize| match i % 3 {
+        0 => Holds::Nothing,
+        1 => Holds::Maybe {
+            k: opt_kind(i + 1),
+            n: -(i as i16),
+        },
+        _ => Holds::Wrapped(opt_kind(i)),
+    };
+    let rows: Vec<OptNested> = (0..15)
+        .map(|i| OptNested {
+            h: holds(i),
+            hs: (0..i % 4).map(|k| holds(i + k)).collect(),
+            oh: (i % 4 != 2).then(|| holds(i + 2)),
+        })
+        .collect();
+    let file = enum_round_trip(&rows);
+    assert_eq!(union_names(&file, 2), ["Nothing", "Maybe", "Wrapped"]);
+    assert_eq!(arrow_nulls(&file, 2), [2, 6, 10, 14]);
+}
+
+#[test]
+fn lists_of_optional_enums_are_refused_as_the_derive_has_no_layout_for_them() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct ListOfOpt {
+        ks: Vec<Option<Kind>>,
+    }
+    let file = common::mem_file();
+    let e = h5vec::serde::save_vector(
+        &file,
+        "e",
+        &[ListOfOpt {
+            ks: vec![None, Some(Kind::A)],
+        }],
+    )
+    .unwrap_err();
+    assert_eq!(e.path(), "$.ks[]", "{e}");
+}
+
+#[test]
+fn an_optional_enum_beside_a_serde_arrow_shape_is_an_error_not_a_wrong_value() {
+    // A map keeps the row off the direct path: serde_arrow cannot build
+    // or read a null union, so `None` is refused, never stored as a variant.
+    #[derive(H5Vector, Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct WithMap {
+        k: Option<Kind>,
+        m: BTreeMap<u8, u8>,
+    }
+    let file = common::mem_file();
+    let e = h5vec::serde::save_vector(
+        &file,
+        "e",
+        &[WithMap {
+            k: None,
+            m: BTreeMap::new(),
+        }],
+    )
+    .unwrap_err();
+    assert_eq!(e.path(), "$.k", "{e}");
+    // Saved by the derive, a `None` is a load error through serde_arrow.
+    let rows = [
+        WithMap {
+            k: Some(kind(2)),
+            m: BTreeMap::from([(1, 2)]),
+        },
+        WithMap {
+            k: None,
+            m: BTreeMap::new(),
+        },
+    ];
+    h5vec::save_vector(&file, "d", &rows).unwrap();
+    let e = h5vec::serde::load_vector::<WithMap>(&file, "d").unwrap_err();
+    assert_eq!(e.path(), "$.k", "{e}");
+    assert!(e.to_string().contains("a null at row 1"), "{e}");
+    // Without a `None` both paths agree.
+    h5vec::serde::save_vector(&file, "s", &rows[..1]).unwrap();
+    assert_eq!(
+        h5vec::serde::load_vector::<WithMap>(&file, "s").unwrap(),
+        &rows[..1]
+    );
+    assert_eq!(
+        h5vec::load_vector::<WithMap>(&file, "s").unwrap(),
+        &rows[..1]
+    );
+}
+
+#[test]
+fn samples_that_skip_a_variant_are_an_error_naming_the_enum() {
+    let only_b = [KindRow {
+        id: 1,
+        kind: kind(1),
+    }];
+    let e = SchemaOptions::new().trace_samples(&only_b).unwrap_err();
+    assert_eq!(e.path(), "$.kind", "{e}");
+    assert!(e.to_string().contains("positions [0]"), "{e}");
+    // Nested: in a list, inside a variant.
+    let nested = [NestedEnums {
+        id: 0,
+        outer: Outer::Unit,
+        list: vec![Outer::Unit, Outer::Wrap(kind(3))],
+    }];
+    let e = SchemaOptions::new().trace_samples(&nested).unwrap_err();
+    assert_eq!(e.path(), "$.list[].Wrap", "{e}");
+    // Samples of every variant up to the last: traced as the type is.
+    let all: Vec<KindRow> = (0..4)
+        .map(|i| KindRow {
+            id: i as u32,
+            kind: kind(i),
+        })
+        .collect();
+    let c = SchemaOptions::new().trace_samples(&all).unwrap();
+    let file = common::mem_file();
+    h5vec::serde::save_vector_in(&file, "e", &all, &Default::default(), &c).unwrap();
+    assert_eq!(h5vec::load_vector::<KindRow>(&file, "e").unwrap(), all);
+    assert_eq!(
+        h5vec::serde::load_vector::<KindRow>(&file, "e").unwrap(),
+        all
+    );
+}

@@ -52,8 +52,10 @@ fn is_fieldless(u: &UnionFields) -> bool {
 /// (serde_arrow's `Null` child) as a null, which a non-nullable list
 /// element, struct field or variant refuses (`Vec<Enum>`, a struct
 /// variant holding an enum). [`h5_field`] stores them non-nullable, as the
-/// derive does; serde never stores a null there (serde_arrow cannot build
-/// a null union, so an `Option<Enum>` is refused when it is saved).
+/// derive does, and marks them [`RELAXED`]: serde never stores a null
+/// there. An `Option<Enum>` stays nullable, stored as the derive stores it
+/// (a `MASK` beside the union; serde_arrow cannot build a null union, the
+/// direct path of fast.rs saves and loads it).
 pub(crate) fn relax_union_items(fields: &mut [FieldRef]) {
     for f in fields.iter_mut() {
         *f = Arc::new(relax_field(f));
@@ -81,8 +83,72 @@ fn relax_field(f: &Field) -> Field {
         t => t.clone(),
     };
     let union = matches!(&t, DataType::Union(u, _) if !is_fieldless(u));
-    let nullable = f.is_nullable() || union;
-    f.clone().with_data_type(t).with_nullable(nullable)
+    let out = f.clone().with_data_type(t);
+    if union && !f.is_nullable() {
+        // Nullable for serde_arrow only: stored non-nullable ([`h5_field`]).
+        let mut meta = out.metadata().clone();
+        meta.insert(RELAXED.to_owned(), "1".to_owned());
+        return out.with_nullable(true).with_metadata(meta);
+    }
+    out
+}
+
+/// Metadata of an enum with data that [`relax_union_items`] made nullable
+/// for serde_arrow: not an `Option`, stored non-nullable.
+pub(crate) const RELAXED: &str = "h5vec.serde.relaxed";
+
+/// Whether serde field `f` is an `Option` (not only made nullable by
+/// [`relax_union_items`]).
+pub(crate) fn optional(f: &Field) -> bool {
+    f.is_nullable() && !f.metadata().contains_key(RELAXED)
+}
+
+/// An error for the first enum in `fields` (at `path`) with a variant
+/// that sample tracing did not see (serde_arrow names it `""`): serde
+/// gives a variant's name only when a value of it is serialized, and a
+/// union stored without it would neither name its groups nor load as the
+/// type.
+pub(crate) fn check_unseen_variants(fields: &[FieldRef], path: &str) -> Result<()> {
+    for f in fields {
+        check_field(f, &child_path(path, f.name()))?;
+    }
+    Ok(())
+}
+
+fn check_field(f: &Field, path: &str) -> Result<()> {
+    match f.data_type() {
+        DataType::Struct(fs) => {
+            check_unseen_variants(&fs.iter().cloned().collect::<Vec<_>>(), path)
+        }
+        DataType::LargeList(it) | DataType::List(it) => check_field(it, &items_path(path)),
+        DataType::Map(e, _) => check_field(e, path),
+        DataType::Union(u, _) => {
+            let unseen: Vec<i8> = u
+                .iter()
+                .filter(|(_, c)| c.name().is_empty())
+                .map(|(id, _)| id)
+                .collect();
+            if !unseen.is_empty() {
+                let seen: Vec<&str> = u
+                    .iter()
+                    .filter(|(_, c)| !c.name().is_empty())
+                    .map(|(_, c)| c.name().as_str())
+                    .collect();
+                return Err(Error::mismatch(
+                    path,
+                    "samples of every variant of the enum up to its last one (serde names a \
+                     variant only when a value of it is serialized), or columns traced from \
+                     the type (Columns::of, SchemaOptions::trace_type)",
+                    format!("variants {seen:?} seen, variants at positions {unseen:?} not"),
+                ));
+            }
+            for (_, c) in u.iter() {
+                check_field(c, &child_path(path, c.name()))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `name` with the node `node` in its metadata (what `h5vec::arrow` reads
@@ -206,14 +272,13 @@ pub(crate) fn h5_field(sf: &Field, path: &str, opts: &SaveOptions) -> Result<Fie
                 ids.push(id);
                 children.push(h);
             }
+            // An `Option<Enum>`: a null row is null in the child of its
+            // tag (SPEC.md section 11), so the children are nullable.
+            let opt = optional(sf);
+            let children = children.into_iter().map(|c| c.with_nullable(opt));
             let uf = UnionFields::try_new(ids, children)
                 .map_err(|e| Error::invalid(path, e.to_string()))?;
-            // Nullable only for serde_arrow ([`relax_union_items`]).
-            Ok(Field::new(
-                name,
-                DataType::Union(uf, UnionMode::Dense),
-                false,
-            ))
+            Ok(Field::new(name, DataType::Union(uf, UnionMode::Dense), opt))
         }
         DataType::LargeUtf8 | DataType::Utf8 if sf.metadata().contains_key(UUID_TEXT) => {
             Ok(Field::new(name, DataType::FixedSizeBinary(16), nullable_f)
@@ -535,6 +600,20 @@ pub(crate) fn from_h5(sf: &Field, a: &ArrayRef, path: &str) -> Result<(FieldRef,
                 .as_any()
                 .downcast_ref::<UnionArray>()
                 .ok_or_else(mismatch)?;
+            // serde_arrow reads every row of a union as a value: a null
+            // (`None` of an `Option<Enum>`) would load as a variant.
+            if let Some(row) = a
+                .logical_nulls()
+                .and_then(|n| (0..n.len()).find(|&i| n.is_null(i)))
+            {
+                return Err(Error::mismatch(
+                    path,
+                    "values serde_arrow reads (an Option of an enum with data is read by \
+                     h5vec's direct path, which takes records, tuples, lists, options, \
+                     numbers, bool, strings and enums with data)",
+                    format!("a null at row {row} of the batch"),
+                ));
+            }
             let DataType::Union(huf, _) = a.data_type() else {
                 return Err(mismatch());
             };

@@ -19,18 +19,18 @@ use arrow_array::types::{
 };
 use arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, LargeListArray, LargeStringArray,
-    PrimitiveArray, StructArray,
+    PrimitiveArray, StructArray, UnionArray,
 };
 use arrow_buffer::{
     ArrowNativeType, BooleanBufferBuilder, Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer,
     ScalarBuffer,
 };
-use arrow_schema::{DataType, Field, FieldRef, Fields};
+use arrow_schema::{DataType, Field, FieldRef, Fields, UnionFields};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::ser::{self, Impossible, Serialize};
 use serde_arrow::schema::STRATEGY_KEY;
 
-use super::convert::{is_tuple, UUID_TEXT};
+use super::convert::{is_tuple, optional, UUID_TEXT};
 use crate::error::{Error, Result};
 
 // ---------------------------------------------------------------- errors
@@ -222,6 +222,185 @@ enum Kind {
         /// str`, so the same key of the next row matches by address.
         keys: Vec<Option<&'static str>>,
     },
+    /// An enum with data: a dense union of one record per variant.
+    Union(Box<UnionPlan>),
+}
+
+/// How serde serializes a variant (serde_arrow's child of the union).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    Unit,
+    Newtype,
+    Tuple,
+    Struct,
+}
+
+impl Shape {
+    fn of(sf: &Field) -> Self {
+        match sf.data_type() {
+            DataType::Null => Shape::Unit,
+            DataType::Struct(_) if is_tuple(sf) => Shape::Tuple,
+            DataType::Struct(_) => Shape::Struct,
+            _ => Shape::Newtype,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Unit => "a unit variant",
+            Shape::Newtype => "a newtype variant",
+            Shape::Tuple => "a tuple variant",
+            Shape::Struct => "a struct variant",
+        }
+    }
+}
+
+/// The columns of an enum with data (SPEC.md section 4.4, as Arrow's
+/// dense union of section 11): each row's tag and its row among its
+/// variant's rows, and one record per variant. An `Option` of it puts a
+/// `None` as a null row of the first variant, as the derive does.
+struct UnionPlan {
+    fields: UnionFields,
+    names: Vec<String>,
+    shapes: Vec<Shape>,
+    types: Vals<i8>,
+    offsets: Vals<i32>,
+    /// Each variant's rows so far.
+    counts: Vec<i32>,
+    /// Each variant's record (its validity set for an `Option<Enum>`).
+    variants: Vec<Node>,
+    optional: bool,
+}
+
+impl UnionPlan {
+    fn new(sf: &Field, hf: &Field) -> Option<Self> {
+        let (DataType::Union(suf, _), DataType::Union(huf, _)) = (sf.data_type(), hf.data_type())
+        else {
+            return None;
+        };
+        let opt = optional(sf) && hf.is_nullable();
+        if suf.len() != huf.len() || suf.is_empty() || suf.len() > 127 {
+            return None;
+        }
+        let mut names = Vec::with_capacity(suf.len());
+        let mut shapes = Vec::with_capacity(suf.len());
+        let mut variants = Vec::with_capacity(suf.len());
+        for (k, ((sid, sc), (hid, hc))) in suf.iter().zip(huf.iter()).enumerate() {
+            let DataType::Struct(hfs) = hc.data_type() else {
+                return None;
+            };
+            if usize::try_from(sid).ok()? != k || sid != hid || sc.name() != hc.name() {
+                return None;
+            }
+            let shape = Shape::of(sc);
+            let children = match (shape, sc.data_type()) {
+                (Shape::Unit, _) if hfs.is_empty() => Vec::new(),
+                (Shape::Newtype, _) if hfs.len() == 1 => {
+                    vec![Node::new(&sc.as_ref().clone().with_name("1"), &hfs[0])?]
+                }
+                (Shape::Tuple | Shape::Struct, DataType::Struct(sfs))
+                    if sfs.len() == hfs.len() && !sfs.is_empty() =>
+                {
+                    sfs.iter()
+                        .zip(hfs.iter())
+                        .map(|(s, h)| Node::new(s, h))
+                        .collect::<Option<Vec<_>>>()?
+                }
+                _ => return None,
+            };
+            names.push(sc.name().clone());
+            shapes.push(shape);
+            variants.push(Node {
+                kind: Kind::Record {
+                    fields: hfs.clone(),
+                    keys: vec![None; children.len()],
+                    children,
+                },
+                nulls: opt.then(|| NullBufferBuilder::new(0)),
+            });
+        }
+        Some(UnionPlan {
+            fields: huf.clone(),
+            counts: vec![0; names.len()],
+            names,
+            shapes,
+            types: Vals::new(),
+            offsets: Vals::new(),
+            variants,
+            optional: opt,
+        })
+    }
+
+    /// Starts a row of variant `index` (`name`, serialized as `shape`):
+    /// its record, marked valid.
+    #[inline]
+    fn start(&mut self, index: u32, name: &str, shape: Shape) -> R<&mut Node> {
+        let k = usize::try_from(index)
+            .ok()
+            .filter(|&k| k < self.names.len() && self.names[k] == name)
+            .ok_or_else(|| {
+                PathError::msg(format!(
+                    "variant `{name}` (index {index}) is not a traced variant ({:?})",
+                    self.names
+                ))
+            })?;
+        if self.shapes[k] != shape {
+            return Err(PathError::msg(format!(
+                "variant `{name}` serialized as {}, traced as {}",
+                shape.name(),
+                self.shapes[k].name()
+            )));
+        }
+        self.push_row(k)?;
+        let v = &mut self.variants[k];
+        if let Some(n) = &mut v.nulls {
+            valid(n);
+        }
+        Ok(v)
+    }
+
+    /// The tag and the index of a new row of variant `k`.
+    fn push_row(&mut self, k: usize) -> R {
+        let n = &mut self.counts[k];
+        self.offsets.push(*n);
+        *n = n
+            .checked_add(1)
+            .ok_or_else(|| PathError::msg("more than 2^31 rows of a variant in one batch"))?;
+        // At most 127 variants (UnionPlan::new).
+        self.types.push(k as i8);
+        Ok(())
+    }
+
+    /// A `None`: a null placeholder row of the first variant.
+    fn null(&mut self) -> R {
+        if !self.optional {
+            return Err(PathError::msg(
+                "found no value (None or a missing field) for an enum that is not optional",
+            ));
+        }
+        self.push_row(0)?;
+        self.variants[0].placeholder()
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef> {
+        let err = |e: arrow_schema::ArrowError| Error::encode("$", e.to_string());
+        let types = self.types.lend();
+        let offsets = self.offsets.lend();
+        let mut children = Vec::with_capacity(self.variants.len());
+        for (v, n) in self.variants.iter_mut().zip(&mut self.counts) {
+            let rows = usize::try_from(std::mem::take(n)).map_err(|e| Error::encode("$", e))?;
+            children.push(v.finish(rows)?);
+        }
+        Ok(Arc::new(
+            UnionArray::try_new(self.fields.clone(), types, Some(offsets), children)
+                .map_err(err)?,
+        ))
+    }
+
+    fn reclaim(&mut self) {
+        self.types.reclaim();
+        self.offsets.reclaim();
+        self.variants.iter_mut().for_each(Node::reclaim);
+    }
 }
 
 struct Node {
@@ -420,6 +599,13 @@ impl Node {
                     item: Box::new(Node::new(si, hi)?),
                 }
             }
+            (DataType::Union(..), DataType::Union(..)) => {
+                // Validity lives in the variants' records.
+                return Some(Node {
+                    kind: Kind::Union(Box::new(UnionPlan::new(sf, hf)?)),
+                    nulls: None,
+                });
+            }
             (s, h) if s == h && hf.metadata().is_empty() => Kind::Leaf(Leaf::new(h)?),
             _ => return None,
         };
@@ -447,6 +633,9 @@ impl Node {
     }
 
     fn null(&mut self) -> R {
+        if let Kind::Union(u) = &mut self.kind {
+            return u.null();
+        }
         let Some(nulls) = &mut self.nulls else {
             return Err(PathError::msg(
                 "found no value (None or a missing field) for a field that is not optional",
@@ -459,6 +648,34 @@ impl Node {
             _ => return Err(PathError::msg("found None for a record")),
         }
         nulls.append_null();
+        Ok(())
+    }
+
+    /// A placeholder row under an enclosing null (a `None` enum's row of
+    /// its first variant): every value its placeholder, null where the
+    /// field is optional.
+    fn placeholder(&mut self) -> R {
+        match &mut self.kind {
+            Kind::Leaf(l) => l.null()?,
+            Kind::List { offsets, .. } => offsets.add(0)?,
+            Kind::Fixed { n, item, .. } => {
+                for _ in 0..*n {
+                    item.placeholder()?;
+                }
+            }
+            Kind::Record { children, .. } => {
+                for c in children.iter_mut() {
+                    c.placeholder()?;
+                }
+            }
+            Kind::Union(u) => {
+                u.push_row(0)?;
+                u.variants[0].placeholder()?;
+            }
+        }
+        if let Some(n) = &mut self.nulls {
+            n.append_null();
+        }
         Ok(())
     }
 
@@ -491,10 +708,11 @@ impl Node {
                     .map(|c| c.finish(rows))
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(
-                    StructArray::try_new_with_length(fields.clone(), cols, None, rows)
+                    StructArray::try_new_with_length(fields.clone(), cols, nulls, rows)
                         .map_err(err)?,
                 )
             }
+            Kind::Union(u) => u.finish()?,
         })
     }
 
@@ -507,6 +725,18 @@ impl Node {
             }
             Kind::Fixed { item, .. } => item.reclaim(),
             Kind::Record { children, .. } => children.iter_mut().for_each(Node::reclaim),
+            Kind::Union(u) => u.reclaim(),
+        }
+    }
+
+    /// The union a variant goes to.
+    #[inline]
+    fn union(&mut self, v: &str) -> R<&mut UnionPlan> {
+        match &mut self.kind {
+            Kind::Union(u) => Ok(u),
+            _ => Err(PathError::msg(format!(
+                "found enum variant `{v}` for a column of another type"
+            ))),
         }
     }
 }
@@ -594,10 +824,10 @@ impl<'a> ser::Serializer for Ser<'a> {
     type SerializeSeq = Seq<'a>;
     type SerializeTuple = Seq<'a>;
     type SerializeTupleStruct = Seq<'a>;
-    type SerializeTupleVariant = Impossible<(), PathError>;
+    type SerializeTupleVariant = Seq<'a>;
     type SerializeMap = Impossible<(), PathError>;
     type SerializeStruct = Rec<'a>;
-    type SerializeStructVariant = Impossible<(), PathError>;
+    type SerializeStructVariant = Rec<'a>;
 
     fn is_human_readable(&self) -> bool {
         false
@@ -746,10 +976,12 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_unit_struct(self, _: &'static str) -> R {
         self.serialize_unit()
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, v: &'static str) -> R {
-        Err(PathError::msg(format!(
-            "found enum variant `{v}` for a column of another type"
-        )))
+    fn serialize_unit_variant(self, _: &'static str, i: u32, v: &'static str) -> R {
+        self.0
+            .union(v)?
+            .start(i, v, Shape::Unit)
+            .map(drop)
+            .map_err(|e| e.at(v))
     }
     #[inline]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, v: &T) -> R {
@@ -758,13 +990,21 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,
-        _: u32,
+        i: u32,
         v: &'static str,
-        _: &T,
+        value: &T,
     ) -> R {
-        Err(PathError::msg(format!(
-            "found enum variant `{v}` for a column of another type"
-        )))
+        let rec = self
+            .0
+            .union(v)?
+            .start(i, v, Shape::Newtype)
+            .map_err(|e| e.at(v))?;
+        let Kind::Record { children, .. } = &mut rec.kind else {
+            unreachable!("a variant is a record (UnionPlan::new)")
+        };
+        value
+            .serialize(Ser(&mut children[0]))
+            .map_err(|e| e.at("1").at(v))
     }
     #[inline]
     fn serialize_seq(self, _: Option<usize>) -> R<Seq<'a>> {
@@ -784,6 +1024,7 @@ impl<'a> ser::Serializer for Ser<'a> {
             Kind::Record {
                 fields, children, ..
             } => SeqTo::Tuple { fields, children },
+            Kind::Union(_) => return Err(PathError::msg("found a sequence for an enum with data")),
         };
         Ok(Seq { to, count: 0 })
     }
@@ -797,13 +1038,25 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_tuple_variant(
         self,
         _: &'static str,
-        _: u32,
+        i: u32,
         v: &'static str,
         _: usize,
     ) -> R<Self::SerializeTupleVariant> {
-        Err(PathError::msg(format!(
-            "found enum variant `{v}` for a column of another type"
-        )))
+        let rec = self
+            .0
+            .union(v)?
+            .start(i, v, Shape::Tuple)
+            .map_err(|e| e.at(v))?;
+        let Kind::Record {
+            fields, children, ..
+        } = &mut rec.kind
+        else {
+            unreachable!("a variant is a record (UnionPlan::new)")
+        };
+        Ok(Seq {
+            to: SeqTo::Tuple { fields, children },
+            count: 0,
+        })
     }
     fn serialize_map(self, _: Option<usize>) -> R<Self::SerializeMap> {
         Err(PathError::msg("found a map for a column of another type"))
@@ -829,13 +1082,29 @@ impl<'a> ser::Serializer for Ser<'a> {
     fn serialize_struct_variant(
         self,
         _: &'static str,
-        _: u32,
+        i: u32,
         v: &'static str,
         _: usize,
     ) -> R<Self::SerializeStructVariant> {
-        Err(PathError::msg(format!(
-            "found enum variant `{v}` for a column of another type"
-        )))
+        let rec = self
+            .0
+            .union(v)?
+            .start(i, v, Shape::Struct)
+            .map_err(|e| e.at(v))?;
+        let Kind::Record {
+            fields,
+            children,
+            keys,
+        } = &mut rec.kind
+        else {
+            unreachable!("a variant is a record (UnionPlan::new)")
+        };
+        Ok(Rec {
+            fields,
+            children,
+            keys,
+            next: 0,
+        })
     }
 }
 
@@ -932,6 +1201,16 @@ impl ser::SerializeTuple for Seq<'_> {
         Seq::end(self)
     }
 }
+impl ser::SerializeTupleVariant for Seq<'_> {
+    type Ok = ();
+    type Error = PathError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
+        self.element(v)
+    }
+    fn end(self) -> R {
+        Seq::end(self)
+    }
+}
 impl ser::SerializeTupleStruct for Seq<'_> {
     type Ok = ();
     type Error = PathError;
@@ -976,6 +1255,20 @@ impl Rec<'_> {
                 .map_err(|e| e.at(self.fields[j].name()))?;
         }
         Ok(at)
+    }
+}
+
+impl ser::SerializeStructVariant for Rec<'_> {
+    type Ok = ();
+    type Error = PathError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
+        ser::SerializeStruct::serialize_field(self, key, v)
+    }
+    fn skip_field(&mut self, _: &'static str) -> R {
+        Ok(())
+    }
+    fn end(self) -> R {
+        ser::SerializeStruct::end(self)
     }
 }
 
@@ -1031,6 +1324,14 @@ enum DKind {
         tuple: bool,
         children: Vec<DNode>,
         order: InOrder,
+    },
+    /// An enum with data: each row's variant and its row there (checked
+    /// against the variants' lengths), and one record per variant.
+    Union {
+        types: arrow_buffer::ScalarBuffer<i8>,
+        offsets: arrow_buffer::ScalarBuffer<i32>,
+        names: Vec<String>,
+        variants: Vec<DNode>,
     },
 }
 
@@ -1117,6 +1418,7 @@ impl DNode {
                 let l = a.as_list::<i64>();
                 DKind::List(l.clone(), Box::new(DNode::new(si, l.values())?))
             }
+            (DataType::Union(..), DataType::Union(..)) => union_reader(sf, a)?,
             (s, _) if s.is_nested() => return None,
             (_, DataType::Boolean) => DKind::Bool(a.as_boolean().clone()),
             (_, DataType::Int8) => DKind::I8(a.as_primitive().clone()),
@@ -1141,6 +1443,80 @@ impl DNode {
             nulls: a.logical_nulls().filter(|n| n.null_count() > 0),
         })
     }
+}
+
+/// The reader of stored union `a` for serde field `sf` (an enum with
+/// data): the stored variants must be serde's, in order; `None` for a
+/// shape serde_arrow reads (its error then names what differs).
+fn union_reader(sf: &Field, a: &ArrayRef) -> Option<DKind> {
+    let (DataType::Union(suf, _), DataType::Union(huf, _)) = (sf.data_type(), a.data_type()) else {
+        return None;
+    };
+    let u = a.as_any().downcast_ref::<UnionArray>()?;
+    let offsets = u.offsets()?.clone();
+    if suf.len() != huf.len() || suf.is_empty() {
+        return None;
+    }
+    let mut names = Vec::with_capacity(suf.len());
+    let mut variants = Vec::with_capacity(suf.len());
+    let mut lens = Vec::with_capacity(suf.len());
+    for (k, ((sid, sc), (hid, hc))) in suf.iter().zip(huf.iter()).enumerate() {
+        if usize::try_from(sid).ok()? != k || sid != hid || sc.name() != hc.name() {
+            return None;
+        }
+        let child = u.child(hid);
+        let s = child.as_struct_opt()?;
+        if child.offset() != 0 {
+            return None;
+        }
+        let (vnames, children): (Vec<String>, Vec<DNode>) = match (Shape::of(sc), sc.data_type()) {
+            (Shape::Unit, _) if s.num_columns() == 0 => (Vec::new(), Vec::new()),
+            (Shape::Newtype, _) if s.num_columns() == 1 => {
+                (vec!["1".into()], vec![DNode::new(sc, s.column(0))?])
+            }
+            (Shape::Tuple, DataType::Struct(sfs)) if sfs.len() == s.num_columns() => {
+                let c = sfs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| DNode::new(f, s.column(i)))
+                    .collect::<Option<Vec<_>>>()?;
+                ((1..=sfs.len()).map(|i| i.to_string()).collect(), c)
+            }
+            (Shape::Struct, DataType::Struct(sfs)) if !sfs.is_empty() => {
+                let c = sfs
+                    .iter()
+                    .map(|f| DNode::new(f, s.column_by_name(f.name())?))
+                    .collect::<Option<Vec<_>>>()?;
+                (sfs.iter().map(|f| f.name().clone()).collect(), c)
+            }
+            _ => return None,
+        };
+        lens.push(child.len());
+        names.push(sc.name().clone());
+        variants.push(DNode {
+            kind: DKind::Record {
+                names: vnames,
+                tuple: false,
+                children,
+                order: InOrder::default(),
+            },
+            nulls: child.logical_nulls().filter(|n| n.null_count() > 0),
+        });
+    }
+    // Every row's variant and row exist (values are read unchecked later).
+    let ok = u.type_ids().iter().zip(offsets.iter()).all(|(&t, &o)| {
+        usize::try_from(t)
+            .ok()
+            .and_then(|k| lens.get(k))
+            .zip(usize::try_from(o).ok())
+            .is_some_and(|(&len, o)| o < len)
+    });
+    ok.then(|| DKind::Union {
+        types: u.type_ids().clone(),
+        offsets,
+        names,
+        variants,
+    })
 }
 
 /// The load plan of a batch: serde fields matched to the stored columns.
@@ -1291,6 +1667,23 @@ impl<'de> de::Deserializer<'de> for De<'_> {
                 row: r,
                 next: 0,
             }),
+            DKind::Union {
+                types,
+                offsets,
+                names,
+                variants,
+            } => {
+                // In range (union_reader).
+                let k = types[r] as usize;
+                let row = usize::try_from(offsets[r]).map_err(PathError::msg)?;
+                let name = names[k].as_str();
+                v.visit_enum(EnumDe {
+                    name,
+                    node: &variants[k],
+                    row,
+                })
+                .map_err(|e| e.at(name))
+            }
         }
     }
 
@@ -1402,6 +1795,84 @@ impl<'de> de::Deserializer<'de> for De<'_> {
 
     serde::forward_to_deserialize_any! {
         i128 u128 bytes byte_buf unit unit_struct seq map enum identifier
+    }
+}
+
+/// A row of a union: its variant's name and record row.
+struct EnumDe<'a> {
+    name: &'a str,
+    node: &'a DNode,
+    row: usize,
+}
+
+impl<'de, 'a> de::EnumAccess<'de> for EnumDe<'a> {
+    type Error = PathError;
+    type Variant = Self;
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> R<(S::Value, Self)> {
+        let d: de::value::StrDeserializer<'_, PathError> = self.name.into_deserializer();
+        Ok((seed.deserialize(d)?, self))
+    }
+}
+
+impl EnumDe<'_> {
+    /// The variant's record's names and columns.
+    fn record(&self) -> (&[String], &[DNode]) {
+        match &self.node.kind {
+            DKind::Record {
+                names, children, ..
+            } => (names, children),
+            _ => (&[], &[]),
+        }
+    }
+    fn wrong(&self, want: &str) -> PathError {
+        PathError::msg(format!(
+            "stored variant `{}` has {} fields, the type reads {want}",
+            self.name,
+            self.record().1.len()
+        ))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for EnumDe<'_> {
+    type Error = PathError;
+    fn unit_variant(self) -> R {
+        if self.record().1.is_empty() {
+            Ok(())
+        } else {
+            Err(self.wrong("a unit variant"))
+        }
+    }
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> R<S::Value> {
+        match self.record().1 {
+            [c] => seed
+                .deserialize(De {
+                    node: c,
+                    row: self.row,
+                })
+                .map_err(|e| e.at("1")),
+            _ => Err(self.wrong("a newtype variant (one field)")),
+        }
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, v: V) -> R<V::Value> {
+        let (names, children) = self.record();
+        if children.len() != len {
+            return Err(self.wrong(&format!("a tuple variant of {len} fields")));
+        }
+        v.visit_seq(TupleDe {
+            names,
+            children,
+            row: self.row,
+            next: 0,
+        })
+    }
+    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], v: V) -> R<V::Value> {
+        let (names, children) = self.record();
+        v.visit_map(MapDe {
+            names,
+            children,
+            row: self.row,
+            next: 0,
+        })
     }
 }
 

@@ -279,6 +279,11 @@ impl SchemaOptions {
 
     /// The columns of `T` from sample values (for types that only
     /// implement `Serialize`, or whose `Deserialize` cannot be traced).
+    /// An enum's stored variants are those up to the last one the samples
+    /// show: serde names a variant only when a value of it is serialized,
+    /// so a variant before it that no sample shows is an error naming the
+    /// enum's path, and variants after it are not stored (the type then
+    /// loads only if it has no more). Trace the type where it can be.
     ///
     /// ```
     /// #[derive(serde::Serialize)]
@@ -297,6 +302,7 @@ impl SchemaOptions {
                     .map_err(|_| e)
             })
             .map_err(|e| Error::encode("$", format!("tracing the samples: {e}")))?;
+        convert::check_unseen_variants(&fields, "$")?;
         self.columns(fields, map_root)
     }
 
