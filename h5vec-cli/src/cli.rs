@@ -107,6 +107,10 @@ pub(crate) enum Command {
         /// pointers) instead of HDF5 variable-length strings.
         #[arg(long)]
         vls_strings: bool,
+        /// HDF5 output: store HDF5's Fletcher32 checksum with every chunk
+        /// (every reader then detects bytes changed on disk).
+        #[arg(long)]
+        checksum: bool,
         /// Only these columns (`a,b.c`: nested record fields by dotted path).
         #[arg(long, value_delimiter = ',', num_args = 1)]
         columns: Vec<String>,

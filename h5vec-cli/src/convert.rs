@@ -28,6 +28,7 @@ pub(crate) struct Options {
     pub(crate) chunk_length: Option<u64>,
     pub(crate) replace: bool,
     pub(crate) vls_strings: bool,
+    pub(crate) checksum: bool,
     pub(crate) columns: Vec<String>,
 }
 
@@ -138,6 +139,7 @@ pub(crate) fn run(src: &str, dst: &str, opts: &Options) -> Result<()> {
             ("--chunk-length", opts.chunk_length.is_some()),
             ("--replace", opts.replace),
             ("--vls-strings", opts.vls_strings),
+            ("--checksum", opts.checksum),
         ];
         if let Some((flag, _)) = h5_only.iter().find(|(_, on)| *on) {
             bail!("{flag} is for HDF5 output only");
@@ -319,7 +321,8 @@ fn import(
     }
     let mut save = SaveOptions::default()
         .replace(opts.replace)
-        .vls_strings(opts.vls_strings);
+        .vls_strings(opts.vls_strings)
+        .checksum(opts.checksum);
     if let Some(n) = opts.chunk_length {
         let n = usize::try_from(n).map_err(|_| anyhow!("--chunk-length {n} is too large"))?;
         save = save.chunk_length(n);

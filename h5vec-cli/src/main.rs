@@ -66,6 +66,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             chunk_length,
             replace,
             vls_strings,
+            checksum,
             columns,
         } => convert::run(
             &src,
@@ -75,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 chunk_length,
                 replace,
                 vls_strings,
+                checksum,
                 columns,
             },
         ),

@@ -1530,3 +1530,55 @@ fn a_file_held_by_a_writer_is_an_error_that_says_so_once() {
         "+-------+\n| value |\n+-------+\n| 1     |\n+-------+\n"
     );
 }
+
+#[test]
+fn convert_with_checksum_puts_fletcher32_on_every_chunked_dataset() {
+    let (dir, path) = fixture();
+    let p = s(&path);
+    let pq = dir.path().join("events.parquet");
+    run_ok(&["convert", &format!("{p}:events"), s(&pq)]);
+    let h5 = dir.path().join("c.h5");
+    for (name, extra) in [("plain", &[][..]), ("vls", &["--vls-strings"][..])] {
+        let mut args = vec![
+            "convert".to_string(),
+            s(&pq).to_string(),
+            format!("{}:{name}", s(&h5)),
+            "--checksum".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        run_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let file = h5vec::open_file(&h5).unwrap();
+        assert_eq!(
+            h5vec::load_vector::<Event>(&file, name).unwrap(),
+            events(),
+            "{name}"
+        );
+        let info = h5vec::inspect(&file, name).unwrap();
+        let mut checked = 0;
+        for d in info.datasets.iter().filter(|d| d.chunks.is_some()) {
+            if d.dtype.contains("vlen") {
+                assert!(!d.filters.iter().any(|f| f == "fletcher32"), "{}", d.path);
+            } else {
+                assert_eq!(
+                    d.filters.last().map(String::as_str),
+                    Some("fletcher32"),
+                    "{}",
+                    d.path
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "{name}: {checked}");
+    }
+    // HDF5 output only.
+    let (_, err) = run_code(
+        &[
+            "convert",
+            &format!("{p}:events"),
+            s(&dir.path().join("x.parquet")),
+            "--checksum",
+        ],
+        2,
+    );
+    assert!(err.contains("--checksum is for HDF5 output only"), "{err}");
+}
