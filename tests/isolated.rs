@@ -338,3 +338,58 @@ fn a_check_past_the_memory_budget_is_an_error() {
     // The child asked for the chunk's buffer first: no batch was read.
     assert!(!m.contains("still running"), "{m}");
 }
+
+/// Checks on several threads at once, one of them hanging, while another
+/// thread loads (h5vec's worker pool busy in the parent): no child waits
+/// for the parent's threads, and no check waits for another's child. (The
+/// window this guards, another check's child inheriting a pipe, lasts
+/// microseconds: the test passed without the fix too; it is a smoke test.)
+#[test]
+fn checks_run_beside_other_threads() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = good_file(dir.path());
+    let before = fds();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let loader = s.spawn(|| {
+            let f = h5vec::open_file(&path).unwrap();
+            let mut loads = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                assert_eq!(h5vec::load_vector::<u32>(&f, "xs").unwrap().len(), 5000);
+                loads += 1;
+            }
+            loads
+        });
+        let hang = s.spawn(|| {
+            let iso = quick()
+                .time_limit(Duration::from_secs(4))
+                .__fault(Fault::Hang);
+            h5vec::check_isolated(&path, &iso).unwrap_err().to_string()
+        });
+        let checkers: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut slowest = Duration::ZERO;
+                    for _ in 0..5 {
+                        let t = Instant::now();
+                        let found = h5vec::check_isolated(&path, &quick()).unwrap();
+                        assert_eq!(found.len(), 4);
+                        slowest = slowest.max(t.elapsed());
+                    }
+                    slowest
+                })
+            })
+            .collect();
+        for c in checkers {
+            let slowest = c.join().unwrap();
+            // Far below the hanging child's 4 s.
+            assert!(slowest < Duration::from_secs(3), "{slowest:?}");
+        }
+        assert!(hang.join().unwrap().contains("time limit of 4s"));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(loader.join().unwrap() > 0);
+    });
+    assert_eq!(fds(), before, "descriptors left open");
+    assert_eq!(zombies(), Vec::<String>::new());
+}

@@ -311,8 +311,6 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
     let budget = isolation.memory_limit;
     let limit =
         mapped_now().map(|(size, data)| (size.saturating_add(budget), data.saturating_add(budget)));
-    let (report_r, report_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
-    let (stderr_r, stderr_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
     let path_buf: PathBuf = path.to_owned();
     // Where the child copies the file to append to it (removed here after
     // the child ends, whatever it did).
@@ -330,8 +328,13 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
     let scratch_dir = scratch.as_ref().map(|s| s.0.clone());
     // Fork holding hdf5-metno's lock: no other thread is inside HDF5 (its
     // state is consistent in the child), and the child's copy of the
-    // reentrant lock is held by its own (only) thread.
+    // reentrant lock is held by its own (only) thread. The pipes are made
+    // and their write ends closed here under the same lock, so the child
+    // of a check running on another thread never holds a copy of them
+    // (this parent would then wait for that child's end too).
     let forked = crate::raw::sync(|| {
+        let (report_r, report_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
+        let (stderr_r, stderr_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
         // SAFETY: the lock other threads could hold in HDF5 is held here;
         // the child sets `IN_CHILD` before anything reaches h5vec's pool,
         // and ends in `child_main` with `_exit`, never returning.
@@ -344,16 +347,11 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
                 &report_w,
                 &stderr_w,
             ),
-            other => other,
+            Ok(Forked::Parent(pid)) => Ok((pid, report_r, stderr_r)),
+            Err(e) => Err(io("fork", e)),
         }
     });
-    drop(report_w);
-    drop(stderr_w);
-    let pid = match forked {
-        Ok(Forked::Parent(pid)) => pid,
-        Ok(Forked::Child) => unreachable!("the child ends in child_main"),
-        Err(e) => return Err(io("fork", e)),
-    };
+    let (pid, report_r, stderr_r) = forked?;
     // Read both pipes until the child closes them (it ends) or time runs out.
     let deadline = Instant::now() + isolation.time_limit;
     let mut report = Vec::new();
