@@ -99,6 +99,7 @@
 //! | `parallel` | deflate and shuffle of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3) |
 //! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters |
 //! | `guard` | the walk over every object below a container before anything is read: hard links only, no external or virtual storage, known filters (SPEC 7) |
+//! | `untrusted` | [`open_untrusted`], [`check_isolated`]: a file checked completely in a forked child before the caller opens it (SPEC 7) |
 //! | `limits`, `gheap` | bounds on what a hostile file can make h5vec allocate or loop over; global heap collections checked before HDF5 reads them (SPEC 7) |
 //! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
 //! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |

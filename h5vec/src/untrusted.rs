@@ -206,7 +206,9 @@ impl Isolation {
 /// it.
 ///
 /// Unix only. The check costs a fork and a complete read of the file:
-/// about what one untyped read of everything costs.
+/// about what one untyped read of everything costs. The file is checked,
+/// then opened: it must not change in between (check a file only this
+/// program writes to, e.g. an upload it has just stored).
 ///
 /// ```
 /// # fn main() -> h5vec::Result<()> {
@@ -426,6 +428,12 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
     };
     match ended {
         Ended::Exited(0) => decode(&report, path),
+        // SIGCHLD ignored: a whole report is the child's last act.
+        Ended::Unknown if !report.is_empty() => decode(&report, path),
+        Ended::Unknown => Err(Error::invalid(
+            &at,
+            format!("isolated check: the child ended without a report{said}"),
+        )),
         Ended::Exited(code) => Err(Error::invalid(
             &at,
             format!("isolated check: the child exited with status {code}{said}"),

@@ -177,6 +177,9 @@ pub(crate) enum Ended {
     Exited(i32),
     /// A signal killed it.
     Signaled(i32),
+    /// Not known: the process ignores `SIGCHLD`, so the system reaped the
+    /// child itself (`ECHILD`).
+    Unknown,
 }
 
 /// Waits for child `pid` to end and reaps it.
@@ -191,6 +194,9 @@ pub(crate) fn wait(pid: libc::pid_t) -> io::Result<Ended> {
         let e = io::Error::last_os_error();
         if r < 0 && e.kind() == io::ErrorKind::Interrupted {
             continue;
+        }
+        if r < 0 && e.raw_os_error() == Some(libc::ECHILD) {
+            return Ok(Ended::Unknown);
         }
         return Err(e);
     }
