@@ -1059,6 +1059,16 @@ fn read_rows_with(
     }
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
+    if p.codec == Codec::Plain && ready.chunks.is_empty() {
+        read_plain_chunks(ds, p, k0, body_out, path, normal)?;
+        if head > 0 {
+            read_partial_chunks(ds, p, start, head_out, path, normal, ready)?;
+        }
+        if done < rows {
+            read_partial_chunks(ds, p, start + done, tail_out, path, normal, ready)?;
+        }
+        return Ok(());
+    }
     // Chunks decompressed ahead are copied into place; the others are
     // fetched (I/O under the HDF5 lock) and decompressed below.
     let mut slots: Vec<Slot<'_>> = Vec::with_capacity(nk as usize);
@@ -1103,6 +1113,82 @@ fn read_rows_with(
     }
     if done < rows {
         read_partial_chunks(ds, p, start + done, tail_out, path, normal, ready)?;
+    }
+    Ok(())
+}
+
+/// Reads the whole chunks `k0..` of a Fletcher32-only pipeline
+/// ([`Codec::Plain`]) that fill `body` straight into it, then verifies
+/// them in parallel: each stored chunk (its rows and 4 checksum bytes) is
+/// read at its place, its checksum bytes landing on the first bytes of the
+/// next chunk's place, which the next read overwrites (the last chunk goes
+/// through a buffer). No copy and no buffer per chunk, as for unfiltered
+/// chunks. A chunk stored another way goes through `normal` (HDF5, which
+/// verifies it); one never written is an error.
+fn read_plain_chunks(
+    ds: &Dataset,
+    p: &Pipeline,
+    k0: u64,
+    body: &mut [u8],
+    path: impl At,
+    normal: &mut ReadFallback<'_>,
+) -> Result<()> {
+    let (c, cb) = (p.chunk_rows, p.chunk_bytes());
+    let nk = body.len() / cb.max(1);
+    // The stored checksum of each chunk read directly (`None`: HDF5 reads it).
+    let mut sums: Vec<Option<u32>> = Vec::with_capacity(nk);
+    let mut last = Vec::new();
+    sync(|| -> Result<()> {
+        for i in 0..nk {
+            let k = k0 + i as u64;
+            let at = i * cb;
+            let Some((mask, size)) = stored_chunk(ds, k * c) else {
+                return Err(never_written(k, c, path));
+            };
+            if mask != 0 || size != cb as u64 + 4 {
+                // Skipped checksum or another size: HDF5 decides.
+                sums.push(None);
+                continue;
+            }
+            let sum = if at + cb + 4 <= body.len() {
+                let place = &mut body[at..at + cb + 4];
+                (read_stored_chunk(ds, k * c, place) == Some((cb + 4, 0))).then(|| {
+                    u32::from_le_bytes([place[cb], place[cb + 1], place[cb + 2], place[cb + 3]])
+                })
+            } else {
+                crate::limits::sized(&mut last, cb + 4, "a chunk", path)?;
+                let got = read_stored_chunk(ds, k * c, &mut last) == Some((cb + 4, 0));
+                body[at..at + cb].copy_from_slice(&last[..cb]);
+                got.then(|| {
+                    u32::from_le_bytes([last[cb], last[cb + 1], last[cb + 2], last[cb + 3]])
+                })
+            };
+            sums.push(sum);
+        }
+        Ok(())
+    })?;
+    let mut work: Vec<(&mut [u8], Option<u32>, Decoded)> = body
+        .chunks_mut(cb)
+        .zip(sums)
+        .map(|(o, s)| (o, s, Decoded::Fallback))
+        .collect();
+    for_each_parallel(&mut work, |(o, stored, got)| {
+        if let Some(stored) = *stored {
+            let computed = fletcher32(o);
+            *got = if stored == computed || stored == fletcher32_reversed(computed) {
+                Decoded::Done
+            } else {
+                Decoded::Corrupt(format!("stored {stored:#010x}, computed {computed:#010x}"))
+            };
+        }
+    });
+    for (i, (o, _, got)) in work.into_iter().enumerate() {
+        let k = k0 + i as u64;
+        match got {
+            Decoded::Done => {}
+            Decoded::Fallback => normal_checked(p, k * c, c, o, k, path, normal)?,
+            Decoded::Corrupt(why) => return Err(corrupt_chunk(k, c, &why, path)),
+        }
     }
     Ok(())
 }
@@ -1381,7 +1467,9 @@ pub(crate) fn read_rows_ahead(
     recycle(drop);
     st.kept = keep;
     let (_, whole) = full_chunks(p, start, end);
-    if r.is_ok() && seq && whole > 0 && p.level.is_some() {
+    // Fletcher32-only chunks are read in place ([`read_plain_chunks`]):
+    // nothing to decompress ahead.
+    if r.is_ok() && seq && whole > 0 && p.level.is_some() && p.codec != Codec::Plain {
         let to = end.saturating_add(rows).min(limit);
         st.pending = prefetch(ds, p, end, to, &st.kept, path);
     }
