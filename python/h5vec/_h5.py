@@ -110,6 +110,26 @@ def check_storage(ds, path):
                                              f"(1 GiB) in a filtered dataset, found chunks of {nbytes} bytes "
                                              f"(chunk shape {tuple(ds.chunks)})")
 
+    for i in range(dcpl.get_nfilters()):
+        code, _flags, values, _name = dcpl.get_filter(i)
+        if code == 32001:
+            why = _bad_blosc(values)
+            if why:
+                # Damage Blosc's filter cannot run (a division by zero in its
+                # compressor, a failure on every write): as Rust (SPEC section 7).
+                raise FormatError(path, ds.name, f"expected Blosc filter parameters as Blosc's filter "
+                                                 f"stores them (at least 4, a type size of 1 to 255), "
+                                                 f"found {why}")
+
+
+def _bad_blosc(values):
+    """Why the Blosc filter parameters `values` cannot be run, or None."""
+    if len(values) < 4:
+        return f"{len(values)} parameters"
+    if not 1 <= values[2] <= 255:
+        return f"type size {values[2]}"
+    return None
+
 
 # Largest chunk of a filtered dataset read (SPEC section 7), as in Rust.
 MAX_FILTERED_CHUNK_BYTES = 1 << 30

@@ -11,7 +11,7 @@ import sys
 
 import h5py
 
-from ._errors import FormatError
+from ._errors import FileError, FormatError
 from ._tables import read_strings, read_table
 from ._vector import _is_vector, _open_where, open_vector
 
@@ -114,6 +114,8 @@ def _child():
     except FormatError as e:
         out = {"error": {"type": "FormatError", "path": e.path, "location": e.location,
                          "message": e.message}}
+    except FileError as e:
+        out = {"error": {"type": "FileError", "path": e.path, "message": str(e)}}
     except Exception as e:
         out = {"error": {"type": type(e).__name__, "message": str(e)}}
     sys.stdout.write(json.dumps(out))
@@ -157,8 +159,9 @@ def validate(path, isolated=True, time_limit=TIME_LIMIT, memory_limit=MEMORY_LIM
     ending the caller. ``isolated=False`` reads in this process. `only`
     checks the container (or the group of containers) at that HDF5 path.
 
-    A file that cannot be opened raises what opening it raises (OSError
-    from h5py for a file that is not HDF5), in both modes.
+    A file that cannot be opened raises what opening it raises
+    (``h5vec.FileError``, an OSError, for a file that is not HDF5), in both
+    modes.
 
         report = h5vec.validate("upload.h5")
         bad = [c for c in report if c["problem"]]
@@ -205,6 +208,8 @@ def validate(path, isolated=True, time_limit=TIME_LIMIT, memory_limit=MEMORY_LIM
         e = out["error"]
         if e["type"] == "FormatError":
             raise FormatError(e["path"], e["location"], e["message"])
+        if e["type"] == "FileError":
+            raise FileError(e["path"], e["message"])
         if e["type"] == "MemoryError":
             raise FormatError(*where, f"isolated check: out of the memory budget "
                                       f"({memory_limit} bytes)")

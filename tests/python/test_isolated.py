@@ -114,10 +114,12 @@ def test_a_tiny_memory_budget_is_an_error(tmp_path):
 def test_not_hdf5_raises_what_opening_raises(tmp_path):
     path = tmp_path / "text.h5"
     path.write_text("not HDF5\n" * 100)
-    with pytest.raises(OSError):
-        h5vec.validate(path)
-    with pytest.raises(OSError):
+    with pytest.raises(h5vec.FileError) as inside:
         h5vec.validate(path, isolated=False)
+    with pytest.raises(h5vec.FileError) as e:
+        h5vec.validate(path)
+    assert str(e.value) == str(inside.value) == f"not an HDF5 file: {path}"
+    assert e.value.path == inside.value.path
 
 
 @pytest.mark.skipif(_binary() is None, reason="no h5vec binary: cargo build -p h5vec-cli")
@@ -136,3 +138,15 @@ def test_the_command_prints_one_line_for_a_crash():
                        capture_output=True, text=True)
     assert (r.returncode, r.stdout) == (
         1, f"{path}: isolated check: still running after the time limit of 1s, killed\n")
+
+
+def test_blosc_parameters_blosc_never_stores_are_refused():
+    """As in Rust: refused before HDF5 runs the filter (tests/fuzz inputs that
+    crashed, or leaked, on append)."""
+    for name, why in [("abort-strings_appended_zstd-s200-i30123.h5", "type size 4294049808"),
+                      ("leak-lists_appended_blosc-s1301-i1639.h5", "0 parameters")]:
+        report = h5vec.validate(FUZZ / name)
+        assert len(report) == 1 and report[0]["problem"], (name, report)
+        assert report[0]["problem"].endswith(
+            "expected Blosc filter parameters as Blosc's filter stores them (at least 4, "
+            f"a type size of 1 to 255), found {why}"), report
