@@ -47,6 +47,10 @@ impl Drop for Scratch {
     }
 }
 
+/// Most bytes of a child's report read (a file of 2^20 containers with
+/// long problems stays below it); a longer report is an error.
+const REPORT_KEPT: usize = 64 << 20;
+
 /// Bytes of the child's stderr kept for the error message of a crash.
 const STDERR_KEPT: usize = 4096;
 
@@ -317,11 +321,13 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
     // Where the child copies the file to append to it (removed here after
     // the child ends, whatever it did).
     let scratch = if isolation.appends {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let dir =
-            std::env::temp_dir().join(format!("h5vec-isolated-{}-{nanos}", std::process::id()));
+            std::env::temp_dir().join(format!("h5vec-isolated-{}-{n}-{nanos}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| io("make a scratch directory", e))?;
         Some(Scratch(dir))
     } else {
@@ -384,7 +390,7 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
                 continue;
             }
             let (buf, max) = if i == 0 {
-                (&mut report, usize::MAX)
+                (&mut report, REPORT_KEPT)
             } else {
                 (&mut stderr, STDERR_KEPT)
             };
@@ -426,6 +432,12 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
             said.lines().next().unwrap_or(said).trim()
         )
     };
+    if report.len() >= REPORT_KEPT {
+        return Err(Error::invalid(
+            &at,
+            format!("isolated check: the child's report is longer than {REPORT_KEPT} bytes"),
+        ));
+    }
     match ended {
         Ended::Exited(0) => decode(&report, path),
         // SIGCHLD ignored: a whole report is the child's last act.
