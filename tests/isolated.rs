@@ -393,3 +393,28 @@ fn checks_run_beside_other_threads() {
     assert_eq!(fds(), before, "descriptors left open");
     assert_eq!(zombies(), Vec::<String>::new());
 }
+
+/// Every input of tests/fuzz (fixed ones too) through the isolated check:
+/// it returns (an error, or the containers with their problems), leaving
+/// no descriptor or child behind.
+#[test]
+fn every_fuzz_input_returns_through_the_isolated_check() {
+    let _one = serial();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fuzz_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 20, "{inputs:?}");
+    let before = fds();
+    for path in &inputs {
+        let iso = quick().time_limit(Duration::from_secs(3));
+        match h5vec::check_isolated(path, &iso) {
+            Err(e) => assert!(!e.to_string().is_empty()),
+            Ok(found) => assert!(!found.is_empty(), "{}: no container", path.display()),
+        }
+    }
+    assert_eq!(fds(), before, "descriptors left open");
+    assert_eq!(zombies(), Vec::<String>::new());
+}
