@@ -5,11 +5,8 @@
 //! reads in the command's own process (with progress), for debugging.
 
 use std::path::Path;
-use std::time::Duration;
 
-use std::io::Write;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 use h5vec::ErrorKind;
 
 use crate::progress::Progress;
@@ -43,9 +40,19 @@ pub(crate) struct ValidateOptions {
 /// `--in-process`, [`in_process`]. [`Outcome::Problems`] if anything was
 /// printed; a named vector that does not exist is an error, not a problem.
 pub(crate) fn run(file: &Path, vector: Option<&str>, options: &ValidateOptions) -> Result<Outcome> {
-    if options.in_process {
+    // No child processes outside Unix: the check runs here.
+    if options.in_process || cfg!(not(unix)) {
         return in_process(file, vector);
     }
+    isolated(file, vector, options)
+}
+
+/// [`run`] in a child process.
+#[cfg(unix)]
+fn isolated(file: &Path, vector: Option<&str>, options: &ValidateOptions) -> Result<Outcome> {
+    use anyhow::Context;
+    use std::io::Write;
+    use std::time::Duration;
     let meta =
         std::fs::metadata(file).with_context(|| format!("cannot open {}", file.display()))?;
     if meta.is_dir() {
@@ -111,6 +118,11 @@ pub(crate) fn run(file: &Path, vector: Option<&str>, options: &ValidateOptions) 
     } else {
         Outcome::Ok
     })
+}
+
+#[cfg(not(unix))]
+fn isolated(_: &Path, _: Option<&str>, _: &ValidateOptions) -> Result<Outcome> {
+    unreachable!("run checks in process outside Unix")
 }
 
 /// Reads every container below the root (or only `vector`) batch by batch

@@ -15,12 +15,26 @@ use std::time::Duration;
 pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    // Elsewhere (macOS has no pipe2): pipe, then close-on-exec; an exec on
+    // another thread in between may inherit them, for as long as it runs.
+    // SAFETY: `fds` has room for the two descriptors pipe writes.
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let r = unsafe { libc::pipe(fds.as_mut_ptr()) };
     if r != 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: pipe2 succeeded: both descriptors are fresh and ours alone.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    // SAFETY: the call succeeded: both descriptors are fresh and ours alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    for fd in [&read, &write] {
+        // SAFETY: an open descriptor; F_SETFD only sets its flags.
+        if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok((read, write))
 }
 
 /// Which side of a [`fork`] this is.
