@@ -250,8 +250,12 @@ fn live_writers_refuse_variable_length_fields_and_plain_files() {
     // (the Arrow and serde writers made an anonymous group, whose drop
     // crashed HDF5 in SWMR writing mode).
     let mut errors = vec![
-        h5vec::save_vector(&f2, "zs", &[1u32]).unwrap_err().to_string(),
-        h5vec::serde::save_vector(&f2, "zs", &[S { x: 1 }]).unwrap_err().to_string(),
+        h5vec::save_vector(&f2, "zs", &[1u32])
+            .unwrap_err()
+            .to_string(),
+        h5vec::serde::save_vector(&f2, "zs", &[S { x: 1 }])
+            .unwrap_err()
+            .to_string(),
     ];
     let batch = arrow_array::RecordBatch::try_from_iter([(
         "x",
@@ -264,7 +268,10 @@ fn live_writers_refuse_variable_length_fields_and_plain_files() {
             .to_string(),
     );
     for e in errors {
-        assert!(e.contains("$") && e.contains("live (SWMR) writing mode"), "{e}");
+        assert!(
+            e.contains("$") && e.contains("live (SWMR) writing mode"),
+            "{e}"
+        );
     }
     assert!(!f2.link_exists("zs"));
     assert_eq!(h5vec::load_vector::<u32>(&f2, "ys").unwrap(), [1]);
