@@ -493,7 +493,8 @@ impl<T: Pod> PodReader<T> {
         self.mem.as_ref().map_or_else(T::mem_type, |m| m.id())
     }
 
-    /// Sets `ahead` for a compressed dataset h5vec decompresses itself.
+    /// Sets `ahead` for a compressed dataset h5vec decompresses itself
+    /// (not for Fletcher32 alone, whose chunks are read in place).
     fn find_pipeline(&mut self) {
         let row_bytes = self
             .inner
@@ -504,7 +505,7 @@ impl<T: Pod> PodReader<T> {
             .unwrap_or(0);
         self.ahead = Pipeline::detect(&self.ds, self.mem_type())
             .filter(|p| {
-                row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0 && p.level.is_some()
+                row_bytes > 0 && p.row_bytes == row_bytes && p.chunk_rows > 0 && p.reads_ahead()
             })
             .map(|p| Box::new((p, ReadAhead::default())));
     }

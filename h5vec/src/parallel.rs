@@ -390,6 +390,13 @@ impl Pipeline {
         }
     }
 
+    /// Whether whole-vector loads read this pipeline's chunks ahead
+    /// ([`ReadAhead`]): compressed ones; not Fletcher32 alone
+    /// ([`Codec::Plain`]), whose chunks are read in place.
+    pub(crate) fn reads_ahead(&self) -> bool {
+        self.level.is_some() && self.codec != Codec::Plain
+    }
+
     fn chunk_bytes(&self) -> usize {
         self.chunk_rows as usize * self.row_bytes
     }
@@ -463,6 +470,8 @@ impl Pipeline {
     fn compress_at(&self, raw: &[u8], out: &mut Vec<u8>, level: u32) -> c_uint {
         if self.codec == Codec::Plain {
             out.clear();
+            // Room for the checksum too: no reallocation when it is added.
+            out.reserve(raw.len() + 4);
             out.extend_from_slice(raw);
             return 0;
         }
@@ -1159,8 +1168,9 @@ fn read_plain_chunks(
     let nk = body.len() / cb.max(1);
     // The stored checksum of each chunk read directly (`None`: HDF5 reads it).
     let mut sums: Vec<Option<u32>> = Vec::with_capacity(nk);
-    let mut last = Vec::new();
-    sync(|| -> Result<()> {
+    // The last chunk's buffer: a pooled one (a load reads batch after batch).
+    let mut last = take_buffers(1).pop().unwrap_or_default();
+    let read = sync(|| -> Result<()> {
         for i in 0..nk {
             let k = k0 + i as u64;
             let at = i * cb;
@@ -1188,7 +1198,9 @@ fn read_plain_chunks(
             sums.push(sum);
         }
         Ok(())
-    })?;
+    });
+    give_buffers(vec![last]);
+    read?;
     let mut work: Vec<(&mut [u8], Option<u32>, Decoded)> = body
         .chunks_mut(cb)
         .zip(sums)
