@@ -4,6 +4,7 @@ file), type inspection, raw reads and the dataset creation h5vec uses."""
 import h5py
 import numpy as np
 
+from . import _gheap
 from ._errors import FormatError, mismatch
 
 # ---------------------------------------------------------------------------
@@ -199,6 +200,8 @@ def shape(ds):
 
 def read_rows(ds, start, stop, path):
     """ds[start:stop] as stored (numpy dtype of the file type)."""
+    # Damaged heap collections that HDF5 would loop on (SPEC section 7).
+    _gheap.guard(ds, start, stop, path)
     try:
         if stop <= start:
             return np.zeros((0,) + shape(ds)[1:], dtype=ds.dtype)
@@ -235,6 +238,8 @@ def read_scalar_string(ds, path):
     info = type_info(ds)
     if info.cls != h5py.h5t.STRING:
         raise mismatch(path, ds.name, "a scalar string", info.describe())
+    if info.vlen_str:
+        _gheap.guard(ds, 0, 1, path)
     try:
         raw = ds[()]
     except (OSError, RuntimeError, ValueError) as e:
@@ -366,3 +371,9 @@ BITFIELD8 = h5py.Datatype(h5py.h5t.STD_B8LE.copy())
 H5COL_BOOL = h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, basetype="i1")
 VLEN_UTF8 = h5py.string_dtype("utf-8")
 POINTER = np.dtype([("offset", "<u8"), ("length", "<u8")])
+
+
+def guard_heap(ds, path):
+    """Before reading all of `ds`: its heap collections checked (`_gheap`)."""
+    shp = shape(ds)
+    _gheap.guard(ds, 0, shp[0] if shp else 1, path)

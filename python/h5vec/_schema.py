@@ -236,6 +236,7 @@ def read_node(group, path, depth=0):
             raise mismatch(path, ds.name, "1-D variable-length strings", info.describe())
         if ds.shape[0] > MAX_CHILDREN:
             raise FormatError(path, ds.name, f"{ds.shape[0]} field names")
+        _h5.guard_heap(ds, path)
         try:
             node.field_names = [bytes(s).split(b"\0", 1)[0].decode("utf-8") if not isinstance(s, str) else s
                                 for s in ds[()]]
@@ -287,6 +288,7 @@ def _read_labels(group, names, path):
                 raise mismatch(path, nds.name, "labels and values of one length", f"{nds.shape}, {vds.shape}")
             if _h5.type_info(vds).cls != h5py.h5t.INTEGER:
                 raise mismatch(path, vds.name, "integer label values", _h5.type_info(vds).describe())
+            _h5.guard_heap(nds, path)
             labels = [s if isinstance(s, str) else bytes(s).split(b"\0", 1)[0].decode("utf-8", "replace")
                       for s in nds[()]]
             return dict(zip(labels, (int(v) for v in vds[()])))

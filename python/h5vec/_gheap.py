@@ -1,0 +1,306 @@
+"""A look at the global heap collections a variable-length string dataset
+points to, before HDF5 parses them (SPEC.md section 7), as the Rust library
+does (h5vec/src/gheap.rs).
+
+HDF5 (2.0 and 2.2 at least) loops forever in `H5HG__cache_heap_deserialize`
+on a collection whose free-space object (index 0) has size 0, or whose
+object size makes its parse pointer wrap around: the loop runs inside one
+HDF5 call (h5py holds its lock), so nothing can bound it from outside. This
+module walks the same object headers from the file's bytes first and raises
+`FormatError` for such a collection.
+
+It reads only what it can read without HDF5 touching the heap: the 16-byte
+heap IDs of the rows asked for, from contiguous datasets and from chunks
+(compressed chunks go through HDF5's own filters in a scratch in-memory file,
+as opaque bytes), in files opened with the default (sec2) driver; then the
+collections those IDs name (each at most 4 MiB read whole, larger ones object
+header by object header). Anything else (compact storage, other drivers,
+bytes that do not look like a collection) is left to HDF5 unchanged; only a
+collection HDF5 would loop on is an error.
+"""
+
+import os
+import struct
+import itertools
+
+import h5py
+import numpy as np
+
+from ._errors import FormatError
+
+# Most distinct collections looked at per read (as in Rust).
+MAX_COLLECTIONS = 1 << 16
+# Collections up to this size are read whole; larger ones header by header.
+READ_WHOLE = 4 << 20
+# Most bytes of heap IDs read per call (rows beyond are not looked at).
+MAX_ID_BYTES = 64 << 20
+# Bytes of whole collections walked together (numpy, in lockstep).
+BATCH_BYTES = 64 << 20
+
+_scratch = itertools.count()
+
+
+def _align8(x):
+    return (x + 7) & ~7
+
+
+def is_vlen_str(ds):
+    """Whether `ds` holds variable-length strings (the values the heap holds)."""
+    try:
+        t = ds.id.get_type()
+        return t.get_class() == h5py.h5t.STRING and t.is_variable_str()
+    except (OSError, RuntimeError, ValueError, TypeError):
+        return False
+
+
+def guard(ds, start, stop, path):
+    """Checks the collections that rows `start..stop` of `ds` (the value of a
+    scalar one) point to, if `ds` holds variable-length strings; a damaged
+    collection HDF5 would loop on is a `FormatError` naming `path` and `ds`."""
+    if stop <= start or not is_vlen_str(ds):
+        return
+    try:
+        found = _collections(ds, start, stop)
+    except (OSError, RuntimeError, ValueError, TypeError, KeyError, struct.error):
+        # What cannot be looked at is left to HDF5 (as in Rust).
+        return
+    if found is None:
+        return
+    fd, addrs, ss, eof = found
+    try:
+        bad = _walk_all(fd, addrs, ss, eof)
+    except (OSError, ValueError, TypeError, struct.error):
+        return
+    if bad is not None:
+        addr, at, why = bad
+        raise FormatError(path, ds.name, f"damaged global heap collection at byte {addr} of the file: "
+                                         f"the object at byte {addr + at} {why}")
+
+
+def _collections(ds, start, stop):
+    """(fd, sorted collection addresses, sizeof_size, file size) or None."""
+    f = ds.file
+    if f.driver != "sec2":
+        return None
+    fd = f.id.get_vfd_handle()
+    if not isinstance(fd, int) or fd < 0:
+        return None
+    fcpl = f.id.get_create_plist()
+    sa, ss = fcpl.get_sizes()
+    if not (1 <= sa <= 8 and 1 <= ss <= 8):
+        return None
+    base = fcpl.get_userblock()
+    eof = os.fstat(fd).st_size
+    idsz = 8 + sa
+    n = min(stop - start, MAX_ID_BYTES // idsz)
+    dcpl = ds.id.get_create_plist()
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CONTIGUOUS:
+        off = ds.id.get_offset()
+        if off is None:
+            return None
+        ids = os.pread(fd, n * idsz, off + start * idsz)
+        if len(ids) != n * idsz:
+            return None
+    elif layout == h5py.h5d.CHUNKED:
+        ids = _chunk_ids(ds, dcpl, start, n, idsz)
+        if ids is None:
+            return None
+    else:
+        return None
+    if not ids:
+        return None
+    a = np.frombuffer(ids, np.uint8).reshape(-1, idsz)
+    seq = a[:, :4].copy().view("<u4").reshape(-1)
+    raw = np.zeros((len(a), 8), np.uint8)
+    raw[:, :sa] = a[:, 4:4 + sa]
+    addr = raw.view("<u8").reshape(-1)[seq > 0]
+    if len(addr) == 0:
+        return None
+    # Neighbouring rows mostly share a collection: drop repeats before sorting.
+    keep = np.ones(len(addr), bool)
+    keep[1:] = addr[1:] != addr[:-1]
+    addrs = np.unique(addr[keep])[:MAX_COLLECTIONS]
+    # Heap addresses count from the base address (after a user block).
+    addrs = addrs[addrs <= np.uint64(eof)].astype(np.int64) + base
+    return fd, addrs, ss, eof
+
+
+def _chunk_ids(ds, dcpl, start, n, idsz):
+    """The heap IDs of rows start..start+n of a chunked 1-D dataset, as bytes
+    (rows of chunks that cannot be read are left out), or None."""
+    if ds.ndim != 1 or not ds.chunks:
+        return None
+    c = int(ds.chunks[0])
+    if c <= 0:
+        return None
+    nfilters = dcpl.get_nfilters()
+    raw_len = c * idsz
+    last = start + max(n, 1) - 1
+    out = []
+    scratch = None
+    for k in range(start // c, last // c + 1):
+        info = ds.id.get_chunk_info_by_coord((k * c,))
+        if info.byte_offset is None or info.size is None:
+            continue
+        # Stored sizes are bounded by the raw size (plus what a filter may
+        # add to incompressible data).
+        if info.size > 2 * raw_len + (1 << 16):
+            continue
+        mask, buf = ds.id.read_direct_chunk((k * c,))
+        if nfilters == 0 or all(mask & (1 << i) for i in range(min(nfilters, 32))):
+            plain = buf if len(buf) == raw_len else None
+        else:
+            if scratch is None:
+                scratch = _Unfilter(dcpl, c, idsz)
+            plain = scratch.run(buf, mask)
+            if plain is not None and len(plain) != raw_len:
+                plain = None
+        if plain is None:
+            continue
+        lo = max(start, k * c) - k * c
+        hi = min(last + 1, k * c + c) - k * c
+        out.append(bytes(plain[lo * idsz:hi * idsz]))
+    return b"".join(out)
+
+
+class _Unfilter:
+    """A one-chunk dataset in a scratch in-memory file with the source's
+    filters and an opaque element type of one heap ID: a filtered chunk
+    written there with `write_direct_chunk` reads back through HDF5's own
+    filter pipeline (no heap is read)."""
+
+    def __init__(self, src_dcpl, rows, idsz):
+        self.ok = False
+        try:
+            name = f"h5vec-gheap-{os.getpid()}-{next(_scratch)}.h5"
+            self.file = h5py.File(name, "w", driver="core", backing_store=False)
+            self.tid = h5py.h5t.create(h5py.h5t.OPAQUE, idsz)
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_chunk((rows,))
+            for i in range(src_dcpl.get_nfilters()):
+                code, flags, values, _name = src_dcpl.get_filter(i)
+                dcpl.set_filter(code, flags, tuple(values))
+            space = h5py.h5s.create_simple((rows,))
+            self.ds = h5py.h5d.create(self.file.id, b"c", self.tid, space, dcpl=dcpl)
+            self.out = np.empty(rows, dtype=f"V{idsz}")
+            self.ok = True
+        except (OSError, RuntimeError, ValueError, TypeError, KeyError):
+            pass
+
+    def run(self, stored, mask):
+        if not self.ok:
+            return None
+        try:
+            self.ds.write_direct_chunk((0,), stored, mask)
+            self.ds.read(h5py.h5s.ALL, h5py.h5s.ALL, self.out, mtype=self.tid)
+        except (OSError, RuntimeError, ValueError, TypeError, KeyError):
+            return None
+        return self.out.tobytes()
+
+
+def _walk_all(fd, addrs, ss, eof):
+    """(collection address, offset in it, why) of the first damaged
+    collection among `addrs`, or None."""
+    hdr = _align8(8 + ss)
+    objhdr = _align8(8 + ss)
+    whole, big = [], []
+    for addr in addrs.tolist():
+        head = os.pread(fd, hdr, addr)
+        if len(head) != hdr or head[:4] != b"GCOL" or head[4] != 1:
+            continue
+        size = int.from_bytes(head[8:8 + ss], "little")
+        if size < hdr or addr + size > eof:
+            continue
+        (whole if size <= READ_WHOLE else big).append((addr, size))
+    for addr, size in big:
+        bad = _walk_one(lambda at, n: os.pread(fd, n, addr + at), addr, size, ss, hdr, objhdr)
+        if bad is not None:
+            return bad
+    batch, nbytes = [], 0
+    for addr, size in whole + [(None, 0)]:
+        if addr is None or nbytes + size > BATCH_BYTES:
+            bad = _walk_batch(fd, batch, ss, hdr, objhdr)
+            if bad is not None:
+                return bad
+            batch, nbytes = [], 0
+        if addr is not None:
+            batch.append((addr, size))
+            nbytes += size
+    return None
+
+
+def _walk_one(read, addr, size, ss, hdr, objhdr, p=None, steps=0):
+    """Walks one collection as `H5HG__cache_heap_deserialize` does (from
+    offset `p`, after `steps` objects); `read(at, n)` gives its bytes."""
+    p = hdr if p is None else p
+    limit = size // objhdr + 2
+    while p < size:
+        if p + objhdr > size:
+            break
+        steps += 1
+        if steps > limit:
+            return addr, p, "is one of more objects than the collection can hold"
+        o = read(p, objhdr)
+        if len(o) != objhdr:
+            return None
+        idx = o[0] | (o[1] << 8)
+        osize = int.from_bytes(o[8:8 + ss], "little")
+        need = _align8(osize) + objhdr if idx > 0 else osize
+        if need == 0:
+            return addr, p, "is free space of size 0 (HDF5 would loop on it forever)"
+        if need > size - p:
+            return addr, p, f"claims {osize} bytes, past the collection's end"
+        p += need
+    return None
+
+
+def _walk_batch(fd, batch, ss, hdr, objhdr):
+    """Walks the collections of `batch` (each read whole) together: one numpy
+    step per object, across every collection still being walked; the last
+    few are finished one by one."""
+    if not batch:
+        return None
+    bufs = [os.pread(fd, size, addr) for addr, size in batch]
+    if any(len(b) != s for b, (_, s) in zip(bufs, batch)):
+        return None
+    buf = np.frombuffer(b"".join(bufs), np.uint8)
+    addr = np.array([a for a, _ in batch], np.int64)
+    size = np.array([s for _, s in batch], np.int64)
+    base = np.zeros(len(batch), np.int64)
+    np.cumsum(size[:-1], out=base[1:])
+    p = np.full(len(batch), hdr, np.int64)
+    steps = np.zeros(len(batch), np.int64)
+    limit = size // objhdr + 2
+    live = np.flatnonzero(p + objhdr <= size)
+    weights = (256 ** np.arange(ss)).astype(np.uint64)
+    while len(live) > 16:
+        at = base[live] + p[live]
+        idx = buf[at].astype(np.int64) | (buf[at + 1].astype(np.int64) << 8)
+        ob = buf[at[:, None] + 8 + np.arange(ss)[None, :]].astype(np.uint64)
+        osize = (ob * weights[None, :]).sum(axis=1, dtype=np.uint64)
+        steps[live] += 1
+        room = (size[live] - p[live]).astype(np.uint64)
+        over = steps[live] > limit[live]
+        past = osize > room
+        small = np.where(past, np.uint64(0), osize).astype(np.int64)
+        need = np.where(idx > 0, ((small + 7) & ~7) + objhdr, small)
+        zero = ~past & (need == 0)
+        past |= ~zero & (need.astype(np.uint64) > room)
+        wrong = over | zero | past
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            j = live[i]
+            why = ("is one of more objects than the collection can hold" if over[i] else
+                   "is free space of size 0 (HDF5 would loop on it forever)" if zero[i] else
+                   f"claims {int(osize[i])} bytes, past the collection's end")
+            return int(addr[j]), int(p[j]), why
+        p[live] += need
+        live = live[p[live] + objhdr <= size[live]]
+    for j in live.tolist():
+        b0 = int(base[j])
+        bad = _walk_one(lambda at, n: buf[b0 + at:b0 + at + n].tobytes(), int(addr[j]), int(size[j]), ss,
+                        hdr, objhdr, int(p[j]), int(steps[j]))
+        if bad is not None:
+            return bad
+    return None
