@@ -87,6 +87,20 @@ def open_dataset(group, name, path):
     return obj
 
 
+def close_file(f):
+    """Closes h5py file `f`. HDF5 can fail to close a damaged file (e.g. after
+    listing a damaged group of a read-only file made it want to write: "Can't
+    decrement id ref count"); the close is then tried once more, which ends
+    it, and a failure is not raised: the error that led here, or the values
+    read, are what the caller gets."""
+    for _ in range(2):
+        try:
+            f.close()
+            return
+        except (RuntimeError, OSError, ValueError):
+            pass
+
+
 def _sole_handle(ds):
     ids = h5py.h5f.get_obj_ids(ds.file.id, h5py.h5f.OBJ_DATASET)
     return sum(1 for i in ids if i == ds.id) <= 1

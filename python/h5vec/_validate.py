@@ -11,6 +11,7 @@ import sys
 
 import h5py
 
+from . import _h5
 from ._errors import FileError, FormatError
 from ._tables import read_strings, read_table
 from ._vector import _is_vector, _open_where, open_vector
@@ -102,7 +103,7 @@ def _check(path, only=None):
         return report
     finally:
         if owned is not None:
-            owned.close()
+            _h5.close_file(owned)
 
 
 def _child():

@@ -190,7 +190,7 @@ class Vector:
 
     def close(self):
         if self._file is not None:
-            self._file.close()
+            _h5.close_file(self._file)
             self._file = None
 
     def __enter__(self):
@@ -390,7 +390,7 @@ def open_vector(where, name):
         return Vector(group, name, owned)
     except BaseException:
         if owned is not None:
-            owned.close()
+            _h5.close_file(owned)
         raise
 
 
@@ -437,4 +437,4 @@ def list_vectors(where):
         return out
     finally:
         if owned is not None:
-            owned.close()
+            _h5.close_file(owned)
