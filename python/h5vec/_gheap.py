@@ -304,3 +304,142 @@ def _walk_batch(fd, batch, ss, hdr, objhdr):
         if bad is not None:
             return bad
     return None
+
+
+# ---------------------------------------------------------------------------
+# Attributes: the heap IDs of a variable-length string attribute live in its
+# attribute message, in the object header. HDF5 reads an attribute only
+# through its heap (there is no raw read), so the message is found here from
+# the file's bytes: object header version 1 or 2, continuation chunks
+# followed; attributes in dense storage, shared datatypes or dataspaces and
+# anything that does not parse are left to HDF5.
+
+# Most object header chunks, and bytes per chunk, looked at.
+MAX_HEADER_CHUNKS = 64
+MAX_HEADER_CHUNK = 1 << 20
+ATTRIBUTE_MSG = 0x000C
+CONTINUATION_MSG = 0x0010
+
+
+def guard_attr(obj, name, path):
+    """Checks the collections variable-length string attribute `name` of
+    `obj` points to, before HDF5 reads it; a damaged collection HDF5 would
+    loop on is a `FormatError` naming `path`, `obj` and the attribute."""
+    try:
+        t = obj.attrs.get_id(name).get_type()
+        if not (t.get_class() == h5py.h5t.STRING and t.is_variable_str()):
+            return
+        found = _attr_collections(obj, name.encode("utf-8"))
+        if found is None:
+            return
+        bad = _walk_all(*found)
+    except (OSError, RuntimeError, ValueError, TypeError, KeyError, struct.error):
+        return
+    if bad is not None:
+        addr, at, why = bad
+        raise FormatError(path, obj.name, f"attribute {name}: damaged global heap collection at byte {addr} "
+                                          f"of the file: the object at byte {addr + at} {why}")
+
+
+def _le(b, at, n):
+    if at < 0 or at + n > len(b):
+        raise ValueError("past the end")
+    return int.from_bytes(b[at:at + n], "little")
+
+
+def _attr_collections(obj, want):
+    f = obj.file
+    if f.driver != "sec2":
+        return None
+    fd = f.id.get_vfd_handle()
+    if not isinstance(fd, int) or fd < 0:
+        return None
+    fcpl = f.id.get_create_plist()
+    sa, ss = fcpl.get_sizes()
+    if not (1 <= sa <= 8 and 1 <= ss <= 8):
+        return None
+    base = fcpl.get_userblock()
+    eof = os.fstat(fd).st_size
+    data = None
+    for msg in _messages(fd, h5py.h5o.get_info(obj.id).addr + base, base, sa, ss):
+        data = _attr_data(msg, want)
+        if data is not None:
+            break
+    if data is None:
+        return None
+    idsz = 8 + sa
+    addrs = set()
+    for k in range(0, len(data) - idsz + 1, idsz):
+        if _le(data, k, 4) > 0:
+            addrs.add(_le(data, k + 4, sa))
+    addrs = sorted(a + base for a in addrs if a <= eof)[:MAX_COLLECTIONS]
+    return fd, np.array(addrs, np.int64), ss, eof
+
+
+def _messages(fd, addr, base, sa, ss):
+    """(type, bytes) of each message of the object header at `addr`."""
+    head = os.pread(fd, 16, addr)
+    if len(head) < 16:
+        return
+    if head[:4] == b"OHDR":
+        if head[4] != 2:
+            return
+        flags = head[5]
+        p = 6 + (16 if flags & 0x20 else 0) + (4 if flags & 0x10 else 0)
+        width = 1 << (flags & 3)
+        more = os.pread(fd, p + width, addr)
+        chunks = [(addr + p + width, _le(more, p, width), 0)]
+        mhdr = 6 if flags & 0x04 else 4
+    elif head[0] == 1:
+        chunks = [(addr + 16, _le(head, 8, 4), 0)]
+        mhdr, flags = 8, None
+    else:
+        return
+    seen = 0
+    while chunks and seen < MAX_HEADER_CHUNKS:
+        at, size, skip = chunks.pop(0)
+        seen += 1
+        if size > MAX_HEADER_CHUNK:
+            continue
+        b = os.pread(fd, size, at)[skip:]
+        if flags is not None:
+            b = b[:-4]  # the checksum
+        off = 0
+        while off + mhdr <= len(b):
+            if flags is None:
+                mtype, msize = _le(b, off, 2), _le(b, off + 2, 2)
+            else:
+                mtype, msize = b[off], _le(b, off + 1, 2)
+            body = b[off + mhdr:off + mhdr + msize]
+            off += mhdr + msize
+            if mtype == CONTINUATION_MSG and len(body) >= sa + ss:
+                caddr, clen = _le(body, 0, sa) + base, _le(body, sa, ss)
+                # Version 2 continuation chunks start with "OCHK".
+                chunks.append((caddr, clen, 0 if flags is None else 4))
+            elif mtype == ATTRIBUTE_MSG:
+                yield body
+
+
+def _attr_data(m, want):
+    """The data bytes of attribute message `m` if it is the attribute named
+    `want` with a variable-length string type, else None."""
+    if len(m) < 8:
+        return None
+    version = m[0]
+    if version not in (1, 2, 3):
+        return None
+    if version > 1 and m[1] & 0x03:
+        return None  # a shared datatype or dataspace
+    nsize, tsize, ssize = _le(m, 2, 2), _le(m, 4, 2), _le(m, 6, 2)
+    pad = _align8 if version == 1 else (lambda x: x)
+    p = 9 if version == 3 else 8
+    name = m[p:p + nsize].split(b"\0", 1)[0]
+    if name != want:
+        return None
+    p += pad(nsize)
+    dt = m[p:p + tsize]
+    # Class 9 (variable-length), type 1 (string).
+    if len(dt) < 8 or dt[0] & 0x0F != 9 or dt[1] & 0x0F != 1:
+        return None
+    p += pad(tsize) + pad(ssize)
+    return m[p:]

@@ -280,6 +280,8 @@ def read_attr_string(obj, name, path):
         t = TypeInfo(aid.get_type())
         if t.cls != h5py.h5t.STRING or aid.shape not in ((), (1,)):
             raise mismatch(path, obj.name, f"attribute {name} to be a scalar string", t.describe())
+        # Damaged heap collections that HDF5 would loop on (SPEC section 7).
+        _gheap.guard_attr(obj, name, path)
         raw = obj.attrs[name]
     except FormatError:
         raise

@@ -11,7 +11,7 @@ import sys
 
 import h5py
 
-from . import _h5
+from . import _gheap, _h5
 from ._errors import FileError, FormatError
 from ._tables import read_strings, read_table
 from ._vector import _is_vector, _open_where, open_vector
@@ -24,6 +24,10 @@ _MAX_DEPTH = 160
 
 def _kind(g):
     """'vector', 'table', 'vls' or None for an h5py.Group."""
+    for name in ("CLASS", "type"):
+        if name in g.attrs:
+            # Damaged heap collections that HDF5 would loop on (SPEC section 7).
+            _gheap.guard_attr(g, name, "$")
     try:
         attrs = g.attrs
         cls = attrs.get("CLASS")
