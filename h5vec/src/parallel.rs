@@ -390,11 +390,12 @@ impl Pipeline {
         }
     }
 
-    /// Whether whole-vector loads read this pipeline's chunks ahead
-    /// ([`ReadAhead`]): compressed ones; not Fletcher32 alone
-    /// ([`Codec::Plain`]), whose chunks are read in place.
+    /// Whether whole-vector loads go through [`ReadAhead`]: every
+    /// filtered pipeline (for Fletcher32 alone, [`Codec::Plain`], only to
+    /// keep the chunk a partial read verified for the next read: nothing
+    /// is decompressed ahead).
     pub(crate) fn reads_ahead(&self) -> bool {
-        self.level.is_some() && self.codec != Codec::Plain
+        self.level.is_some()
     }
 
     fn chunk_bytes(&self) -> usize {
@@ -1090,7 +1091,9 @@ fn read_rows_with(
     }
     let (head_out, rest) = out.split_at_mut(head as usize * rb);
     let (body_out, tail_out) = rest.split_at_mut((nk * c) as usize * rb);
-    if p.codec == Codec::Plain && ready.chunks.is_empty() {
+    // Fletcher32 alone: whole chunks are read in place (cheaper than
+    // copying one read ahead); partial ones use what was read before.
+    if p.codec == Codec::Plain {
         read_plain_chunks(ds, p, k0, body_out, path, normal)?;
         if head > 0 {
             read_partial_chunks(ds, p, start, head_out, path, normal, ready)?;
@@ -1131,6 +1134,12 @@ fn read_rows_with(
         }
     });
     // Chunks that could not be taken directly go through HDF5.
+    give_buffers(
+        slots
+            .iter_mut()
+            .filter_map(|(_, d, _)| d.take().map(|(b, _)| b))
+            .collect(),
+    );
     for (i, (o, _, got)) in slots.into_iter().enumerate() {
         let k = k0 + i as u64;
         match got {
@@ -1269,7 +1278,7 @@ fn fetch_chunk(
         {
             // At most twice a chunk no larger than MAX_FILTERED_CHUNK_BYTES
             // (read_rows_with), but allocated fallibly all the same.
-            let mut data = Vec::new();
+            let mut data = take_buffers(1).pop().unwrap_or_default();
             let size = usize::try_from(size).unwrap_or(usize::MAX);
             crate::limits::sized(&mut data, size, "a stored chunk", path)?;
             read_stored_chunk(ds, row, &mut data).map(|(len, mask)| {
@@ -1323,7 +1332,11 @@ fn read_partial_chunks(
             None => sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
                 crate::limits::sized(&mut whole, cb, "a decompressed chunk", path)?;
                 let got = match comp {
-                    Some((data, mask)) => p.decompress(&data, mask, &mut whole),
+                    Some((data, mask)) => {
+                        let got = p.decompress(&data, mask, &mut whole);
+                        give_buffers(vec![data]);
+                        got
+                    }
                     None => Decoded::Fallback,
                 };
                 match got {
@@ -1574,7 +1587,16 @@ fn prefetch(
                 *got = p.decompress(data, *mask, o);
             }
         });
-        let _ = tx.send(all.into_iter().map(|(k, _, o, d)| (k, d, o)).collect());
+        let mut spent = Vec::with_capacity(all.len());
+        let done = all
+            .into_iter()
+            .map(|(k, (data, _), o, d)| {
+                spent.push(data);
+                (k, d, o)
+            })
+            .collect();
+        give_buffers(spent);
+        let _ = tx.send(done);
     };
     match pool() {
         Some(pool) => pool.spawn(job),
