@@ -7,7 +7,8 @@
 //!
 //! Options: `--rows N` (1,000,000), `--passes P` (5), `--warmup W` (1
 //! unreported pass first), `--workload w1|w2` (w1), `--deflate` (add the
-//! shuffle+deflate(4) rows), `--zstd` (add the `h5vec-zstd` rows: Blosc +
+//! shuffle+deflate(4) rows), `--checksum` (add the h5vec rows again with
+//! `SaveOptions::checksum(true)`: `h5vec-checksum`, `h5vec-deflate4-checksum`), `--zstd` (add the `h5vec-zstd` rows: Blosc +
 //! Zstandard, setting [`ZSTD_SETTING`] or `H5VEC_BENCH_ZSTD`),
 //! `--no-compound` (drop the compound reference),
 //! `--only a,b` (run only these implementations, e.g. `h5vec` for
@@ -102,6 +103,8 @@ struct Args {
     warmup: usize,
     workload: String,
     deflate: bool,
+    /// Add the h5vec rows with `SaveOptions::checksum(true)` (`--checksum`).
+    checksum: bool,
     /// Add the `h5vec-zstd` rows (Blosc + Zstandard).
     zstd: bool,
     compound: bool,
@@ -128,6 +131,7 @@ fn parse_args() -> AnyResult<Args> {
         warmup: 1,
         workload: "w1".into(),
         deflate: false,
+        checksum: false,
         zstd: false,
         compound: true,
         only: None,
@@ -148,6 +152,7 @@ fn parse_args() -> AnyResult<Args> {
             "--warmup" => a.warmup = val()?.parse()?,
             "--workload" => a.workload = val()?,
             "--deflate" => a.deflate = true,
+            "--checksum" => a.checksum = true,
             "--zstd" => a.zstd = true,
             "--no-compound" => a.compound = false,
             "--only" => a.only = Some(val()?.split(',').map(str::to_owned).collect()),
@@ -160,7 +165,7 @@ fn parse_args() -> AnyResult<Args> {
             "--synced" => a.synced = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] [--zstd] \
+                    "usage: compare [--rows N] [--passes P] [--warmup W] [--workload w1|w2] [--deflate] [--checksum] [--zstd] \
                      [--no-compound] [--only impl,impl] [--dir D] [--keep] [--jsonl FILE] [--pass-label K] [--no-clone] \
                      [--existing [--synced]]"
                 );
@@ -245,8 +250,23 @@ fn w1_cases<'a>(args: &Args) -> Vec<Case<'a, Measurement>> {
         ));
         cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
     }
+    cases.extend(checksum_cases(args));
     if args.zstd {
         cases.push(zstd_case());
+    }
+    cases
+}
+
+/// With `--checksum`: the h5vec rows again with Fletcher32 checksums
+/// (`h5vec-checksum`, and `h5vec-deflate4-checksum` with `--deflate`).
+fn checksum_cases<'a, T: h5vec::H5Vector + 'a>(args: &Args) -> Vec<Case<'a, T>> {
+    let mut cases = Vec::new();
+    if args.checksum {
+        let on = SaveOptions::default().checksum(true);
+        cases.push(h5vec_case("h5vec-checksum", "uncompressed", on.clone()));
+        if args.deflate {
+            cases.push(h5vec_case("h5vec-deflate4-checksum", "deflate4", on.deflate(4)));
+        }
     }
     cases
 }
@@ -281,6 +301,8 @@ fn w2_cases<'a>(args: &Args) -> Vec<Case<'a, data::Event>> {
         ));
         cases.push(base("baseline-deflate4", "deflate4", Layout::Deflate(4)));
     }
+    #[cfg(feature = "w2")]
+    cases.extend(checksum_cases(args));
     #[cfg(feature = "w2")]
     if args.zstd {
         cases.push(zstd_case());
