@@ -2,6 +2,8 @@
 SPEC section 7 that needs no values), and reading row ranges into columns
 (with the checks that do)."""
 
+import json
+
 import h5py
 import numpy as np
 
@@ -115,6 +117,8 @@ class Leaf:
 
     def __init__(self, ds, info, node, path):
         self.ds, self.info, self.node, self.path = ds, info, node, path
+        # JSON text below a MASK: checked by `Nullable`, which knows the nulls.
+        self.json_by_mask = False
         self.labels = node.labels
         if node.codec == S.ENUM and not self.labels and info.cls == h5py.h5t.ENUM:
             self.labels = dict(info.enum)
@@ -135,7 +139,10 @@ class Leaf:
             return Prim(raw == 1, "bool", node)
         if enc == "String":
             objs = _h5.read_rows(ds, a, b, self.path)
-            return _vlen_strings(objs, node, self.path, ds.name, a)
+            col = _vlen_strings(objs, node, self.path, ds.name, a)
+            if node.codec == S.JSON and not self.json_by_mask:
+                check_json(col, self.path, ds.name, a)
+            return col
         raw = _h5.read_rows(ds, a, b, self.path)
         want = S.NUMBERS[enc]
         if raw.dtype != want:
@@ -208,6 +215,22 @@ def _unknown_map_key(node, path, location, lenient):
     if key.unknown is None:
         return None
     return Unknown(node, path, location, lenient, f"{key.unknown} (the map's key)")
+
+
+def check_json(col, path, location, a):
+    """Every row of JSON text column `col` that is not null is JSON (as the
+    Rust library's Arrow reader checks: damaged metadata can make HDF5 read
+    every string as empty)."""
+    offs = col.offsets.tolist()
+    buf = col.data.tobytes()
+    valid = None if col.valid is None else col.valid.tolist()
+    for i in range(len(offs) - 1):
+        if valid is not None and not valid[i]:
+            continue
+        try:
+            json.loads(buf[offs[i]:offs[i + 1]])
+        except ValueError as e:
+            raise FormatError(path, f"{location}[{a + i}]", f"row {a + i}: bad JSON: {e}") from None
 
 
 def _vlen_strings(objs, node, path, location, a):
@@ -365,7 +388,10 @@ class Vls:
             valid = np.ones(b - a, bool)
             if self.placeholder is not None and b > a:
                 valid = ~placeholder_rows(self.placeholder, start, cut, hb)
-        return Str(offsets, data, "json" if self.node.codec == S.JSON else "utf8", self.node, valid)
+        col = Str(offsets, data, "json" if self.node.codec == S.JSON else "utf8", self.node, valid)
+        if self.node.codec == S.JSON:
+            check_json(col, self.path, self.ptrs.name, a)
+        return col
 
 
 class ListReader:
@@ -519,6 +545,8 @@ class Nullable:
                                   "a null row (MASK = FALSE) must have an empty span, "
                                   f"found {int(lens[i])} elements")
         col.valid = valid
+        if isinstance(self.inner, Leaf) and self.inner.json_by_mask and self.inner.node.codec == S.JSON:
+            check_json(col, self.path, self.inner.ds.name, a)
         col.node = self.node
         return col
 
@@ -579,6 +607,8 @@ def open_field(group, node, path, count, extra=(), lenient=False):
                            child.kind)
         mask = _open_mask(group, path, count)
         inner = open_field(group, child, path, count, (*extra, MASK), lenient)
+        if isinstance(inner, Leaf):
+            inner.json_by_mask = True
         return Nullable(mask, inner, node, path)
     raise mismatch(path, group.name, "a field kind", f"`{k}` (only valid inside a list)")
 

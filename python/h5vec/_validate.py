@@ -24,10 +24,14 @@ _MAX_DEPTH = 160
 
 def _kind(g):
     """'vector', 'table', 'vls' or None for an h5py.Group."""
-    for name in ("CLASS", "type"):
+    for name, kind in (("CLASS", "table"), ("type", "vls")):
         if name in g.attrs:
-            # Damaged heap collections that HDF5 would loop on (SPEC section 7).
-            _gheap.guard_attr(g, name, "$")
+            # Damaged heap collections that HDF5 would loop on (SPEC section
+            # 7): reading the container reports them as its problem.
+            try:
+                _gheap.guard_attr(g, name, "$")
+            except FormatError:
+                return kind
     try:
         attrs = g.attrs
         cls = attrs.get("CLASS")

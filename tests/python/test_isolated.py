@@ -81,8 +81,13 @@ def test_a_crash_in_hdf5_is_a_format_error(name):
     assert e.value.message.startswith(f"isolated check killed by {CRASHES[name]}"), str(e.value)
 
 
-def test_a_hang_hits_the_time_limit():
-    path = FUZZ / "hang-nulls-s2-i8.h5"  # HDF5's global heap loop, through h5py
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_a_hang_hits_the_time_limit(tmp_path):
+    # Opening a named pipe no process writes to blocks forever. (HDF5's
+    # global heap loop, hang-nulls-s2-i8.h5, is refused before HDF5 reads
+    # the heap now: python/h5vec/_gheap.py.)
+    path = tmp_path / "pipe.h5"
+    os.mkfifo(path)
     with pytest.raises(h5vec.FormatError) as e:
         h5vec.validate(path, time_limit=2)
     assert e.value.message == "isolated check: still running after the time limit of 2 s, killed"
