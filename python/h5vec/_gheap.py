@@ -165,38 +165,54 @@ def _chunk_ids(ds, dcpl, start, n, idsz):
 
 
 class _Unfilter:
-    """A one-chunk dataset in a scratch in-memory file with the source's
+    """One-chunk datasets in a scratch in-memory file with the source's
     filters and an opaque element type of one heap ID: a filtered chunk
     written there with `write_direct_chunk` reads back through HDF5's own
-    filter pipeline (no heap is read)."""
+    filter pipeline (no heap is read). A chunk's filter mask (filters its
+    writer skipped, e.g. an optional shuffle HDF5 could not set up for
+    variable-length strings) selects a dataset with only the filters that
+    ran: HDF5 runs the whole pipeline on a read whatever mask a direct
+    write gave."""
 
     def __init__(self, src_dcpl, rows, idsz):
-        self.ok = False
+        self.rows, self.idsz, self.made = rows, idsz, {}
+        self.filters = [src_dcpl.get_filter(i)[:3] for i in range(src_dcpl.get_nfilters())]
+        self.file = None
+
+    def _dataset(self, mask):
+        if mask in self.made:
+            return self.made[mask]
+        got = None
         try:
-            name = f"h5vec-gheap-{os.getpid()}-{next(_scratch)}.h5"
-            self.file = h5py.File(name, "w", driver="core", backing_store=False)
-            self.tid = h5py.h5t.create(h5py.h5t.OPAQUE, idsz)
+            if self.file is None:
+                name = f"h5vec-gheap-{os.getpid()}-{next(_scratch)}.h5"
+                self.file = h5py.File(name, "w", driver="core", backing_store=False)
+                self.tid = h5py.h5t.create(h5py.h5t.OPAQUE, self.idsz)
             dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-            dcpl.set_chunk((rows,))
-            for i in range(src_dcpl.get_nfilters()):
-                code, flags, values, _name = src_dcpl.get_filter(i)
-                dcpl.set_filter(code, flags, tuple(values))
-            space = h5py.h5s.create_simple((rows,))
-            self.ds = h5py.h5d.create(self.file.id, b"c", self.tid, space, dcpl=dcpl)
-            self.out = np.empty(rows, dtype=f"V{idsz}")
-            self.ok = True
+            dcpl.set_chunk((self.rows,))
+            for i, (code, flags, values) in enumerate(self.filters):
+                if not (i < 32 and mask & (1 << i)):
+                    dcpl.set_filter(code, flags, tuple(values))
+            space = h5py.h5s.create_simple((self.rows,))
+            ds = h5py.h5d.create(self.file.id, f"c{len(self.made)}".encode(), self.tid, space, dcpl=dcpl)
+            got = ds, np.empty(self.rows, dtype=f"V{self.idsz}")
         except (OSError, RuntimeError, ValueError, TypeError, KeyError):
             pass
+        if len(self.made) < 64:
+            self.made[mask] = got
+        return got
 
     def run(self, stored, mask):
-        if not self.ok:
+        made = self._dataset(mask)
+        if made is None:
             return None
+        ds, out = made
         try:
-            self.ds.write_direct_chunk((0,), stored, mask)
-            self.ds.read(h5py.h5s.ALL, h5py.h5s.ALL, self.out, mtype=self.tid)
+            ds.write_direct_chunk((0,), stored, 0)
+            ds.read(h5py.h5s.ALL, h5py.h5s.ALL, out, mtype=self.tid)
         except (OSError, RuntimeError, ValueError, TypeError, KeyError):
             return None
-        return self.out.tobytes()
+        return out.tobytes()
 
 
 def _walk_all(fd, addrs, ss, eof):

@@ -209,3 +209,57 @@ def test_input(outcomes, name):
             assert kind == "h5vec._errors." + outcome, f"{name} {op}: {kind}: {value}"
             for w in arg:
                 assert w in value, f"{name} {op}: {w!r} not in {value!r}"
+
+
+# --- a damaged collection behind compressed and uncompressed chunks --------
+
+DAMAGE = r"""
+import sys
+import numpy as np
+import h5vec
+
+path, comp = sys.argv[1], sys.argv[2]
+h5vec.save_vector(path, "v", {"name": np.array([f"s{i}" for i in range(20000)], dtype=object)},
+                  compression=None if comp == "none" else comp)
+data = bytearray(open(path, "rb").read())
+# A full collection of the column's strings (thousands of objects and no
+# free space: the metadata's strings are in the last one, which has some):
+# its first object made free space (index 0) of size 0.
+import re
+for m in re.finditer(b"GCOL", bytes(data)):
+    at = m.start()
+    size = int.from_bytes(data[at + 8:at + 16], "little")
+    p, objects = 16, 0
+    while p + 16 <= size:
+        idx = int.from_bytes(data[at + p:at + p + 2], "little")
+        osize = int.from_bytes(data[at + p + 8:at + p + 16], "little")
+        if idx == 0:
+            break
+        objects += 1
+        p += 16 + ((osize + 7) & ~7)
+    if p + 16 > size and objects >= 1000:
+        data[at + 16:at + 18] = bytes(2)
+        data[at + 24:at + 32] = bytes(8)
+        break
+else:
+    raise SystemExit("no full collection of the column's strings")
+open(path, "wb").write(bytes(data))
+try:
+    h5vec.open_vector(path, "v").read()
+except h5vec.FormatError as e:
+    print(e)
+"""
+
+
+@pytest.mark.parametrize("comp", ["none", "deflate", "lzf"])
+def test_a_damaged_collection_is_an_error(tmp_path, comp):
+    path = tmp_path / "damaged.h5"
+    env = dict(os.environ, PYTHONPATH=str(WORKSPACE / "python"))
+    try:
+        p = subprocess.run([sys.executable, "-c", DAMAGE, str(path), comp], capture_output=True, text=True,
+                           timeout=LIMIT, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{comp}: the read hung (HDF5's global heap loop)")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("$.name (/v/data/name/values): damaged global heap collection at byte "), p.stdout
+    assert "is free space of size 0 (HDF5 would loop on it forever)" in p.stdout, p.stdout
