@@ -374,3 +374,56 @@ fn a_flipped_byte_is_an_error_on_every_read_path() {
         assert!(e.to_string().contains("Fletcher32"), "{what}: {e}");
     }
 }
+
+/// A chunk whose filter mask says its checksum was skipped (no writer
+/// skips the mandatory filter) is an error on every h5vec read, whatever
+/// bytes it holds.
+#[test]
+fn a_chunk_stored_without_its_checksum_is_an_error() {
+    if std::env::var("H5VEC_DIRECT_CHUNKS").is_ok_and(|v| v == "0") {
+        return; // h5vec's own chunk path is what this checks
+    }
+    let rows: Vec<Rec> = (0..10_000).map(|i| Rec { x: common::mix(i) }).collect();
+    let f = common::mem_file();
+    let opts = SaveOptions::default().chunk_length(1024).checksum(true);
+    h5vec::save_vector_with(&f, "v", &rows, &opts).unwrap();
+    let ds = f.dataset("v/data/x/values").unwrap();
+    // Other values for rows 3072..4096, stored as if the checksum had been skipped.
+    let other: Vec<u8> = (0..1024u64).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    let off = [3 * 1024 as hsize_t];
+    // SAFETY: a valid 1-D chunked dataset; `other` holds the length given.
+    let r = hdf5::sync::sync(|| unsafe {
+        hdf5_sys::h5d::H5Dwrite_chunk(
+            ds.id(),
+            hdf5_sys::h5p::H5P_DEFAULT,
+            1,
+            off.as_ptr(),
+            other.len(),
+            other.as_ptr().cast(),
+        )
+    });
+    assert!(r >= 0, "H5Dwrite_chunk");
+    let r = "3072..4096";
+    let why = "stored without its checksum";
+    for (how, e) in [
+        (
+            "load_vector",
+            h5vec::load_vector::<Rec>(&f, "v").unwrap_err(),
+        ),
+        (
+            "whole chunk",
+            h5vec::load_range::<Rec>(&f, "v", 3072..4096).unwrap_err(),
+        ),
+        (
+            "partial chunk",
+            h5vec::load_range::<Rec>(&f, "v", 3100..3200).unwrap_err(),
+        ),
+        (
+            "column",
+            h5vec::load_column::<u64>(&f, "v", "x").unwrap_err(),
+        ),
+    ] {
+        is_mismatch(&e, r, how);
+        assert!(e.to_string().contains(why), "{how}: {e}");
+    }
+}

@@ -1144,7 +1144,7 @@ fn read_rows_with(
         let k = k0 + i as u64;
         match got {
             Decoded::Done => {}
-            Decoded::Fallback => normal_checked(p, k * c, c, o, k, path, normal)?,
+            Decoded::Fallback => normal_checked(ds, p, k * c, c, o, k, path, normal)?,
             Decoded::Corrupt(why) => return Err(corrupt_chunk(k, c, &why, path)),
         }
     }
@@ -1186,8 +1186,13 @@ fn read_plain_chunks(
             let Some((mask, size)) = stored_chunk(ds, k * c) else {
                 return Err(never_written(k, c, path));
             };
-            if mask != 0 || size != cb as u64 + 4 {
-                // Skipped checksum or another size: HDF5 decides.
+            if mask != 0 {
+                let why =
+                    format!("the chunk is stored without its checksum (filter mask {mask:#x})");
+                return Err(corrupt_chunk(k, c, &why, path));
+            }
+            if size != cb as u64 + 4 {
+                // Another size: HDF5 decides (and verifies).
                 sums.push(None);
                 continue;
             }
@@ -1229,7 +1234,7 @@ fn read_plain_chunks(
         let k = k0 + i as u64;
         match got {
             Decoded::Done => {}
-            Decoded::Fallback => normal_checked(p, k * c, c, o, k, path, normal)?,
+            Decoded::Fallback => normal_checked(ds, p, k * c, c, o, k, path, normal)?,
             Decoded::Corrupt(why) => return Err(corrupt_chunk(k, c, &why, path)),
         }
     }
@@ -1238,9 +1243,12 @@ fn read_plain_chunks(
 
 /// `normal(row, n, out)` for rows of chunk `k`, HDF5's own pipeline: with
 /// a checksum, HDF5 verifies it (`H5Pset_edc_check`'s default), and its
-/// Fletcher32 error becomes h5vec's, naming the chunk's rows.
+/// Fletcher32 error becomes h5vec's, naming the chunk's rows. A chunk whose
+/// filter mask says its checksum was skipped (HDF5 would return it
+/// unverified; no writer skips the mandatory filter) is an error first.
 #[allow(clippy::too_many_arguments)] // normal's arguments, the chunk and the pipeline
 fn normal_checked(
+    ds: &Dataset,
     p: &Pipeline,
     row: u64,
     n: u64,
@@ -1249,6 +1257,15 @@ fn normal_checked(
     path: impl At,
     normal: &mut ReadFallback<'_>,
 ) -> Result<()> {
+    if p.checksum {
+        if let Some((mask, _)) = stored_chunk(ds, k * p.chunk_rows) {
+            if mask & p.checksum_bit() != 0 {
+                let why =
+                    format!("the chunk is stored without its checksum (filter mask {mask:#x})");
+                return Err(corrupt_chunk(k, p.chunk_rows, &why, path));
+            }
+        }
+    }
     normal(row, n, out).map_err(|e| {
         if p.checksum && e.to_string().contains("Fletcher32") {
             corrupt_chunk(k, p.chunk_rows, "HDF5's own check failed", path)
@@ -1328,7 +1345,7 @@ fn read_partial_chunks(
                 Ok(())
             }
             Some(Got::Failed(e)) => Err(e),
-            Some(Got::Fallback) => normal_checked(p, row, n, here, k, path, normal),
+            Some(Got::Fallback) => normal_checked(ds, p, row, n, here, k, path, normal),
             None => sync(|| fetch_chunk(ds, p, k, path)).and_then(|comp| {
                 crate::limits::sized(&mut whole, cb, "a decompressed chunk", path)?;
                 let got = match comp {
@@ -1344,7 +1361,7 @@ fn read_partial_chunks(
                         here.copy_from_slice(&whole[lo..lo + here.len()]);
                         Ok(())
                     }
-                    Decoded::Fallback => normal_checked(p, row, n, here, k, path, normal),
+                    Decoded::Fallback => normal_checked(ds, p, row, n, here, k, path, normal),
                     Decoded::Corrupt(why) => Err(corrupt_chunk(k, c, &why, path)),
                 }
             }),
