@@ -350,9 +350,10 @@ pub(crate) fn create_column_with_fill(
         if unsafe { h5t::H5Tget_size(fill_type) } != fill.len() {
             return Err(Error::invalid(path, "fill value does not match its type"));
         }
+        let checksum = spec.checksum && !super::filters::holds_variable_length(spec.dtype);
         let dcpl = hdf5::plist::DatasetCreate::build()
             .chunk(spec.chunk())
-            .set_filters(&spec.compression.filters_with(spec.checksum && !super::filters::holds_variable_length(spec.dtype)))
+            .set_filters(&spec.compression.filters_with(checksum))
             .finish()
             .at(path)?;
         // SAFETY: `fill` holds one value of `fill_type` (its size, checked).

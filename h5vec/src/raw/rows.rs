@@ -57,12 +57,13 @@ pub(crate) fn create_column(
     if spec.compression.is_blosc() {
         blosc_threads();
     }
+    let checksum = spec.checksum && !super::filters::holds_variable_length(spec.dtype);
     group
         .new_dataset_builder()
         .empty_as(spec.dtype)
         .shape(extents)
         .chunk(spec.chunk())
-        .set_filters(&spec.compression.filters_with(spec.checksum && !super::filters::holds_variable_length(spec.dtype)))
+        .set_filters(&spec.compression.filters_with(checksum))
         .create(name)
         .at(path)
 }
