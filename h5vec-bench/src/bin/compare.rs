@@ -265,7 +265,11 @@ fn checksum_cases<'a, T: h5vec::H5Vector + 'a>(args: &Args) -> Vec<Case<'a, T>> 
         let on = SaveOptions::default().checksum(true);
         cases.push(h5vec_case("h5vec-checksum", "uncompressed", on.clone()));
         if args.deflate {
-            cases.push(h5vec_case("h5vec-deflate4-checksum", "deflate4", on.deflate(4)));
+            cases.push(h5vec_case(
+                "h5vec-deflate4-checksum",
+                "deflate4",
+                on.deflate(4),
+            ));
         }
     }
     cases
