@@ -35,7 +35,7 @@ READ_WHOLE = 4 << 20
 # Most bytes of heap IDs read per call (rows beyond are not looked at).
 MAX_ID_BYTES = 64 << 20
 # Bytes of whole collections walked together (numpy, in lockstep).
-BATCH_BYTES = 64 << 20
+BATCH_BYTES = 32 << 20
 
 _scratch = itertools.count()
 
@@ -272,51 +272,66 @@ def _walk_one(read, addr, size, ss, hdr, objhdr, p=None, steps=0):
 
 
 def _walk_batch(fd, batch, ss, hdr, objhdr):
-    """Walks the collections of `batch` (each read whole) together: one numpy
-    step per object, across every collection still being walked; the last
-    few are finished one by one."""
-    if not batch:
-        return None
+    """Walks the collections of `batch` (each read whole) together. The step
+    (`need`) of an object header at every 8-aligned offset is computed for
+    the whole buffer at once; the walk then follows each collection's chain
+    with one gather per object, across every collection still being
+    walked. A collection the fast walk cannot follow (an object not on the
+    8-byte grid) or flags as damaged is walked again one object at a time,
+    which gives the exact finding; the last few are finished that way too."""
+    if not batch or hdr != 16 or objhdr != 16:
+        return _walk_each(fd, batch, ss, hdr, objhdr)
     bufs = [os.pread(fd, size, addr) for addr, size in batch]
     if any(len(b) != s for b, (_, s) in zip(bufs, batch)):
         return None
-    buf = np.frombuffer(b"".join(bufs), np.uint8)
-    addr = np.array([a for a, _ in batch], np.int64)
     size = np.array([s for _, s in batch], np.int64)
+    span = (size + 7) & ~7
     base = np.zeros(len(batch), np.int64)
-    np.cumsum(size[:-1], out=base[1:])
-    p = np.full(len(batch), hdr, np.int64)
-    steps = np.zeros(len(batch), np.int64)
-    limit = size // objhdr + 2
-    live = np.flatnonzero(p + objhdr <= size)
-    weights = (256 ** np.arange(ss)).astype(np.uint64)
-    while len(live) > 16:
-        at = base[live] + p[live]
-        idx = buf[at].astype(np.int64) | (buf[at + 1].astype(np.int64) << 8)
-        ob = buf[at[:, None] + 8 + np.arange(ss)[None, :]].astype(np.uint64)
-        osize = (ob * weights[None, :]).sum(axis=1, dtype=np.uint64)
-        steps[live] += 1
-        room = (size[live] - p[live]).astype(np.uint64)
-        over = steps[live] > limit[live]
-        past = osize > room
-        small = np.where(past, np.uint64(0), osize).astype(np.int64)
-        need = np.where(idx > 0, ((small + 7) & ~7) + objhdr, small)
-        zero = ~past & (need == 0)
-        past |= ~zero & (need.astype(np.uint64) > room)
-        wrong = over | zero | past
-        if wrong.any():
-            i = int(np.flatnonzero(wrong)[0])
-            j = live[i]
-            why = ("is one of more objects than the collection can hold" if over[i] else
-                   "is free space of size 0 (HDF5 would loop on it forever)" if zero[i] else
-                   f"claims {int(osize[i])} bytes, past the collection's end")
-            return int(addr[j]), int(p[j]), why
-        p[live] += need
-        live = live[p[live] + objhdr <= size[live]]
-    for j in live.tolist():
+    np.cumsum(span[:-1], out=base[1:])
+    buf = np.zeros(int(span.sum()) + 16, np.uint8)
+    for b, at in zip(bufs, base.tolist()):
+        buf[at:at + len(b)] = np.frombuffer(b, np.uint8)
+    words = buf.view("<u8")
+    idx = words[:-1] & np.uint64(0xFFFF)
+    osize = words[1:] & np.uint64((1 << (8 * ss)) - 1)
+    # Sizes past any collection are clamped (they are flagged below anyway).
+    small = np.minimum(osize, np.uint64(1 << 40)).astype(np.int64)
+    need = np.where(idx > 0, ((small + 7) & ~7) + objhdr, small)
+    del idx, osize, small
+    # Steps the fast walk does not take (free space smaller than an object
+    # header or off the 8-byte grid, size 0 among them) become a jump past
+    # every collection: the collection is then walked one object at a time.
+    need[(need < objhdr) | ((need & 7) != 0)] = 1 << 50
+    # Each collection's position and end (bytes in `buf`), for the ones
+    # still walked (`ids`); a step moves every one by its object's size.
+    ids = np.arange(len(batch))
+    pos = base + hdr
+    end = base + size
+    keep = pos + objhdr <= end
+    ids, pos, end = ids[keep], pos[keep], end[keep]
+    slow = []
+    while len(ids) > 16:
+        pos = pos + need[pos >> 3]
+        stop = pos + objhdr > end
+        if stop.any():
+            slow.extend(ids[stop & (pos > end)].tolist())
+            go = ~stop
+            ids, pos, end = ids[go], pos[go], end[go]
+    slow = set(slow)
+    rest = {int(j): int(q) for j, q in zip(ids.tolist(), pos.tolist())}
+    for j in sorted(slow | set(rest)):
         b0 = int(base[j])
-        bad = _walk_one(lambda at, n: buf[b0 + at:b0 + at + n].tobytes(), int(addr[j]), int(size[j]), ss,
-                        hdr, objhdr, int(p[j]), int(steps[j]))
+        start = rest[j] - b0 if j in rest else None
+        bad = _walk_one(lambda at, n: buf[b0 + at:b0 + at + n].tobytes(), int(batch[j][0]), int(size[j]), ss,
+                        hdr, objhdr, start, 0 if start is None else (start - hdr) // objhdr)
+        if bad is not None:
+            return bad
+    return None
+
+
+def _walk_each(fd, batch, ss, hdr, objhdr):
+    for addr, size in batch:
+        bad = _walk_one(lambda at, n: os.pread(fd, n, addr + at), addr, size, ss, hdr, objhdr)
         if bad is not None:
             return bad
     return None
