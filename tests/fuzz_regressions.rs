@@ -258,3 +258,27 @@ fn known_failures_still_fail() {
     }
     assert!(fixed.is_empty(), "fixed, move out of KNOWN.md: {fixed:?}");
 }
+
+/// A damaged global heap collection behind a variable-length string
+/// attribute (the VLS array's `type`): HDF5's `H5Aread` loops on it
+/// forever; h5vec walks the collection first (`gheap::check_attr`) and
+/// every load that reads the attribute is the heap error naming it.
+#[test]
+fn a_heap_loop_through_an_attribute_is_an_error() {
+    let o = run_child(
+        &fuzz_dir().join("hang-vls_array-s100-i18929.h5"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.success, Some(true), "{}: {}", o.status, o.stdout);
+    let heap = "error: $ (/v attribute type): invalid data: damaged global heap collection at \
+                byte 2048 of the file: the object at byte 2136 is free space of size 0 (HDF5 \
+                would loop on it forever)";
+    for entry in ["load_strings", "inspect", "find_containers"] {
+        let want = format!("RESULT {entry} {heap}");
+        assert!(
+            o.stdout.lines().any(|l| l.ends_with(&want)),
+            "{entry}: {}",
+            o.stdout
+        );
+    }
+}

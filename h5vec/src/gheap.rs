@@ -12,10 +12,12 @@
 //! It reads only what it can read without HDF5 touching the heap: the
 //! 16-byte heap IDs of contiguous datasets and of chunks (compressed chunks
 //! go through HDF5's own filters in a scratch in-memory file, as opaque
-//! bytes), in files opened with the default (sec2) driver. Anything else
-//! (compact storage, attributes, other drivers, bytes that do not look like
-//! a collection) is left to HDF5 unchanged; only a collection HDF5 would
-//! loop on is an error.
+//! bytes), and those of variable-length string attributes whose message it
+//! finds in the object header ([`check_attr`]), in files opened with the
+//! default (sec2) driver. Anything else (compact storage, attributes in
+//! dense storage, other drivers, bytes that do not look like a collection)
+//! is left to HDF5 unchanged; only a collection HDF5 would loop on is an
+//! error.
 
 use std::collections::BTreeSet;
 
@@ -49,9 +51,8 @@ fn le(b: &[u8], at: usize, width: usize) -> u64 {
 
 /// The open file's descriptor, if it uses the sec2 driver (the default).
 #[cfg(unix)]
-fn sec2_file(ds: &Dataset) -> Option<std::mem::ManuallyDrop<std::fs::File>> {
+fn sec2_file(file: &hdf5::File) -> Option<std::mem::ManuallyDrop<std::fs::File>> {
     use std::os::fd::FromRawFd;
-    let file = ds.file().ok()?;
     let fapl = file.access_plist().ok()?;
     if !matches!(fapl.driver(), hdf5::plist::file_access::FileDriver::Sec2) {
         return None;
@@ -89,10 +90,10 @@ fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
 /// dataset `ds` point to; `path` names the dataset in errors.
 #[cfg(unix)]
 pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<()> {
-    let Some(f) = sec2_file(ds) else {
+    let Ok(file) = ds.file() else { return Ok(()) };
+    let Some(f) = sec2_file(&file) else {
         return Ok(());
     };
-    let Ok(file) = ds.file() else { return Ok(()) };
     let Ok(fcpl) = file.create_plist() else {
         return Ok(());
     };
@@ -333,6 +334,204 @@ impl Unfilter {
 #[cfg(not(unix))]
 pub(crate) fn check(_ds: &Dataset, _start: u64, _n: u64, _path: impl At) -> Result<()> {
     Ok(())
+}
+
+/// Most object header chunks looked at per attribute.
+const MAX_HEADER_CHUNKS: usize = 64;
+/// Object header chunks larger than this are not looked at.
+const MAX_HEADER_CHUNK: u64 = 1 << 20;
+/// Object header message types: attribute, continuation.
+const ATTRIBUTE_MSG: u64 = 0x000C;
+const CONTINUATION_MSG: u64 = 0x0010;
+
+/// Checks the collections that variable-length string attribute `name` of
+/// `obj` points to, before HDF5 reads it (`H5Aread` loops on a damaged
+/// collection as `H5Dread` does); `path` names the attribute in errors.
+///
+/// The attribute message is found in `obj`'s object header, read from the
+/// file's bytes: header versions 1 and 2, continuation chunks followed.
+/// Attributes in dense storage, shared datatypes or dataspaces, other
+/// drivers and anything that does not parse are left to HDF5.
+#[cfg(unix)]
+pub(crate) fn check_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Result<()> {
+    let Ok(file) = obj.file() else { return Ok(()) };
+    let Some(f) = sec2_file(&file) else {
+        return Ok(());
+    };
+    let Ok(fcpl) = file.create_plist() else {
+        return Ok(());
+    };
+    let sizes = fcpl.sizes();
+    let (sa, ss) = (
+        usize::from(sizes.sizeof_addr),
+        usize::from(sizes.sizeof_size),
+    );
+    if !(1..=8).contains(&sa) || !(1..=8).contains(&ss) {
+        return Ok(());
+    }
+    let base = fcpl.userblock();
+    let eof = file.size();
+    let Some(header) = header_addr(obj, sa).and_then(|a| a.checked_add(base)) else {
+        return Ok(());
+    };
+    let Some(data) = attr_message_data(&f, header, base, sa, ss, name.as_bytes()) else {
+        return Ok(());
+    };
+    let id = 8 + sa;
+    let mut addrs = BTreeSet::new();
+    for h in data.chunks_exact(id) {
+        if le(h, 0, 4) > 0 {
+            if let Some(a) = le(h, 4, sa).checked_add(base).filter(|&a| a <= eof) {
+                addrs.insert(a);
+            }
+            if addrs.len() >= MAX_COLLECTIONS {
+                break;
+            }
+        }
+    }
+    for addr in addrs {
+        walk(&f, addr, ss as u64, eof, path)?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn check_attr(_obj: &hdf5::Location, _name: &str, _path: impl At) -> Result<()> {
+    Ok(())
+}
+
+/// The file address (relative to the base address) of `obj`'s object
+/// header: a native token holds it in its first `sa` bytes.
+#[cfg(unix)]
+fn header_addr(obj: &hdf5::Location, sa: usize) -> Option<u64> {
+    use hdf5_sys::h5o::{H5O_info2_t, H5Oget_info3, H5O_INFO_BASIC};
+    let token = sync(|| {
+        // SAFETY: a valid, open object id; `info` is plain data HDF5 fills;
+        // `H5O_token_t` is `repr(C)`, exactly 16 bytes (`H5O_MAX_TOKEN_SIZE`),
+        // and every bit pattern is a valid byte array.
+        unsafe {
+            let mut info: H5O_info2_t = std::mem::zeroed();
+            (H5Oget_info3(obj.id(), &mut info, H5O_INFO_BASIC) >= 0)
+                .then(|| std::mem::transmute::<hdf5_sys::h5o::H5O_token_t, [u8; 16]>(info.token))
+        }
+    })?;
+    Some(le(&token, 0, sa))
+}
+
+/// The bytes of `b` from `at`, at most `n` (fewer at its end).
+fn part(b: &[u8], at: usize, n: usize) -> &[u8] {
+    let from = at.min(b.len());
+    &b[from..from.saturating_add(n).min(b.len())]
+}
+
+/// The data bytes of the attribute message named `want` with a
+/// variable-length string type in the object header at `addr` (absolute),
+/// or `None` if there is none or the header does not parse.
+#[cfg(unix)]
+fn attr_message_data(
+    f: &std::fs::File,
+    addr: u64,
+    base: u64,
+    sa: usize,
+    ss: usize,
+    want: &[u8],
+) -> Option<Vec<u8>> {
+    let head = read_at(f, addr, 16)?;
+    // Chunks to read: (address, size, bytes to skip at its start).
+    let mut chunks = std::collections::VecDeque::new();
+    let (mhdr, v2) = if &head[..4] == b"OHDR" {
+        if head[4] != 2 {
+            return None;
+        }
+        let flags = head[5];
+        // Signature, version, flags; times; attribute phase change values.
+        let p = 6 + if flags & 0x20 != 0 { 16 } else { 0 } + if flags & 0x10 != 0 { 4 } else { 0 };
+        let width = 1usize << (flags & 3);
+        let more = read_at(f, addr, (p + width) as u64)?;
+        let first = addr.checked_add((p + width) as u64)?;
+        chunks.push_back((first, le(&more, p, width), 0u64));
+        // Type (1), size (2), flags (1), creation order (2) if tracked.
+        (if flags & 0x04 != 0 { 6 } else { 4 }, true)
+    } else if head[0] == 1 {
+        chunks.push_back((addr.checked_add(16)?, le(&head, 8, 4), 0));
+        // Type (2), size (2), flags (1), reserved (3).
+        (8, false)
+    } else {
+        return None;
+    };
+    let mut seen = 0;
+    while let Some((at, size, skip)) = chunks.pop_front() {
+        seen += 1;
+        if seen > MAX_HEADER_CHUNKS {
+            break;
+        }
+        if size > MAX_HEADER_CHUNK || size < skip {
+            continue;
+        }
+        let Some(chunk) = read_at(f, at, size) else {
+            continue;
+        };
+        let mut b = &chunk[skip as usize..];
+        if v2 {
+            // The chunk's checksum.
+            b = &b[..b.len().saturating_sub(4)];
+        }
+        let mut off = 0usize;
+        while off + mhdr <= b.len() {
+            let (mtype, msize) = if v2 {
+                (u64::from(b[off]), le(b, off + 1, 2) as usize)
+            } else {
+                (le(b, off, 2), le(b, off + 2, 2) as usize)
+            };
+            let body = part(b, off + mhdr, msize);
+            off += mhdr + msize;
+            if mtype == CONTINUATION_MSG && body.len() >= sa + ss {
+                let Some(caddr) = le(body, 0, sa).checked_add(base) else {
+                    continue;
+                };
+                // Version 2 continuation chunks start with "OCHK".
+                chunks.push_back((caddr, le(body, sa, ss), if v2 { 4 } else { 0 }));
+            } else if mtype == ATTRIBUTE_MSG {
+                if let Some(d) = vlen_string_attr_data(body, want) {
+                    return Some(d.to_vec());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The data bytes of attribute message `m` if it is the attribute named
+/// `want` with a variable-length string type.
+fn vlen_string_attr_data<'a>(m: &'a [u8], want: &[u8]) -> Option<&'a [u8]> {
+    if m.len() < 8 {
+        return None;
+    }
+    let version = m[0];
+    if !(1..=3).contains(&version) || (version > 1 && m[1] & 0x03 != 0) {
+        // Unknown, or a shared datatype or dataspace.
+        return None;
+    }
+    let (nsize, tsize, ssize) = (
+        le(m, 2, 2) as usize,
+        le(m, 4, 2) as usize,
+        le(m, 6, 2) as usize,
+    );
+    let pad = |x: usize| if version == 1 { (x + 7) & !7 } else { x };
+    let mut p = if version == 3 { 9 } else { 8 };
+    let name = part(m, p, nsize);
+    let name = name.split(|&c| c == 0).next().unwrap_or(name);
+    if name != want {
+        return None;
+    }
+    p += pad(nsize);
+    let dt = part(m, p, tsize);
+    // Class 9 (variable-length), type 1 (string).
+    if dt.len() < 8 || dt[0] & 0x0F != 9 || dt[1] & 0x0F != 1 {
+        return None;
+    }
+    p += pad(tsize) + pad(ssize);
+    Some(part(m, p, m.len()))
 }
 
 /// Walks the collection at `addr` as `H5HG__cache_heap_deserialize` does.

@@ -320,8 +320,10 @@ pub(crate) fn attr_string(
     if !has_attr(obj, name, path)? {
         return Ok(None);
     }
+    let p = path.place().attribute(name);
+    crate::gheap::check_attr(obj, name, &p)?;
     let a = obj.attr(name).at(path)?;
-    read_attr_string(&a, &path.place().attribute(name)).map(Some)
+    read_attr_string(&a, &p).map(Some)
 }
 
 /// Creates an empty, extendible, chunked column dataset like
