@@ -215,6 +215,17 @@ fn rewrite_as_h5py(f: &File) {
 /// `h5py`), checks the chunks' filter masks are `mask`, damages a
 /// collection and asserts the load is the heap error.
 fn damaged_collection_is_an_error(comp: Compression, h5py: bool, mask: u32) {
+    damaged_collection_in_file_is_an_error(comp, h5py, mask, 0)
+}
+
+/// [`damaged_collection_is_an_error`] in a file that starts with a user
+/// block of `userblock` bytes (heap addresses are relative to its end).
+fn damaged_collection_in_file_is_an_error(
+    comp: Compression,
+    h5py: bool,
+    mask: u32,
+    userblock: u64,
+) {
     // One test at a time: a child inherits the descriptors (and HDF5's
     // file locks) of files another test has open while it starts.
     static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -222,7 +233,10 @@ fn damaged_collection_is_an_error(comp: Compression, h5py: bool, mask: u32) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("damaged.h5");
     {
-        let f = File::create(&path).unwrap();
+        let f = File::with_options()
+            .with_fcpl(|p| p.userblock(userblock))
+            .create(&path)
+            .unwrap();
         let opts = SaveOptions::default()
             .compression(comp.clone())
             .vls_strings(false)
@@ -297,4 +311,12 @@ fn a_damaged_collection_behind_deflate_after_a_skipped_shuffle_is_an_error() {
 #[test]
 fn a_damaged_collection_behind_lzf_chunks_is_an_error() {
     damaged_collection_is_an_error(Compression::Lzf, false, 0);
+}
+
+/// Heap addresses in the heap IDs are relative to the superblock: in a file
+/// with a user block the check adds its size (it looked at the wrong bytes,
+/// found no collection there and let HDF5 loop).
+#[test]
+fn a_damaged_collection_in_a_file_with_a_user_block_is_an_error() {
+    damaged_collection_in_file_is_an_error(Compression::None, false, 0, 1024);
 }

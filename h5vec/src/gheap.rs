@@ -144,7 +144,14 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
                 if size > (raw_len as u64).saturating_mul(2).saturating_add(1 << 16) {
                     continue;
                 }
-                let mut buf = vec![0u8; size as usize];
+                // A chunk larger than the file is damaged (HDF5's own read
+                // fails on it); below that, the file bounds the buffer, and
+                // an allocation that fails skips the check, not the process.
+                let mut buf = Vec::new();
+                if size > eof || buf.try_reserve_exact(size as usize).is_err() {
+                    continue;
+                }
+                buf.resize(size as usize, 0);
                 let got = crate::raw::chunks::read_stored_chunk(ds, k * c, &mut buf);
                 let Some((len, mask)) = got else { continue };
                 buf.truncate(len);
@@ -152,7 +159,13 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
                     (len == raw_len).then_some(buf)
                 } else {
                     // HDF5 runs the dataset's own filters on the stored
-                    // bytes (heap IDs as opaque bytes: no heap is read).
+                    // bytes (heap IDs as opaque bytes: no heap is read),
+                    // into a buffer of the whole chunk: bounded as every
+                    // filtered chunk (SPEC.md section 7; `guard` refuses
+                    // larger ones when the container is opened).
+                    if raw_len as u64 > crate::limits::MAX_FILTERED_CHUNK_BYTES {
+                        continue;
+                    }
                     let at = match scratch.iter().position(|(m, _)| *m == mask) {
                         Some(at) => at,
                         None if scratch.len() < MAX_MASKS => {
@@ -175,10 +188,15 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
         }
         _ => return Ok(()),
     }
+    // Heap addresses are relative to the superblock, after any user block
+    // (as in `check_attr`).
+    let base = fcpl.userblock();
     let mut addrs = BTreeSet::new();
     for h in ids.chunks_exact(id as usize) {
         if le(h, 0, 4) > 0 {
-            addrs.insert(le(h, 4, sa));
+            if let Some(a) = le(h, 4, sa).checked_add(base).filter(|&a| a <= eof) {
+                addrs.insert(a);
+            }
             if addrs.len() >= MAX_COLLECTIONS {
                 break;
             }
