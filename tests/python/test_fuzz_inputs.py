@@ -120,6 +120,9 @@ EXPECTED = {
     "abort-lists_appended_blosc-s100-i21817.h5": ok(lists()),
     "abort-nulls-s201-i81698.h5": "SIGFPE",
     "abort-nulls-s201-i8333.h5": error("$.l.<1>.<1>", "logical_type", "cannot open"),
+    # Made with checksums (`--checksum`): a Fletcher32 chunk stored in 0 bytes.
+    "abort-nulls_appended_lzf-s7-i5840.h5": error("$.s (/v/data/s/heap)", "the chunk of rows 0..4 is stored in 0 "
+                                                  "bytes, fewer than its 4-byte Fletcher32 checksum"),
     "abort-scalars-s100-i20265.h5": "SIGFPE",
     "abort-scalars-s201-i6180.h5": "SIGSEGV",
     "abort-scalars_appended_deflate-s300-i8671.h5": ok(scalars()),

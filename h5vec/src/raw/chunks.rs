@@ -100,3 +100,96 @@ pub(crate) fn write_chunks(
         Ok(())
     })
 }
+
+/// Most chunks [`check_checksummed_chunks`] looks up for one read: a read
+/// through HDF5 of more chunks than this checks the first ones only (a
+/// lookup costs about a microsecond; reads that large are rare on this
+/// path, which serves pipelines h5vec does not decode itself).
+const MAX_CHECKED_CHUNKS: u64 = 1 << 20;
+
+/// Refuses a read of rows `start..start + rows` of `ds` through HDF5 when
+/// one of their chunks, stored under a Fletcher32 filter that ran, holds
+/// fewer than the checksum's 4 bytes: HDF5's filter subtracts 4 from the
+/// stored size and reads past the buffer (a crash in
+/// `H5_checksum_fletcher32`, HDF5 2.2.0). Nothing for datasets without the
+/// filter (one property list query).
+pub(crate) fn check_checksummed_chunks(
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    path: impl At,
+) -> Result<()> {
+    if rows == 0 {
+        return Ok(());
+    }
+    let Some(bit) = fletcher32_bit(ds) else {
+        return Ok(());
+    };
+    let Some(c) = ds
+        .chunk()
+        .and_then(|c| c.first().copied())
+        .map(|c| c as u64)
+    else {
+        return Ok(());
+    };
+    if c == 0 {
+        return Ok(());
+    }
+    let (k0, k1) = (start / c, (start.saturating_add(rows) - 1) / c);
+    for k in k0..=k1.min(k0.saturating_add(MAX_CHECKED_CHUNKS - 1)) {
+        let off = chunk_offset(k * c);
+        let mut mask: u32 = 0;
+        let mut size: usize = 0;
+        // SAFETY: as in `stored_chunk`: a null buffer of size 0 asks for the
+        // stored size and mask only; an unallocated chunk is an error here
+        // (HDF5 reads fill values for it, running no filter).
+        let r = sync(|| unsafe {
+            h5d::H5Dread_chunk(
+                ds.id(),
+                H5P_DEFAULT,
+                off.as_ptr(),
+                &mut mask,
+                std::ptr::null_mut(),
+                &mut size,
+            )
+        });
+        if r >= 0 && mask & bit == 0 && size < 4 {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "the chunk of rows {}..{} is stored in {size} bytes, fewer than its 4-byte \
+                     Fletcher32 checksum",
+                    k.saturating_mul(c),
+                    k.saturating_add(1).saturating_mul(c)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The filter-mask bit of `ds`'s Fletcher32 filter, if its pipeline has one.
+fn fletcher32_bit(ds: &Dataset) -> Option<u32> {
+    let dcpl = ds.dcpl().ok()?;
+    // SAFETY: a valid property list id under the lock; the output
+    // arguments are valid for the sizes passed (no client data or name).
+    sync(|| unsafe {
+        let n = hdf5_sys::h5p::H5Pget_nfilters(dcpl.id());
+        (0..n.clamp(0, 32)).find_map(|i| {
+            let mut flags: c_uint = 0;
+            let mut nelm: usize = 0;
+            let mut cfg: c_uint = 0;
+            let id = hdf5_sys::h5p::H5Pget_filter2(
+                dcpl.id(),
+                i as c_uint,
+                &mut flags,
+                &mut nelm,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                &mut cfg,
+            );
+            (id == hdf5_sys::h5z::H5Z_FILTER_FLETCHER32).then_some(1u32 << i)
+        })
+    })
+}

@@ -261,6 +261,9 @@ unsafe fn write_hyperslab(
     buf: *const c_void,
     path: impl At,
 ) -> Result<()> {
+    // Chunks HDF5's Fletcher32 filter would crash on when a partial chunk
+    // is read back to be rewritten (SPEC.md section 7).
+    super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
         // The memory space has the file selection's shape: with a rank-1
@@ -408,6 +411,8 @@ unsafe fn read_hyperslab(
     buf: *mut c_void,
     path: impl At,
 ) -> Result<()> {
+    // Chunks HDF5's Fletcher32 filter would crash on (SPEC.md section 7).
+    super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
         // The memory space has the file selection's shape: with a rank-1
@@ -455,6 +460,7 @@ pub(crate) fn read_rows_own_type(
     if rows == 0 {
         return Ok((buf, size));
     }
+    super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, &[], path)?;
         let ms = mem_space(rows, &[], path)?;
@@ -577,6 +583,7 @@ pub(crate) fn read_vlen_each(
     let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
     // Damaged heap collections that HDF5 would loop on (SPEC.md section 7).
     crate::gheap::check(ds, start, n, path)?;
+    super::chunks::check_checksummed_chunks(ds, start, n, path)?;
     sync(|| {
         let fs = whole_space(ds, path)?;
         if !ds.is_scalar() {
