@@ -76,7 +76,9 @@ fn quick() -> Isolation {
 fn every_known_input_is_an_error_through_the_isolated_check() {
     let _one = serial();
     let names = known();
-    assert!(names.len() >= 7, "{names:?}");
+    // KNOWN.md lists 6 inputs at this writing; fewer as HDF5 bugs get
+    // cheap checks (each then loads as an error everywhere).
+    assert!(!names.is_empty(), "no inputs read from KNOWN.md");
     let before = fds();
     let mut passed = Vec::new();
     for name in &names {
