@@ -123,6 +123,10 @@ EXPECTED = {
     # Made with checksums (`--checksum`): a Fletcher32 chunk stored in 0 bytes.
     "abort-nulls_appended_lzf-s7-i5840.h5": error("$.s (/v/data/s/heap)", "the chunk of rows 0..4 is stored in 0 "
                                                   "bytes, fewer than its 4-byte Fletcher32 checksum"),
+    # The same in an h5col table's column.
+    "abort-h5col_table-s7-i15859.h5": {
+        "arrow": ("FormatError", ("$.name (/v/name)", "the chunk of rows 0..1024 is stored in 0 bytes")),
+        "validate": ("problem", ("$.name (/v/name)", "the chunk of rows 0..1024 is stored in 0 bytes"))},
     "abort-scalars-s100-i20265.h5": "SIGFPE",
     "abort-scalars-s201-i6180.h5": "SIGSEGV",
     "abort-scalars_appended_deflate-s300-i8671.h5": ok(scalars()),
