@@ -383,14 +383,19 @@ fn checks_run_beside_other_threads() {
                 })
             })
             .collect();
-        for c in checkers {
-            let slowest = c.join().unwrap();
-            // Far below the hanging child's 4 s.
-            assert!(slowest < Duration::from_secs(3), "{slowest:?}");
-        }
-        assert!(hang.join().unwrap().contains("time limit of 4s"));
+        // Joined before any assertion: a failed one must not leave the
+        // loader looping (the scope waits for it).
+        let slowest: Vec<_> = checkers.into_iter().map(|c| c.join()).collect();
+        let hung = hang.join();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         assert!(loader.join().unwrap() > 0);
+        for s in slowest {
+            let s = s.unwrap();
+            // Far below the hanging child's 4 s.
+            assert!(s < Duration::from_secs(3), "{s:?}");
+        }
+        let hung = hung.unwrap();
+        assert!(hung.contains("time limit of 4s"), "{hung}");
     });
     assert_eq!(fds(), before, "descriptors left open");
     assert_eq!(zombies(), Vec::<String>::new());

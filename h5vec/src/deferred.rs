@@ -276,6 +276,11 @@ type Batches = std::sync::mpsc::Sender<Vec<Arc<Work>>>;
 /// when a batch is ready (pool workers can be slow to wake), and it never
 /// waits for compression tasks.
 fn writer() -> Option<&'static Mutex<Batches>> {
+    // The child of an isolated check has no writer thread (the parent's,
+    // if it started one, is not in the child): its finishers write.
+    if crate::forked::in_child() {
+        return None;
+    }
     static TX: std::sync::OnceLock<Option<Mutex<Batches>>> = std::sync::OnceLock::new();
     TX.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel::<Vec<Arc<Work>>>();
@@ -304,6 +309,13 @@ fn writer() -> Option<&'static Mutex<Batches>> {
 
 /// Jobs submitted and not yet finished by a commit, oldest first.
 static PENDING: Mutex<Vec<Arc<WriteJob>>> = Mutex::new(Vec::new());
+/// [`PENDING`] in the child of an isolated check ([`crate::forked::fork_safe`]).
+static CHILD_PENDING: Mutex<Vec<Arc<WriteJob>>> = Mutex::new(Vec::new());
+
+/// [`PENDING`], or its twin in the child of an isolated check.
+fn pending() -> &'static Mutex<Vec<Arc<WriteJob>>> {
+    crate::forked::fork_safe(&PENDING, &CHILD_PENDING)
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic in a compression task cannot leave the state half-updated
@@ -422,7 +434,7 @@ impl WriteJob {
                 start_writes();
             }
         }
-        lock(&PENDING).push(job.clone());
+        lock(pending()).push(job.clone());
         job
     }
 
@@ -599,7 +611,7 @@ pub(crate) fn commits() -> u64 {
 
 /// Removes `job` from the pending list (it no longer needs a commit).
 pub(crate) fn forget(job: &Arc<WriteJob>) {
-    lock(&PENDING).retain(|j| !Arc::ptr_eq(j, job));
+    lock(pending()).retain(|j| !Arc::ptr_eq(j, job));
 }
 
 /// Finishes every pending job of the file numbered `fileno` (see
@@ -608,7 +620,7 @@ pub(crate) fn forget(job: &Arc<WriteJob>) {
 pub(crate) fn complete_file(fileno: u64) -> Result<()> {
     COMMITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let jobs: Vec<Arc<WriteJob>> = {
-        let mut p = lock(&PENDING);
+        let mut p = lock(pending());
         let (mine, rest) = p.drain(..).partition(|j| j.fileno == fileno);
         *p = rest;
         mine

@@ -389,6 +389,9 @@ mod read_only {
     }
 
     static HANDLES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
+    /// [`HANDLES`] in the child of an isolated check
+    /// ([`crate::forked::fork_safe`]).
+    static CHILD_HANDLES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
 
     /// (per-handle struct address, file number) of `file`.
     fn identity(file: &hdf5::File) -> Option<(usize, u64)> {
@@ -411,7 +414,9 @@ mod read_only {
     }
 
     fn handles() -> std::sync::MutexGuard<'static, Vec<Handle>> {
-        HANDLES.lock().unwrap_or_else(|e| e.into_inner())
+        crate::forked::fork_safe(&HANDLES, &CHILD_HANDLES)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records `file`, just opened read-only, if HDF5 shares it with a

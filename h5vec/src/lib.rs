@@ -154,6 +154,7 @@ mod schema;
 pub mod serde;
 mod serde_value;
 mod stream;
+mod forked;
 #[cfg(unix)]
 mod untrusted;
 mod vector;

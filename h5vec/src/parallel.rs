@@ -862,13 +862,17 @@ pub(crate) fn write_rows(
 
 /// Byte buffers for compressed chunks, kept between batches.
 static BUFFERS: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+/// [`BUFFERS`] in the child of an isolated check ([`crate::forked::fork_safe`]).
+static CHILD_BUFFERS: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
 /// Most buffers kept in the pool, and most bytes of them.
 const POOL_MAX: usize = 64;
 const CHUNK_POOL_BYTES: usize = 64 << 20;
 
 pub(crate) fn take_buffers(n: usize) -> Vec<Vec<u8>> {
-    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = crate::forked::fork_safe(&BUFFERS, &CHILD_BUFFERS)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     (0..n).map(|_| p.pop().unwrap_or_default()).collect()
 }
 
@@ -876,7 +880,9 @@ pub(crate) fn take_buffers(n: usize) -> Vec<Vec<u8>> {
 /// [`CHUNK_POOL_BYTES`] bytes in all, none over [`TYPED_MAX_ONE`] (chunks can
 /// be large; a pool of the largest would hold gigabytes for good).
 pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
-    let mut p = BUFFERS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = crate::forked::fork_safe(&BUFFERS, &CHILD_BUFFERS)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let mut total: usize = p.iter().map(Vec::capacity).sum();
     for b in bufs {
         let n = b.capacity();
@@ -894,6 +900,9 @@ pub(crate) fn give_buffers(bufs: Vec<Vec<u8>>) {
 /// fixed `mmap_threshold`, as `compare` runs).
 static TYPED: std::sync::Mutex<Vec<(usize, Box<dyn std::any::Any + Send>)>> =
     std::sync::Mutex::new(Vec::new());
+/// [`TYPED`] in the child of an isolated check ([`crate::forked::fork_safe`]).
+static CHILD_TYPED: std::sync::Mutex<Vec<(usize, Box<dyn std::any::Any + Send>)>> =
+    std::sync::Mutex::new(Vec::new());
 
 /// Most bytes of buffers [`TYPED`] keeps, and most bytes of one of them.
 const TYPED_MAX_BYTES: usize = 32 << 20;
@@ -902,7 +911,9 @@ const TYPED_MAX_ONE: usize = 8 << 20;
 /// An empty buffer for `T` values: one a finished writer gave back (its
 /// room kept), else a new one.
 pub(crate) fn take_vec<T: Pod>() -> Vec<T> {
-    let mut p = TYPED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = crate::forked::fork_safe(&TYPED, &CHILD_TYPED)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     match p.iter().rposition(|(_, b)| b.is::<Vec<T>>()) {
         Some(i) => {
             let (_, b) = p.remove(i);
@@ -923,7 +934,9 @@ pub(crate) fn give_vec<T: Pod>(mut v: Vec<T>) {
         return;
     }
     v.clear();
-    let mut p = TYPED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = crate::forked::fork_safe(&TYPED, &CHILD_TYPED)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     p.push((bytes, Box::new(v)));
     let mut total: usize = p.iter().map(|(n, _)| n).sum();
     let mut first = 0;

@@ -35,6 +35,7 @@ pub(crate) fn in_child() -> bool {
     IN_CHILD.load(Ordering::Relaxed)
 }
 
+
 /// Rows per batch of the check's reads.
 const BATCH_ROWS: usize = 1 << 16;
 

@@ -48,11 +48,16 @@ pub(crate) fn create_anon_group(parent: &Group, path: impl At) -> Result<Group> 
 /// or a replaced vector kept until its replacement is committed, one entry
 /// per [`Unlinked`].
 static UNLINKED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+/// [`UNLINKED`] in the child of an isolated check
+/// ([`crate::forked::fork_safe`]).
+static CHILD_UNLINKED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
 
 /// The list of files with an unlinked object open.
 pub(crate) fn unlinked() -> std::sync::MutexGuard<'static, Vec<u64>> {
     // Every update is one push or remove: a poisoned lock is still usable.
-    UNLINKED.lock().unwrap_or_else(|e| e.into_inner())
+    crate::forked::fork_safe(&UNLINKED, &CHILD_UNLINKED)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Marks the file of an object h5vec holds open without a link to it while
