@@ -97,7 +97,8 @@ def test_every_known_input_returns_or_raises():
     """No KNOWN.md input ends the caller; each gives a report or FormatError."""
     names = [l[3:].split("`")[0] for l in (FUZZ / "KNOWN.md").read_text().splitlines()
              if l.startswith("- `")]
-    assert len(names) >= 7
+    # 6 at this writing; fewer as HDF5 bugs get cheap checks.
+    assert names
     for name in names:
         try:
             report = h5vec.validate(FUZZ / name, time_limit=3)
@@ -128,7 +129,7 @@ def test_not_hdf5_raises_what_opening_raises(tmp_path):
 
 
 @pytest.mark.skipif(_binary() is None, reason="no h5vec binary: cargo build -p h5vec-cli")
-def test_the_command_prints_one_line_for_a_crash():
+def test_the_command_prints_one_line_for_a_crash(tmp_path):
     for name, sig in CRASHES.items():
         path = FUZZ / name
         r = subprocess.run([str(_binary()), "validate", str(path)], capture_output=True, text=True)
@@ -137,8 +138,10 @@ def test_the_command_prints_one_line_for_a_crash():
             "an invalid memory access in HDF5 or h5vec\n" if sig == "SIGSEGV"
             else "an arithmetic fault (a division by zero) in HDF5 or h5vec\n"), r.stdout
         assert r.stderr == ""
-    # The hang: the time limit, one line.
-    path = FUZZ / "hang-vls_array-s100-i18929.h5"
+    # A hang: the time limit, one line. No input of tests/fuzz hangs any
+    # more; a named pipe with no writer blocks the child's open.
+    path = tmp_path / "blocks.h5"
+    os.mkfifo(path)
     r = subprocess.run([str(_binary()), "validate", "--time-limit", "1", str(path)],
                        capture_output=True, text=True)
     assert (r.returncode, r.stdout) == (
