@@ -135,6 +135,7 @@ mod deferred;
 mod error;
 mod evolution;
 mod file;
+mod forked;
 mod gheap;
 mod guard;
 pub mod h5col;
@@ -154,7 +155,6 @@ mod schema;
 pub mod serde;
 mod serde_value;
 mod stream;
-mod forked;
 #[cfg(unix)]
 mod untrusted;
 mod vector;
