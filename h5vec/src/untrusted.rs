@@ -35,7 +35,6 @@ pub(crate) fn in_child() -> bool {
     IN_CHILD.load(Ordering::Relaxed)
 }
 
-
 /// Rows per batch of the check's reads.
 const BATCH_ROWS: usize = 1 << 16;
 
