@@ -86,26 +86,59 @@ fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// What the heap walks need of a file: its bytes (through the sec2
+/// driver's descriptor), the sizes of addresses and lengths, the user
+/// block before the superblock (addresses are relative to its end) and
+/// the file's size.
+#[cfg(unix)]
+struct FileView {
+    f: std::mem::ManuallyDrop<std::fs::File>,
+    sa: usize,
+    ss: usize,
+    base: u64,
+    eof: u64,
+}
+
+#[cfg(unix)]
+impl FileView {
+    /// `None` when the file's bytes cannot be read directly or its sizes
+    /// are not plausible: the caller then leaves the read to HDF5.
+    fn of(file: &hdf5::File) -> Option<FileView> {
+        let f = sec2_file(file)?;
+        let fcpl = file.create_plist().ok()?;
+        let sizes = fcpl.sizes();
+        let (sa, ss) = (
+            usize::from(sizes.sizeof_addr),
+            usize::from(sizes.sizeof_size),
+        );
+        if !(1..=8).contains(&sa) || !(1..=8).contains(&ss) {
+            return None;
+        }
+        Some(FileView {
+            f,
+            sa,
+            ss,
+            base: fcpl.userblock(),
+            eof: file.size(),
+        })
+    }
+}
+
 /// Checks the collections that rows `start..start + n` of the vlen string
 /// dataset `ds` point to; `path` names the dataset in errors.
 #[cfg(unix)]
 pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<()> {
     let Ok(file) = ds.file() else { return Ok(()) };
-    let Some(f) = sec2_file(&file) else {
+    let Some(FileView {
+        f,
+        sa,
+        ss,
+        base,
+        eof,
+    }) = FileView::of(&file)
+    else {
         return Ok(());
     };
-    let Ok(fcpl) = file.create_plist() else {
-        return Ok(());
-    };
-    let sizes = fcpl.sizes();
-    let (sa, ss) = (
-        usize::from(sizes.sizeof_addr),
-        usize::from(sizes.sizeof_size),
-    );
-    if !(1..=8).contains(&sa) || !(1..=8).contains(&ss) {
-        return Ok(());
-    }
-    let eof = file.size();
     // A heap ID on disk: sequence length (4), collection address, index (4).
     let id = 8 + sa as u64;
     let n = n.min(MAX_ID_BYTES / id);
@@ -190,7 +223,6 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
     }
     // Heap addresses are relative to the superblock, after any user block
     // (as in `check_attr`).
-    let base = fcpl.userblock();
     let mut addrs = BTreeSet::new();
     for h in ids.chunks_exact(id as usize) {
         if le(h, 0, 4) > 0 {
@@ -373,22 +405,16 @@ const CONTINUATION_MSG: u64 = 0x0010;
 #[cfg(unix)]
 pub(crate) fn check_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Result<()> {
     let Ok(file) = obj.file() else { return Ok(()) };
-    let Some(f) = sec2_file(&file) else {
+    let Some(FileView {
+        f,
+        sa,
+        ss,
+        base,
+        eof,
+    }) = FileView::of(&file)
+    else {
         return Ok(());
     };
-    let Ok(fcpl) = file.create_plist() else {
-        return Ok(());
-    };
-    let sizes = fcpl.sizes();
-    let (sa, ss) = (
-        usize::from(sizes.sizeof_addr),
-        usize::from(sizes.sizeof_size),
-    );
-    if !(1..=8).contains(&sa) || !(1..=8).contains(&ss) {
-        return Ok(());
-    }
-    let base = fcpl.userblock();
-    let eof = file.size();
     let Some(header) = header_addr(obj, sa).and_then(|a| a.checked_add(base)) else {
         return Ok(());
     };

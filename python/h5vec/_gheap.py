@@ -77,9 +77,10 @@ def guard(ds, start, stop, path):
                                          f"the object at byte {addr + at} {why}")
 
 
-def _collections(ds, start, stop):
-    """(fd, sorted collection addresses, sizeof_size, file size) or None."""
-    f = ds.file
+def _file_view(f):
+    """(fd, sizeof_addr, sizeof_size, user block size, file size) of the
+    h5py file `f`, or None when its bytes cannot be read directly (not the
+    sec2 driver) or its sizes are not plausible: HDF5 then reads alone."""
     if f.driver != "sec2":
         return None
     fd = f.id.get_vfd_handle()
@@ -89,8 +90,15 @@ def _collections(ds, start, stop):
     sa, ss = fcpl.get_sizes()
     if not (1 <= sa <= 8 and 1 <= ss <= 8):
         return None
-    base = fcpl.get_userblock()
-    eof = os.fstat(fd).st_size
+    return fd, sa, ss, fcpl.get_userblock(), os.fstat(fd).st_size
+
+
+def _collections(ds, start, stop):
+    """(fd, sorted collection addresses, sizeof_size, file size) or None."""
+    view = _file_view(ds.file)
+    if view is None:
+        return None
+    fd, sa, ss, base, eof = view
     idsz = 8 + sa
     n = min(stop - start, MAX_ID_BYTES // idsz)
     dcpl = ds.id.get_create_plist()
@@ -379,18 +387,10 @@ def _le(b, at, n):
 
 
 def _attr_collections(obj, want):
-    f = obj.file
-    if f.driver != "sec2":
+    view = _file_view(obj.file)
+    if view is None:
         return None
-    fd = f.id.get_vfd_handle()
-    if not isinstance(fd, int) or fd < 0:
-        return None
-    fcpl = f.id.get_create_plist()
-    sa, ss = fcpl.get_sizes()
-    if not (1 <= sa <= 8 and 1 <= ss <= 8):
-        return None
-    base = fcpl.get_userblock()
-    eof = os.fstat(fd).st_size
+    fd, sa, ss, base, eof = view
     data = None
     for msg in _messages(fd, h5py.h5o.get_info(obj.id).addr + base, base, sa, ss):
         data = _attr_data(msg, want)

@@ -606,6 +606,16 @@ fn match_record<R: Record>(
     ))
 }
 
+/// The plural ending and pronoun for `n` fields: `("", "it")` or
+/// `("s", "them")`.
+fn plural(n: usize) -> (&'static str, &'static str) {
+    if n == 1 {
+        ("", "it")
+    } else {
+        ("s", "them")
+    }
+}
+
 /// The error for fields that do not match: each missing field (with the
 /// stored fields of its type that it may have been renamed from), then
 /// each extra stored field; never the two whole lists.
@@ -663,11 +673,7 @@ fn field_differences<R: Record>(
         named.extend(like);
     }
     if !plain.is_empty() {
-        let (s, it) = if plain.len() == 1 {
-            ("", "it")
-        } else {
-            ("s", "them")
-        };
+        let (s, it) = plural(plain.len());
         let list = plain.join(", ");
         parts.insert(
             0,
@@ -687,11 +693,7 @@ fn field_differences<R: Record>(
             .map(|&j| format!("`{}`", stored[j]))
             .collect();
         if !extra.is_empty() {
-            let (s, it) = if extra.len() == 1 {
-                ("", "it")
-            } else {
-                ("s", "them")
-            };
+            let (s, it) = plural(extra.len());
             let list = extra.join(", ");
             parts.push(match use_ {
                 Use::Load => format!(

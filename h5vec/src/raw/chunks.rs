@@ -30,6 +30,13 @@ fn chunk_offset(row: u64) -> [hsize_t; 32] {
 /// `H5Dget_chunk_info_by_coord` would answer the same but walks the whole
 /// index on every call, which makes reading every chunk quadratic.
 pub(crate) fn stored_chunk(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
+    chunk_entry(ds, row).filter(|&(_, size)| size > 0)
+}
+
+/// The chunk index entry of the chunk starting at row `row`: `(filter
+/// mask, stored size)`, a size of 0 included (a damaged entry); `None` if
+/// the chunk is not allocated. One lookup, as [`stored_chunk`].
+fn chunk_entry(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
     let off = chunk_offset(row);
     let mut mask: u32 = 0;
     let mut size: usize = 0;
@@ -46,7 +53,7 @@ pub(crate) fn stored_chunk(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> 
             &mut size,
         )
     });
-    (r >= 0 && size > 0).then_some((mask, size as hsize_t))
+    (r >= 0).then_some((mask, size as hsize_t))
 }
 
 /// Reads the stored bytes of the chunk starting at row `row` into `buf`
@@ -137,23 +144,12 @@ pub(crate) fn check_checksummed_chunks(
     }
     let (k0, k1) = (start / c, (start.saturating_add(rows) - 1) / c);
     for k in k0..=k1.min(k0.saturating_add(MAX_CHECKED_CHUNKS - 1)) {
-        let off = chunk_offset(k * c);
-        let mut mask: u32 = 0;
-        let mut size: usize = 0;
-        // SAFETY: as in `stored_chunk`: a null buffer of size 0 asks for the
-        // stored size and mask only; an unallocated chunk is an error here
-        // (HDF5 reads fill values for it, running no filter).
-        let r = sync(|| unsafe {
-            h5d::H5Dread_chunk(
-                ds.id(),
-                H5P_DEFAULT,
-                off.as_ptr(),
-                &mut mask,
-                std::ptr::null_mut(),
-                &mut size,
-            )
-        });
-        if r >= 0 && mask & bit == 0 && size < 4 {
+        // An unallocated chunk is no entry: HDF5 reads fill values for it,
+        // running no filter.
+        let Some((mask, size)) = chunk_entry(ds, k * c) else {
+            continue;
+        };
+        if mask & bit == 0 && size < 4 {
             return Err(Error::invalid(
                 path,
                 format!(
