@@ -427,3 +427,110 @@ fn a_chunk_stored_without_its_checksum_is_an_error() {
         assert!(e.to_string().contains(why), "{how}: {e}");
     }
 }
+
+/// Overwrites `bytes` at `at` in the file at `path`.
+fn poke(path: &Path, at: u64, bytes: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.seek(SeekFrom::Start(at)).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+/// The one place `needle` occurs in the file at `path`.
+fn find_once(path: &Path, needle: &[u8]) -> u64 {
+    let bytes = std::fs::read(path).unwrap();
+    let at: Vec<usize> = bytes
+        .windows(needle.len())
+        .enumerate()
+        .filter(|(_, w)| *w == needle)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(at.len(), 1, "{:?} occurs {} times", needle, at.len());
+    at[0] as u64
+}
+
+/// The metadata of a checksummed save (SPEC.md 6.4, "Metadata"):
+/// `serialized_schema` is one Fletcher32 chunk, and the schema tree is
+/// checked against it, so a byte changed anywhere in the tree (its small
+/// contiguous datasets, its heap strings) or in the JSON is an error on
+/// every read path instead of a different load.
+#[test]
+fn the_schema_tree_is_checked_against_its_checksummed_json() {
+    let rows = every(50);
+    let save = |path: &Path, checksum: bool| {
+        let f = h5vec::create_file(path).unwrap();
+        let opts = SaveOptions::default().checksum(checksum);
+        h5vec::save_vector_with(&f, "v", &rows, &opts).unwrap();
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.h5");
+    save(&plain, false);
+    {
+        let f = h5vec::open_file(&plain).unwrap();
+        let ds = f.dataset("v/metadata/serialized_schema").unwrap();
+        assert_eq!(ds.chunk(), None);
+        assert!(ds.filters().is_empty());
+    }
+    let good = dir.path().join("good.h5");
+    save(&good, true);
+    let (json, node_offset) = {
+        let f = h5vec::open_file(&good).unwrap();
+        let ds = f.dataset("v/metadata/serialized_schema").unwrap();
+        let json: Vec<u8> = ds.read_raw().unwrap();
+        assert_eq!(ds.chunk(), Some(vec![json.len()]));
+        assert_eq!(
+            ds.filters(),
+            vec![hdf5::filters::Filter::fletcher32()],
+            "only Fletcher32"
+        );
+        assert_eq!(h5vec::load_vector::<Every>(&f, "v").unwrap(), rows);
+        // `logical_type` of the `x` field's node: a contiguous string.
+        let lt = f
+            .dataset("v/metadata/schema/children/2/logical_type")
+            .unwrap();
+        let at = lt.offset().unwrap();
+        let bytes = std::fs::read(&good).unwrap();
+        assert_eq!(&bytes[at as usize..at as usize + 3], b"f32");
+        (json, at)
+    };
+    let expect_err = |path: &Path, what: &str, want: &str| {
+        let f = h5vec::open_file(path).unwrap();
+        let e = h5vec::load_vector::<Every>(&f, what)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(e.to_string().contains(want), "load_vector: {e}");
+        let e = h5vec::arrow::read_schema(&f, "v").map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains(want), "arrow::read_schema: {e}");
+        let e = h5vec::load_column::<u64>(&f, "v", "id")
+            .map(|_| ())
+            .unwrap_err();
+        assert!(e.to_string().contains(want), "load_column: {e}");
+        let e = h5vec::VectorReader::<Every>::open(&f, "v", 10)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(e.to_string().contains(want), "VectorReader: {e}");
+    };
+    // A node's `logical_type` (read by Arrow only) changed.
+    let p = dir.path().join("lt.h5");
+    std::fs::copy(&good, &p).unwrap();
+    poke(&p, node_offset, b"u");
+    expect_err(
+        &p,
+        "v",
+        "$.x (metadata/schema): invalid data: the schema tree differs from the checksummed \
+         metadata/serialized_schema: `logical_type` is \"u32\" in the tree, \"f32\" in the JSON",
+    );
+    // A field name in the global heap (variable-length strings).
+    let p = dir.path().join("names.h5");
+    std::fs::copy(&good, &p).unwrap();
+    let heap = find_once(&p, b"counts\0");
+    poke(&p, heap, b"c0");
+    expect_err(&p, "v", "`field_names` is Some([\"id\", \"x\", \"flag\", \"name\", \"tags\", \"xs\", \"maybe\", \"pair\", \"shape\", \"c0unts\", \"note\"]) in the tree");
+    // The JSON itself: HDF5's Fletcher32 check on its chunk.
+    let p = dir.path().join("json.h5");
+    std::fs::copy(&good, &p).unwrap();
+    let at = find_once(&p, &json);
+    poke(&p, at + 20, b"#");
+    expect_err(&p, "v", "metadata/serialized_schema");
+    expect_err(&p, "v", "checksum mismatch");
+}

@@ -318,6 +318,45 @@ fn read_int64s(group: &Group, name: &str, max: usize, path: &str) -> Result<Opti
 }
 
 impl Stored {
+    /// The first member where this tree (read from the file) and `want`
+    /// (the same tree from `metadata/serialized_schema`) differ, as its
+    /// field path and what each says; `None` when they are equal.
+    pub(crate) fn differs_from(&self, want: &Schema, path: &str) -> Option<(String, String)> {
+        fn cmp<T: PartialEq + std::fmt::Debug>(name: &str, tree: &T, json: &T) -> Option<String> {
+            (tree != json)
+                .then(|| format!("`{name}` is {tree:?} in the tree, {json:?} in the JSON"))
+        }
+        let here = cmp("kind", &self.kind, &want.kind)
+            .or_else(|| cmp("schema", &self.schema, &want.schema))
+            .or_else(|| cmp("codec", &self.codec, &want.codec))
+            .or_else(|| cmp("logical_type", &self.logical_type, &want.logical_type))
+            .or_else(|| cmp("encoded_type", &self.encoded_type, &want.encoded_type))
+            .or_else(|| cmp("dimensions", &self.dimensions, &want.dimensions))
+            .or_else(|| cmp("field_names", &self.field_names, &want.field_names))
+            .or_else(|| cmp("variant_names", &self.variant_names, &want.variant_names))
+            .or_else(|| cmp("variant_values", &self.variant_values, &want.variant_values))
+            .or_else(|| cmp("time_unit", &self.time_unit, &want.time_unit))
+            .or_else(|| cmp("time_zone", &self.time_zone, &want.time_zone))
+            .or_else(|| {
+                let (a, b) = (self.children.len(), want.children.len());
+                (a != b).then(|| format!("{a} children in the tree, {b} in the JSON"))
+            });
+        if let Some(what) = here {
+            return Some((path.to_string(), what));
+        }
+        self.children
+            .iter()
+            .zip(&want.children)
+            .enumerate()
+            .find_map(|(i, (c, w))| {
+                let sub = match self.field_names.as_ref().and_then(|n| n.get(i)) {
+                    Some(name) if self.kind == kind::RECORD => format!("{path}.{name}"),
+                    _ => format!("{path}[child {}]", i + 1),
+                };
+                c.differs_from(w, &sub)
+            })
+    }
+
     /// Reads a schema node (recursively) from `group`; `path` is the logical
     /// field path used in errors.
     pub fn read(group: &Group, path: &str) -> Result<Stored> {

@@ -386,7 +386,12 @@ impl<T: H5Vector> VectorWriter<T> {
             let data = crate::raw::create_group_small(&group, "data", "$")?;
             let enc = T::Codec::create(&data, "$", &ctx)?;
             let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
-            write_metadata(&meta, &T::Codec::schema(&ctx), std::any::type_name::<T>())?;
+            write_metadata(
+                &meta,
+                &T::Codec::schema(&ctx),
+                std::any::type_name::<T>(),
+                opts.get_checksum(),
+            )?;
             write_count(&meta, 0)?;
             Ok((enc, meta))
         })();

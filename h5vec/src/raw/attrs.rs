@@ -105,6 +105,54 @@ pub(crate) fn write_small<T: hdf5::H5Type>(
     unsafe { write_whole(&ds, dt.id(), data.as_ptr().cast(), path) }
 }
 
+/// Writes `data` as the new 1-D UInt8 dataset `name` in `group`, in one
+/// chunk with HDF5's Fletcher32 filter (SPEC.md 6.4, "Metadata"): every
+/// reader that reads it through HDF5 (h5py, HDF5.jl, C, h5vec) verifies its
+/// bytes. `data` is not empty (a chunk has at least one element).
+pub(crate) fn write_checksummed_bytes(
+    group: &Group,
+    name: &str,
+    data: &[u8],
+    path: impl At,
+) -> Result<()> {
+    let cname = CString::new(name).map_err(|_| Error::invalid(path, "name contains NUL"))?;
+    if data.is_empty() {
+        return Err(Error::invalid(
+            path,
+            "a checksummed dataset holds at least one byte",
+        ));
+    }
+    let n = [data.len() as hsize_t];
+    let ds = sync(|| {
+        // SAFETY: new property lists and a new dataspace, each owned at once
+        // by an `Owned`; `n` holds the one extent of a rank-1 space and of
+        // its chunk; the name is NUL-terminated; the new dataset is owned by
+        // the `Dataset` at once.
+        unsafe {
+            let dcpl = Owned::new(path, h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
+            check(path, h5p::H5Pset_obj_track_times(dcpl.id(), 0))?;
+            check(path, h5p::H5Pset_chunk(dcpl.id(), 1, n.as_ptr()))?;
+            check(path, h5p::H5Pset_fletcher32(dcpl.id()))?;
+            let sp = Owned::new(path, h5s::H5Screate_simple(1, n.as_ptr(), std::ptr::null()))?;
+            let ds = check(
+                path,
+                h5d::H5Dcreate2(
+                    group.id(),
+                    cname.as_ptr(),
+                    *h5t::H5T_NATIVE_UINT8,
+                    sp.id(),
+                    H5P_DEFAULT,
+                    dcpl.id(),
+                    H5P_DEFAULT,
+                ),
+            )?;
+            hdf5::from_id::<Dataset>(ds).at(path)
+        }
+    })?;
+    // SAFETY: `data` holds exactly the dataset's elements, native UInt8.
+    unsafe { write_whole(&ds, *h5t::H5T_NATIVE_UINT8, data.as_ptr().cast(), path) }
+}
+
 /// Creates the group `name` in `parent` with HDF5's default property lists
 /// (what hdf5-metno's `create_group` makes for a name without `/`, without
 /// building two property lists per group).

@@ -118,8 +118,10 @@ const MAX_CHECKED_CHUNKS: u64 = 1 << 20;
 /// one of their chunks, stored under a Fletcher32 filter that ran, holds
 /// fewer than the checksum's 4 bytes: HDF5's filter subtracts 4 from the
 /// stored size and reads past the buffer (a crash in
-/// `H5_checksum_fletcher32`, HDF5 2.2.0). Nothing for datasets without the
-/// filter (one property list query).
+/// `H5_checksum_fletcher32`, HDF5 2.2.0), or whose filter mask says the
+/// checksum was skipped (HDF5 would then not verify it; it never writes
+/// such a chunk: the filter is mandatory). Nothing for datasets without
+/// the filter (one property list query).
 pub(crate) fn check_checksummed_chunks(
     ds: &Dataset,
     start: u64,
@@ -149,7 +151,18 @@ pub(crate) fn check_checksummed_chunks(
         let Some((mask, size)) = chunk_entry(ds, k * c) else {
             continue;
         };
-        if mask & bit == 0 && size < 4 {
+        if mask & bit != 0 {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "the chunk of rows {}..{} is stored without its Fletcher32 checksum \
+                     (filter mask {mask:#x})",
+                    k.saturating_mul(c),
+                    k.saturating_add(1).saturating_mul(c)
+                ),
+            ));
+        }
+        if size < 4 {
             return Err(Error::invalid(
                 path,
                 format!(
@@ -162,6 +175,11 @@ pub(crate) fn check_checksummed_chunks(
         }
     }
     Ok(())
+}
+
+/// Whether `ds`'s pipeline has HDF5's Fletcher32 filter.
+pub(crate) fn has_fletcher32(ds: &Dataset) -> bool {
+    fletcher32_bit(ds).is_some()
 }
 
 /// The filter-mask bit of `ds`'s Fletcher32 filter, if its pipeline has one.

@@ -32,7 +32,8 @@ mod types;
 pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
     attr_string, create_column_with_fill, create_group_small, create_small, read_attr_string,
-    read_scalar_string, user_fill, write_attr_ascii, write_scalar_string, write_small,
+    read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes, write_scalar_string,
+    write_small,
 };
 pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,

@@ -249,7 +249,7 @@ impl BatchWriter {
         let data = crate::raw::create_group_small(&group, "data", "$")?;
         let enc = Col::create(&root, &data, "$", &ctx)?;
         let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
-        write_metadata(&meta, &root, &root.logical_type)?;
+        write_metadata(&meta, &root, &root.logical_type, opts.get_checksum())?;
         write_count(&meta, 0)?;
         Ok(BatchWriter {
             enc,
