@@ -11,7 +11,9 @@
 # --checksum: the seeds are written with SaveOptions::checksum(true) (and
 # strings in the VLS layout), so every value byte is checksummed: any load
 # of different values without an error is a failure (its input is saved in
-# DIR/*/crashes, and the summary counts them). Replay such mutants with
+# DIR/*/crashes, and the summary counts them), except from mutants that
+# recomputed HDF5's metadata checksums over the bytes they changed
+# (`ok-different-forged`: forgeries, counted apart). Replay such mutants with
 # `h5vec-fuzz replay --checksum --seed S --index I`.
 #
 # Mutant I of seed S is always the same input: `h5vec-fuzz replay --seed S

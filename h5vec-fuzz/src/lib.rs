@@ -12,6 +12,10 @@
 //!   no checksum in HDF5, so a changed value there is undetectable by
 //!   design; a change anywhere else (`-meta`) is a silent corruption to
 //!   look at;
+//! - `ok-different-forged` (checksum mode only): different values from a
+//!   mutant that recomputed HDF5's metadata checksums over the bytes it
+//!   changed (half the mutants do, so HDF5 parses the changed structure):
+//!   a forgery no checksum detects, counted apart from damage;
 //! - `error`: an `Err`;
 //! - `panic`: caught with `catch_unwind`;
 //! - `hang`: a watchdog thread saw one load run past the timeout; it saves
@@ -390,6 +394,9 @@ pub struct Mutant {
     pub region: Region,
     /// What was done, e.g. `flip@1234.3 u32@200=0xffffffff`.
     pub ops: String,
+    /// Whether HDF5 metadata checksums were recomputed over changed bytes
+    /// (`ck@` in `ops`): a forgery, not damage any checksum can detect.
+    pub forged: bool,
 }
 
 const INTERESTING: [u64; 16] = [
@@ -496,11 +503,13 @@ pub fn mutant(seed: u64, index: u64, files: &[(Vec<u8>, Regions)]) -> Mutant {
     }
     // Half the mutants get valid checksums again, so HDF5 parses the
     // changed structure instead of rejecting its checksum.
+    let mut forged = false;
     if rng.below(2) == 0 {
         for &(a, b) in &regions.checked {
             if touched.iter().any(|&(t, _)| (a..b - 4).contains(&t)) {
                 fix_checksum(&mut bytes, a, b);
                 ops.push(format!("ck@{a}+{}", b - a));
+                forged = true;
             }
         }
     }
@@ -509,6 +518,7 @@ pub fn mutant(seed: u64, index: u64, files: &[(Vec<u8>, Regions)]) -> Mutant {
         bytes,
         region,
         ops: ops.join(" "),
+        forged,
     }
 }
 
@@ -584,6 +594,10 @@ pub enum Class {
     OkDifferentData,
     /// Different values, a global heap collection changed.
     OkDifferentGheap,
+    /// Checksum mode: different values from a mutant that recomputed
+    /// HDF5's metadata checksums over the bytes it changed (a forgery: a
+    /// checksum detects damage, not a writer that recomputes it).
+    OkDifferentForged,
     /// Different values, file metadata changed: a silent corruption.
     OkDifferentMeta,
     /// The loads returned, but HDF5 objects stayed open afterwards.
@@ -604,6 +618,7 @@ impl Class {
             Class::Error => "error",
             Class::OkDifferentData => "ok-different-data",
             Class::OkDifferentGheap => "ok-different-gheap",
+            Class::OkDifferentForged => "ok-different-forged",
             Class::OkDifferentMeta => "ok-different-meta",
             Class::Leak => "leak",
             Class::Panic => "panic",
@@ -916,6 +931,9 @@ pub fn run(opts: &RunOpts) -> Result<Counts, String> {
             }
             let (class, detail) = match r {
                 Ok(Ok(true)) => (Class::OkEqual, String::new()),
+                Ok(Ok(false)) if opts.checksum && m.forged => {
+                    (Class::OkDifferentForged, String::new())
+                }
                 Ok(Ok(false)) => (
                     match m.region {
                         Region::Data => Class::OkDifferentData,
@@ -1126,9 +1144,11 @@ pub fn summary(dir: &Path) -> Result<String, String> {
         .iter()
         .filter_map(|k| total.by_mutant.get(*k))
         .sum();
+        let forged = total.by_mutant.get("ok-different-forged").unwrap_or(&0);
         let _ = writeln!(
             out,
-            "checksum mode: {silent} silently different loads (every one is a failure: its input is in crashes/)"
+            "checksum mode: {silent} silently different loads (every one is a failure: its input is in crashes/); \
+             {forged} mutants with recomputed HDF5 metadata checksums loaded different values (forgeries, not damage)"
         );
     }
     for (e, m) in &total.by_entry {
