@@ -140,16 +140,17 @@ def check_storage(ds, path):
 
 
 def _check_checksummed_chunks(ds, path, bit):
-    """Refuses a Fletcher32 dataset with a chunk stored in fewer than the
-    checksum's 4 bytes (the filter not skipped): HDF5's filter subtracts 4
-    from the size and reads far past the buffer, a crash (SPEC section 7;
-    as Rust's `raw::chunks::check_checksummed_chunks`). One pass over the
-    chunk index."""
+    """Refuses a Fletcher32 dataset with a chunk whose filter mask says its
+    checksum was skipped (HDF5 would not verify it; it never writes one: the
+    filter is mandatory), or stored in fewer than the checksum's 4 bytes:
+    HDF5's filter subtracts 4 from the size and reads far past the buffer, a
+    crash (SPEC sections 6.4 and 7; as Rust's
+    `raw::chunks::check_checksummed_chunks`). One pass over the chunk index."""
     rows = int(ds.chunks[0])
     bad = []
 
     def visit(info):
-        if not info.filter_mask & bit and info.size < 4 and not bad:
+        if not bad and (info.filter_mask & bit or info.size < 4):
             bad.append(info)
 
     try:
@@ -158,8 +159,22 @@ def _check_checksummed_chunks(ds, path, bit):
         return  # h5py or HDF5 without H5Dchunk_iter: left to HDF5
     if bad:
         k = int(bad[0].chunk_offset[0]) // max(rows, 1)
+        if bad[0].filter_mask & bit:
+            raise FormatError(path, ds.name, f"the chunk of rows {k * rows}..{(k + 1) * rows} is stored "
+                                             f"without its Fletcher32 checksum (filter mask "
+                                             f"{bad[0].filter_mask:#x})")
         raise FormatError(path, ds.name, f"the chunk of rows {k * rows}..{(k + 1) * rows} is stored in "
                                          f"{bad[0].size} bytes, fewer than its 4-byte Fletcher32 checksum")
+
+
+def fletcher32_bit(ds):
+    """The filter-mask bit of `ds`'s Fletcher32 filter, or None when its
+    pipeline has none."""
+    dcpl = ds.id.get_create_plist()
+    for i in range(dcpl.get_nfilters()):
+        if dcpl.get_filter(i)[0] == h5py.h5z.FILTER_FLETCHER32:
+            return 1 << i
+    return None
 
 
 def _bad_blosc(values):

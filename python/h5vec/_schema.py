@@ -230,18 +230,7 @@ def read_node(group, path, depth=0):
             raise FormatError(path, ds.name, f"invalid dimensions {dims}")
         node.dimensions = dims
     if "field_names" in names:
-        ds = _h5.open_dataset(group, "field_names", path)
-        info = _h5.type_info(ds)
-        if info.cls != h5py.h5t.STRING or ds.ndim != 1:
-            raise mismatch(path, ds.name, "1-D variable-length strings", info.describe())
-        if ds.shape[0] > MAX_CHILDREN:
-            raise FormatError(path, ds.name, f"{ds.shape[0]} field names")
-        _h5.guard_heap(ds, path)
-        try:
-            node.field_names = [bytes(s).split(b"\0", 1)[0].decode("utf-8") if not isinstance(s, str) else s
-                                for s in ds[()]]
-        except UnicodeDecodeError:
-            raise FormatError(path, ds.name, "field name is not valid UTF-8") from None
+        node.field_names = _read_names(group, "field_names", "field name", path)
     children = []
     if "children" in names:
         ch = _h5.open_group(group, "children", path)
@@ -259,6 +248,22 @@ def read_node(group, path, depth=0):
     node.labels = _read_labels(group, names, path)
     _check_node(node, group, path)
     return node
+
+
+def _read_names(group, key, what, path):
+    """The 1-D variable-length strings `key` of a schema node, as a list."""
+    ds = _h5.open_dataset(group, key, path)
+    info = _h5.type_info(ds)
+    if info.cls != h5py.h5t.STRING or ds.ndim != 1:
+        raise mismatch(path, ds.name, "1-D variable-length strings", info.describe())
+    if ds.shape[0] > MAX_CHILDREN:
+        raise FormatError(path, ds.name, f"{ds.shape[0]} {what}s")
+    _h5.guard_heap(ds, path)
+    try:
+        return [bytes(s).split(b"\0", 1)[0].decode("utf-8") if not isinstance(s, str) else s
+                for s in ds[()]]
+    except UnicodeDecodeError:
+        raise FormatError(path, ds.name, f"{what} is not valid UTF-8") from None
 
 
 def _read_unknown(group, names, node, path, depth):
@@ -382,6 +387,166 @@ def _check_union(node, loc, path):
             raise FormatError(path, loc, f"invalid variant name {name!r}")
         if child.kind not in ("record", "constant") and child.unknown is None:
             raise mismatch(path, loc, f"a record or constant child for variant {name!r}", f"`{child.kind}`")
+
+
+# ---------------------------------------------------------------------------
+# The schema tree against a checksummed `metadata/serialized_schema` (SPEC 6.4)
+
+# Most bytes of a checksummed `serialized_schema` read (as Rust).
+MAX_SERIALIZED_SCHEMA = 64 << 20
+# A node's members in `serialized_schema`'s JSON (Rust's `Schema`), in the
+# order Rust compares them (`Stored::differs_from`): the first four required
+# strings, then the optional ones (absent or null when the node has none).
+JSON_REQUIRED = ("kind", "schema", "codec", "logical_type")
+JSON_OPTIONAL = (("encoded_type", "str"), ("dimensions", "ints"), ("field_names", "strs"),
+                 ("variant_names", "strs"), ("variant_values", "ints"), ("time_unit", "str"),
+                 ("time_zone", "str"))
+JSON_MEMBERS = frozenset(JSON_REQUIRED + tuple(k for k, _ in JSON_OPTIONAL) + ("children",))
+# The members read of a node this version cannot read (`Node.unknown`).
+UNKNOWN_MEMBERS = ("kind", "schema", "codec", "logical_type", "encoded_type", "time_unit", "time_zone")
+
+
+def check_tree(meta, node, path="$"):
+    """When `meta`'s `serialized_schema` has HDF5's Fletcher32 filter (a vector
+    saved with a checksum, SPEC 6.4), reads it (HDF5 verifies its bytes) and
+    checks that the schema tree `node` read from the file says exactly what
+    it says, member by member: the tree's small datasets and heap strings
+    carry no checksum of their own, so a change in any of them is a
+    FormatError here instead of a different load (as Rust's
+    `check_schema_tree`). Nothing to check without the filter (HDF5Vectors.jl
+    files hold Julia bytes there). Nodes this version cannot read are
+    compared on their strings only: their data is not read."""
+    if _h5._link_kind(meta, "serialized_schema") != "HardLink":
+        return
+    try:
+        obj = meta["serialized_schema"]
+        if not isinstance(obj, h5py.Dataset) or _h5.fletcher32_bit(obj) is None:
+            return
+    except (KeyError, OSError, RuntimeError, ValueError):
+        return
+    # Storage and chunk checks (a chunk shorter than its checksum, or whose
+    # filter mask says the checksum was skipped, is an error).
+    ds = _h5.open_dataset(meta, "serialized_schema", path)
+    info = _h5.type_info(ds)
+    if not (info.cls == h5py.h5t.INTEGER and info.size == 1 and not info.signed) or ds.ndim != 1:
+        raise mismatch(path, ds.name, "1-D UInt8", f"{info.describe()} of shape {ds.shape}")
+    n = int(ds.shape[0])
+    if n > MAX_SERIALIZED_SCHEMA:
+        raise FormatError(path, ds.name, f"{n} bytes, more than the {MAX_SERIALIZED_SCHEMA} h5vec reads")
+    try:
+        raw = np.asarray(ds[()], dtype=np.uint8).tobytes()
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        if "filter returned failure" in str(e) or "Fletcher32" in str(e):
+            raise FormatError(path, ds.name, "checksum mismatch (Fletcher32: the schema's bytes changed "
+                                             f"after they were written): {e}") from None
+        raise FormatError(path, ds.name, f"cannot read: {e}") from None
+    try:
+        want = json.loads(raw.decode("utf-8"), object_pairs_hook=_json_object)
+        _check_json_node(want)
+    except (ValueError, RecursionError) as e:
+        raise FormatError(path, ds.name, f"not the schema as JSON: {e}") from None
+    diff = _differs(node, _h5.open_group(meta, "schema", path), want, path)
+    if diff is not None:
+        at, loc, what = diff
+        raise FormatError(at, loc, "the schema tree differs from the checksummed "
+                                   f"metadata/serialized_schema: {what}")
+
+
+def _json_object(pairs):
+    """A JSON object as a dict; a member of a node twice is an error (as serde's)."""
+    out = {}
+    for k, v in pairs:
+        if k in out and k in JSON_MEMBERS:
+            raise ValueError(f"duplicate field `{k}`")
+        out[k] = v
+    return out
+
+
+def _json_value(v, want):
+    """Whether `v` is what serde reads as a String ("str"), Vec<String>
+    ("strs") or Vec<i64> ("ints")."""
+    def is_str(x):
+        if not isinstance(x, str):
+            return False
+        x.encode("utf-8")  # a lone surrogate (serde refuses it): UnicodeEncodeError, a ValueError
+        return True
+
+    def is_i64(x):
+        return type(x) is int and -(1 << 63) <= x < 1 << 63
+
+    if want == "str":
+        return is_str(v)
+    if not isinstance(v, list):
+        return False
+    return all(map(is_str if want == "strs" else is_i64, v))
+
+
+def _check_json_node(d):
+    """Checks that `d` (parsed JSON) is a schema node as Rust's serde reads one."""
+    if not isinstance(d, dict):
+        raise ValueError(f"expected a schema node (a JSON object), found {type(d).__name__}")
+    for k in JSON_REQUIRED:
+        if k not in d:
+            raise ValueError(f"missing field `{k}`")
+        if not _json_value(d[k], "str"):
+            raise ValueError(f"field `{k}`: expected a string, found {d[k]!r:.80}")
+    for k, want in JSON_OPTIONAL:
+        if d.get(k) is not None and not _json_value(d[k], want):
+            what = {"str": "a string", "strs": "a list of strings", "ints": "a list of 64-bit integers"}[want]
+            raise ValueError(f"field `{k}`: expected {what}, found {d[k]!r:.80}")
+    children = d.get("children", [])
+    if not isinstance(children, list):
+        raise ValueError(f"field `children`: expected a list, found {children!r:.80}")
+    for c in children:
+        _check_json_node(c)
+
+
+def _tree_members(node, group, path):
+    """(member, value) of schema node `node` (read from `group`) as Rust's
+    `Stored` holds it, in `JSON_REQUIRED` + `JSON_OPTIONAL` order."""
+    names = _h5.members(group, path)
+    out = [(k, getattr(node, k)) for k in JSON_REQUIRED + ("encoded_type",)]
+    if node.unknown is not None:
+        return out + [(k, getattr(node, k)) for k in ("time_unit", "time_zone")]
+    variant_names = _read_names(group, "variant_names", "variant name", path) if "variant_names" in names else None
+    variant_values = None
+    if "variant_values" in names:
+        ds = _h5.open_dataset(group, "variant_values", path)
+        info = _h5.type_info(ds)
+        if info.cls != h5py.h5t.INTEGER or ds.ndim != 1 or ds.size > MAX_CHILDREN:
+            raise mismatch(path, ds.name, "1-D Int64 variant values", f"{info.describe()} of shape {ds.shape}")
+        variant_values = [int(x) for x in np.asarray(ds[()]).reshape(-1)]
+    return out + [("dimensions", node.dimensions), ("field_names", node.field_names),
+                  ("variant_names", variant_names), ("variant_values", variant_values),
+                  ("time_unit", node.time_unit), ("time_zone", node.time_zone)]
+
+
+def _differs(node, group, want, path):
+    """The first member where the tree (`node`, read from `group`) and `want`
+    (the same node from `serialized_schema`'s JSON) differ, as (field path,
+    HDF5 location, what each says); None when they are equal. Rust's
+    `Stored::differs_from`: the same order and the same field paths."""
+    for k, mine in _tree_members(node, group, path):
+        theirs = want.get(k)
+        if mine != theirs:
+            return path, group.name, f"`{k}` is {mine!r} in the tree, {theirs!r} in the JSON"
+    if node.unknown is not None:
+        return None
+    wkids = want.get("children", [])
+    if len(node.children) != len(wkids):
+        return path, group.name, f"{len(node.children)} children in the tree, {len(wkids)} in the JSON"
+    if not node.children:
+        return None
+    ch = _h5.open_group(group, "children", path)
+    for i, (c, w) in enumerate(zip(node.children, wkids), start=1):
+        if node.kind == "record" and node.field_names and i - 1 < len(node.field_names):
+            sub = f"{path}.{node.field_names[i - 1]}"
+        else:
+            sub = f"{path}[child {i}]"
+        found = _differs(c, _h5.open_group(ch, str(i), path), w, sub)
+        if found is not None:
+            return found
+    return None
 
 
 def write_node(group, node):

@@ -122,6 +122,8 @@ def open_metadata(group, path="$"):
         raise mismatch(path, vds.name, "format_version 1", int(vds[()]))
     count = read_count(meta, path)
     node = S.read_node(_h5.open_group(meta, "schema", path), path)
+    # With a checksum (SPEC 6.4): the tree as the checksummed JSON says.
+    S.check_tree(meta, node, path)
     return count, node
 
 

@@ -2121,11 +2121,20 @@ def _committed_checker(g, pos, path):
 # save / append
 
 
-def _write_metadata(meta, node, count):
+def _write_metadata(meta, node, count, checksum=False):
+    """`meta`'s members (SPEC section 1). With `checksum`, `serialized_schema`
+    is one chunk (its whole length) with HDF5's Fletcher32 filter and nothing
+    else: readers verify its bytes and check the schema tree against it
+    (SPEC 6.4, "Metadata"; as Rust's `write_metadata`)."""
     _h5.write_fixed_str(meta, "format_name", FORMAT_NAME)
     meta.create_dataset("format_version", data=np.int64(1), dtype="<i8")
     _h5.write_fixed_str(meta, "logical_type", node.logical_type)
-    meta.create_dataset("serialized_schema", data=np.frombuffer(node.serialized().encode("utf-8"), np.uint8))
+    json_bytes = np.frombuffer(node.serialized().encode("utf-8"), np.uint8)
+    if checksum:
+        meta.create_dataset("serialized_schema", data=json_bytes, chunks=(len(json_bytes),),
+                            fletcher32=True, track_times=False)
+    else:
+        meta.create_dataset("serialized_schema", data=json_bytes)
     _h5.write_bitfield_scalar(meta, "schema_was_inferred", 0)
     S.write_node(meta.create_group("schema"), node)
     meta.create_dataset("count", data=np.int64(count), dtype="<i8")
@@ -2146,7 +2155,7 @@ def save_vector(where, name, data, *, chunk_length=None, compression=None, repla
         data_g = vg.create_group("data")
         ctx = Ctx(opts, rows)
         write_field(data_g, col, node, 0, ctx, "$")
-        _write_metadata(vg.create_group("metadata"), node, rows)
+        _write_metadata(vg.create_group("metadata"), node, rows, checksum=opts.checksum)
         group.file.flush()
         if exists:
             del group[name]

@@ -108,3 +108,217 @@ def test_a_flipped_byte_is_an_error_in_h5py_and_in_the_package(tmp_path, compres
                               text=True, timeout=120)
         assert proc.returncode != 0
         assert "checksum mismatch, rows 3072..4096" in proc.stderr, proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# The schema tree against a checksummed metadata/serialized_schema (SPEC 6.4):
+# a checksum save writes serialized_schema as one Fletcher32 chunk, and
+# readers check the (unchecksummed) schema tree against it.
+
+N_META = 12
+META_TABLE = pa.table({
+    "id": pa.array(np.arange(N_META, dtype=np.uint64)),
+    "name": pa.array([f"row {i}" for i in range(N_META)]),
+    "ts": pa.array(np.arange(N_META, dtype=np.int64) * 10**9, pa.timestamp("ns", tz="UTC")),
+    "vec": pa.array([[float(i), 2.5] for i in range(N_META)], pa.list_(pa.float32(), 2)),
+    "rec": pa.array([{"p": i * 3, "q": f"q{i}"} for i in range(N_META)]),
+})
+SCHEMA_DS = "v/metadata/serialized_schema"
+needs_bin = pytest.mark.skipif(H5VEC is None, reason="no h5vec binary: cargo build -p h5vec-cli")
+
+
+def _cat(path):
+    return subprocess.run([str(H5VEC), "cat", str(path), "v", "--format", "jsonl"], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _save(tmp_path, writer, table=META_TABLE, checksum=True):
+    """`table` saved as vector `v` of a new file by the package or by Rust (the command's convert)."""
+    path = tmp_path / f"{writer}{'' if checksum else '-plain'}.h5"
+    if writer == "python":
+        h5vec.save_vector(path, "v", table, checksum=checksum)
+    else:
+        src = tmp_path / "in.arrow"
+        with pa.ipc.new_file(src, table.schema) as w:
+            w.write_table(table)
+        proc = subprocess.run([str(H5VEC), "convert"] + (["--checksum"] if checksum else [])
+                              + [str(src), f"{path}:v"], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    return path
+
+
+WRITERS = ["python", pytest.param("rust", marks=needs_bin)]
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_checksum_save_writes_serialized_schema_as_one_fletcher32_chunk(tmp_path, writer):
+    path = _save(tmp_path, writer)
+    with h5py.File(path, "r") as f:
+        ds = f[SCHEMA_DS]
+        assert ds.dtype == np.uint8 and ds.ndim == 1
+        assert ds.chunks == ds.shape and ds.maxshape == ds.shape
+        assert ds.fletcher32 and ds.compression is None and not ds.shuffle
+        dcpl = ds.id.get_create_plist()
+        assert [dcpl.get_filter(i)[0] for i in range(dcpl.get_nfilters())] == [h5py.h5z.FILTER_FLETCHER32]
+        assert ds.id.get_num_chunks() == 1
+        tree = json.loads(bytes(ds[()]))
+        assert tree["field_names"] == ["id", "name", "ts", "vec", "rec"]
+    assert h5vec.open_vector(path, "v").to_arrow().to_pylist() == META_TABLE.to_pylist()
+    # Without a checksum it stays a contiguous dataset.
+    plain = _save(tmp_path, writer, checksum=False)
+    with h5py.File(plain, "r") as f:
+        ds = f[SCHEMA_DS]
+        assert ds.chunks is None and not ds.fletcher32
+        assert ds.id.get_create_plist().get_layout() == h5py.h5d.CONTIGUOUS
+    assert h5vec.open_vector(plain, "v").to_arrow().to_pylist() == META_TABLE.to_pylist()
+
+
+def _union_table(n):
+    types = [i % 3 for i in range(n)]
+    offsets = [types[:i].count(t) for i, t in enumerate(types)]
+    idle = pa.array([{}] * types.count(0), pa.struct([]))
+    tick = pa.array([{"1": k / 4} for k in range(types.count(1))],
+                    pa.struct([pa.field("1", pa.float64(), nullable=False)]))
+    fill = pa.array([{"qty": k, "price": k * 1.5} for k in range(types.count(2))],
+                    pa.struct([pa.field("qty", pa.int32(), nullable=False),
+                               pa.field("price", pa.float64(), nullable=False)]))
+    ev = pa.UnionArray.from_dense(pa.array(types, pa.int8()), pa.array(offsets, pa.int32()),
+                                  [idle, tick, fill], ["Idle", "Tick", "Fill"])
+    return META_TABLE.slice(0, n).append_column("ev", ev)
+
+
+@needs_bin
+def test_rust_loads_a_python_checksummed_schema_exactly(tmp_path):
+    # Every optional member of Rust's Schema in Python's JSON: encoded_type,
+    # dimensions, field_names, variant_names/variant_values (a union),
+    # time_unit, time_zone, children.
+    table = _union_table(N_META)
+    path = _save(tmp_path, "python", table)
+    with h5py.File(path, "r") as f:
+        text = bytes(f[SCHEMA_DS][()]).decode()
+    for key in ("encoded_type", "dimensions", "field_names", "variant_names", "variant_values", "time_unit",
+                "time_zone", "children"):
+        assert f'"{key}":' in text, key
+    assert h5vec.open_vector(path, "v").to_arrow().to_pylist() == table.to_pylist()
+    proc = _cat(path)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+
+    def event(i):
+        k = i // 3  # the row's index in its variant's column
+        return [{"variant": "Idle"}, {"variant": "Tick", "1": k / 4},
+                {"variant": "Fill", "qty": k, "price": k * 1.5}][i % 3]
+
+    assert rows == [{"id": i, "name": f"row {i}", "ts": f"1970-01-01T00:00:{i:02d}Z", "vec": [float(i), 2.5],
+                     "rec": {"p": i * 3, "q": f"q{i}"}, "ev": event(i)} for i in range(N_META)]
+
+
+def _overwrite(path, offset, old, new):
+    data = bytearray(Path(path).read_bytes())
+    assert bytes(data[offset:offset + len(old)]) == old
+    data[offset:offset + len(new)] = new
+    Path(path).write_bytes(bytes(data))
+
+
+def _heap_string_offset(path, dataset, row):
+    """File offset of the bytes of row `row` of the 1-D variable-length string
+    dataset `dataset` (contiguous): its global heap ID read from the raw data,
+    the object found in that global heap collection (HDF5 file format,
+    "Global Heap"; 8-byte addresses)."""
+    import struct
+    with h5py.File(path, "r") as f:
+        ds = f[dataset]
+        assert ds.id.get_create_plist().get_layout() == h5py.h5d.CONTIGUOUS
+        start = ds.id.get_offset()
+    data = Path(path).read_bytes()
+    length, addr, index = struct.unpack_from("<IQI", data, start + 16 * row)
+    assert data[addr:addr + 4] == b"GCOL"
+    end = addr + struct.unpack_from("<Q", data, addr + 8)[0]
+    p = addr + 16
+    while p + 16 <= end:
+        obj, _refs, _res, size = struct.unpack_from("<HHIQ", data, p)
+        if obj == index:
+            assert size == length
+            return p + 16
+        assert obj != 0, "object not in its collection"
+        p += 16 + (size + 7) // 8 * 8
+    raise AssertionError("object not in its collection")
+
+
+def _expect_both_refuse(path, python_match, rust_words):
+    with pytest.raises(h5vec.FormatError, match=python_match) as e:
+        h5vec.open_vector(path, "v").to_arrow()
+    if H5VEC is not None:
+        proc = _cat(path)
+        assert proc.returncode != 0
+        for w in rust_words:
+            assert w in proc.stderr, proc.stderr
+    return e.value
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_changed_logical_type_in_the_tree_is_an_error(tmp_path, writer):
+    path = _save(tmp_path, writer)
+    name = "v/metadata/schema/children/1/children/1/logical_type"
+    with h5py.File(path, "r") as f:
+        ds = f[name]
+        assert ds[()] == b"u64"
+        off = ds.id.get_offset()
+    _overwrite(path, off, b"u64", b"u65")
+    err = _expect_both_refuse(path, "differs from the checksummed metadata/serialized_schema",
+                              ["the schema tree differs from the checksummed metadata/serialized_schema",
+                               '`logical_type` is "u65" in the tree, "u64" in the JSON'])
+    assert err.path == "$.id[child 1]"
+    assert err.location == "/v/metadata/schema/children/1/children/1"
+    assert err.message.endswith("`logical_type` is 'u65' in the tree, 'u64' in the JSON")
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_changed_field_name_in_the_global_heap_is_an_error(tmp_path, writer):
+    path = _save(tmp_path, writer)
+    for dataset, row, old, new, at, fields in [
+        ("v/metadata/schema/field_names", 2, b"ts", b"tz", "$", "['id', 'name', 'tz', 'vec', 'rec']"),
+        ("v/metadata/schema/children/5/children/1/field_names", 1, b"q", b"r", "$.rec[child 1]", "['p', 'r']"),
+    ]:
+        copy = tmp_path / f"damaged-{row}.h5"
+        copy.write_bytes(path.read_bytes())
+        _overwrite(copy, _heap_string_offset(copy, dataset, row), old, new)
+        with h5py.File(copy, "r") as f:
+            assert f[dataset][row] == new  # the change is what HDF5 reads
+        err = _expect_both_refuse(copy, "differs from the checksummed",
+                                  ["differs from the checksummed", "`field_names` is Some(["])
+        assert err.path == at
+        assert err.message.startswith("the schema tree differs from the checksummed metadata/serialized_schema: "
+                                      f"`field_names` is {fields} in the tree, ")
+    # The undamaged file still loads.
+    assert h5vec.open_vector(path, "v").to_arrow().to_pylist() == META_TABLE.to_pylist()
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_flipped_byte_in_serialized_schema_is_a_checksum_error(tmp_path, writer):
+    path = _save(tmp_path, writer)
+    with h5py.File(path, "r") as f:
+        size = f[SCHEMA_DS].id.get_chunk_info(0).size
+    flip(path, SCHEMA_DS, 0, size // 2)
+    err = _expect_both_refuse(path, "checksum mismatch", ["checksum mismatch", "metadata/serialized_schema"])
+    assert err.location == "/v/metadata/serialized_schema"
+    assert err.path == "$"
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("damage", ["skipped", "short"])
+def test_a_serialized_schema_chunk_without_its_checksum_is_an_error(tmp_path, writer, damage):
+    path = _save(tmp_path, writer)
+    with h5py.File(path, "r+") as f:
+        ds = f[SCHEMA_DS]
+        text = bytes(ds[()])
+        if damage == "skipped":
+            # The JSON alone, the mask saying the Fletcher32 filter (filter 0) was skipped:
+            # HDF5 would read it unverified.
+            ds.id.write_direct_chunk((0,), text, filter_mask=1)
+        else:
+            ds.id.write_direct_chunk((0,), text[:2], filter_mask=0)
+    words = ("stored without its Fletcher32 checksum (filter mask 0x1)" if damage == "skipped"
+             else "stored in 2 bytes, fewer than its 4-byte Fletcher32 checksum")
+    err = _expect_both_refuse(path, words.replace("(", r"\(").replace(")", r"\)"), [words])
+    assert err.location == "/v/metadata/serialized_schema"
