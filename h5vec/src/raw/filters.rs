@@ -118,6 +118,19 @@ unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
                     blosc,
                 );
             }
+            // Deflate or shuffle parameters HDF5's own filter refuses in
+            // both directions: damaged, since `H5Pset_deflate` and
+            // shuffle's `set_local` never store them. A read would fail
+            // anyway, but an append's rows wait in HDF5's chunk cache for
+            // the flush, whose failure leaves the dataset unclosable
+            // (`H5Dclose` fails and its id stays open:
+            // leak-scalars_appended_deflate-s11-i7753.h5 in tests/fuzz).
+            if let Some(why) = bad_builtin_parameters(id, &cd, nelm) {
+                return (
+                    Some(format!("filter `{}` (id {id}) with {why}", name())),
+                    blosc,
+                );
+            }
             if id == BLOSC {
                 // Parameters Blosc's filter would run with but cannot: fewer
                 // than 4 (hdf5-metno's filter indexes the 3rd and 4th:
@@ -155,6 +168,22 @@ unsafe fn filters_in(dcpl: hid_t) -> (Option<String>, bool) {
         }
     }
     (None, blosc)
+}
+
+/// Why the parameters `cd` (`nelm` of them; at most `cd.len()` copied)
+/// of HDF5's deflate (1) or shuffle (2) filter cannot be run, if they
+/// cannot: H5Zdeflate.c wants exactly one, a level of at most 9;
+/// H5Zshuffle.c exactly one, a nonzero element size.
+fn bad_builtin_parameters(id: i32, cd: &[std::ffi::c_uint], nelm: usize) -> Option<String> {
+    let (what, ok): (&str, fn(std::ffi::c_uint) -> bool) = match id {
+        1 => ("one, a level of 0 to 9", |v| v <= 9),
+        2 => ("one, a nonzero element size", |v| v != 0),
+        _ => return None,
+    };
+    if nelm != 1 {
+        return Some(format!("{nelm} parameters (HDF5's filter stores {what})"));
+    }
+    (!ok(cd[0])).then(|| format!("parameter {} (HDF5's filter stores {what})", cd[0]))
 }
 
 /// Why the Blosc parameters `cd` (`nelm` of them; at most `cd.len()`
