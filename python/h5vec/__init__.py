@@ -4,6 +4,9 @@
     import h5vec
     v = h5vec.open_vector("file.h5", "measurements")
     df = v.to_pandas()
+    first = v[:100]                                     # v.read(rows=slice(0, 100))
+    t = h5vec.open_table("file.h5", "table")            # h5col tables and VLS string arrays
+    s = h5vec.open_strings("file.h5", "names")          # read the same way
     h5vec.save_vector("out.h5", "events", table)        # a pyarrow.Table, DataFrame or dict of arrays
 
 Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
@@ -11,7 +14,7 @@ Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 
 from ._errors import FileError, FormatError
 from ._schema import Node
-from ._tables import read_strings, read_table
+from ._tables import StringArray, Table, open_strings, open_table, read_strings, read_table
 from ._validate import validate
 from ._vector import Vector, list_vectors, open_vector
 from ._write import append_vector, save_vector
@@ -22,9 +25,13 @@ __all__ = [
     "FileError",
     "FormatError",
     "Node",
+    "StringArray",
+    "Table",
     "Vector",
     "append_vector",
     "list_vectors",
+    "open_strings",
+    "open_table",
     "open_vector",
     "read_strings",
     "read_table",

@@ -1,5 +1,9 @@
 """The error raised for files that do not follow SPEC.md."""
 
+from __future__ import annotations
+
+from typing import Optional
+
 
 class FormatError(ValueError):
     """A file that does not follow the h5vec layout (SPEC.md), or a value
@@ -10,7 +14,7 @@ class FormatError(ValueError):
     or ``None``.
     """
 
-    def __init__(self, path, location, message):
+    def __init__(self, path: str, location: Optional[str], message: str) -> None:
         self.path = path
         self.location = location
         self.message = message
@@ -30,9 +34,9 @@ class FileError(OSError):
     as h5py's own errors for these files are; ``path`` is the file's path.
     """
 
-    def __init__(self, path, message):
+    def __init__(self, path: str, message: str) -> None:
         self.path = path
         super().__init__(message)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.args[0]

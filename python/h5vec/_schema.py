@@ -1,6 +1,9 @@
 """The schema tree under ``<vector>/metadata/schema`` (SPEC section 2)."""
 
+from __future__ import annotations
+
 import json
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import h5py
 import numpy as np
@@ -66,7 +69,7 @@ KNOWN_CODECS = frozenset(c for _, cs in KINDS.values() for c in cs)
 MAX_VARIANTS = 1 << 16
 
 # encoded_type -> numpy dtype (little-endian); Bool and String handled apart.
-NUMBERS = {
+NUMBERS: Dict[str, np.dtype] = {
     "Int8": np.dtype("<i1"), "Int16": np.dtype("<i2"), "Int32": np.dtype("<i4"), "Int64": np.dtype("<i8"),
     "UInt8": np.dtype("<u1"), "UInt16": np.dtype("<u2"), "UInt32": np.dtype("<u4"),
     "UInt64": np.dtype("<u8"), "Float16": np.dtype("<f2"), "Float32": np.dtype("<f4"),
@@ -104,9 +107,12 @@ class Node:
     __slots__ = ("kind", "schema", "codec", "logical_type", "encoded_type", "dimensions",
                  "field_names", "children", "labels", "time_unit", "time_zone", "unknown")
 
-    def __init__(self, kind, schema=None, codec=None, logical_type="", encoded_type=None,
-                 dimensions=None, field_names=None, children=None, labels=None,
-                 time_unit=None, time_zone=None, unknown=None):
+    def __init__(self, kind: str, schema: Optional[str] = None, codec: Optional[str] = None,
+                 logical_type: str = "", encoded_type: Optional[str] = None,
+                 dimensions: Optional[Sequence[int]] = None, field_names: Optional[Sequence[str]] = None,
+                 children: Optional[Sequence[Node]] = None, labels: Optional[Dict[str, int]] = None,
+                 time_unit: Optional[str] = None, time_zone: Optional[str] = None,
+                 unknown: Optional[str] = None) -> None:
         self.kind = kind
         self.schema = schema if schema is not None else KINDS[kind][0]
         self.codec = codec if codec is not None else KINDS[kind][1][0]
@@ -121,13 +127,13 @@ class Node:
         self.time_zone = time_zone
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         """The element's dimensions in h5py (row-major) order."""
         return tuple(reversed(self.dimensions or []))
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The node as plain dicts and lists (what ``Vector.schema`` returns)."""
-        d = {"kind": self.kind, "schema": self.schema, "codec": self.codec,
+        d: Dict[str, Any] = {"kind": self.kind, "schema": self.schema, "codec": self.codec,
              "logical_type": self.logical_type}
         if self.encoded_type is not None:
             d["encoded_type"] = self.encoded_type
@@ -145,7 +151,7 @@ class Node:
             d["children"] = [c.to_dict() for c in self.children]
         return d
 
-    def serialized(self):
+    def serialized(self) -> str:
         """The node as h5vec's compact JSON (serde of the Rust `Schema` struct)."""
         def ser(n):
             d = {"kind": n.kind, "schema": n.schema, "codec": n.codec, "logical_type": n.logical_type}
@@ -167,7 +173,7 @@ class Node:
             return d
         return json.dumps(ser(self), separators=(",", ":"), ensure_ascii=False)
 
-    def same_layout(self, other):
+    def same_layout(self, other: Node) -> bool:
         """Equal as far as the layout goes (logical types are descriptive); never
         for unknown nodes (their layout is not known here)."""
         if self.unknown is not None or other.unknown is not None:
@@ -179,7 +185,7 @@ class Node:
                 and self.time_unit == other.time_unit and self.time_zone == other.time_zone
                 and all(a.same_layout(b) for a, b in zip(self.children, other.children)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Node({self.to_dict()!r})"
 
 

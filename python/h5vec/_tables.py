@@ -1,5 +1,11 @@
 """h5col tables (SPEC section 9) and takane/dolomite VLS string arrays (SPEC
-section 10), read without a schema tree: the layout itself says the types."""
+section 10), read without a schema tree: the layout itself says the types.
+`open_table` / `open_strings` give `Table` / `StringArray`, read as a
+`Vector` is (`_readable`); `read_table` / `read_strings` read in one call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import h5py
 import numpy as np
@@ -9,6 +15,13 @@ from . import _h5
 from . import _read
 from . import _schema as S
 from ._errors import mismatch
+from ._readable import Readable, Where
+from ._vector import ROOT, _open_where
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+    import pyarrow
 
 
 def _group(where, name=None):
@@ -129,9 +142,8 @@ def _infer_item_node(g, name, path):
     return node
 
 
-def read_table_columns(where, name=None, columns=None, rows=None):
-    g = _group(where, name)
-    path = "$"
+def _table_names(g, path="$"):
+    """(NROWS, column names in order) of h5col table group `g`, its attributes and members checked."""
     cls = _h5.read_attr_string(g, "CLASS", path)
     if cls != "COLUMN_TABLE":
         raise mismatch(path, g.name, 'CLASS = "COLUMN_TABLE"', repr(cls))
@@ -152,55 +164,80 @@ def read_table_columns(where, name=None, columns=None, rows=None):
     for c in names:
         if c not in members:
             raise mismatch(f"$.{c}", _h5.member_path(g, c), "a column member", "nothing")
+    return nrows, names
+
+
+def _select_columns(names, columns):
     if columns is not None:
         missing = [c for c in columns if c not in names]
         if missing:
             raise KeyError(f"no columns {missing}; columns: {names}")
         names = [c for c in names if c in set(columns)]
+    return names
+
+
+def _table_column(g, c, nrows):
+    """The reader of column `c` of h5col table group `g`."""
+    p = f"$.{c}"
+    _h5.check_hard(g, c, p)
+    obj = g[c]
+    if isinstance(obj, h5py.Dataset):
+        _h5.check_storage(obj, p)
+        node, reader = _infer_leaf(obj, p, nrows)
+    else:
+        if _h5.read_attr_string(obj, "CLASS", p) != "LIST_COLUMN":
+            raise mismatch(p, obj.name, 'a dataset or a group with CLASS "LIST_COLUMN"', "another group")
+        node, reader = _infer_list(obj, p, nrows)
+    return reader
+
+
+def read_table_columns(where, name=None, columns=None, rows=None):
+    g = _group(where, name)
+    nrows, names = _table_names(g)
+    names = _select_columns(names, columns)
     a, b = (0, nrows) if rows is None else slice(rows.start, rows.stop).indices(nrows)[:2]
     b = max(a, b)
     out = {}
     for c in names:
-        p = f"$.{c}"
-        _h5.check_hard(g, c, p)
-        obj = g[c]
-        if isinstance(obj, h5py.Dataset):
-            _h5.check_storage(obj, p)
-            node, reader = _infer_leaf(obj, p, nrows)
-        else:
-            if _h5.read_attr_string(obj, "CLASS", p) != "LIST_COLUMN":
-                raise mismatch(p, obj.name, 'a dataset or a group with CLASS "LIST_COLUMN"', "another group")
-            node, reader = _infer_list(obj, p, nrows)
-        out[c] = reader.read(a, b)
+        out[c] = _table_column(g, c, nrows).read(a, b)
     return out, a, b
 
 
-def read_table(where, name=None, columns=None, rows=None, format="numpy"):
+def _table_numpy(cols):
+    return {k: C.to_numpy(c) for k, c in cols.items()}
+
+
+def _table_arrow(cols, pa):
+    arrays = [C.to_arrow(c, pa) for c in cols.values()]
+    return pa.Table.from_arrays(arrays, names=list(cols)) if arrays else pa.table({})
+
+
+def _table_pandas(cols, pd, a, b):
+    idx = pd.RangeIndex(a, b)
+    series = [C.to_pandas_series(c, None, k, idx) for k, c in cols.items()]
+    return pd.concat(series, axis=1) if series else pd.DataFrame(index=idx)
+
+
+def read_table(where: h5py.Group, name: Optional[str] = None, columns: Optional[List[str]] = None,
+               rows: Optional[slice] = None, format: str = "numpy") -> Any:
     """Reads an h5col table (the group `where`, or its member `name`): a dict of
     numpy arrays like `Vector.read`, or with format='arrow' / 'pandas' a
     pyarrow.Table / pandas.DataFrame. Missing values (fill values, MASK) are
     masked or None; NROWS is the truth (longer datasets are cut)."""
     cols, a, b = read_table_columns(where, name, columns, rows)
     if format == "numpy":
-        return {k: C.to_numpy(c) for k, c in cols.items()}
+        return _table_numpy(cols)
     if format == "arrow":
         import pyarrow as pa
-        arrays = [C.to_arrow(c, pa) for c in cols.values()]
-        return pa.Table.from_arrays(arrays, names=list(cols)) if arrays else pa.table({})
+        return _table_arrow(cols, pa)
     if format == "pandas":
         import pandas as pd
-        idx = pd.RangeIndex(a, b)
-        series = [C.to_pandas_series(c, None, k, idx) for k, c in cols.items()]
-        return pd.concat(series, axis=1) if series else pd.DataFrame(index=idx)
+        return _table_pandas(cols, pd, a, b)
     raise ValueError(f"unknown format {format!r}")
 
 
-def read_strings(where, name=None, format="numpy"):
-    """Reads a takane/dolomite VLS string array (group with @type = "vls",
-    `heap` and `pointers`): an object array of str with None for missing
-    values (or a pyarrow large_string array with format='arrow')."""
-    g = _group(where, name)
-    path = "$"
+def _open_vls(g, path="$"):
+    """(reader, rows) of takane/dolomite VLS string array group `g`, its layout checked."""
     t = _h5.read_attr_string(g, "type", path)
     if t != "vls":
         raise mismatch(path, g.name, 'type = "vls"', repr(t))
@@ -213,6 +250,15 @@ def read_strings(where, name=None, format="numpy"):
     ptrs = _h5.open_dataset(g, "pointers", path)
     reader = _read.Vls(g, node, path, 0)
     n = ptrs.shape[0] if ptrs.shape else 0
+    return reader, n
+
+
+def read_strings(where: h5py.Group, name: Optional[str] = None, format: str = "numpy") -> Any:
+    """Reads a takane/dolomite VLS string array (group with @type = "vls",
+    `heap` and `pointers`): an object array of str with None for missing
+    values (or a pyarrow large_string array with format='arrow')."""
+    g = _group(where, name)
+    reader, n = _open_vls(g)
     col = reader.read(0, n)
     if format == "arrow":
         import pyarrow as pa
@@ -220,3 +266,109 @@ def read_strings(where, name=None, format="numpy"):
     if format == "numpy":
         return C.to_numpy(col)
     raise ValueError(f"unknown format {format!r}")
+
+
+def _open_container(where, name, opener):
+    """`opener(group, file)` of `where` (a path, opened read-only, or an h5py group)
+    or of its member `name`; the file is closed again if opening fails."""
+    group, owned = _open_where(where)
+    try:
+        g = _h5.open_group(group, name, "$") if name is not None else group
+        return opener(g, owned)
+    except BaseException:
+        if owned is not None:
+            _h5.close_file(owned)
+        raise
+
+
+class Table(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame", "polars.DataFrame"]):
+    """An h5col table opened for reading (see `open_table`): `read` gives
+    {column: numpy array | numpy.ma.MaskedArray | object array} as
+    `read_table`, `to_arrow` a pyarrow.Table, `to_pandas` a pandas.DataFrame,
+    `to_polars` a polars.DataFrame; `t[10:20]` is `t.read(rows=slice(10, 20))`.
+    Every column's layout is checked when the table is opened."""
+
+    def __init__(self, group: h5py.Group, file: Optional[h5py.File] = None) -> None:
+        self._file = file
+        self.group = group
+        self._count, self._names = _table_names(group)
+        self._readers = {c: _table_column(group, c, self._count) for c in self._names}
+
+    @property
+    def columns(self) -> List[str]:
+        """The column names, in the table's order."""
+        return list(self._names)
+
+    def __repr__(self) -> str:
+        return f"<h5vec.Table {self.group.name!r}: {self._count} rows, columns {self._names}>"
+
+    def _selection(self, columns):
+        return _select_columns(self._names, [columns] if isinstance(columns, str) else columns)
+
+    def _read_rows(self, sel, a, b):
+        return {c: self._readers[c].read(a, b) for c in sel}
+
+    def _numpy(self, col, parse_json):
+        return _table_numpy(col)
+
+    def _arrow(self, col, pa):
+        return _table_arrow(col, pa)
+
+    def _pandas(self, col, pd, a, b, parse_json):
+        return _table_pandas(col, pd, a, b)
+
+
+class StringArray(Readable[np.ndarray, "pyarrow.Array", "pandas.Series", "polars.Series"]):
+    """A takane/dolomite VLS string array opened for reading (see
+    `open_strings`): one column, so `read` gives the object array of str
+    (None for missing values) as `read_strings`, `to_arrow` a pyarrow
+    large_string array, `to_pandas` a pandas.Series (index = the row numbers),
+    `to_polars` a polars.Series; `s[10:20]` is `s.read(rows=slice(10, 20))`."""
+
+    def __init__(self, group: h5py.Group, file: Optional[h5py.File] = None) -> None:
+        self._file = file
+        self.group = group
+        self._reader, self._count = _open_vls(group)
+
+    @property
+    def columns(self) -> List[str]:
+        """`["value"]`: the one column (what `columns=` may name)."""
+        return [ROOT]
+
+    def __repr__(self) -> str:
+        return f"<h5vec.StringArray {self.group.name!r}: {self._count} strings>"
+
+    def _selection(self, columns):
+        for c in [columns] if isinstance(columns, str) else (columns or []):
+            if c != ROOT:
+                raise KeyError(f"no column {c!r}; columns: {self.columns}")
+        return None
+
+    def _read_rows(self, sel, a, b):
+        return self._reader.read(a, b)
+
+    def _numpy(self, col, parse_json):
+        return C.to_numpy(col)
+
+    def _arrow(self, col, pa):
+        return C.to_arrow(col, pa)
+
+    def _arrow_batches(self, col, pa):
+        return [C.to_arrow(col, pa)]
+
+    def _pandas(self, col, pd, a, b, parse_json):
+        return C.to_pandas_series(col, None, ROOT, pd.RangeIndex(a, b))
+
+
+def open_table(where: Where, name: Optional[str] = None) -> Table:
+    """Opens the h5col table `where` (an h5py.File or h5py.Group, or a path,
+    opened read-only and closed by `Table.close()`), or its member `name`,
+    checking its layout; read it as a `Vector` (`read`, `to_arrow`, slices)."""
+    return _open_container(where, name, Table)
+
+
+def open_strings(where: Where, name: Optional[str] = None) -> StringArray:
+    """Opens the takane/dolomite VLS string array `where` (an h5py.File or
+    h5py.Group, or a path, opened read-only and closed by `StringArray.close()`),
+    or its member `name`, checking its layout; read it as a `Vector`."""
+    return _open_container(where, name, StringArray)

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import Any, Dict, List, Optional, Union
 
 import h5py
 
@@ -153,7 +154,8 @@ def _signal_name(sig):
         return f"signal {sig}"
 
 
-def validate(path, isolated=True, time_limit=TIME_LIMIT, memory_limit=MEMORY_LIMIT, only=None):
+def validate(path: Union[str, "os.PathLike[str]"], isolated: bool = True, time_limit: Optional[float] = TIME_LIMIT,
+             memory_limit: Optional[int] = MEMORY_LIMIT, only: Optional[str] = None) -> List[Dict[str, Any]]:
     """Reads every row of every vector, h5col table and VLS array in the file
     `path` with the package's checks (SPEC section 7), and returns one dict
     per container, sorted by path: ``{"path": "/xs", "kind": "vector" |
@@ -196,8 +198,8 @@ def validate(path, isolated=True, time_limit=TIME_LIMIT, memory_limit=MEMORY_LIM
     except subprocess.TimeoutExpired:
         raise FormatError(*where, f"isolated check: still running after the time limit of "
                                   f"{time_limit} s, killed") from None
-    said = r.stderr.decode("utf-8", "replace").strip().splitlines()
-    said = f" (it printed: {said[-1]})" if said else ""
+    lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+    said = f" (it printed: {lines[-1]})" if lines else ""
     if r.returncode < 0:
         name = _signal_name(-r.returncode)
         cause = {

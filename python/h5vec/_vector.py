@@ -1,20 +1,29 @@
 """Opening vectors: `open_vector`, `Vector`, `list_vectors`."""
 
+from __future__ import annotations
+
 import errno
 import os
 import re
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import h5py
+import numpy as np
 
 from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
 from ._errors import FileError, FormatError, mismatch
+from ._readable import BATCH_ROWS, Readable, Where
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+    import pyarrow
 
 FORMAT_NAME = "HDF5Vectors"
 ROOT = "value"  # column name of a vector whose elements are not records
-BATCH_ROWS = 1 << 16
 
 
 def _open_where(where, mode="r"):
@@ -27,7 +36,7 @@ def _open_where(where, mode="r"):
     raise TypeError(f"expected an h5py.File, h5py.Group or a path, found {type(where).__name__}")
 
 
-def open_file(path, mode="r"):
+def open_file(path: "str | os.PathLike[str]", mode: str = "r") -> h5py.File:
     """h5py.File(path, mode), as the Rust library opens files: a file whose
     live (SWMR) writer has it open, or was killed and left it marked open
     for writing, is opened read-only as a live reader (``swmr=True``; loads
@@ -127,24 +136,13 @@ def open_metadata(group, path="$"):
     return count, node
 
 
-def _rows(rows, n):
-    if rows is None:
-        return 0, n
-    if isinstance(rows, (slice, range)):
-        start, stop, step = (rows.start, rows.stop, rows.step)
-        if step not in (None, 1):
-            raise ValueError("rows: only contiguous ranges (step 1) are supported")
-        start, stop, _ = slice(start, stop).indices(n)
-        return start, max(start, stop)
-    if isinstance(rows, tuple) and len(rows) == 2:
-        return _rows(slice(*rows), n)
-    raise TypeError("rows: a slice, a range or a (start, stop) tuple")
+class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame", "polars.DataFrame"]):
+    """A vector opened for reading (see `open_vector`). `read` gives {column:
+    numpy array | numpy.ma.MaskedArray | object array}, `to_arrow` a
+    pyarrow.Table, `to_pandas` a pandas.DataFrame, `to_polars` a
+    polars.DataFrame; `v[10:20]` is `v.read(rows=slice(10, 20))`."""
 
-
-class Vector:
-    """A vector opened for reading (see `open_vector`)."""
-
-    def __init__(self, group, name, file=None):
+    def __init__(self, group: h5py.Group, name: str, file: Optional[h5py.File] = None) -> None:
         self._file = file
         check_name(name)
         if name not in group:
@@ -164,16 +162,13 @@ class Vector:
 
     # -- metadata ---------------------------------------------------------
 
-    def __len__(self):
-        return self._count
-
     @property
-    def schema(self):
+    def schema(self) -> Dict[str, Any]:
         """The schema tree as plain dicts (kind, schema, codec, logical_type, ...)."""
         return self.node.to_dict()
 
     @property
-    def columns(self):
+    def columns(self) -> List[str]:
         """Dotted leaf paths (records are flattened; lists are leaves)."""
         root = self.node.children[0] if self.node.kind == "nullable" else self.node
         if not _is_record(root):
@@ -190,18 +185,7 @@ class Vector:
         walk(self.node, "")
         return out
 
-    def close(self):
-        if self._file is not None:
-            _h5.close_file(self._file)
-            self._file = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<h5vec.Vector {self.group.name!r}: {self._count} rows, columns {self.columns}>"
 
     # -- reading -----------------------------------------------------------
@@ -245,39 +229,24 @@ class Vector:
                 i = j
         return sel
 
-    def _read_col(self, columns, rows):
-        a, b = _rows(rows, self._count)
-        return self._reader.read(a, b, self._selection(columns)), a, b
+    def _read_rows(self, sel, a, b):
+        return self._reader.read(a, b, sel)
 
-    def read(self, columns=None, rows=None, parse_json=False):
-        """{column: numpy array | numpy.ma.MaskedArray | object array} for the rows asked for."""
-        col, _, _ = self._read_col(columns, rows)
+    def _numpy(self, col, parse_json):
         return _as_numpy(col, parse_json)
 
-    def to_arrow(self, columns=None, rows=None):
-        """A pyarrow.Table: records are struct columns, lists large_list, strings
-        large_string, maps map, enums with data dense unions (python/README.md)."""
-        import pyarrow as pa
-        col, _, _ = self._read_col(columns, rows)
+    def _arrow(self, col, pa):
         return _as_arrow(col, pa)
 
-    def to_pandas(self, columns=None, rows=None, parse_json=False):
-        """A pandas.DataFrame with dotted columns for records; index = the row numbers."""
-        import pandas as pd
-        col, a, b = self._read_col(columns, rows)
+    def _pandas(self, col, pd, a, b, parse_json):
         return _as_pandas(col, pd, a, b, parse_json)
 
-    def to_polars(self, columns=None, rows=None):
-        """A polars.DataFrame (via Arrow); enums with data in the flat form
-        (python/README.md), UUIDs as 16-byte Binary."""
-        import polars as pl
-        import pyarrow as pa
-        col, _, _ = self._read_col(columns, rows)
-        return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), rechunk=False)
+    def _polars(self, col, pl, pa, **kw):
+        return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), **kw)
 
-    def chunk_rows(self):
+    def chunk_rows(self) -> int:
         """The rows per chunk of the vector's first chunked dataset (the natural batch size)."""
-        found = []
+        found: List[int] = []
 
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset) and obj.chunks and not found and name.endswith("values"):
@@ -285,33 +254,7 @@ class Vector:
         self.group["data"].visititems(visit)
         return found[0] if found else BATCH_ROWS
 
-    def iter_batches(self, batch_rows=None, columns=None, format="numpy", parse_json=False):
-        """Yields the rows in batches of `batch_rows` (bounded memory), each as
-        `format`: 'numpy' (dict, as `read`), 'arrow' (RecordBatch), 'pandas' or 'polars'."""
-        n = self._count
-        batch_rows = int(batch_rows or BATCH_ROWS)
-        if batch_rows <= 0:
-            raise ValueError("batch_rows must be positive")
-        sel = self._selection(columns)
-        for a in range(0, n, batch_rows):
-            b = min(n, a + batch_rows)
-            col = self._reader.read(a, b, sel)
-            if format == "numpy":
-                yield _as_numpy(col, parse_json)
-            elif format == "arrow":
-                import pyarrow as pa
-                yield from _as_arrow(col, pa).to_batches()
-            elif format == "pandas":
-                import pandas as pd
-                yield _as_pandas(col, pd, a, b, parse_json)
-            elif format == "polars":
-                import polars as pl
-                import pyarrow as pa
-                yield pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)))
-            else:
-                raise ValueError(f"unknown format {format!r}")
-
-    def validate(self, batch_rows=None):
+    def validate(self, batch_rows: Optional[int] = None) -> int:
         """Reads every row, making every check of SPEC section 7; raises FormatError
         on the first problem, returns the number of rows otherwise."""
         n = self._count
@@ -384,7 +327,7 @@ def _leaf_node(col, inherited):
     return node
 
 
-def open_vector(where, name):
+def open_vector(where: Where, name: str) -> Vector:
     """Opens vector `name` in `where` (an h5py.File or h5py.Group, or a path,
     opened read-only and closed by `Vector.close()`), checking its layout."""
     group, owned = _open_where(where)
@@ -408,7 +351,7 @@ def _is_vector(g):
         return False
 
 
-def list_vectors(where):
+def list_vectors(where: Where) -> List[str]:
     """Paths (relative to `where`) of every vector below it, sorted; vectors
     are not searched for nested ones, and only hard links are followed."""
     group, owned = _open_where(where)

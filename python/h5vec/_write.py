@@ -13,6 +13,10 @@ The steps live in their own modules: `_write_nodes` (schema nodes and hints),
 `_write_datasets` (columns -> datasets); this one holds `save_vector` and
 `append_vector` and the metadata they write."""
 
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple, Union
+
 import h5py
 import numpy as np
 
@@ -25,7 +29,12 @@ from ._write_nodes import SCHEMA_KEY, _field_kid, _hint_of, constant_codec, reco
 from ._write_encode import from_arrow
 from ._write_input import to_table
 from ._write_datasets import Ctx, Options, write_field
+from ._readable import Where
 from ._vector import FORMAT_NAME, ROOT, _open_where, check_name, open_metadata
+
+Compression = Union[None, bool, int, str, Tuple[str, int]]
+"""None, 'deflate' (or 'gzip', 'zlib'), a deflate level, ('deflate', level), 'lzf', or a Blosc
+codec 'zstd', 'lz4', 'blosclz', 'lz4hc' (with hdf5plugin), alone or as (name, level)."""
 
 
 def build(data, schema, opts, root_hint=None):
@@ -84,8 +93,9 @@ def _write_metadata(meta, node, count, checksum=False):
     meta.create_dataset("count", data=np.int64(count), dtype="<i8")
 
 
-def save_vector(where, name, data, *, chunk_length=None, compression=None, replace=False, schema=None,
-                vls_strings=False, checksum=False):
+def save_vector(where: Where, name: str, data: Any, *, chunk_length: Optional[int] = None,
+                compression: Compression = None, replace: bool = False, schema: Any = None,
+                vls_strings: Union[bool, Sequence[str]] = False, checksum: bool = False) -> None:
     check_name(name)
     opts = Options(chunk_length, compression, vls_strings, checksum=checksum)
     col, node, rows = build(data, schema, opts)
@@ -110,7 +120,7 @@ def save_vector(where, name, data, *, chunk_length=None, compression=None, repla
             owned.close()
 
 
-def append_vector(where, name, data, *, schema=None):
+def append_vector(where: Where, name: str, data: Any, *, schema: Any = None) -> None:
     check_name(name)
     group, owned = _open_where(where, "a")
     try:

@@ -1,7 +1,15 @@
 """Dask: a vector as a dask.dataframe.DataFrame whose partitions each open
 the file themselves (so they run on any worker that can see the path)."""
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Optional, Sequence, Union
+
 from ._vector import open_vector
+
+if TYPE_CHECKING:
+    import dask.dataframe
 
 
 def _partition(path, name, columns, start, stop):
@@ -9,7 +17,8 @@ def _partition(path, name, columns, start, stop):
         return v.to_pandas(columns=columns, rows=slice(start, stop))
 
 
-def read_vector(path, name, columns=None, partition_rows=None):
+def read_vector(path: Union[str, "os.PathLike[str]"], name: str, columns: Optional[Sequence[str]] = None,
+                partition_rows: Optional[int] = None) -> "dask.dataframe.DataFrame":
     """A lazy dask DataFrame over vector `name` of the HDF5 file at `path`.
 
     Partitions hold `partition_rows` rows (default: about 1,048,576), rounded
