@@ -126,7 +126,20 @@ def check_storage(ds, path):
                                              f"(chunk shape {tuple(ds.chunks)})")
 
     for i in range(dcpl.get_nfilters()):
-        code, _flags, values, _name = dcpl.get_filter(i)
+        code, flags, values, _name = dcpl.get_filter(i)
+        if code in (1, 2) and not flags & 1:
+            # A mandatory deflate or shuffle with parameters HDF5's own
+            # filter refuses (deflate: one, a level of 0 to 9; shuffle: one,
+            # nonzero): damage (h5py's `compression` property fails on it
+            # with an IndexError), refused as Rust does (raw/filters.rs).
+            # Optional ones fail harmlessly: HDF5 stores shuffle without
+            # parameters, optional, on variable-length datasets.
+            what, ok = ("one, a level of 0 to 9", lambda v: v <= 9) if code == 1 else \
+                ("one, a nonzero element size", lambda v: v != 0)
+            if len(values) != 1 or not ok(values[0]):
+                found = f"{len(values)} parameters" if len(values) != 1 else f"parameter {values[0]}"
+                raise FormatError(path, ds.name, f"expected {_name.decode(errors='replace')} filter "
+                                                 f"parameters as HDF5 stores them ({what}), found {found}")
         if code == 3 and ds.chunks is not None:
             _check_checksummed_chunks(ds, path, 1 << i)
         if code == 32001:
