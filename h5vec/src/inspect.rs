@@ -20,7 +20,7 @@ use crate::codec::member_path;
 use crate::error::{Context, Error, Place, Result};
 use crate::guard::{Access, MAX_DEPTH, MAX_OBJECTS};
 use crate::raw;
-use crate::schema::{kind, Stored};
+use crate::schema::{Kind, Stored};
 
 /// What kind of container a group is (serialized as `vector`, `table`,
 /// `vls_array`).
@@ -208,7 +208,7 @@ impl VectorInfo {
     /// root), a table's members, 1 for a VLS array.
     fn columns(&self, group: &Group) -> usize {
         match (&self.schema, self.container) {
-            (Some(s), _) if s.kind == kind::RECORD => s.children.len(),
+            (Some(s), _) if Kind::parse(&s.kind) == Kind::Record => s.children.len(),
             (_, ContainerKind::Table) => group.member_names().map_or(0, |m| m.len()),
             _ => 1,
         }
@@ -366,7 +366,7 @@ fn schema_node(s: &Stored, path: String) -> SchemaNode {
         .collect();
     SchemaNode {
         field_path: path,
-        kind: s.kind.clone(),
+        kind: s.kind.to_string(),
         schema: s.schema.clone(),
         codec: s.codec.clone(),
         logical_type: s.logical_type.clone(),
@@ -383,14 +383,14 @@ fn schema_node(s: &Stored, path: String) -> SchemaNode {
 /// type). A record child without a field name is `<i>` (1-based), as in
 /// the schema reader's errors.
 fn child_path(s: &Stored, i: usize, path: &str) -> String {
-    match s.kind.as_str() {
-        kind::RECORD => match s.field_names.as_ref().and_then(|f| f.get(i)) {
+    match s.kind {
+        Kind::Record => match s.field_names.as_ref().and_then(|f| f.get(i)) {
             Some(f) => format!("{path}.{f}"),
             None => format!("{path}.<{}>", i + 1),
         },
-        kind::LIST => format!("{path}[]"),
+        Kind::List => format!("{path}[]"),
         // A union's variants (SPEC.md section 4.4): `$.f.Variant`.
-        kind::UNION => match s.variant_names.as_ref().and_then(|f| f.get(i)) {
+        Kind::Union => match s.variant_names.as_ref().and_then(|f| f.get(i)) {
             Some(v) => format!("{path}.{v}"),
             None => format!("{path}.<{}>", i + 1),
         },
@@ -402,10 +402,10 @@ fn child_path(s: &Stored, i: usize, path: &str) -> String {
 /// data: a record field's group, a list's `VALUES`. `None` when the child
 /// shares the node's group (`nullable`) or has no data (`vls_string`).
 fn child_member(s: &Stored, i: usize) -> Option<&str> {
-    match s.kind.as_str() {
-        kind::RECORD => s.field_names.as_ref()?.get(i).map(String::as_str),
-        kind::LIST if i == 0 => Some("VALUES"),
-        kind::UNION => s.variant_names.as_ref()?.get(i).map(String::as_str),
+    match s.kind {
+        Kind::Record => s.field_names.as_ref()?.get(i).map(String::as_str),
+        Kind::List if i == 0 => Some("VALUES"),
+        Kind::Union => s.variant_names.as_ref()?.get(i).map(String::as_str),
         _ => None,
     }
 }
@@ -428,7 +428,7 @@ fn describe_group(
     out: &mut Vec<DatasetInfo>,
 ) -> Result<()> {
     if let Some(n) = node {
-        if n.kind == kind::NULLABLE && n.children.len() == 1 {
+        if n.kind == Kind::Nullable && n.children.len() == 1 {
             return describe_group(n.children.first(), group, path, false, out);
         }
     }

@@ -80,39 +80,111 @@ pub mod ids {
     pub const MAP_CODEC: &str = "h5vec.MapCodec";
 }
 
-/// The `kind` entry of a schema node: how its data group is laid out, as
-/// spelled on disk (SPEC.md section 2). Every writer and every check uses
-/// these, never a literal.
-pub(crate) mod kind {
-    /// HDF5Vectors: one dataset of numbers, bools or fixed-length strings.
-    pub(crate) const SCALAR: &str = "scalar";
-    /// HDF5Vectors: fixed-shape arrays.
-    pub(crate) const DENSE: &str = "dense";
-    /// HDF5Vectors: one child group per field.
-    pub(crate) const RECORD: &str = "record";
-    /// HDF5Vectors: serialized bytes with stops.
-    pub(crate) const BLOB: &str = "blob";
-    /// HDF5Vectors: one value for every element, no data.
-    pub(crate) const CONSTANT: &str = "constant";
-    /// h5vec: compressed VLS strings (heap + pointers).
-    pub(crate) const VLS_STRING: &str = "vls_string";
-    /// h5vec: list column (OFFSETS + VALUES).
-    pub(crate) const LIST: &str = "list";
-    /// h5vec: strings inside a list (OFFSETS + CHARS).
-    pub(crate) const STRING_VALUES: &str = "string_values";
-    /// h5vec: a MASK beside the values.
-    pub(crate) const NULLABLE: &str = "nullable";
-    /// h5vec: numbers whose fill value marks a missing element.
-    pub(crate) const FILL_NULLABLE: &str = "fill_nullable";
-    /// h5vec: an enum with data (TAG + INDEX, one group per variant).
-    pub(crate) const UNION: &str = "union";
+/// The `kind` entry of a schema node: how its data group is laid out
+/// (SPEC.md section 2), parsed once when the node is read or built. Every
+/// dispatch on a node's layout is a `match` on it; the spelling on disk is
+/// [`Kind::as_str`], nowhere else.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// HDF5Vectors `scalar`: one dataset of numbers, bools or fixed-length strings.
+    Scalar,
+    /// HDF5Vectors `dense`: fixed-shape arrays.
+    Dense,
+    /// HDF5Vectors `record`: one child group per field.
+    Record,
+    /// HDF5Vectors `blob`: serialized bytes with stops.
+    Blob,
+    /// HDF5Vectors `constant`: one value for every element, no data.
+    Constant,
+    /// h5vec `vls_string`: compressed VLS strings (heap + pointers).
+    VlsString,
+    /// h5vec `list`: list column (OFFSETS + VALUES).
+    List,
+    /// h5vec `string_values`: strings inside a list (OFFSETS + CHARS).
+    StringValues,
+    /// h5vec `nullable`: a MASK beside the values.
+    Nullable,
+    /// h5vec `fill_nullable`: numbers whose fill value marks a missing element.
+    FillNullable,
+    /// h5vec `union`: an enum with data (TAG + INDEX, one group per variant).
+    Union,
+    /// A kind this version does not know (a newer writer's), as stored.
+    Other(String),
+}
+
+impl Kind {
+    /// Every kind this version knows, in SPEC.md's order.
+    pub(crate) const KNOWN: [Kind; 11] = [
+        Kind::Scalar,
+        Kind::Dense,
+        Kind::Record,
+        Kind::Blob,
+        Kind::Constant,
+        Kind::VlsString,
+        Kind::List,
+        Kind::StringValues,
+        Kind::Nullable,
+        Kind::FillNullable,
+        Kind::Union,
+    ];
+
+    /// The kind spelled `s` on disk ([`Kind::Other`] when unknown).
+    pub fn parse(s: &str) -> Kind {
+        Kind::KNOWN
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .unwrap_or_else(|| Kind::Other(s.to_string()))
+    }
+
+    /// Its spelling on disk.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Kind::Scalar => "scalar",
+            Kind::Dense => "dense",
+            Kind::Record => "record",
+            Kind::Blob => "blob",
+            Kind::Constant => "constant",
+            Kind::VlsString => "vls_string",
+            Kind::List => "list",
+            Kind::StringValues => "string_values",
+            Kind::Nullable => "nullable",
+            Kind::FillNullable => "fill_nullable",
+            Kind::Union => "union",
+            Kind::Other(s) => s,
+        }
+    }
+}
+
+impl Default for Kind {
+    /// No kind: an empty name (nodes built field by field start here).
+    fn default() -> Self {
+        Kind::Other(String::new())
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        String::deserialize(d).map(|s| Kind::parse(&s))
+    }
 }
 
 /// One node of the schema tree, as h5vec writes it and expects it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schema {
-    /// One of [`kind`]'s identifiers.
-    pub kind: String,
+    /// How the node's data group is laid out.
+    pub kind: Kind,
     /// Schema identifier, e.g. `HDF5Vectors.ScalarSchema`.
     pub schema: String,
     /// Codec identifier, e.g. `HDF5Vectors.IdentityCodec`.
@@ -147,9 +219,9 @@ pub struct Schema {
 
 impl Schema {
     /// A node with the given kind and identifiers and nothing else.
-    pub fn new(kind: &str, schema: &str, codec: &str, logical_type: &str) -> Self {
+    pub fn new(kind: Kind, schema: &str, codec: &str, logical_type: &str) -> Self {
         Schema {
-            kind: kind.into(),
+            kind,
             schema: schema.into(),
             codec: codec.into(),
             logical_type: logical_type.into(),
@@ -172,7 +244,7 @@ impl Schema {
 
     /// Writes this node (recursively) into `group`.
     pub fn write(&self, group: &Group, path: &str) -> Result<()> {
-        raw::write_scalar_string(group, "kind", &self.kind, path)?;
+        raw::write_scalar_string(group, "kind", self.kind.as_str(), path)?;
         raw::write_scalar_string(group, "schema", &self.schema, path)?;
         raw::write_scalar_string(group, "codec", &self.codec, path)?;
         raw::write_scalar_string(group, "logical_type", &self.logical_type, path)?;
@@ -220,7 +292,7 @@ fn write_names(group: &Group, name: &str, names: &[String], path: &str) -> Resul
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
     /// `kind`.
-    pub kind: String,
+    pub kind: Kind,
     /// `schema`.
     pub schema: String,
     /// `codec`.
@@ -326,7 +398,7 @@ impl Stored {
             (tree != json)
                 .then(|| format!("`{name}` is {tree:?} in the tree, {json:?} in the JSON"))
         }
-        let here = cmp("kind", &self.kind, &want.kind)
+        let here = cmp("kind", &self.kind.as_str(), &want.kind.as_str())
             .or_else(|| cmp("schema", &self.schema, &want.schema))
             .or_else(|| cmp("codec", &self.codec, &want.codec))
             .or_else(|| cmp("logical_type", &self.logical_type, &want.logical_type))
@@ -350,7 +422,7 @@ impl Stored {
             .enumerate()
             .find_map(|(i, (c, w))| {
                 let sub = match self.field_names.as_ref().and_then(|n| n.get(i)) {
-                    Some(name) if self.kind == kind::RECORD => format!("{path}.{name}"),
+                    Some(name) if self.kind == Kind::Record => format!("{path}.{name}"),
                     _ => format!("{path}[child {}]", i + 1),
                 };
                 c.differs_from(w, &sub)
@@ -374,7 +446,7 @@ impl Stored {
             read_str(group, name, path)?
                 .ok_or_else(|| Error::mismatch(path, format!("schema entry `{name}`"), "nothing"))
         };
-        let kind = need("kind")?;
+        let kind = Kind::parse(&need("kind")?);
         let schema = need("schema")?;
         let codec = need("codec")?;
         let logical_type = read_str(group, "logical_type", path)?.unwrap_or_default();

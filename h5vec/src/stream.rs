@@ -21,7 +21,7 @@ use crate::error::{Context, Error, Result};
 use crate::evolution::LoadOptions;
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{kind, Stored};
+use crate::schema::{Kind, Stored};
 use crate::vector::{
     check_new_member, commit_vector, open_vector, open_vector_group, read_count, read_rows,
     write_count, write_metadata,
@@ -249,8 +249,8 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
         return Ok((group, node, path));
     }
     for seg in field.split('.') {
-        let names = match (&node.kind[..], &node.field_names) {
-            (kind::RECORD, Some(n)) => n.clone(),
+        let names = match (&node.kind, &node.field_names) {
+            (Kind::Record, Some(n)) => n.clone(),
             _ => {
                 return Err(Error::mismatch(
                     &path,

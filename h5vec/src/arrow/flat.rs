@@ -27,7 +27,7 @@ use crate::codec::child_path;
 use crate::error::{Error, Result};
 use crate::kinds::list::items_path;
 use crate::options::SaveOptions;
-use crate::schema::{kind, Schema};
+use crate::schema::{Kind, Schema};
 
 use super::mapping::{field_metadata, label_type, FLAT, ROOT_KEY, SCHEMA_KEY, UNION_KEY};
 use super::write::node::{field_node, parse};
@@ -102,7 +102,7 @@ pub fn flatten_unions(batch: &RecordBatch) -> Result<RecordBatch> {
     let record = schema
         .metadata()
         .get(ROOT_KEY)
-        .is_none_or(|k| k == kind::RECORD);
+        .is_none_or(|k| Kind::parse(k) == Kind::Record);
     let mut fields: Vec<FieldRef> = Vec::with_capacity(batch.num_columns());
     let mut columns = Vec::with_capacity(batch.num_columns());
     let mut changed = false;
@@ -342,7 +342,7 @@ fn flatten(arr: &ArrayRef, field: &Field, path: &str) -> Result<Converted> {
 
 /// The node under a `nullable` node (the node itself otherwise).
 fn look_through(node: &Schema) -> &Schema {
-    if node.kind == kind::NULLABLE {
+    if node.kind == Kind::Nullable {
         node.children.first().unwrap_or(node)
     } else {
         node
@@ -378,8 +378,8 @@ fn variant_names<'a>(un: &'a Schema, path: &str) -> Result<&'a [String]> {
 /// Whether a variant node stores no fields (a unit variant, or a record
 /// without fields): it has no child in the flat form.
 fn fieldless(variant: &Schema) -> bool {
-    variant.kind == kind::CONSTANT
-        || (variant.kind == kind::RECORD
+    variant.kind == Kind::Constant
+        || (variant.kind == Kind::Record
             && variant
                 .field_names
                 .as_deref()
@@ -394,7 +394,7 @@ fn flatten_union(arr: &ArrayRef, field: &Field, path: &str) -> Result<(FieldRef,
     // its Arrow type.
     let node = field_node(field, path, &SaveOptions::default(), false)?;
     let un = look_through(&node);
-    if un.kind != kind::UNION {
+    if un.kind != Kind::Union {
         return Err(Error::mismatch(
             path,
             "a `union` schema node for a Union field",
@@ -527,7 +527,7 @@ pub(crate) fn unflatten_batch(
         }
         (None, None) => None,
     };
-    let record = root.is_none_or(|r| r.kind == kind::RECORD);
+    let record = root.is_none_or(|r| r.kind == Kind::Record);
     let mut fields: Vec<FieldRef> = Vec::with_capacity(batch.num_columns());
     let mut columns = Vec::with_capacity(batch.num_columns());
     let mut changed = false;
@@ -568,7 +568,7 @@ pub(crate) fn unflatten_schema(schema: &SchemaRef, root: Option<&Schema>) -> Res
 /// The node of field `name` of record node `node`.
 fn record_child<'a>(node: &'a Schema, name: &str) -> Option<&'a Schema> {
     let node = look_through(node);
-    if node.kind != kind::RECORD {
+    if node.kind != Kind::Record {
         return None;
     }
     let i = node.field_names.as_ref()?.iter().position(|n| n == name)?;
@@ -587,11 +587,11 @@ fn child_node<'a>(
     match t {
         DataType::Struct(_) => record_child(node, name),
         DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..)
-            if node.kind == kind::LIST =>
+            if node.kind == Kind::List =>
         {
             node.children.first()
         }
-        DataType::Map(..) if node.kind == kind::LIST => {
+        DataType::Map(..) if node.kind == Kind::List => {
             look_through(node.children.first()?).children.get(i)
         }
         _ => None,
@@ -637,7 +637,7 @@ fn unflatten(
     let flag = field.metadata().get(UNION_KEY).map(String::as_str);
     match t {
         DataType::Struct(_) => match (inner, node) {
-            (Some(un), Some(node)) if un.kind == kind::UNION => {
+            (Some(un), Some(node)) if un.kind == Kind::Union => {
                 return unflatten_union(arr.as_struct(), field, node, un, at).map(Some)
             }
             _ if flag == Some(FLAT) => {
@@ -656,7 +656,7 @@ fn unflatten(
         },
         DataType::Union(ufields, _) => {
             let u = arr.as_union();
-            let variants = inner.filter(|n| n.kind == kind::UNION);
+            let variants = inner.filter(|n| n.kind == Kind::Union);
             let mut fields = Vec::with_capacity(ufields.len());
             let mut children = Vec::with_capacity(ufields.len());
             let mut changed = false;
@@ -840,7 +840,7 @@ fn unflatten_union(
 ) -> Result<(FieldRef, ArrayRef)> {
     let path = at.path;
     let names = variant_names(un, path)?;
-    let nullable = node.kind == kind::NULLABLE;
+    let nullable = node.kind == Kind::Nullable;
     let DataType::Struct(sfields) = field.data_type() else {
         return Err(Error::invalid(path, "a flat union without a struct type"));
     };

@@ -12,7 +12,7 @@ use arrow_schema::{
 };
 
 use crate::error::{Error, Result};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Field metadata: the field's whole schema node as compact JSON.
 pub(crate) const SCHEMA_KEY: &str = "h5vec.schema";
@@ -38,21 +38,6 @@ pub(crate) const UNKNOWN_KEY: &str = "h5vec.unknown";
 pub(crate) const UNION_KEY: &str = "h5vec.union";
 /// The value of [`UNION_KEY`] for the flat form.
 pub(crate) const FLAT: &str = "flat";
-
-/// The schema kinds this version of h5vec reads (SPEC.md section 2).
-const KNOWN_KINDS: &[&str] = &[
-    kind::SCALAR,
-    kind::DENSE,
-    kind::RECORD,
-    kind::BLOB,
-    kind::CONSTANT,
-    kind::VLS_STRING,
-    kind::LIST,
-    kind::STRING_VALUES,
-    kind::NULLABLE,
-    kind::FILL_NULLABLE,
-    kind::UNION,
-];
 
 /// The codec identifiers this version of h5vec knows (SPEC.md sections 2
 /// and 4.5 to 4.8). A known codec where its kind does not take it is a
@@ -83,8 +68,8 @@ const KNOWN_CODECS: &[&str] = &[
 /// and codec `codec` (`unknown kind `tensor` (codec ...)`, `unknown codec
 /// h5vec.FutureCodec (kind scalar)`), or `None` when it knows both. Forward compatibility (SPEC.md section 11):
 /// such a field is listed, and reading it is this error.
-pub(crate) fn unknown_node(kind: &str, codec: &str) -> Option<String> {
-    if !KNOWN_KINDS.contains(&kind) {
+pub(crate) fn unknown_node(kind: &Kind, codec: &str) -> Option<String> {
+    if let Kind::Other(kind) = kind {
         return Some(format!("unknown kind `{kind}` (codec {codec})"));
     }
     if !KNOWN_CODECS.contains(&codec) {
@@ -96,13 +81,13 @@ pub(crate) fn unknown_node(kind: &str, codec: &str) -> Option<String> {
 /// A schema node as written ([`Schema`]) or as read ([`Stored`]): what
 /// [`unknown`] looks at.
 pub(crate) trait NodeView {
-    fn kind(&self) -> &str;
+    fn kind(&self) -> &Kind;
     fn codec(&self) -> &str;
     fn child(&self, i: usize) -> Option<&Self>;
 }
 
 impl NodeView for Schema {
-    fn kind(&self) -> &str {
+    fn kind(&self) -> &Kind {
         &self.kind
     }
     fn codec(&self) -> &str {
@@ -114,7 +99,7 @@ impl NodeView for Schema {
 }
 
 impl NodeView for Stored {
-    fn kind(&self) -> &str {
+    fn kind(&self) -> &Kind {
         &self.kind
     }
     fn codec(&self) -> &str {
@@ -134,16 +119,16 @@ pub(crate) fn unknown<N: NodeView>(node: &N) -> Option<String> {
         return Some(why);
     }
     let node = match node.kind() {
-        kind::NULLABLE => node.child(0)?,
+        Kind::Nullable => node.child(0)?,
         _ => node,
     };
     if let Some(why) = own(node) {
         return Some(why);
     }
-    if node.kind() == kind::LIST && node.codec() == ids::MAP_CODEC {
+    if *node.kind() == Kind::List && node.codec() == ids::MAP_CODEC {
         let key = node.child(0)?.child(0)?;
         let key = match key.kind() {
-            kind::NULLABLE => key.child(0)?,
+            Kind::Nullable => key.child(0)?,
             _ => key,
         };
         return own(key).map(|why| format!("a map key of {why}"));
@@ -172,13 +157,13 @@ pub(crate) fn schema_for(root: &Schema) -> Result<SchemaRef> {
     let fields = root_fields(root, true)?;
     let mut meta = HashMap::new();
     meta.insert(SCHEMA_KEY.to_owned(), node_json(root, "$")?);
-    meta.insert(ROOT_KEY.to_owned(), root.kind.clone());
+    meta.insert(ROOT_KEY.to_owned(), root.kind.to_string());
     Ok(Arc::new(ArrowSchema::new_with_metadata(fields, meta)))
 }
 
 /// The batch columns of root node `root` (with or without metadata).
 pub(crate) fn root_fields(root: &Schema, meta: bool) -> Result<Fields> {
-    if root.kind == kind::RECORD {
+    if root.kind == Kind::Record {
         Ok(record_fields(root, meta, "$")?)
     } else {
         let f = if meta {
@@ -212,13 +197,12 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
     if meta {
         let described = described(node);
         field.set_metadata(field_metadata(node, path)?);
-        if described.kind == kind::DENSE && described.codec == ids::UUID_CODEC {
+        if described.kind == Kind::Dense && described.codec == ids::UUID_CODEC {
             field
                 .try_with_extension_type(arrow_schema::extension::Uuid)
                 .map_err(|e| Error::invalid(path, format!("the arrow.uuid extension: {e}")))?;
         }
-        if matches!(described.kind.as_str(), kind::SCALAR | kind::VLS_STRING)
-            && described.codec == ids::JSON
+        if matches!(described.kind, Kind::Scalar | Kind::VlsString) && described.codec == ids::JSON
         {
             field
                 .try_with_extension_type(Json::default())
@@ -231,7 +215,7 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
 /// The node a field's `h5vec.kind`, `h5vec.codec` and
 /// `h5vec.encoded_type` describe: a `nullable` node's child, else the node.
 fn described(node: &Schema) -> &Schema {
-    if node.kind == kind::NULLABLE {
+    if node.kind == Kind::Nullable {
         node.children.first().unwrap_or(node)
     } else {
         node
@@ -245,7 +229,7 @@ pub(crate) fn field_metadata(node: &Schema, path: &str) -> Result<HashMap<String
     let described = described(node);
     let mut m = HashMap::new();
     m.insert(SCHEMA_KEY.to_owned(), node_json(node, path)?);
-    m.insert(KIND_KEY.to_owned(), described.kind.clone());
+    m.insert(KIND_KEY.to_owned(), described.kind.to_string());
     m.insert(CODEC_KEY.to_owned(), described.codec.clone());
     if let Some(e) = &described.encoded_type {
         m.insert(ENCODED_KEY.to_owned(), e.clone());
@@ -419,9 +403,9 @@ fn union_type(node: &Schema, meta: bool, path: &str, nullable: bool) -> Result<D
     let mut fields = Vec::with_capacity(n);
     for (name, child) in names.iter().zip(&node.children) {
         let p = format!("{path}.{name}");
-        let f = match child.kind.as_str() {
-            kind::CONSTANT => Field::new(name, DataType::Struct(Fields::empty()), nullable),
-            kind::RECORD => field_of(name, child, meta, &p)?.with_nullable(nullable),
+        let f = match &child.kind {
+            Kind::Constant => Field::new(name, DataType::Struct(Fields::empty()), nullable),
+            Kind::Record => field_of(name, child, meta, &p)?.with_nullable(nullable),
             // A variant of a kind this version does not know: listed.
             _ if unknown(child).is_some() => field_of(name, child, meta, &p)?,
             other => {
@@ -466,20 +450,20 @@ fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
     use arrow_schema::TimeUnit;
     let enc = node.encoded_type.as_deref().unwrap_or("");
     let unit = node.time_unit.as_deref();
-    let t = match (node.kind.as_str(), node.codec.as_str(), enc, unit) {
-        (kind::SCALAR, ids::INSTANT_CODEC, "Int64", Some("ns")) => DataType::Timestamp(
+    let t = match (&node.kind, node.codec.as_str(), enc, unit) {
+        (Kind::Scalar, ids::INSTANT_CODEC, "Int64", Some("ns")) => DataType::Timestamp(
             TimeUnit::Nanosecond,
             node.time_zone.as_deref().map(Arc::from),
         ),
-        (kind::SCALAR, ids::DATE_CODEC, "Int32", Some("d")) => DataType::Date32,
-        (kind::SCALAR, ids::TIME_OF_DAY_CODEC, "Int64", Some("ns")) => {
+        (Kind::Scalar, ids::DATE_CODEC, "Int32", Some("d")) => DataType::Date32,
+        (Kind::Scalar, ids::TIME_OF_DAY_CODEC, "Int64", Some("ns")) => {
             DataType::Time64(TimeUnit::Nanosecond)
         }
-        (kind::SCALAR, ids::DURATION_CODEC, "Int64", Some("ns")) => {
+        (Kind::Scalar, ids::DURATION_CODEC, "Int64", Some("ns")) => {
             DataType::Duration(TimeUnit::Nanosecond)
         }
         (
-            kind::SCALAR,
+            Kind::Scalar,
             ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC,
             ..,
         ) => {
@@ -489,18 +473,18 @@ fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
                 format!("`{}` of `{enc}` with time_unit {unit:?}", node.codec),
             ))
         }
-        (kind::DENSE, ids::UUID_CODEC, "UInt8", _) if node.dimensions.as_deref() == Some(&[16]) => {
+        (Kind::Dense, ids::UUID_CODEC, "UInt8", _) if node.dimensions.as_deref() == Some(&[16]) => {
             DataType::FixedSizeBinary(16)
         }
-        (kind::DENSE, ids::UUID_CODEC, ..) => {
+        (Kind::Dense, ids::UUID_CODEC, ..) => {
             return Err(Error::mismatch(
                 path,
                 "a UUID of UInt8 dimensions [16]",
                 format!("`{enc}` dimensions {:?}", node.dimensions),
             ))
         }
-        (kind::SCALAR, ids::IDENTITY, "Float16", _) => DataType::Float16,
-        (kind::SCALAR, ids::IDENTITY, "ComplexF32" | "ComplexF64", _) => {
+        (Kind::Scalar, ids::IDENTITY, "Float16", _) => DataType::Float16,
+        (Kind::Scalar, ids::IDENTITY, "ComplexF32" | "ComplexF64", _) => {
             let part = if enc == "ComplexF32" {
                 DataType::Float32
             } else {
@@ -525,7 +509,7 @@ fn map_type(node: &Schema, meta: bool, path: &str) -> Result<DataType> {
         .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))?;
     let ipath = format!("{path}[]");
     let names = entry.field_names.as_deref().unwrap_or(&[]);
-    if entry.kind != kind::RECORD || names != ["key", "value"] || entry.children.len() != 2 {
+    if entry.kind != Kind::Record || names != ["key", "value"] || entry.children.len() != 2 {
         return Err(Error::mismatch(
             &ipath,
             "a map entry: a record with fields [\"key\", \"value\"]",
@@ -555,12 +539,12 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
     if let Some(t) = typed_type(node, path)? {
         return Ok((t, false));
     }
-    if node.kind == kind::LIST && node.codec == ids::MAP_CODEC {
+    if node.kind == Kind::List && node.codec == ids::MAP_CODEC {
         return Ok((map_type(node, meta, path)?, false));
     }
-    Ok(match node.kind.as_str() {
-        kind::SCALAR => (node_leaf_type(node, path)?, false),
-        kind::DENSE => {
+    Ok(match &node.kind {
+        Kind::Scalar => (node_leaf_type(node, path)?, false),
+        Kind::Dense => {
             let leaf = node_leaf_type(node, path)?;
             if matches!(leaf, DataType::LargeUtf8) {
                 return Err(Error::mismatch(
@@ -575,13 +559,13 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
             }
             (t, false)
         }
-        kind::RECORD => (DataType::Struct(record_fields(node, meta, path)?), false),
-        kind::UNION => (union_type(node, meta, path, false)?, false),
-        kind::CONSTANT => (DataType::Null, true),
-        kind::BLOB => (DataType::LargeBinary, false),
-        kind::VLS_STRING => (DataType::LargeUtf8, node.codec == ids::PLACEHOLDER_CODEC),
-        kind::STRING_VALUES => (DataType::LargeUtf8, false),
-        kind::LIST => {
+        Kind::Record => (DataType::Struct(record_fields(node, meta, path)?), false),
+        Kind::Union => (union_type(node, meta, path, false)?, false),
+        Kind::Constant => (DataType::Null, true),
+        Kind::Blob => (DataType::LargeBinary, false),
+        Kind::VlsString => (DataType::LargeUtf8, node.codec == ids::PLACEHOLDER_CODEC),
+        Kind::StringValues => (DataType::LargeUtf8, false),
+        Kind::List => {
             let child = node
                 .children
                 .first()
@@ -589,31 +573,31 @@ fn type_of(node: &Schema, meta: bool, path: &str) -> Result<(DataType, bool)> {
             let item = field_of(ITEM, child, meta, &format!("{path}[]"))?;
             (DataType::LargeList(Arc::new(item)), false)
         }
-        kind::NULLABLE => {
+        Kind::Nullable => {
             let child = node
                 .children
                 .first()
                 .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))?;
-            if child.kind == kind::NULLABLE {
+            if child.kind == Kind::Nullable {
                 return Err(Error::mismatch(
                     path,
                     "a nullable node around a value",
                     "a nullable node around a nullable node (Option<Option<T>> is not supported)",
                 ));
             }
-            if child.kind == kind::UNION {
+            if child.kind == Kind::Union {
                 // Arrow unions have no validity of their own: a null row is
                 // null in its variant's (nullable) child.
                 return Ok((union_type(child, meta, path, true)?, true));
             }
-            if child.kind == kind::CONSTANT {
+            if child.kind == Kind::Constant {
                 // `Option<()>`: `Null` cannot tell `Some(())` from `None`;
                 // a struct without fields has a validity of its own.
                 return Ok((DataType::Struct(Fields::empty()), true));
             }
             (type_of(child, meta, path)?.0, true)
         }
-        kind::FILL_NULLABLE => {
+        Kind::FillNullable => {
             let t = enc.and_then(number_type).ok_or_else(|| {
                 Error::mismatch(
                     path,

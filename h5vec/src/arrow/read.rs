@@ -30,7 +30,7 @@ use crate::kinds::scalar::open_values;
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsCodec;
 use crate::raw::{self, Bits8, Pod};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 use crate::vector::{check_name, container_place, open_vector, Opened};
 
 use super::mapping::{self, dense_shape, field_of, number_type, VALUE_COLUMN};
@@ -368,7 +368,7 @@ impl Source {
         let stored = selected.as_ref().unwrap_or(&v.schema);
         let root = Schema::from(stored);
         let schema = mapping::schema_for(&root)?;
-        let record_root = root.kind == kind::RECORD;
+        let record_root = root.kind == Kind::Record;
         let field = if record_root {
             Field::new("", DataType::Struct(schema.fields().clone()), false)
         } else {
@@ -511,7 +511,7 @@ fn select_columns(order: &[String], picks: &[Pick]) -> Result<Vec<String>> {
 
 /// The root node `root` cut down to the selected columns.
 fn select_node(root: &Stored, picks: &[Pick]) -> Result<Stored> {
-    if root.kind == kind::RECORD {
+    if root.kind == Kind::Record {
         select_record(root, picks, "$")
     } else {
         check_value_pick(picks)?;
@@ -555,11 +555,11 @@ fn select_record(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
 /// Some fields of a record field (or of an `Option` of one).
 fn select_nested(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
     let plain =
-        |n: &Stored| n.kind == kind::RECORD && (n.codec == ids::STRUCT || n.codec == ids::TUPLE);
+        |n: &Stored| n.kind == Kind::Record && (n.codec == ids::STRUCT || n.codec == ids::TUPLE);
     if plain(node) {
         return select_record(node, picks, path);
     }
-    if node.kind == kind::NULLABLE && node.children.len() == 1 && plain(&node.children[0]) {
+    if node.kind == Kind::Nullable && node.children.len() == 1 && plain(&node.children[0]) {
         let mut out = node.clone();
         out.children[0] = select_record(&node.children[0], picks, path)?;
         return Ok(out);
@@ -570,10 +570,10 @@ fn select_nested(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
 /// Whether a node stores anything (not a constant, nor a record of them,
 /// nor a dense array without elements).
 fn has_data(node: &Stored) -> bool {
-    match node.kind.as_str() {
-        kind::CONSTANT => false,
-        kind::RECORD => node.children.iter().any(has_data),
-        kind::DENSE => node
+    match node.kind {
+        Kind::Constant => false,
+        Kind::Record => node.children.iter().any(has_data),
+        Kind::Dense => node
             .dimensions
             .as_deref()
             .is_none_or(|d| d.iter().all(|&x| x != 0)),
@@ -650,8 +650,8 @@ fn levels_of(ty: &DataType) -> (Levels, DataType) {
 /// encoded type, dimensions).
 fn leaf_want(node: &Stored) -> Schema {
     let mut want = Schema::new(
-        &node.kind,
-        if node.kind == kind::DENSE {
+        node.kind.clone(),
+        if node.kind == Kind::Dense {
             ids::DENSE
         } else {
             ids::SCALAR
@@ -681,7 +681,7 @@ fn open_leaf(
     ty: &DataType,
 ) -> Result<BoxNode> {
     let (levels, leaf) = levels_of(ty);
-    let inner: Vec<u64> = if node.kind == kind::DENSE {
+    let inner: Vec<u64> = if node.kind == Kind::Dense {
         dense_shape(&Schema::from(node), path)?
             .into_iter()
             .map(|d| d as u64)
@@ -780,10 +780,10 @@ fn open_node(
         return Ok(node);
     }
     let at = Place::new(path, group.name());
-    Ok(match node.kind.as_str() {
-        kind::SCALAR if matches!(field.data_type(), DataType::LargeUtf8) => {
+    Ok(match &node.kind {
+        Kind::Scalar if matches!(field.data_type(), DataType::LargeUtf8) => {
             let mut want =
-                Schema::new(kind::SCALAR, ids::SCALAR, &node.codec, "").encoded("String");
+                Schema::new(Kind::Scalar, ids::SCALAR, &node.codec, "").encoded("String");
             if node.codec != ids::JSON {
                 want.codec = ids::IDENTITY.into();
             }
@@ -793,30 +793,30 @@ fn open_node(
                 json: node.codec == ids::JSON,
             })
         }
-        kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {
+        Kind::Scalar | Kind::Dense if typed::is_typed(field.data_type()) => {
             typed::open_typed(group, None, node, path, count, field.data_type())?
         }
-        kind::SCALAR | kind::DENSE => {
+        Kind::Scalar | Kind::Dense => {
             open_leaf(LeafAt::Group(group), node, path, count, field.data_type())?
         }
-        kind::LIST if node.codec == ids::MAP_CODEC => {
+        Kind::List if node.codec == ids::MAP_CODEC => {
             typed::open_map(group, node, path, count, field, open_item)?
         }
-        kind::RECORD => open_record(group, node, path, count, field)?,
-        kind::UNION => union::open_union(group, node, path, count, field)?,
-        kind::CONSTANT => {
-            let want = Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, "");
+        Kind::Record => open_record(group, node, path, count, field)?,
+        Kind::Union => union::open_union(group, node, path, count, field)?,
+        Kind::Constant => {
+            let want = Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "");
             node.expect(&want, path)?;
             expect_members(group, &[], node, path)?;
             // Inside a `nullable`: a struct without fields (SPEC.md section 11).
             let empty_struct = matches!(field.data_type(), DataType::Struct(f) if f.is_empty());
             Box::new(Constant { at, empty_struct })
         }
-        kind::BLOB => Box::new(Blob {
+        Kind::Blob => Box::new(Blob {
             dec: <BlobCodec<()> as Codec>::open(group, node, path, count)?,
             at,
         }),
-        kind::VLS_STRING if node.codec == ids::JSON => {
+        Kind::VlsString if node.codec == ids::JSON => {
             // JSON text in the VLS layout (SPEC.md section 4.1): checked as
             // the typed load checks it.
             let dec = <crate::kinds::json::JsonCodec<serde_json::Value> as Codec>::open(
@@ -831,7 +831,7 @@ fn open_node(
                 json: true,
             })
         }
-        kind::VLS_STRING => {
+        Kind::VlsString => {
             let nullable = node.codec == ids::PLACEHOLDER_CODEC;
             let dec = if nullable {
                 <VlsCodec<Option<String>> as Codec>::open(group, node, path, count)?
@@ -845,8 +845,8 @@ fn open_node(
                 json: false,
             })
         }
-        kind::LIST => open_list(group, node, path, count, field)?,
-        kind::NULLABLE => {
+        Kind::List => open_list(group, node, path, count, field)?,
+        Kind::Nullable => {
             check_nullable(node, path)?;
             let mask = open_mask(group, path, count)?;
             let inner = open_node(group, &child_with_mask(node, path)?, path, count, field)?;
@@ -875,10 +875,10 @@ fn open_record(
     } else {
         ids::STRUCT
     };
-    let mut want = Schema::new(kind::RECORD, ids::RECORD, codec, "");
+    let mut want = Schema::new(Kind::Record, ids::RECORD, codec, "");
     let names = node.field_names.clone().unwrap_or_default();
     want.field_names = Some(names.clone());
-    want.children = vec![Schema::new("", "", "", ""); names.len()];
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); names.len()];
     node.expect(&want, path)?;
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     expect_members(group, &refs, node, path)?;
@@ -937,15 +937,15 @@ fn open_item(
     if let Some(node) = unknown_reader(node, path) {
         return Ok(node);
     }
-    Ok(match node.kind.as_str() {
-        kind::SCALAR | kind::DENSE if typed::is_typed(field.data_type()) => {
+    Ok(match &node.kind {
+        Kind::Scalar | Kind::Dense if typed::is_typed(field.data_type()) => {
             typed::open_typed(parent, Some(name), node, path, rows, field.data_type())?
         }
-        kind::LIST if node.codec == ids::MAP_CODEC => {
+        Kind::List if node.codec == ids::MAP_CODEC => {
             let g = open_group(parent, name, path)?;
             typed::open_map(&g, node, path, rows, field, open_item)?
         }
-        kind::SCALAR | kind::DENSE => {
+        Kind::Scalar | Kind::Dense => {
             if matches!(field.data_type(), DataType::LargeUtf8) {
                 return Err(Error::mismatch(
                     path,
@@ -962,8 +962,8 @@ fn open_item(
                 field.data_type(),
             )?
         }
-        kind::FILL_NULLABLE => {
-            let want = Schema::new(kind::FILL_NULLABLE, FILL_SCHEMA, FILL_CODEC, "")
+        Kind::FillNullable => {
+            let want = Schema::new(Kind::FillNullable, FILL_SCHEMA, FILL_CODEC, "")
                 .encoded(node.encoded_type.as_deref().unwrap_or(""));
             node.expect(&want, path)?;
             fn fill<T: arrow_array::types::ArrowPrimitiveType>(
@@ -987,28 +987,28 @@ fn open_item(
             with_prim!(field.data_type(), T => fill::<T>(parent, name, path, rows)?,
                 _ => return Err(Error::mismatch(path, "a fill_nullable number", field.data_type())))
         }
-        kind::STRING_VALUES => Box::new(StrValues {
+        Kind::StringValues => Box::new(StrValues {
             dec: StringValuesItem::open(parent, name, node, path, rows)?,
             at: Place::new(path, crate::codec::member_path(parent, name)),
         }),
-        kind::LIST => {
+        Kind::List => {
             let g = open_group(parent, name, path)?;
             open_list(&g, node, path, rows, field)?
         }
-        kind::RECORD => {
+        Kind::Record => {
             let g = open_group(parent, name, path)?;
             check_class(&g, RECORD_VALUES, path)?;
             open_record(&g, node, path, rows, field)?
         }
-        kind::UNION => {
+        Kind::Union => {
             let g = open_group(parent, name, path)?;
             check_class(&g, crate::kinds::union::UNION_VALUES, path)?;
             union::open_union(&g, node, path, rows, field)?
         }
-        kind::NULLABLE => {
+        Kind::Nullable => {
             check_nullable(node, path)?;
             let child = child_with_mask(node, path)?;
-            if child.kind != kind::STRING_VALUES && child.kind != kind::LIST {
+            if child.kind != Kind::StringValues && child.kind != Kind::List {
                 return Err(Error::mismatch(
                     path,
                     "nullable list elements of strings or lists",
@@ -1161,14 +1161,14 @@ fn number_of(info: &raw::TypeInfo) -> Option<&'static str> {
 
 /// A node as h5vec writes it for the same layout (no logical type).
 fn stored(
-    kind: &str,
+    kind: Kind,
     schema: &str,
     codec: &str,
     encoded: Option<&str>,
     children: Vec<Stored>,
 ) -> Stored {
     Stored {
-        kind: kind.into(),
+        kind,
         schema: schema.into(),
         codec: codec.into(),
         encoded_type: encoded.map(str::to_owned),
@@ -1181,7 +1181,7 @@ fn stored(
 fn masked(group: &Group, node: Stored) -> Stored {
     if group.link_exists(MASK) {
         stored(
-            kind::NULLABLE,
+            Kind::Nullable,
             ids::NULLABLE,
             ids::MASK_CODEC,
             None,
@@ -1215,7 +1215,7 @@ fn infer_list(g: &Group, path: &str, depth: usize) -> Result<Stored> {
         ));
     }
     let item = infer_item(g, "VALUES", &format!("{path}[]"), depth)?;
-    let list = stored(kind::LIST, ids::LIST, ids::H5VEC_CODEC, None, vec![item]);
+    let list = stored(Kind::List, ids::LIST, ids::H5VEC_CODEC, None, vec![item]);
     Ok(masked(g, list))
 }
 
@@ -1232,7 +1232,7 @@ fn infer_item(parent: &Group, name: &str, path: &str, depth: usize) -> Result<St
             Some(STRING_VALUES) => Ok(masked(
                 &g,
                 stored(
-                    kind::STRING_VALUES,
+                    Kind::StringValues,
                     ids::STRING_VALUES,
                     ids::H5VEC_CODEC,
                     Some("String"),
@@ -1264,7 +1264,7 @@ fn infer_item(parent: &Group, name: &str, path: &str, depth: usize) -> Result<St
         number_of(&info).ok_or_else(|| Error::mismatch(&at, TABLE_COLUMN, info.describe()))?
     };
     if shape.len() > 1 {
-        let mut node = stored(kind::DENSE, ids::DENSE, ids::IDENTITY, Some(enc), vec![]);
+        let mut node = stored(Kind::Dense, ids::DENSE, ids::IDENTITY, Some(enc), vec![]);
         let dims = shape[1..]
             .iter()
             .rev()
@@ -1277,13 +1277,13 @@ fn infer_item(parent: &Group, name: &str, path: &str, depth: usize) -> Result<St
     let filled = enc != "Bool" && raw::user_fill(&ds, dt.id(), info.size, &at)?.is_some();
     Ok(if filled {
         stored(
-            kind::FILL_NULLABLE,
+            Kind::FillNullable,
             FILL_SCHEMA,
             FILL_CODEC,
             Some(enc),
             vec![],
         )
     } else {
-        stored(kind::SCALAR, ids::SCALAR, ids::IDENTITY, Some(enc), vec![])
+        stored(Kind::Scalar, ids::SCALAR, ids::IDENTITY, Some(enc), vec![])
     })
 }

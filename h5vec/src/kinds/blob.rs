@@ -23,7 +23,7 @@ use crate::error::{Error, Place, Result};
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Stores `T` as a serde blob (`#[h5vec(blob)]`).
 pub struct BlobCodec<T>(PhantomData<T>);
@@ -53,7 +53,7 @@ pub struct BlobDecoder<T> {
 
 fn blob_schema<T>() -> Schema {
     Schema::new(
-        kind::BLOB,
+        Kind::Blob,
         ids::BLOB,
         ids::BINCODE,
         std::any::type_name::<T>(),

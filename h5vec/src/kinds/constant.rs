@@ -18,7 +18,7 @@ use hdf5::Group;
 use crate::codec::{expect_members, Codec, Decoder, Encoder, H5Vector};
 use crate::error::Result;
 use crate::options::WriteCtx;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// A type with exactly one value, stored as nothing at all.
 pub trait Constant: Sized + 'static {
@@ -58,7 +58,7 @@ impl<T: Constant> Codec for ConstantCodec<T> {
 
     fn schema(_ctx: &WriteCtx<'_>) -> Schema {
         Schema::new(
-            kind::CONSTANT,
+            Kind::Constant,
             ids::CONSTANT,
             ids::CONSTANT_CODEC,
             std::any::type_name::<T>(),

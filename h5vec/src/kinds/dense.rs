@@ -21,7 +21,7 @@ use crate::kinds::scalar::{open_values, Scalar};
 use crate::options::WriteCtx;
 use crate::parallel::PooledVec;
 use crate::raw::Pod;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// The raw leaf type of a dense element.
 pub(crate) type RawOf<A> = <<A as DenseElem>::Leaf as Scalar>::Raw;
@@ -167,7 +167,7 @@ pub struct DenseDecoder<A: DenseElem> {
 /// The schema node of dense type `A`.
 pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     let mut s = Schema::new(
-        kind::DENSE,
+        Kind::Dense,
         ids::DENSE,
         <A::Leaf as Scalar>::CODEC,
         std::any::type_name::<A>(),

@@ -30,7 +30,7 @@ use crate::kinds::scalar::scalar_schema;
 use crate::kinds::string::{StringDecoder, StringEncoder, VlenStrDecoder};
 use crate::kinds::vls::{vls_node, VlsDecoder, VlsEncoder};
 use crate::options::WriteCtx;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Stores `T` as compact JSON strings.
 pub struct JsonCodec<T>(PhantomData<T>);
@@ -96,7 +96,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
         Ok(JsonEncoder::new(col, path))
     }
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        let col = if node.kind == kind::VLS_STRING {
+        let col = if node.kind == Kind::VlsString {
             node.expect(&json_vls_schema::<T>(), path)?;
             expect_members(group, &["heap", "pointers"], node, path)?;
             StringDecoder::Vls(Box::new(VlsDecoder::open_datasets(group, path, count)?))

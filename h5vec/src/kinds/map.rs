@@ -39,7 +39,7 @@ use crate::kinds::list::{
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// The entry record's field names.
 pub(crate) const ENTRY_FIELDS: [&str; 2] = ["key", "value"];
@@ -125,7 +125,7 @@ pub(crate) fn map_schema<M: MapLike>(ctx: &WriteCtx<'_>) -> Schema {
         len_hint: ctx.len_hint,
     };
     let mut entry = Schema::new(
-        kind::RECORD,
+        Kind::Record,
         ids::RECORD,
         ids::STRUCT,
         std::any::type_name::<(M::Key, M::Val)>(),
@@ -133,7 +133,7 @@ pub(crate) fn map_schema<M: MapLike>(ctx: &WriteCtx<'_>) -> Schema {
     entry.field_names = Some(ENTRY_FIELDS.iter().map(|f| f.to_string()).collect());
     entry.children = vec![KeyCodec::<M>::schema(ctx), ValCodec::<M>::schema(ctx)];
     let mut s = Schema::new(
-        kind::LIST,
+        Kind::List,
         ids::LIST,
         ids::MAP_CODEC,
         std::any::type_name::<M>(),
@@ -144,9 +144,9 @@ pub(crate) fn map_schema<M: MapLike>(ctx: &WriteCtx<'_>) -> Schema {
 
 /// Checks the entry record node and the `VALUES` group's members.
 fn check_entry(values: &Group, entry: &Stored, path: &str) -> Result<()> {
-    let mut want = Schema::new(kind::RECORD, ids::RECORD, ids::STRUCT, "");
+    let mut want = Schema::new(Kind::Record, ids::RECORD, ids::STRUCT, "");
     want.field_names = Some(ENTRY_FIELDS.iter().map(|f| f.to_string()).collect());
-    want.children = vec![Schema::new("", "", "", ""); 2];
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); 2];
     entry.expect(&want, path)?;
     expect_members(values, &ENTRY_FIELDS, entry, path)
 }

@@ -32,7 +32,7 @@ use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::scalar::open_values;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// A value stored as `SHAPE`'s product of `Raw` numbers, under codec `CODEC`.
 pub trait Mapped: Sized + 'static {
@@ -69,9 +69,9 @@ fn inner<T: Mapped>() -> Vec<u64> {
 pub(crate) fn mapped_schema<T: Mapped>() -> Schema {
     let name = std::any::type_name::<T>();
     let mut s = if T::SHAPE.is_empty() {
-        Schema::new(kind::SCALAR, ids::SCALAR, T::CODEC, name)
+        Schema::new(Kind::Scalar, ids::SCALAR, T::CODEC, name)
     } else {
-        let mut s = Schema::new(kind::DENSE, ids::DENSE, T::CODEC, name);
+        let mut s = Schema::new(Kind::Dense, ids::DENSE, T::CODEC, name);
         s.dimensions = Some(T::SHAPE.iter().rev().map(|&d| d as i64).collect());
         s
     }

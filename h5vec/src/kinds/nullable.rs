@@ -22,7 +22,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::raw::{self, Bits8};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Name of the mask dataset.
 pub(crate) const MASK: &str = "MASK";
@@ -53,7 +53,7 @@ where
 /// The schema node of a nullable value around `inner`.
 pub(crate) fn nullable_schema<T>(inner: Schema) -> Schema {
     let mut s = Schema::new(
-        kind::NULLABLE,
+        Kind::Nullable,
         ids::NULLABLE,
         ids::MASK_CODEC,
         std::any::type_name::<Option<T>>(),
@@ -342,8 +342,8 @@ impl<C: Codec> Codec for NullableCodec<C> {
 
 /// Checks a stored `nullable` node (kind, identifiers, one child).
 pub(crate) fn check_nullable(node: &Stored, path: &str) -> Result<()> {
-    let mut want = Schema::new(kind::NULLABLE, ids::NULLABLE, ids::MASK_CODEC, "");
-    want.children.push(Schema::new("", "", "", ""));
+    let mut want = Schema::new(Kind::Nullable, ids::NULLABLE, ids::MASK_CODEC, "");
+    want.children.push(Schema::new(Kind::default(), "", "", ""));
     node.expect(&want, path)
 }
 

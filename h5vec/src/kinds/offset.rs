@@ -27,7 +27,7 @@ use crate::kinds::mapped::{MappedCodec, MappedDecoder, MappedEncoder};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::scalar::ScalarCodec;
 use crate::options::WriteCtx;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// The two columns' names.
 pub(crate) const FIELDS: [&str; 2] = ["instant", "offset_seconds"];
@@ -64,7 +64,7 @@ type Offsets = ScalarCodec<i32>;
 /// The schema node of `T`.
 pub(crate) fn offset_schema<T>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new(
-        kind::RECORD,
+        Kind::Record,
         ids::RECORD,
         ids::OFFSET_DATE_TIME_CODEC,
         std::any::type_name::<T>(),
@@ -102,7 +102,7 @@ fn check<T>(group: &Group, node: &Stored, path: &str) -> Result<()> {
         opts: &Default::default(),
         len_hint: 0,
     });
-    want.children = vec![Schema::new("", "", "", ""); 2];
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); 2];
     node.expect(&want, path)?;
     expect_members(group, &FIELDS, node, path)
 }

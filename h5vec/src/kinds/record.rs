@@ -26,7 +26,7 @@ use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encod
 use crate::error::{Context, Error, Place, Result};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// A struct or tuple stored field by field.
 pub trait Record: Sized + 'static {
@@ -427,7 +427,7 @@ pub struct RecordDecoder<R: Record>(<R::Fields as FieldList>::Decoders);
 /// The schema node of record type `R`.
 pub(crate) fn record_schema<R: Record>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new(
-        kind::RECORD,
+        Kind::Record,
         ids::RECORD,
         R::CODEC,
         std::any::type_name::<R>(),
@@ -537,10 +537,10 @@ fn match_record<R: Record>(
     use_: Use,
     changed: &dyn Fn(&[Option<usize>]) -> Vec<Error>,
 ) -> Result<Vec<Option<usize>>> {
-    let mut want = Schema::new(kind::RECORD, ids::RECORD, R::CODEC, "");
+    let mut want = Schema::new(Kind::Record, ids::RECORD, R::CODEC, "");
     // Children are checked one by one by their own codecs, and matched by
     // name below; here only that each has a name.
-    want.children = vec![Schema::new("", "", "", ""); node.children.len()];
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); node.children.len()];
     node.expect(&want, path)?;
     let stored = node.field_names.as_deref().unwrap_or(&[]);
     if stored.len() != node.children.len() {

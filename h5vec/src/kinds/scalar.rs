@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::options::WriteCtx;
 use crate::parallel::PooledVec;
 use crate::raw::{Bits8, Pod};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// A value stored as one plain encoded number.
 pub trait Scalar: Sized + 'static {
@@ -169,7 +169,7 @@ pub struct ScalarDecoder<T: Scalar> {
 
 /// The schema node of a scalar kind with encoded type `encoded`.
 pub(crate) fn scalar_schema<T>(codec: &str, encoded: &str) -> Schema {
-    Schema::new(kind::SCALAR, ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
+    Schema::new(Kind::Scalar, ids::SCALAR, codec, std::any::type_name::<T>()).encoded(encoded)
 }
 
 impl<T: Scalar> Codec for ScalarCodec<T> {

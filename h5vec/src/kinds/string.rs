@@ -22,7 +22,7 @@ use crate::kinds::scalar::scalar_schema;
 use crate::kinds::vls::{OptVlsStringCodec, VlsDecoder, VlsEncoder, VlsStringCodec};
 use crate::options::WriteCtx;
 use crate::raw;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 impl H5Vector for String {
     type Codec = StringCodec;
@@ -81,7 +81,7 @@ impl Codec for StringCodec {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        if node.kind == kind::SCALAR {
+        if node.kind == Kind::Scalar {
             let dec = VlenStrDecoder::open(group, node, path, count)?;
             crate::limits::check_append_chunk(&dec.ds, path)?;
             Ok(StringEncoder::Scalar(StrWriter::resume(
@@ -95,7 +95,7 @@ impl Codec for StringCodec {
     }
 
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        if node.kind == kind::SCALAR {
+        if node.kind == Kind::Scalar {
             Ok(StringDecoder::Scalar(VlenStrDecoder::open(
                 group, node, path, count,
             )?))
@@ -311,7 +311,7 @@ impl Codec for OptStringCodec {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        if node.kind == kind::VLS_STRING {
+        if node.kind == Kind::VlsString {
             Ok(OptStringEncoder::Vls(OptVlsStringCodec::append(
                 group, node, path, count, ctx,
             )?))
@@ -322,7 +322,7 @@ impl Codec for OptStringCodec {
         }
     }
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        if node.kind == kind::VLS_STRING {
+        if node.kind == Kind::VlsString {
             Ok(OptStringDecoder::Vls(OptVlsStringCodec::open(
                 group, node, path, count,
             )?))

@@ -40,7 +40,7 @@ use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::record::FieldList;
 use crate::options::{FieldStorage, WriteCtx};
 use crate::raw;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// The CLASS of a union's group as a list element (SPEC.md section 4.2).
 pub(crate) const UNION_VALUES: &str = "UNION_VALUES";
@@ -215,9 +215,9 @@ impl<U: Variant<M>, M> VariantDec<U> for VarDecoder<U, M> {
 fn variant_schema<U: Variant<M>, M>(ctx: &WriteCtx<'_>) -> Schema {
     let logical = std::any::type_name::<U>();
     if <U as Variant<M>>::FIELD_NAMES.is_empty() {
-        return Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, logical);
+        return Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, logical);
     }
-    let mut s = Schema::new(kind::RECORD, ids::RECORD, <U as Variant<M>>::CODEC, logical);
+    let mut s = Schema::new(Kind::Record, ids::RECORD, <U as Variant<M>>::CODEC, logical);
     s.field_names = Some(
         <U as Variant<M>>::FIELD_NAMES
             .iter()
@@ -232,14 +232,14 @@ fn variant_schema<U: Variant<M>, M>(ctx: &WriteCtx<'_>) -> Schema {
 fn check_variant<U: Variant<M>, M>(group: &Group, node: &Stored, path: &str) -> Result<()> {
     let names = <U as Variant<M>>::FIELD_NAMES;
     let mut want = if names.is_empty() {
-        Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, "")
+        Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "")
     } else {
-        let mut s = Schema::new(kind::RECORD, ids::RECORD, <U as Variant<M>>::CODEC, "");
+        let mut s = Schema::new(Kind::Record, ids::RECORD, <U as Variant<M>>::CODEC, "");
         s.field_names = Some(names.iter().map(|s| s.to_string()).collect());
         s
     };
     // Children are checked by their own codecs; here only their number.
-    want.children = vec![Schema::new("", "", "", ""); <U as Variant<M>>::Fields::LEN];
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); <U as Variant<M>>::Fields::LEN];
     node.expect(&want, path)?;
     expect_members(group, names, node, path)
 }
@@ -247,7 +247,7 @@ fn check_variant<U: Variant<M>, M>(group: &Group, node: &Stored, path: &str) -> 
 /// The schema node of union `U`.
 pub(crate) fn union_schema<U: Union>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new(
-        kind::UNION,
+        Kind::Union,
         ids::UNION,
         ids::H5VEC_CODEC,
         std::any::type_name::<U>(),
@@ -267,8 +267,8 @@ fn wide(n: usize) -> bool {
 /// variant names with the values 0, 1, ..., one child per variant) and
 /// the members of its data group (`TAG`, `INDEX`, one group per variant).
 pub(crate) fn check_union(group: &Group, node: &Stored, names: &[&str], path: &str) -> Result<()> {
-    let mut want = Schema::new(kind::UNION, ids::UNION, ids::H5VEC_CODEC, "");
-    want.children = vec![Schema::new("", "", "", ""); names.len()];
+    let mut want = Schema::new(Kind::Union, ids::UNION, ids::H5VEC_CODEC, "");
+    want.children = vec![Schema::new(Kind::default(), "", "", ""); names.len()];
     node.expect(&want, path)?;
     let want_names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     if node.variant_names.as_ref() != Some(&want_names) {

@@ -31,7 +31,7 @@ use crate::limits;
 use crate::options::WriteCtx;
 use crate::parallel::{give_vec, take_vec};
 use crate::raw::{self, sync};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Name of the pointer attribute that holds the missing-value placeholder.
 pub(crate) const PLACEHOLDER_ATTR: &str = "missing-value-placeholder";
@@ -212,7 +212,7 @@ pub(crate) fn vls_schema(nullable: bool) -> Schema {
 /// placeholder strings, JSON documents) and `logical_type`; its child is
 /// the scalar `String` node (SPEC.md section 4.1).
 pub(crate) fn vls_node(codec: &str, logical_type: &str) -> Schema {
-    let mut s = Schema::new(kind::VLS_STRING, ids::VLS, codec, logical_type).encoded("String");
+    let mut s = Schema::new(Kind::VlsString, ids::VLS, codec, logical_type).encoded("String");
     s.children
         .push(scalar_schema::<String>(ids::IDENTITY, "String"));
     s

@@ -29,7 +29,7 @@ use crate::codec::child_path;
 use crate::error::{Error, Result};
 use crate::kinds::list::items_path;
 use crate::options::SaveOptions;
-use crate::schema::{ids, kind, Schema};
+use crate::schema::{ids, Kind, Schema};
 
 /// Metadata of a text field that holds UUIDs (`FieldKind::Uuid`): stored
 /// as the 16 bytes (SPEC.md section 4.7).
@@ -172,7 +172,7 @@ fn tuple_node(fields: &[Field], path: &str, opts: &SaveOptions) -> Result<Schema
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let mut s = Schema::new(kind::RECORD, ids::RECORD, ids::TUPLE, &logical);
+    let mut s = Schema::new(Kind::Record, ids::RECORD, ids::TUPLE, &logical);
     s.field_names = Some(fields.iter().map(|f| f.name().clone()).collect());
     s.children = children;
     Ok(s)
@@ -188,7 +188,7 @@ fn enum_node(names: Vec<String>) -> Schema {
         _ => "UInt32",
     };
     let logical = format!("enum {{ {} }}", names.join(", "));
-    let mut s = Schema::new(kind::SCALAR, ids::SCALAR, ids::ENUM, &logical);
+    let mut s = Schema::new(Kind::Scalar, ids::SCALAR, ids::ENUM, &logical);
     s.encoded_type = Some(enc.into());
     s.variant_values = Some((0..names.len() as i64).collect());
     s.variant_names = Some(names);

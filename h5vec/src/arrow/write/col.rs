@@ -35,7 +35,7 @@ use crate::kinds::string::{StringCodec, StringEncoder};
 use crate::kinds::vls::{OptVlsStringCodec, VlsEncoder};
 use crate::options::WriteCtx;
 use crate::raw::{Bits8, Pod};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::super::mapping::{dense_shape, number_type};
 
@@ -571,7 +571,7 @@ fn with_vls<R>(ctx: &WriteCtx<'_>, vls: bool, f: impl FnOnce(&WriteCtx<'_>) -> R
     })
 }
 
-fn not_here(node_kind: &str, what: &str, path: &str) -> Error {
+fn not_here(node_kind: &Kind, what: &str, path: &str) -> Error {
     Error::mismatch(
         path,
         format!("a schema kind that can be {what}"),
@@ -629,7 +629,7 @@ fn leaf_col(
     leaves: impl FnOnce(&str, &[usize]) -> Result<Leaves>,
 ) -> Result<Col> {
     let (enc, src) = leaf_of(node, path)?;
-    let (shape, per) = if node.kind == kind::DENSE {
+    let (shape, per) = if node.kind == Kind::Dense {
         shape_of(node, path)?
     } else {
         (Vec::new(), 1)
@@ -776,17 +776,17 @@ impl Col {
         path: &str,
         ctx: &WriteCtx<'_>,
     ) -> Result<Col> {
-        match node.kind.as_str() {
-            kind::SCALAR if node.codec == ids::JSON => {
+        match &node.kind {
+            Kind::Scalar if node.codec == ids::JSON => {
                 with_vls(ctx, false, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
             }
-            kind::VLS_STRING if node.codec == ids::JSON => {
+            Kind::VlsString if node.codec == ids::JSON => {
                 with_vls(ctx, true, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
             }
-            kind::SCALAR if node.encoded_type.as_deref() == Some("String") => {
+            Kind::Scalar if node.encoded_type.as_deref() == Some("String") => {
                 with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
             }
-            kind::SCALAR | kind::DENSE => leaf_col(node, path, |enc, shape| {
+            Kind::Scalar | Kind::Dense => leaf_col(node, path, |enc, shape| {
                 let m = CreateValues {
                     group,
                     shape,
@@ -795,10 +795,10 @@ impl Col {
                 };
                 Leaves::make(enc, &m, path)
             }),
-            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create(
+            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::create(
                 node, group, path, ctx,
             )?))),
-            kind::RECORD => {
+            Kind::Record => {
                 let names = record_names(node, path)?;
                 let mut cols = Vec::with_capacity(names.len());
                 for (i, (name, child)) in names.iter().zip(&node.children).enumerate() {
@@ -815,15 +815,15 @@ impl Col {
                     cols,
                 })
             }
-            kind::CONSTANT => Ok(Col::Constant),
-            kind::BLOB => Ok(Col::Blob(BlobCodec::<Any>::create(group, path, ctx)?)),
-            kind::VLS_STRING if node.codec == ids::PLACEHOLDER_CODEC => {
+            Kind::Constant => Ok(Col::Constant),
+            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::create(group, path, ctx)?)),
+            Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => {
                 Ok(Col::OptVls(OptVlsStringCodec::create(group, path, ctx)?))
             }
-            kind::VLS_STRING => {
+            Kind::VlsString => {
                 with_vls(ctx, true, |c| StringCodec::create(group, path, c)).map(Col::Str)
             }
-            kind::LIST => {
+            Kind::List => {
                 let offsets = create_list_group(group, path, ctx)?;
                 let child = first_child(node, path)?;
                 let items = Col::create_item(child, group, "VALUES", &items_path(path), ctx)?;
@@ -833,7 +833,7 @@ impl Col {
                     items,
                 })))
             }
-            kind::NULLABLE => {
+            Kind::Nullable => {
                 let child = first_child(node, path)?;
                 let m = create_nullable(group, path, ctx, || {
                     Col::create(child, group, path, ctx).map(Box::new)
@@ -852,8 +852,8 @@ impl Col {
         path: &str,
         ctx: &WriteCtx<'_>,
     ) -> Result<Col> {
-        match node.kind.as_str() {
-            kind::SCALAR | kind::DENSE if node.encoded_type.as_deref() != Some("String") => {
+        match &node.kind {
+            Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
                 leaf_col(node, path, |enc, shape| {
                     let m = CreateLeaf {
                         parent,
@@ -865,10 +865,10 @@ impl Col {
                     Leaves::make(enc, &m, path)
                 })
             }
-            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::create_item(
+            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::create_item(
                 node, parent, name, path, ctx,
             )?))),
-            kind::FILL_NULLABLE => {
+            Kind::FillNullable => {
                 let m = CreateFill {
                     parent,
                     name,
@@ -881,20 +881,20 @@ impl Col {
                     path,
                 )?))
             }
-            kind::STRING_VALUES => Ok(Col::StrValues(StringValuesItem::create(
+            Kind::StringValues => Ok(Col::StrValues(StringValuesItem::create(
                 parent, name, path, ctx,
             )?)),
-            kind::LIST => {
+            Kind::List => {
                 let g = parent.create_group(name).at(path)?;
                 Col::create(node, &g, path, ctx)
             }
-            kind::RECORD => {
+            Kind::Record => {
                 let g = create_record_values(parent, name, path)?;
                 Col::create(node, &g, path, ctx)
             }
-            kind::NULLABLE => {
+            Kind::Nullable => {
                 let child = first_child(node, path)?;
-                if child.kind != kind::STRING_VALUES && child.kind != kind::LIST {
+                if child.kind != Kind::StringValues && child.kind != Kind::List {
                     return Err(not_here(
                         &child.kind,
                         "a nullable list element (string_values or list)",
@@ -919,16 +919,16 @@ impl Col {
         ctx: &WriteCtx<'_>,
     ) -> Result<Col> {
         let schema = Schema::from(node);
-        match node.kind.as_str() {
-            kind::SCALAR | kind::VLS_STRING if node.codec == ids::JSON => Ok(Col::Json(
+        match &node.kind {
+            Kind::Scalar | Kind::VlsString if node.codec == ids::JSON => Ok(Col::Json(
                 JsonCodec::<Any>::append(group, node, path, count, ctx)?,
             )),
-            kind::SCALAR if node.encoded_type.as_deref() == Some("String") => Ok(Col::Str(
+            Kind::Scalar if node.encoded_type.as_deref() == Some("String") => Ok(Col::Str(
                 StringCodec::append(group, node, path, count, ctx)?,
             )),
-            kind::SCALAR | kind::DENSE => {
+            Kind::Scalar | Kind::Dense => {
                 let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == kind::DENSE {
+                let (shape, per) = if node.kind == Kind::Dense {
                     shape_of(&schema, path)?
                 } else {
                     (Vec::new(), 1)
@@ -949,10 +949,10 @@ impl Col {
                 };
                 super::union::LabelsCol::wrap(&schema, col, path)
             }
-            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::append(
+            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append(
                 node, group, path, count, ctx,
             )?))),
-            kind::RECORD => {
+            Kind::Record => {
                 let names = record_names(&schema, path)?;
                 if node.codec != ids::STRUCT
                     && node.codec != ids::TUPLE
@@ -977,20 +977,20 @@ impl Col {
                     cols,
                 })
             }
-            kind::CONSTANT => {
+            Kind::Constant => {
                 ConstantCodec::<()>::append(group, node, path, count, ctx)?;
                 Ok(Col::Constant)
             }
-            kind::BLOB => Ok(Col::Blob(BlobCodec::<Any>::append(
+            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::append(
                 group, node, path, count, ctx,
             )?)),
-            kind::VLS_STRING if node.codec == ids::PLACEHOLDER_CODEC => Ok(Col::OptVls(
+            Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => Ok(Col::OptVls(
                 OptVlsStringCodec::append(group, node, path, count, ctx)?,
             )),
-            kind::VLS_STRING => Ok(Col::Str(StringCodec::append(
+            Kind::VlsString => Ok(Col::Str(StringCodec::append(
                 group, node, path, count, ctx,
             )?)),
-            kind::LIST => {
+            Kind::List => {
                 let (offsets, total) = if node.codec == ids::MAP_CODEC {
                     open_list_group_with(group, node, path, count, ids::MAP_CODEC)?
                 } else {
@@ -1008,7 +1008,7 @@ impl Col {
                     items,
                 })))
             }
-            kind::NULLABLE => {
+            Kind::Nullable => {
                 let m = append_nullable(group, node, path, count, |child| {
                     Col::append(child, group, path, count, ctx).map(Box::new)
                 })?;
@@ -1028,10 +1028,10 @@ impl Col {
         ctx: &WriteCtx<'_>,
     ) -> Result<Col> {
         let schema = Schema::from(node);
-        match node.kind.as_str() {
-            kind::SCALAR | kind::DENSE if node.encoded_type.as_deref() != Some("String") => {
+        match &node.kind {
+            Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
                 let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == kind::DENSE {
+                let (shape, per) = if node.kind == Kind::Dense {
                     shape_of(&schema, path)?
                 } else {
                     (Vec::new(), 1)
@@ -1053,10 +1053,10 @@ impl Col {
                 };
                 super::union::LabelsCol::wrap(&schema, col, path)
             }
-            kind::UNION => Ok(Col::Union(Box::new(super::union::UnionCol::append_item(
+            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append_item(
                 node, parent, name, path, rows, ctx,
             )?))),
-            kind::FILL_NULLABLE => {
+            Kind::FillNullable => {
                 let m = ResumeFill {
                     parent,
                     name,
@@ -1071,18 +1071,18 @@ impl Col {
                     path,
                 )?))
             }
-            kind::STRING_VALUES => Ok(Col::StrValues(StringValuesItem::append(
+            Kind::StringValues => Ok(Col::StrValues(StringValuesItem::append(
                 parent, name, node, path, rows, ctx,
             )?)),
-            kind::LIST => Col::append(node, &open_group(parent, name, path)?, path, rows, ctx),
-            kind::RECORD => Col::append(
+            Kind::List => Col::append(node, &open_group(parent, name, path)?, path, rows, ctx),
+            Kind::Record => Col::append(
                 node,
                 &open_record_values(parent, name, path)?,
                 path,
                 rows,
                 ctx,
             ),
-            kind::NULLABLE => {
+            Kind::Nullable => {
                 let m = append_nullable_item(parent, name, node, path, rows, |child| {
                     Col::append_item(child, parent, name, path, rows, ctx).map(Box::new)
                 })?;

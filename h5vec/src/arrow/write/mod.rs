@@ -18,7 +18,7 @@ use crate::codec::{expect_members, open_group};
 use crate::error::{Context, Error, Result};
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{kind, Schema, Stored};
+use crate::schema::{Kind, Schema, Stored};
 use crate::vector::{check_new_member, commit_vector, open_vector, write_count, write_metadata};
 
 use col::{At, Col};
@@ -253,7 +253,7 @@ impl BatchWriter {
         write_count(&meta, 0)?;
         Ok(BatchWriter {
             enc,
-            record: root.kind == kind::RECORD,
+            record: root.kind == Kind::Record,
             root,
             parent: parent.clone(),
             group,
@@ -299,7 +299,7 @@ impl BatchWriter {
         crate::raw::forget_heap_collections(&parent.file().at("$")?);
         Ok(BatchWriter {
             enc,
-            record: root.kind == kind::RECORD,
+            record: root.kind == Kind::Record,
             root,
             parent: parent.clone(),
             group,

@@ -13,7 +13,7 @@ use crate::kinds::nullable::nullable_schema;
 use crate::kinds::scalar::ScalarCodec;
 use crate::kinds::string::{OptStringCodec, StringCodec};
 use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{ids, kind, Schema};
+use crate::schema::{ids, Kind, Schema};
 
 use super::super::mapping::{field_of, SCHEMA_KEY, VALUE_COLUMN};
 
@@ -37,7 +37,7 @@ pub(crate) fn root_node(schema: &ArrowSchema, opts: &SaveOptions) -> Result<Sche
 /// Checks that the columns of `schema` are what root node `node` reads as
 /// (SPEC.md section 11): the fields of a record root, or one column.
 pub(super) fn check_root(schema: &ArrowSchema, node: &Schema) -> Result<()> {
-    if node.kind == kind::RECORD {
+    if node.kind == Kind::Record {
         let want = field_of(VALUE_COLUMN, node, false, "$")?;
         let DataType::Struct(fields) = want.data_type() else {
             return Err(Error::invalid("$", "a record node without a struct type"));
@@ -95,14 +95,14 @@ pub(crate) fn check_known(node: &Schema, path: &str) -> Result<()> {
         ));
     }
     for (i, c) in node.children.iter().enumerate() {
-        let name = match node.kind.as_str() {
-            kind::RECORD => node.field_names.as_ref().and_then(|f| f.get(i)),
-            kind::UNION => node.variant_names.as_ref().and_then(|f| f.get(i)),
+        let name = match node.kind {
+            Kind::Record => node.field_names.as_ref().and_then(|f| f.get(i)),
+            Kind::Union => node.variant_names.as_ref().and_then(|f| f.get(i)),
             _ => None,
         };
-        let p = match (node.kind.as_str(), name) {
+        let p = match (&node.kind, name) {
             (_, Some(n)) => child_path(path, n),
-            (kind::LIST, _) => items_path(path),
+            (Kind::List, _) => items_path(path),
             _ => path.to_owned(),
         };
         check_known(c, &p)?;
@@ -122,7 +122,7 @@ pub(crate) fn parse(json: &str, path: &str) -> Result<Schema> {
 
 /// Checks that `found` has the type (and nullability) `want`, the field
 /// node `kind` reads as; metadata and list item names aside.
-fn check_type(want: &Field, found: &Field, path: &str, kind: &str) -> Result<()> {
+fn check_type(want: &Field, found: &Field, path: &str, kind: impl std::fmt::Display) -> Result<()> {
     if same_field(want, found) {
         return Ok(());
     }
@@ -165,10 +165,10 @@ fn check_fields(want: &Fields, found: &Fields, path: &str) -> Result<()> {
 /// The kind a field of the mapping was made for, for errors.
 fn node_kind(f: &Field) -> String {
     match f.data_type() {
-        DataType::Struct(_) => kind::RECORD.into(),
-        DataType::LargeList(_) => kind::LIST.into(),
-        DataType::FixedSizeList(..) => kind::DENSE.into(),
-        DataType::Null => kind::CONSTANT.into(),
+        DataType::Struct(_) => Kind::Record.to_string(),
+        DataType::LargeList(_) => Kind::List.to_string(),
+        DataType::FixedSizeList(..) => Kind::Dense.to_string(),
+        DataType::Null => Kind::Constant.to_string(),
         _ => "field".into(),
     }
 }
@@ -256,7 +256,7 @@ fn unsupported(path: &str, t: &DataType, what: &str) -> Error {
 }
 
 fn constant_node(logical: &str) -> Schema {
-    Schema::new(kind::CONSTANT, ids::CONSTANT, ids::CONSTANT_CODEC, logical)
+    Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, logical)
 }
 
 /// `nullable` around `inner`, named as `Option<T>` is.
@@ -335,9 +335,9 @@ fn item_node(field: &Field, path: &str, opts: &SaveOptions) -> Result<Schema> {
     })?;
     if let Some(node) = typed {
         // Maps are groups, which a MASK beside them makes nullable (4.2).
-        return match (field.is_nullable(), node.kind.as_str()) {
+        return match (field.is_nullable(), &node.kind) {
             (false, _) => Ok(node),
-            (true, kind::LIST) => Ok(nullable(node)),
+            (true, Kind::List) => Ok(nullable(node)),
             (true, _) => Err(Error::mismatch(
                 path,
                 "a nullable list element of a type with a layout for missing elements (numbers, \
@@ -436,7 +436,7 @@ fn union_node(
         children.push(node);
     }
     let logical = format!("enum {{ {} }}", names.join(", "));
-    let mut s = Schema::new(kind::UNION, ids::UNION, ids::H5VEC_CODEC, &logical);
+    let mut s = Schema::new(Kind::Union, ids::UNION, ids::H5VEC_CODEC, &logical);
     s.variant_values = Some((0..names.len() as i64).collect());
     s.variant_names = Some(names);
     s.children = children;
@@ -445,7 +445,7 @@ fn union_node(
 
 fn list_node(item: Schema) -> Schema {
     let mut s = Schema::new(
-        kind::LIST,
+        Kind::List,
         ids::LIST,
         ids::H5VEC_CODEC,
         &format!("alloc::vec::Vec<{}>", item.logical_type),
@@ -475,7 +475,7 @@ fn dense_node(t: &DataType, path: &str) -> Result<Schema> {
     for d in dims.iter().rev() {
         logical = format!("[{logical}; {d}]");
     }
-    let mut s = Schema::new(kind::DENSE, ids::DENSE, &scalar.codec, &logical);
+    let mut s = Schema::new(Kind::Dense, ids::DENSE, &scalar.codec, &logical);
     s.encoded_type = scalar.encoded_type;
     dims.reverse();
     s.dimensions = Some(dims);
@@ -507,7 +507,7 @@ fn record_node(fields: &Fields, path: &str, opts: &SaveOptions, what: &str) -> R
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let mut s = Schema::new(kind::RECORD, ids::RECORD, ids::STRUCT, &logical);
+    let mut s = Schema::new(Kind::Record, ids::RECORD, ids::STRUCT, &logical);
     s.field_names = Some(names);
     s.children = children;
     Ok(s)

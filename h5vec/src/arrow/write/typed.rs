@@ -24,7 +24,7 @@ use arrow_schema::{DataType, Field, TimeUnit};
 
 use crate::error::{Error, Result};
 use crate::kinds::time::check_time_of_day;
-use crate::schema::{ids, kind, Schema};
+use crate::schema::{ids, Kind, Schema};
 
 /// Nanoseconds per unit.
 fn per_unit(u: &TimeUnit) -> i64 {
@@ -161,7 +161,7 @@ pub(super) fn default_node(
     node_of: impl Fn(&Field, &str) -> Result<Schema>,
 ) -> Result<Option<Schema>> {
     let scalar = |codec: &str, logical: &str, enc: &str, unit: &str, zone: Option<&str>| {
-        let mut s = Schema::new(kind::SCALAR, ids::SCALAR, codec, logical).encoded(enc);
+        let mut s = Schema::new(Kind::Scalar, ids::SCALAR, codec, logical).encoded(enc);
         s.time_unit = Some(unit.to_owned());
         s.time_zone = zone.map(str::to_owned);
         s
@@ -182,7 +182,7 @@ pub(super) fn default_node(
             None,
         ),
         DataType::Float16 => Schema::new(
-            kind::SCALAR,
+            Kind::Scalar,
             ids::SCALAR,
             ids::IDENTITY,
             "half::binary16::f16",
@@ -210,7 +210,7 @@ pub(super) fn default_node(
             None,
         ),
         DataType::FixedSizeBinary(16) if field.extension_type_name() == Some("arrow.uuid") => {
-            let mut s = Schema::new(kind::DENSE, ids::DENSE, ids::UUID_CODEC, "uuid::Uuid")
+            let mut s = Schema::new(Kind::Dense, ids::DENSE, ids::UUID_CODEC, "uuid::Uuid")
                 .encoded("UInt8");
             s.dimensions = Some(vec![16]);
             s
@@ -234,7 +234,7 @@ pub(super) fn default_node(
             let key = node_of(&kv[0], &format!("{ipath}.key"))?;
             let value = node_of(&kv[1], &format!("{ipath}.value"))?;
             let mut entry = Schema::new(
-                kind::RECORD,
+                Kind::Record,
                 ids::RECORD,
                 ids::STRUCT,
                 &format!("({}, {})", key.logical_type, value.logical_type),
@@ -245,7 +245,7 @@ pub(super) fn default_node(
                 key.logical_type, value.logical_type
             );
             entry.children = vec![key, value];
-            let mut s = Schema::new(kind::LIST, ids::LIST, ids::MAP_CODEC, &logical);
+            let mut s = Schema::new(Kind::List, ids::LIST, ids::MAP_CODEC, &logical);
             s.children.push(entry);
             s
         }

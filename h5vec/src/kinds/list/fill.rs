@@ -22,7 +22,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
-use crate::schema::{kind, Schema, Stored};
+use crate::schema::{Kind, Schema, Stored};
 
 use super::item::ItemCodec;
 
@@ -82,7 +82,7 @@ pub(crate) const FILL_CODEC: &str = "h5vec.FillValueCodec";
 
 fn fill_schema<T: FillNumber>() -> Schema {
     Schema::new(
-        kind::FILL_NULLABLE,
+        Kind::FillNullable,
         FILL_SCHEMA,
         FILL_CODEC,
         std::any::type_name::<Option<T>>(),

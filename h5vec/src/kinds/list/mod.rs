@@ -37,7 +37,7 @@ use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 mod fill;
 mod item;
@@ -414,14 +414,14 @@ impl<I: ItemCodec> ListDecoder<I> {
 }
 
 fn list_node_shape() -> Schema {
-    let mut s = Schema::new(kind::LIST, ids::LIST, ids::H5VEC_CODEC, "");
-    s.children.push(Schema::new("", "", "", ""));
+    let mut s = Schema::new(Kind::List, ids::LIST, ids::H5VEC_CODEC, "");
+    s.children.push(Schema::new(Kind::default(), "", "", ""));
     s
 }
 
 fn list_schema<T, I: ItemCodec>(ctx: &WriteCtx<'_>) -> Schema {
     let mut s = Schema::new(
-        kind::LIST,
+        Kind::List,
         ids::LIST,
         ids::H5VEC_CODEC,
         std::any::type_name::<Vec<T>>(),

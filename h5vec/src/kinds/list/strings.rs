@@ -21,7 +21,7 @@ use crate::limits;
 use crate::options::WriteCtx;
 use crate::parallel::{give_vec, take_vec};
 use crate::raw;
-use crate::schema::{ids, kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::item::ItemCodec;
 use super::{check_class, create_offsets, open_offsets, past_total, read_offsets, STRING_VALUES};
@@ -58,7 +58,7 @@ pub struct StringValuesDecoder {
 
 fn string_values_schema() -> Schema {
     Schema::new(
-        kind::STRING_VALUES,
+        Kind::StringValues,
         ids::STRING_VALUES,
         ids::H5VEC_CODEC,
         "alloc::string::String",
