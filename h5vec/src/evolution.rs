@@ -258,8 +258,8 @@ pub(crate) fn expect_number<R: Pod>(
     };
     // Plain numbers, and numbers whose fill value marks a missing element
     // (HDF5 converts the fill value with the values).
-    let plain = node.codec == want.codec
-        && (want.codec == ids::IDENTITY || want.codec == crate::kinds::list::FILL_CODEC);
+    let plain =
+        node.codec == want.codec && (want.codec == ids::IDENTITY || want.codec == ids::FILL_CODEC);
     let types = (
         node.encoded_type.as_deref().and_then(Number::parse),
         want.encoded_type.as_deref().and_then(Number::parse),

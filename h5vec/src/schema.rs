@@ -78,6 +78,11 @@ pub mod ids {
     pub const UUID_CODEC: &str = "h5vec.UuidCodec";
     /// h5vec maps: a list of `{key, value}` records.
     pub const MAP_CODEC: &str = "h5vec.MapCodec";
+    /// h5vec numbers whose fill value marks a missing list element (kind
+    /// `fill_nullable`, SPEC.md section 9).
+    pub const FILL_SCHEMA: &str = "h5vec.FillValueSchema";
+    /// The codec of `fill_nullable` nodes.
+    pub const FILL_CODEC: &str = "h5vec.FillValueCodec";
 }
 
 /// The `kind` entry of a schema node: how its data group is laid out

@@ -61,7 +61,7 @@ const KNOWN_CODECS: &[&str] = &[
     ids::OFFSET_DATE_TIME_CODEC,
     ids::UUID_CODEC,
     ids::MAP_CODEC,
-    crate::kinds::list::FILL_CODEC,
+    ids::FILL_CODEC,
 ];
 
 /// What this version of h5vec does not know about a node of kind `kind`

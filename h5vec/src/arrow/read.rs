@@ -22,8 +22,7 @@ use crate::guard::{self, Access, Walked};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::list::{
     check_class, open_leaf_values, open_list_group, FillDecoder, FillNumber, ItemCodec,
-    StringValuesItem, FILL_CODEC, FILL_SCHEMA, LIST_COLUMN as LIST_COLUMN_CLASS, RECORD_VALUES,
-    STRING_VALUES,
+    StringValuesItem, LIST_COLUMN as LIST_COLUMN_CLASS, RECORD_VALUES, STRING_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask, MASK};
 use crate::kinds::scalar::open_values;
@@ -963,7 +962,7 @@ fn open_item(
             )?
         }
         Kind::FillNullable => {
-            let want = Schema::new(Kind::FillNullable, FILL_SCHEMA, FILL_CODEC, "")
+            let want = Schema::new(Kind::FillNullable, ids::FILL_SCHEMA, ids::FILL_CODEC, "")
                 .encoded(node.encoded_type.as_deref().unwrap_or(""));
             node.expect(&want, path)?;
             fn fill<T: arrow_array::types::ArrowPrimitiveType>(
@@ -1278,8 +1277,8 @@ fn infer_item(parent: &Group, name: &str, path: &str, depth: usize) -> Result<St
     Ok(if filled {
         stored(
             Kind::FillNullable,
-            FILL_SCHEMA,
-            FILL_CODEC,
+            ids::FILL_SCHEMA,
+            ids::FILL_CODEC,
             Some(enc),
             vec![],
         )

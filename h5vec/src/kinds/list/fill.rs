@@ -22,7 +22,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
-use crate::schema::{Kind, Schema, Stored};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::item::ItemCodec;
 
@@ -75,16 +75,11 @@ fill_number! {
 /// (`Vec<Option<i32>>`), with schema kind `fill_nullable`.
 pub struct FillItem<T>(PhantomData<T>);
 
-/// Schema identifier of [`FillItem`] leaves.
-pub(crate) const FILL_SCHEMA: &str = "h5vec.FillValueSchema";
-/// Codec identifier of [`FillItem`] leaves.
-pub(crate) const FILL_CODEC: &str = "h5vec.FillValueCodec";
-
 fn fill_schema<T: FillNumber>() -> Schema {
     Schema::new(
         Kind::FillNullable,
-        FILL_SCHEMA,
-        FILL_CODEC,
+        ids::FILL_SCHEMA,
+        ids::FILL_CODEC,
         std::any::type_name::<Option<T>>(),
     )
     .encoded(T::ENCODED)

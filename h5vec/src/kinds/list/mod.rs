@@ -43,12 +43,9 @@ mod fill;
 mod item;
 mod strings;
 
-// FILL_CODEC: numbers with a fill value widen on load (crate::evolution).
-pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber, FILL_CODEC};
+pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
 pub(crate) use item::ItemCodec;
 // What the schema-driven reader (`crate::arrow`) opens lists with.
-#[cfg(feature = "arrow")]
-pub(crate) use fill::FILL_SCHEMA;
 #[cfg(feature = "arrow")]
 pub(crate) use strings::{StringValuesDecoder, StringValuesItem};
 // What the schema-driven writer (`crate::arrow`) creates and appends with.
