@@ -169,6 +169,7 @@ fn external_storage_next_to_the_file_is_never_read_or_written() {
     // layout HDF5 lets grow without chunks, into the outside file.
     let ext = std::ffi::CString::new(path_str(&outside)).unwrap();
     replace_dataset(&f, "v/data/id/values", |g, name| {
+        // SAFETY: a valid creation property list from `create_u32`; NUL-terminated names.
         create_u32(g, name, |dcpl| unsafe {
             use hdf5_sys::{h5d, h5f, h5p};
             assert!(h5p::H5Pset_layout(dcpl, h5d::H5D_layout_t::H5D_CONTIGUOUS) >= 0);
@@ -651,6 +652,7 @@ fn write_unknown_filter_file(path: &Path) {
     h5vec::save_vector(&f, "v", &recs(3)).unwrap();
     replace_dataset(&f, "v/data/id/values", |g, name| {
         use hdf5_sys::{h5d, h5p, h5z};
+        // SAFETY: a valid creation property list from `create_u32`; `[3u64]` is the rank-1 chunk shape.
         let ds = create_u32(g, name, |dcpl| unsafe {
             assert!(h5p::H5Pset_chunk(dcpl, 1, [3u64].as_ptr()) >= 0);
             assert!(
@@ -786,6 +788,7 @@ fn plugin_child() {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
     assert!(!maps.contains(&plugins), "mapped from the plugin directory");
     // HDF5's own check looks in the plugin directory.
+    // SAFETY: a query of HDF5's filter registry, under the lock.
     let avail = hdf5::sync::sync(|| unsafe { hdf5_sys::h5z::H5Zfilter_avail(32015) });
     assert!(avail <= 0);
     assert!(

@@ -678,9 +678,10 @@ fn types_h5vec_never_writes_are_described() {
     let file = common::mem_file();
     h5vec::h5col::save_table(&file, "t", &[Row { id: 1 }, Row { id: 2 }]).unwrap();
     let t = file.group("t").unwrap();
-    // SAFETY (all four): C API type constructors on predefined types and
-    // on the fresh types they return, under the lock.
+    // SAFETY: C API type constructors on predefined types and on the fresh
+    // types they return, under the lock (so for the three below).
     let be = make_type(|| unsafe { h5t::H5Tcopy(*h5t::H5T_STD_I32BE) });
+    // SAFETY: as above.
     let en = make_type(|| unsafe {
         let e = h5t::H5Tenum_create(*h5t::H5T_NATIVE_UINT16);
         for i in 0..40u16 {
@@ -690,6 +691,7 @@ fn types_h5vec_never_writes_are_described() {
         }
         e
     });
+    // SAFETY: C API type constructors on predefined types and on the fresh types they return, under the lock.
     let cmp = make_type(|| unsafe {
         let arr = h5t::H5Tarray_create2(*h5t::H5T_IEEE_F32LE, 1, [2u64].as_ptr());
         let c = h5t::H5Tcreate(h5t::H5T_class_t::H5T_COMPOUND, 9);
@@ -698,6 +700,7 @@ fn types_h5vec_never_writes_are_described() {
         hdf5_sys::h5t::H5Tclose(arr);
         c
     });
+    // SAFETY: C API type constructors on predefined types and on the fresh types they return, under the lock.
     let vl = make_type(|| unsafe { h5t::H5Tvlen_create(*h5t::H5T_STD_I16LE) });
     for (name, dt) in [("be", &be), ("en", &en), ("cmp", &cmp), ("vl", &vl)] {
         t.new_dataset_builder()

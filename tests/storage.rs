@@ -167,6 +167,7 @@ fn mixed(n: usize) -> Vec<Mixed> {
 /// dataset `path`, read straight from the dataset creation property list.
 fn filter_params(f: &File, path: &str, id: i32) -> (u32, Vec<u32>) {
     let ds = f.dataset(path).unwrap();
+    // SAFETY: a valid dataset id under the lock; the property list is closed before returning; output buffers as large as passed.
     h5vec::hdf5::sync::sync(|| unsafe {
         let dcpl = hdf5_sys::h5d::H5Dget_create_plist(ds.id());
         assert!(dcpl >= 0);

@@ -896,6 +896,7 @@ fn invalid_utf8_string_names_the_element() {
     let bad = b"\xff\xfe\0";
     let ptrs: [*const std::ffi::c_char; 2] = [good.as_ptr(), bad.as_ptr().cast()];
     let mt = hdf5::Datatype::from_type::<VarLenUnicode>().unwrap();
+    // SAFETY: a valid dataset and type under the lock; `ptrs` holds the two elements written.
     hdf5::sync::sync(|| unsafe {
         let r = hdf5_sys::h5d::H5Dwrite(
             ds.id(),

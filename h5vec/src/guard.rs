@@ -588,8 +588,8 @@ impl Walk {
                 format!("{found}, which is not available"),
             ));
         }
-        // SAFETY: a valid dataset id and its creation property list, under the lock.
         if let Some((bytes, shape)) =
+            // SAFETY: a valid dataset id and its creation property list, under the lock.
             unsafe { crate::limits::oversized_filtered_chunk_in(did, dcpl.id()) }
         {
             let place = self.error_place(rel, false);

@@ -92,7 +92,7 @@ pub(crate) unsafe fn oversized_filtered_chunk_in(
     did: hdf5_sys::h5i::hid_t,
     dcpl: hdf5_sys::h5i::hid_t,
 ) -> Option<(u64, String)> {
-    // SAFETY (whole block): valid ids under the lock (caller's contract);
+    // SAFETY: (whole block) valid ids under the lock (caller's contract);
     // `dims` has room for the 32 extents asked for; the type is owned by
     // an `Owned`.
     unsafe {
@@ -250,7 +250,7 @@ unsafe fn stored_rows_in(
     extent: u64,
     path: impl At,
 ) -> Result<u64> {
-    // SAFETY (whole body): `ds` and `dcpl` are valid ids and the caller
+    // SAFETY: (whole body) `ds` and `dcpl` are valid ids and the caller
     // holds the lock; `dims` has room for the 32 extents asked for, `n` is an
     // output value, and the file space is owned by an `Owned`.
     unsafe {

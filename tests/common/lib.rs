@@ -108,11 +108,13 @@ pub fn with_dtype<R>(ds: &Dataset, f: impl FnOnce(hid_t) -> R) -> R {
 
 /// Whether the file type of `ds` is exactly the predefined type `want`.
 pub fn dtype_is(ds: &Dataset, want: hid_t) -> bool {
+    // SAFETY: a valid datatype id from `with_dtype`, under its lock.
     with_dtype(ds, |id| unsafe { h5t::H5Tequal(id, want) } > 0)
 }
 
 /// The HDF5 type class of `ds`.
 pub fn dtype_class(ds: &Dataset) -> H5T_class_t {
+    // SAFETY: a valid datatype id from `with_dtype`, under its lock.
     with_dtype(ds, |id| unsafe { h5t::H5Tget_class(id) })
 }
 
@@ -124,6 +126,7 @@ pub fn assert_dtype(ds: &Dataset, want: hid_t, name: &str) {
         "{}: expected file type {name}, found class {:?} size {}",
         ds.name(),
         dtype_class(ds),
+        // SAFETY: a valid datatype id from `with_dtype`, under its lock.
         with_dtype(ds, |id| unsafe { h5t::H5Tget_size(id) })
     );
 }
@@ -140,6 +143,7 @@ pub struct StrType {
 
 /// The string properties of `ds`'s file type (panics if not a string).
 pub fn str_type(ds: &Dataset) -> StrType {
+    // SAFETY: a valid datatype id from `with_dtype`, under its lock.
     with_dtype(ds, |id| unsafe {
         assert_eq!(
             h5t::H5Tget_class(id),
@@ -266,6 +270,7 @@ pub fn bad_name(e: &Error) -> &str {
 pub fn read_scalar_byte(ds: &Dataset) -> u8 {
     assert!(ds.is_scalar());
     let mut b = 0u8;
+    // SAFETY: a valid datatype id from `with_dtype`, under its lock; the buffer holds the one byte of the scalar.
     with_dtype(ds, |id| unsafe {
         assert_eq!(h5t::H5Tget_size(id), 1);
         let r = hdf5_sys::h5d::H5Dread(
@@ -318,6 +323,7 @@ pub fn read_scalar_string(ds: &Dataset) -> String {
         // under the lock) and the buffer holds H5Tget_size(id) bytes: one
         // value of that type, the whole scalar dataspace.
         let size = unsafe { h5t::H5Tget_size(id) };
+        // SAFETY: as above: the buffer `fixed_string` passes holds `size` bytes.
         fixed_string(size, |buf| unsafe {
             ok(
                 "H5Dread",

@@ -305,7 +305,7 @@ pub(crate) fn holds_variable_length(dtype: &hdf5::Datatype) -> bool {
     /// Caller holds the HDF5 lock; `t` is a valid datatype id.
     unsafe fn walk(t: hid_t, depth: usize) -> bool {
         use hdf5_sys::h5t::H5T_class_t::*;
-        // SAFETY (whole block): a valid datatype id under the lock; member
+        // SAFETY: (whole block) a valid datatype id under the lock; member
         // and base types are closed after use.
         unsafe {
             if depth > 32 || h5t::H5Tis_variable_str(t) > 0 {

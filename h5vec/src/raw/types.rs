@@ -158,7 +158,7 @@ impl TypeInfo {
 /// The caller holds the HDF5 lock and `id` is a valid datatype id.
 pub(crate) unsafe fn type_info_of(id: hid_t) -> TypeInfo {
     use H5T_class_t::*;
-    // SAFETY (whole body): `id` is a valid datatype id and the lock is held
+    // SAFETY: (whole body) `id` is a valid datatype id and the lock is held
     // (caller's contract); every id opened here is owned by an `Owned`, and
     // the member name HDF5 allocates is freed with `H5free_memory`.
     unsafe {
@@ -345,7 +345,7 @@ unsafe fn describe_type_of(id: hid_t, depth: usize) -> String {
     if depth > DESCRIBE_MAX_DEPTH {
         return "...".into();
     }
-    // SAFETY (whole body): `id` is valid and the lock held (caller's
+    // SAFETY: (whole body) `id` is valid and the lock held (caller's
     // contract); every id opened here is owned by an `Owned`; names HDF5
     // allocates are freed with `H5free_memory`; output buffers are as large
     // as passed.
