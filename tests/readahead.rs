@@ -1,9 +1,9 @@
 //! Read-ahead of compressed vectors (`column::PodReader`,
-//! `parallel::ReadAhead`): front-to-back reads in batches of every size,
-//! with chunk lengths that do not divide the batch and partial chunks at
-//! both ends, return exactly the rows saved (and what the uncompressed
-//! vector returns); a damaged chunk read ahead is an error on the read
-//! that needs its rows, and only there.
+//! `pipeline::prefetch::ReadAhead`): front-to-back reads in batches of
+//! every size, with chunk lengths that do not divide the batch and partial
+//! chunks at both ends, return exactly the rows saved (and what the
+//! uncompressed vector returns); a damaged chunk read ahead is an error on
+//! the read that needs its rows, and only there.
 
 use h5vec::hdf5::File;
 use h5vec::{
@@ -249,7 +249,7 @@ fn readers_dropped_mid_read_leave_nothing_behind() {
     assert_eq!(load_vector::<Row>(&f, "v").unwrap(), want);
 }
 
-/// Strings built ahead on the worker threads (`h5vec::ahead`: VLS strings
+/// Strings built ahead on the worker threads (`pipeline::ahead`: VLS strings
 /// and list elements that are strings, for loads of 4,096 rows or more):
 /// batches of many sizes, ranges and jumps return exactly the rows saved,
 /// compressed or not, and readers dropped with jobs running leave nothing

@@ -6,16 +6,17 @@ use hdf5::{Dataset, Datatype, Group};
 
 use std::sync::Arc;
 
-use crate::deferred::{Space, WriteJob};
 use crate::error::{Context, Place, Result};
 use crate::options::{Compression, WriteCtx};
-use crate::parallel::{self, Pipeline, ReadAhead};
+use crate::pipeline::deferred::{Space, WriteJob};
+use crate::pipeline::detect::Pipeline;
+use crate::pipeline::prefetch::{self, ReadAhead};
 use crate::raw::{self, ColumnSpec, Pod};
 
 /// Appends batches of `T` rows to one extendible dataset.
 ///
 /// Datasets whose chunks h5vec writes itself (chunked, no filter or
-/// deflate with or without shuffle; see [`crate::parallel`]) are written
+/// deflate with or without shuffle; see [`crate::pipeline`]) are written
 /// asynchronously: a flush hands whole chunks to a job that compresses them
 /// on the worker threads while the caller encodes the next batch, and keeps
 /// the rows of a partial last chunk in `buf` for the next batch. A commit
@@ -73,7 +74,7 @@ pub(crate) struct CommittedChunk {
     /// Rows per chunk, 0 when nothing needs guarding (unfiltered dataset,
     /// or a file that never reuses freed space).
     chunk: u64,
-    /// [`crate::deferred::commits`] at the last write.
+    /// [`crate::pipeline::deferred::commits`] at the last write.
     seen: u64,
 }
 
@@ -102,7 +103,7 @@ impl CommittedChunk {
     /// `start`, when that chunk may hold committed rows (first write
     /// since the writer started or since a commit). `None`: no flush.
     fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
-        let now = crate::deferred::commits();
+        let now = crate::pipeline::deferred::commits();
         let fresh = std::mem::replace(&mut self.seen, now) != now;
         if self.chunk == 0 || !fresh || start.is_multiple_of(self.chunk) || rows == 0 {
             return None;
@@ -272,7 +273,7 @@ impl<T: Pod> PodWriter<T> {
             ds,
             mem,
             inner,
-            buf: crate::parallel::take_vec(),
+            buf: crate::pipeline::buffers::take_vec(),
             written,
             empty_rows: 0,
             path: path.to_owned(),
@@ -349,7 +350,7 @@ impl<T: Pod> PodWriter<T> {
                 self.carried_stored = stored;
                 spare
             }
-            None => crate::parallel::take_vec(),
+            None => crate::pipeline::buffers::take_vec(),
         };
         raw::set_rows(&self.ds, end, &self.inner, &self.path)?;
         let c = p.chunk_rows;
@@ -420,9 +421,9 @@ impl<T: Pod> Drop for PodWriter<T> {
     fn drop(&mut self) {
         if let Some(job) = self.pending.take() {
             let (_, spare) = job.finish_and_reclaim::<T>();
-            crate::parallel::give_vec(spare);
+            crate::pipeline::buffers::give_vec(spare);
         }
-        crate::parallel::give_vec(std::mem::take(&mut self.buf));
+        crate::pipeline::buffers::give_vec(std::mem::take(&mut self.buf));
     }
 }
 
@@ -430,15 +431,15 @@ impl<T: Pod> Drop for PodWriter<T> {
 /// chunks included). Every commit calls it before flushing the file and
 /// writing `count`.
 pub(crate) fn complete_file(obj: &hdf5::Location) -> Result<()> {
-    crate::deferred::complete_file(raw::file_number(obj.id()))
+    crate::pipeline::deferred::complete_file(raw::file_number(obj.id()))
 }
 
 /// Reads batches of `T` rows from one dataset.
 ///
 /// A compressed dataset whose chunks h5vec decompresses itself (see
-/// [`crate::parallel`]) is read with read-ahead: while the caller decodes
+/// [`crate::pipeline`]) is read with read-ahead: while the caller decodes
 /// one batch of a front-to-back read, the next batch's chunks are
-/// decompressed on the worker threads ([`crate::parallel::ReadAhead`]).
+/// decompressed on the worker threads ([`crate::pipeline::prefetch::ReadAhead`]).
 pub struct PodReader<T: Pod> {
     /// The dataset.
     pub ds: Dataset,
@@ -611,7 +612,7 @@ impl<T: Pod> PodReader<T> {
             )
         };
         let (ds, inner, at) = (&self.ds, &self.inner, &self.at);
-        parallel::read_rows_ahead(
+        prefetch::read_rows_ahead(
             ds,
             p,
             ahead,

@@ -95,8 +95,7 @@
 //! | `codec` | the traits every kind implements (`H5Vector::Codec`, `Codec`, `Encoder`, `Decoder`) and the checks kinds share (members, datasets) |
 //! | `kinds/` | one storage kind per file, each opening with its layout on disk: `scalar`, `dense`, `record`, `constant`, `blob`, `json`, `string`, `vls`, `nullable`, `list/` (SPEC 3, 4) |
 //! | `column` | one dataset of rows written and read in batches (`PodWriter`, `PodReader`, `StrWriter`): what every kind's datasets go through |
-//! | `deferred` | a batch's chunks compressed on worker threads while the next batch is encoded; finished by each commit |
-//! | `parallel` | deflate and shuffle of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3) |
+//! | `pipeline/` | the compression pipeline: deflate, shuffle, Blosc and Fletcher32 of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3, 6.4); direct chunk I/O, read-ahead, deferred writes finished by each commit, worker pool and buffer pools |
 //! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters |
 //! | `guard` | the walk over every object below a container before anything is read: hard links only, no external or virtual storage, known filters (SPEC 7) |
 //! | `untrusted` | [`open_untrusted`], [`check_isolated`]: a file checked completely in a forked child before the caller opens it (SPEC 7) |
@@ -124,14 +123,12 @@
 // reachable from the public API (the derive's support through `__private`).
 #![warn(unreachable_pub)]
 
-mod ahead;
 #[cfg(feature = "arrow")]
 pub mod arrow;
 mod bincode_codec;
 mod codec;
 mod column;
 mod compact;
-mod deferred;
 mod error;
 mod evolution;
 mod file;
@@ -147,7 +144,7 @@ mod live;
 #[doc(hidden)]
 pub mod lock_audit;
 mod options;
-mod parallel;
+mod pipeline;
 mod raw;
 mod schema;
 #[cfg(feature = "serde-columns")]

@@ -513,7 +513,7 @@ impl<T: H5Vector> VectorWriter<T> {
             let r = (|| {
                 crate::live::check_live_kinds(&open_group(&w.group, "data", "$")?)?;
                 w.enc.flush()?;
-                crate::deferred::start_writes();
+                crate::pipeline::deferred::start_writes();
                 crate::column::complete_file(&w.group)?;
                 crate::raw::flush_file(&file, "$")
             })();
@@ -609,7 +609,7 @@ impl<T: H5Vector> VectorWriter<T> {
         self.buffered += 1;
         if self.buffered >= self.batch {
             self.enc.flush()?;
-            crate::deferred::start_writes();
+            crate::pipeline::deferred::start_writes();
             self.buffered = 0;
             if self.pending >= self.batch.saturating_mul(COMMIT_BATCHES) {
                 self.flush()?;
@@ -695,7 +695,7 @@ impl<T: H5Vector> VectorWriter<T> {
         }
         if self.buffered > 0 {
             self.enc.flush()?;
-            crate::deferred::start_writes();
+            crate::pipeline::deferred::start_writes();
             self.buffered = 0;
         }
         crate::column::complete_file(&self.group)?;
@@ -926,7 +926,7 @@ pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
     let r = (|| {
         // An empty batch still sets every extent to exactly what count covers.
         w.enc.flush()?;
-        crate::deferred::start_writes();
+        crate::pipeline::deferred::start_writes();
         crate::column::complete_file(&w.group)?;
         crate::raw::flush_file(&w.group.file().at("$")?, "$")
     })();

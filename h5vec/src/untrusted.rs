@@ -26,7 +26,7 @@ use crate::inspect::{ContainerInfo, ContainerKind};
 
 /// Set in the child of an isolated check: h5vec's worker pool was made
 /// (if at all) by the parent, whose threads the child does not have, so
-/// work sent to it would wait forever. [`crate::parallel::pool`] reads it.
+/// work sent to it would wait forever. [`crate::pipeline::pool::pool`] reads it.
 static IN_CHILD: AtomicBool = AtomicBool::new(false);
 
 /// Whether this process is the child of an isolated check (then h5vec runs

@@ -370,7 +370,7 @@ fn write_vector<T: H5Vector>(group: &Group, values: &[T], opts: &SaveOptions) ->
             enc.push_all(b.iter())?;
         }
         enc.flush()?;
-        crate::deferred::start_writes();
+        crate::pipeline::deferred::start_writes();
     }
     crate::column::complete_file(group)?;
     let meta = raw::create_group_small(group, "metadata", "$")?;

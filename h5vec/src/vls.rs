@@ -177,7 +177,7 @@ fn write_strings(group: &Group, values: &[Option<String>], opts: &SaveOptions) -
         }
     }
     enc.flush()?;
-    crate::deferred::start_writes();
+    crate::pipeline::deferred::start_writes();
     crate::column::complete_file(group)?;
     group.file().at(&at)?.flush().at(&at)
 }

@@ -19,7 +19,7 @@ use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::kinds::scalar::{open_values, Scalar};
 use crate::options::WriteCtx;
-use crate::parallel::PooledVec;
+use crate::pipeline::buffers::PooledVec;
 use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema, Stored};
 

@@ -20,7 +20,7 @@ use crate::codec::{
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
-use crate::parallel::PooledVec;
+use crate::pipeline::buffers::PooledVec;
 use crate::raw::{Bits8, Pod};
 use crate::schema::{ids, Kind, Schema, Stored};
 

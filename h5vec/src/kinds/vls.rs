@@ -22,14 +22,14 @@ use hdf5::{Dataset, Group};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
-use crate::ahead::Ahead;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{At, Context, Error, Place, Result};
 use crate::kinds::scalar::scalar_schema;
 use crate::limits;
 use crate::options::WriteCtx;
-use crate::parallel::{give_vec, take_vec};
+use crate::pipeline::ahead::Ahead;
+use crate::pipeline::buffers::{give_vec, take_vec};
 use crate::raw::{self, sync};
 use crate::schema::{ids, Kind, Schema, Stored};
 
@@ -583,7 +583,7 @@ impl VlsDecoder {
     }
 
     /// Reads rows into the buffer (reusing its memory); the strings of the
-    /// rows after them may then be built ahead ([`crate::ahead`]).
+    /// rows after them may then be built ahead ([`crate::pipeline::ahead`]).
     pub fn load(&mut self, rows: Range<u64>) -> Result<()> {
         let have = self.ahead.begin(&rows);
         let (mut p, mut h, mut o) = (
@@ -621,7 +621,7 @@ impl VlsDecoder {
         let placeholder = self.placeholder.clone();
         self.ahead.spawn(next.start, move || {
             let mut out = Vec::new();
-            // Stops at a string that is not UTF-8 (see `crate::ahead`).
+            // Stops at a string that is not UTF-8 (see `crate::pipeline::ahead`).
             let _ = build_strings(&ptrs, &heap, lo, placeholder.as_deref(), &mut out);
             give_vec(ptrs);
             give_vec(heap);

@@ -1,6 +1,6 @@
 //! Direct chunk I/O: stored chunks read and written as they are on disk,
 //! without HDF5's filter pipeline, chunk cache or type conversion (used by
-//! [`crate::parallel`] and by the crash-safety repairs in `durability`).
+//! [`crate::pipeline`] and by the crash-safety repairs in `durability`).
 
 use std::ffi::c_uint;
 

@@ -2,7 +2,7 @@
 //! extendible along axis 0), written and read with one `H5Dwrite`/`H5Dread`
 //! per batch over a hyperslab of whole rows, never one call per element.
 //! Whole chunks of a deflated or unfiltered dataset bypass HDF5's pipeline
-//! (see [`crate::parallel`]).
+//! (see [`crate::pipeline`]).
 
 use std::ffi::{c_char, c_void};
 
@@ -18,7 +18,7 @@ use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
 use super::types::{dataset_type, vlen_utf8, Pod};
 use crate::error::{At, Context, Error, Result};
-use crate::parallel;
+use crate::pipeline::detect::Pipeline;
 
 /// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
 pub(crate) struct ColumnSpec<'a> {
@@ -191,7 +191,7 @@ pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
 /// Writes `rows` whole rows starting at row `start`, growing the dataset to
 /// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
 /// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
-/// dataset are compressed in parallel (see [`crate::parallel`]).
+/// dataset are compressed in parallel (see [`crate::pipeline`]).
 ///
 /// # Safety
 /// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
@@ -218,12 +218,12 @@ pub(crate) unsafe fn write_rows_raw(
     // SAFETY: `H5Tget_size` only reads the type (0 for an invalid id).
     let elem_size = sync(|| unsafe { h5t::H5Tget_size(mem_type) });
     let row_bytes = inner.iter().fold(elem_size as u64, |a, &d| a * d) as usize;
-    match parallel::Pipeline::detect(ds, mem_type) {
+    match Pipeline::detect(ds, mem_type) {
         Some(p) if p.row_bytes == row_bytes => {
             // SAFETY: the caller guarantees `rows` rows of `row_bytes` bytes at `buf`.
             let bytes =
                 unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), rows as usize * row_bytes) };
-            parallel::write_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
+            crate::pipeline::chunks::write_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
                 // SAFETY: `b` holds `n` whole rows of `mem_type`.
                 unsafe { write_hyperslab(ds, mem_type, s, n, inner, b.as_ptr().cast(), path) }
             })
@@ -354,9 +354,9 @@ pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
             elems * std::mem::size_of::<T>(),
         )
     };
-    match parallel::Pipeline::detect(ds, mem_type) {
+    match Pipeline::detect(ds, mem_type) {
         Some(p) if p.row_bytes == row_bytes => {
-            parallel::read_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
+            crate::pipeline::chunks::read_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
                 // SAFETY: `b` has room for `n` whole rows of `mem_type`.
                 unsafe { read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path) }
             })

@@ -175,7 +175,7 @@ pub fn repair(group: &Group, name: &str) -> Result<()> {
     let r = (|| {
         // An empty batch still sets every extent to exactly what count covers.
         w.enc.flush()?;
-        crate::deferred::start_writes();
+        crate::pipeline::deferred::start_writes();
         crate::column::complete_file(&w.group)?;
         crate::raw::flush_file(&w.group.file().at("$")?, "$")
     })();
@@ -349,7 +349,7 @@ impl BatchWriter {
             self.buffered += len;
             if self.buffered >= self.batch {
                 self.enc.flush()?;
-                crate::deferred::start_writes();
+                crate::pipeline::deferred::start_writes();
                 self.buffered = 0;
                 let every = (self.batch as u64).saturating_mul(crate::COMMIT_BATCHES as u64);
                 if self.commit_often && self.pending >= every {
@@ -367,7 +367,7 @@ impl BatchWriter {
         }
         if self.buffered > 0 {
             self.enc.flush()?;
-            crate::deferred::start_writes();
+            crate::pipeline::deferred::start_writes();
             self.buffered = 0;
         }
         crate::column::complete_file(&self.group)?;

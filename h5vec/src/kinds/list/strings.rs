@@ -13,13 +13,13 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::ahead::Ahead;
 use crate::codec::{exhausted, expect_members, open_column, open_group, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
 use crate::limits;
 use crate::options::WriteCtx;
-use crate::parallel::{give_vec, take_vec};
+use crate::pipeline::ahead::Ahead;
+use crate::pipeline::buffers::{give_vec, take_vec};
 use crate::raw;
 use crate::schema::{ids, Kind, Schema, Stored};
 
@@ -247,7 +247,7 @@ impl StringValuesDecoder {
     }
 
     /// After a load of `rows`: reads the next strings' OFFSETS and CHARS
-    /// and builds them on a worker thread ([`crate::ahead`]).
+    /// and builds them on a worker thread ([`crate::pipeline::ahead`]).
     fn build_ahead(&mut self, rows: &Range<u64>) {
         let Some(next) = self.ahead.next_rows(rows, self.strings) else {
             return;

@@ -2,7 +2,7 @@
 //! threads while the calling thread encodes the next batch.
 //!
 //! A [`PodWriter`](crate::column::PodWriter) whose dataset h5vec can write
-//! chunk by chunk (see [`crate::parallel`]) hands each flushed batch to a
+//! chunk by chunk (see [`super::chunks`]) hands each flushed batch to a
 //! [`WriteJob`] and carries on. The job owns the batch's buffer, queues one
 //! compression task per whole chunk on h5vec's worker pool, and then writes
 //! the whole chunks with `H5Dwrite_chunk` on a worker thread too (a batch
@@ -35,8 +35,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use hdf5::Dataset;
 
+use super::buffers::{give_buffers, take_buffers};
+use super::detect::Pipeline;
+use super::pool::pool;
 use crate::error::{Context, Error, Result};
-use crate::parallel::{give_buffers, pool, take_buffers, Pipeline};
 use crate::raw::chunks::{stored_chunk, write_chunks};
 use crate::raw::{sync, Pod};
 

@@ -1,6 +1,6 @@
 //! Read-ahead of decoded strings: while the caller takes one batch's rows,
 //! the next batch's `String`s are built on h5vec's worker threads
-//! ([`crate::parallel::pool`]).
+//! ([`super::pool::pool`]).
 //!
 //! A load of a vector of records spends most of its time allocating and
 //! filling the values it returns; a string column's values are `String`s
@@ -153,7 +153,7 @@ impl<V: Send + 'static> Ahead<V> {
         if !self.seq
             || n < AHEAD_MIN_ROWS
             || self.pending.is_some()
-            || crate::parallel::pool().is_none()
+            || super::pool::pool().is_none()
         {
             return None;
         }
@@ -165,7 +165,7 @@ impl<V: Send + 'static> Ahead<V> {
     /// Runs `job`, which builds the values of rows `from..` (stopping
     /// early at a value it cannot build), on the worker threads.
     pub(crate) fn spawn(&mut self, from: u64, job: impl FnOnce() -> Vec<V> + Send + 'static) {
-        let Some(pool) = crate::parallel::pool() else {
+        let Some(pool) = super::pool::pool() else {
             return;
         };
         let (tx, rx) = mpsc::sync_channel(1);
