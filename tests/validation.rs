@@ -1168,3 +1168,23 @@ fn paths_below_the_root_group_have_one_slash() {
     let e = load_err::<f64>(&f, "x");
     assert_mismatch(&e, "$", "`/x` to be a group", "a dataset");
 }
+
+/// A count larger than the stored rows is an error where the count is
+/// read (vector_len, inspect, find_containers), not only when values are.
+#[test]
+fn count_larger_than_columns_is_an_error_for_the_length_too() {
+    let f = saved();
+    assert_eq!(h5vec::vector_len(&f, "m").unwrap(), 100);
+    replace_scalar(&f.group("m/metadata").unwrap(), "count", 101i64);
+    for e in [
+        h5vec::vector_len(&f, "m").unwrap_err(),
+        h5vec::inspect(&f, "m").map(|_| ()).unwrap_err(),
+    ] {
+        assert_mismatch(&e, "$.timestamp.weeks", "at least 101 rows", "100");
+    }
+    let found = h5vec::find_containers(&f).unwrap();
+    let m = found.iter().find(|c| c.path == "/m").unwrap();
+    assert_eq!(m.rows, 0);
+    let problem = m.problem.as_deref().unwrap();
+    assert!(problem.contains("at least 101 rows"), "{problem}");
+}

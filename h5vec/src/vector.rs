@@ -497,6 +497,7 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
     let sg = open_group(&meta, "schema", "$")?;
     let schema = Stored::read(&sg, "$")?;
     check_schema_tree(&meta, &schema)?;
+    check_root_rows(&data, &schema, count, "$")?;
     Ok(Opened {
         data,
         meta,
@@ -555,6 +556,57 @@ pub(crate) fn check_schema_tree(meta: &Group, schema: &Stored) -> Result<()> {
             format!(
                 "the schema tree differs from the checksummed metadata/serialized_schema: {what}"
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that the dataset holding one entry per row of the root node
+/// (`values`, `pointers`, `stops`, `OFFSETS`, `MASK`, `TAG`; a record's
+/// first field with one) has the entries `count` rows need, so a `count`
+/// larger than the stored rows is an error where the count is read
+/// (`vector_len`, `inspect`), not only when values are. Every decoder
+/// checks all its datasets again when it opens them; layouts without such
+/// a dataset (constants, unknown kinds) pass.
+fn check_root_rows(data: &Group, node: &Stored, count: u64, path: &str) -> Result<()> {
+    use crate::schema::Kind;
+    let member = match &node.kind {
+        Kind::Scalar | Kind::Dense | Kind::FillNullable => "values",
+        Kind::VlsString => "pointers",
+        Kind::Blob => "stops",
+        Kind::List | Kind::StringValues => "OFFSETS",
+        Kind::Nullable => "MASK",
+        Kind::Union => "TAG",
+        Kind::Record => {
+            let names = node.field_names.as_deref().unwrap_or(&[]);
+            // The first field with data decides (a record of constants has
+            // none); the schema tree's depth is bounded when it is read.
+            for (name, child) in names.iter().zip(&node.children) {
+                if matches!(child.kind, Kind::Constant) || !data.link_exists(name) {
+                    continue;
+                }
+                let Ok(g) = data.group(name) else { continue };
+                return check_root_rows(&g, child, count, &format!("{path}.{name}"));
+            }
+            return Ok(());
+        }
+        Kind::Constant | Kind::Other(_) => return Ok(()),
+    };
+    let Ok(ds) = data.dataset(member) else {
+        // Missing or not a dataset: the decoder's open check says which.
+        return Ok(());
+    };
+    let need = if member == "OFFSETS" {
+        count.saturating_add(1)
+    } else {
+        count
+    };
+    let rows = ds.shape().first().copied().unwrap_or(0) as u64;
+    if rows < need {
+        return Err(Error::mismatch(
+            Place::new(path, ds.name()),
+            format!("at least {need} rows"),
+            rows,
         ));
     }
     Ok(())
