@@ -40,7 +40,7 @@ fn align8(x: u64) -> Option<u64> {
     x.checked_add(7).map(|v| v & !7)
 }
 
-fn le(b: &[u8], at: usize, width: usize) -> u64 {
+pub(crate) fn le(b: &[u8], at: usize, width: usize) -> u64 {
     let mut w = [0u8; 8];
     let n = width.min(8);
     if let Some(s) = b.get(at..at + n) {
@@ -79,7 +79,7 @@ fn sec2_file(file: &hdf5::File) -> Option<std::mem::ManuallyDrop<std::fs::File>>
 }
 
 #[cfg(unix)]
-fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
+pub(crate) fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let mut buf = vec![0u8; usize::try_from(len).ok()?];
     f.read_exact_at(&mut buf, at).ok()?;
@@ -91,19 +91,19 @@ fn read_at(f: &std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
 /// block before the superblock (addresses are relative to its end) and
 /// the file's size.
 #[cfg(unix)]
-struct FileView {
-    f: std::mem::ManuallyDrop<std::fs::File>,
-    sa: usize,
-    ss: usize,
-    base: u64,
-    eof: u64,
+pub(crate) struct FileView {
+    pub(crate) f: std::mem::ManuallyDrop<std::fs::File>,
+    pub(crate) sa: usize,
+    pub(crate) ss: usize,
+    pub(crate) base: u64,
+    pub(crate) eof: u64,
 }
 
 #[cfg(unix)]
 impl FileView {
     /// `None` when the file's bytes cannot be read directly or its sizes
     /// are not plausible: the caller then leaves the read to HDF5.
-    fn of(file: &hdf5::File) -> Option<FileView> {
+    pub(crate) fn of(file: &hdf5::File) -> Option<FileView> {
         let f = sec2_file(file)?;
         let fcpl = file.create_plist().ok()?;
         let sizes = fcpl.sizes();
@@ -405,22 +405,17 @@ const CONTINUATION_MSG: u64 = 0x0010;
 #[cfg(unix)]
 pub(crate) fn check_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Result<()> {
     let Ok(file) = obj.file() else { return Ok(()) };
-    let Some(FileView {
-        f,
-        sa,
-        ss,
-        base,
-        eof,
-    }) = FileView::of(&file)
-    else {
+    let Some(view) = FileView::of(&file) else {
         return Ok(());
     };
+    let (sa, ss, base, eof) = (view.sa, view.ss, view.base, view.eof);
     let Some(header) = header_addr(obj, sa).and_then(|a| a.checked_add(base)) else {
         return Ok(());
     };
-    let Some(data) = attr_message_data(&f, header, base, sa, ss, name.as_bytes()) else {
+    let Some(data) = attr_message_data(&view, header, name.as_bytes()) else {
         return Ok(());
     };
+    let f = &view.f;
     let id = 8 + sa;
     let mut addrs = BTreeSet::new();
     for h in data.chunks_exact(id) {
@@ -434,7 +429,7 @@ pub(crate) fn check_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Res
         }
     }
     for addr in addrs {
-        walk(&f, addr, ss as u64, eof, path)?;
+        walk(f, addr, ss as u64, eof, path)?;
     }
     Ok(())
 }
@@ -472,32 +467,59 @@ fn part(b: &[u8], at: usize, n: usize) -> &[u8] {
 /// variable-length string type in the object header at `addr` (absolute),
 /// or `None` if there is none or the header does not parse.
 #[cfg(unix)]
-fn attr_message_data(
-    f: &std::fs::File,
+fn attr_message_data(view: &FileView, addr: u64, want: &[u8]) -> Option<Vec<u8>> {
+    header_messages(view, addr, |mtype, _flags, body| {
+        if mtype == ATTRIBUTE_MSG {
+            vlen_string_attr_data(body, want).map(<[u8]>::to_vec)
+        } else {
+            None
+        }
+    })
+}
+
+/// Bytes read at once from the start of an object header: its first chunk
+/// when it is this small (most are), so that one read covers it.
+#[cfg(unix)]
+const HEADER_PREFIX: u64 = 512;
+
+/// Calls `visit(type, flags, body)` for each message of the object header
+/// at `addr` (absolute), read from the file's bytes: header versions 1 and
+/// 2, continuation chunks followed (at most [`MAX_HEADER_CHUNKS`] chunks of
+/// at most [`MAX_HEADER_CHUNK`] bytes), until `visit` returns a value,
+/// which this returns. The body is the message's bytes as stored (a
+/// shared message, flag 0x02, is a reference to the message, not the
+/// message). `None` when no call returned a value or the header does not
+/// parse: the caller then leaves the object to HDF5. Shared by the global
+/// heap checks ([`check_attr`]) and the guard's pre-checks
+/// (`guard::precheck`).
+#[cfg(unix)]
+pub(crate) fn header_messages<T>(
+    view: &FileView,
     addr: u64,
-    base: u64,
-    sa: usize,
-    ss: usize,
-    want: &[u8],
-) -> Option<Vec<u8>> {
-    let head = read_at(f, addr, 16)?;
+    mut visit: impl FnMut(u64, u8, &[u8]) -> Option<T>,
+) -> Option<T> {
+    let (f, sa, ss, base) = (&*view.f, view.sa, view.ss, view.base);
+    let avail = view.eof.checked_sub(addr)?;
+    let prefix = read_at(f, addr, avail.min(HEADER_PREFIX))?;
+    if prefix.len() < 16 {
+        return None;
+    }
     // Chunks to read: (address, size, bytes to skip at its start).
     let mut chunks = std::collections::VecDeque::new();
-    let (mhdr, v2) = if &head[..4] == b"OHDR" {
-        if head[4] != 2 {
+    let (mhdr, v2) = if &prefix[..4] == b"OHDR" {
+        if prefix[4] != 2 {
             return None;
         }
-        let flags = head[5];
+        let flags = prefix[5];
         // Signature, version, flags; times; attribute phase change values.
         let p = 6 + if flags & 0x20 != 0 { 16 } else { 0 } + if flags & 0x10 != 0 { 4 } else { 0 };
         let width = 1usize << (flags & 3);
-        let more = read_at(f, addr, (p + width) as u64)?;
         let first = addr.checked_add((p + width) as u64)?;
-        chunks.push_back((first, le(&more, p, width), 0u64));
+        chunks.push_back((first, le(&prefix, p, width), 0u64));
         // Type (1), size (2), flags (1), creation order (2) if tracked.
         (if flags & 0x04 != 0 { 6 } else { 4 }, true)
-    } else if head[0] == 1 {
-        chunks.push_back((addr.checked_add(16)?, le(&head, 8, 4), 0));
+    } else if prefix[0] == 1 {
+        chunks.push_back((addr.checked_add(16)?, le(&prefix, 8, 4), 0));
         // Type (2), size (2), flags (1), reserved (3).
         (8, false)
     } else {
@@ -512,8 +534,21 @@ fn attr_message_data(
         if size > MAX_HEADER_CHUNK || size < skip {
             continue;
         }
-        let Some(chunk) = read_at(f, at, size) else {
-            continue;
+        // The first chunk usually lies inside the prefix already read.
+        let inside = at
+            .checked_sub(addr)
+            .and_then(|o| Some((o, o.checked_add(size)?)))
+            .filter(|&(_, end)| end <= prefix.len() as u64);
+        let owned;
+        let chunk: &[u8] = match inside {
+            Some((o, end)) => &prefix[o as usize..end as usize],
+            None => match read_at(f, at, size) {
+                Some(b) => {
+                    owned = b;
+                    &owned
+                }
+                None => continue,
+            },
         };
         let mut b = &chunk[skip as usize..];
         if v2 {
@@ -522,10 +557,10 @@ fn attr_message_data(
         }
         let mut off = 0usize;
         while off + mhdr <= b.len() {
-            let (mtype, msize) = if v2 {
-                (u64::from(b[off]), le(b, off + 1, 2) as usize)
+            let (mtype, msize, mflags) = if v2 {
+                (u64::from(b[off]), le(b, off + 1, 2) as usize, b[off + 3])
             } else {
-                (le(b, off, 2), le(b, off + 2, 2) as usize)
+                (le(b, off, 2), le(b, off + 2, 2) as usize, b[off + 4])
             };
             let body = part(b, off + mhdr, msize);
             off += mhdr + msize;
@@ -535,10 +570,8 @@ fn attr_message_data(
                 };
                 // Version 2 continuation chunks start with "OCHK".
                 chunks.push_back((caddr, le(body, sa, ss), if v2 { 4 } else { 0 }));
-            } else if mtype == ATTRIBUTE_MSG {
-                if let Some(d) = vlen_string_attr_data(body, want) {
-                    return Some(d.to_vec());
-                }
+            } else if let Some(t) = visit(mtype, mflags, body) {
+                return Some(t);
             }
         }
     }

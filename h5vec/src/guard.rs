@@ -14,6 +14,10 @@
 //! The walk never follows a soft, external or user-defined link, never
 //! opens another file and never reads a dataset's values; it opens each
 //! object's header, and each dataset's creation property list.
+//!
+//! Before HDF5 opens an object (or lists a group), the walk reads the
+//! object's header from the file's bytes and refuses the damage HDF5
+//! itself would crash on while parsing it ([`precheck`]).
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -29,6 +33,30 @@ use hdf5_sys::{h5d, h5l, h5o, h5p, h5s};
 
 use crate::error::{Error, Place, Result};
 use crate::raw::{sync, Owned};
+
+#[cfg(unix)]
+mod precheck;
+
+/// Without the file's bytes (no sec2 descriptor), nothing is pre-checked.
+#[cfg(not(unix))]
+mod precheck {
+    pub(super) struct Damage {
+        pub(super) is_group: bool,
+        pub(super) why: String,
+    }
+    pub(super) struct Headers;
+    impl Headers {
+        pub(super) fn of(_group: &hdf5::Group) -> Option<Headers> {
+            None
+        }
+        pub(super) fn token_addr(&self, _token: &[u8; 16]) -> u64 {
+            0
+        }
+        pub(super) fn check(&self, _addr: u64) -> Result<(), Damage> {
+            Ok(())
+        }
+    }
+}
 
 /// Deepest HDF5 group nesting below a container (a schema tree of
 /// `schema::MAX_DEPTH` levels is two groups per level).
@@ -82,6 +110,7 @@ pub(crate) fn check(group: &Group, container: Container, access: Access) -> Resu
         seen: HashMap::new(),
         objects: 0,
         open: Vec::new(),
+        headers: precheck::Headers::of(group),
     };
     sync(|| {
         // SAFETY: a valid, open group id; every id opened below is closed
@@ -96,7 +125,9 @@ pub(crate) fn check(group: &Group, container: Container, access: Access) -> Resu
                     format!("an object HDF5 cannot read: {}", hdf5_message()),
                 ));
             }
-            walk.seen.insert(token_bytes(&info), root.clone());
+            let token = token_bytes(&info);
+            walk.precheck(&token, &[])?;
+            walk.seen.insert(token, root.clone());
             walk.group(group.id(), &mut Vec::new())
         }
     })?;
@@ -282,12 +313,13 @@ fn token_bytes(info: &H5O_info2_t) -> [u8; 16] {
 
 /// The links of one group, collected by `H5Literate2`.
 struct Links {
-    names: Vec<(CString, c_int)>,
+    /// Name, raw link type and (for a hard link) the object's token.
+    names: Vec<(CString, c_int, [u8; 16])>,
     /// Set when the group held more than `MAX_OBJECTS` links.
     too_many: bool,
 }
 
-/// `H5Literate2` callback: records each link's name and raw type.
+/// `H5Literate2` callback: records each link's name, raw type and token.
 ///
 /// # Safety
 /// Called by HDF5 with a valid name, link info and the `Links` passed as
@@ -307,7 +339,17 @@ unsafe extern "C" fn collect(
             return 1;
         }
         let ltype = *(info as *const c_int);
-        links.names.push((CStr::from_ptr(name).to_owned(), ltype));
+        // The union holds the token for a hard link (read only then);
+        // `H5L_info2_t` is plain `Copy` C data, `H5O_token_t` 16 bytes.
+        let token = if ltype == LINK_HARD {
+            let mut copy = *info;
+            std::mem::transmute::<hdf5_sys::h5o::H5O_token_t, [u8; 16]>(*copy.u.token())
+        } else {
+            [0; 16]
+        };
+        links
+            .names
+            .push((CStr::from_ptr(name).to_owned(), ltype, token));
     }
     0
 }
@@ -322,6 +364,8 @@ struct Walk {
     objects: usize,
     /// Every object opened, kept open (see [`Walked`]).
     open: Vec<Owned>,
+    /// The file's bytes, for the pre-checks (`None`: other drivers).
+    headers: Option<precheck::Headers>,
 }
 
 impl Walk {
@@ -387,6 +431,18 @@ impl Walk {
         Error::mismatch(self.error_place(rel, is_group), expected, found)
     }
 
+    /// Refuses the object with token `token` (at `rel`) if its header,
+    /// read from the file's bytes, holds damage HDF5 would crash on
+    /// while opening or listing it ([`precheck`]). Run before HDF5
+    /// opens the object (for the container group, before it lists it).
+    fn precheck(&self, token: &[u8; 16], rel: &[String]) -> Result<()> {
+        let Some(h) = &self.headers else {
+            return Ok(());
+        };
+        h.check(h.token_addr(token))
+            .map_err(|d| Error::invalid(self.error_place(rel, d.is_group), d.why))
+    }
+
     /// Whether the object at `rel` holds values that appends extend.
     fn is_data(&self, rel: &[String]) -> bool {
         match self.container {
@@ -428,17 +484,18 @@ impl Walk {
         if links.too_many || self.objects.saturating_add(links.names.len()) > MAX_OBJECTS {
             return Err(self.refuse(rel, true, format!("at most {MAX_OBJECTS} objects"), "more"));
         }
-        for (name, ltype) in links.names {
+        for (name, ltype, token) in links.names {
             rel.push(name.to_string_lossy().into_owned());
             // SAFETY: forwarded from the caller; `name` is a link of `gid`.
-            let r = unsafe { self.member(gid, &name, ltype, rel) };
+            let r = unsafe { self.member(gid, &name, ltype, &token, rel) };
             rel.pop();
             r?;
         }
         Ok(())
     }
 
-    /// Checks the member `name` (link type `ltype`) of group `gid`, reached at `rel`.
+    /// Checks the member `name` (link type `ltype`; `token` the object's,
+    /// for a hard link) of group `gid`, reached at `rel`.
     ///
     /// # Safety
     /// As for [`Walk::group`].
@@ -447,6 +504,7 @@ impl Walk {
         gid: hid_t,
         name: &CStr,
         ltype: c_int,
+        token: &[u8; 16],
         rel: &mut Vec<String>,
     ) -> Result<()> {
         const HARD: &str =
@@ -460,6 +518,7 @@ impl Walk {
             return Err(self.refuse(rel, false, HARD, found));
         }
         self.objects += 1;
+        self.precheck(token, rel)?;
         // SAFETY: forwarded from the caller; the id is owned by an `Owned`.
         let Some(obj) = (unsafe { Owned::ok(h5o::H5Oopen(gid, name.as_ptr(), H5P_DEFAULT)) })
         else {
