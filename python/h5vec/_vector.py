@@ -133,7 +133,36 @@ def open_metadata(group, path="$"):
     node = S.read_node(_h5.open_group(meta, "schema", path), path)
     # With a checksum (SPEC 6.4): the tree as the checksummed JSON says.
     S.check_tree(meta, node, path)
+    _check_root_rows(_h5.open_group(group, "data", path), node, count, path)
     return count, node
+
+
+_ROW_DATASET = {"scalar": "values", "dense": "values", "fill_nullable": "values", "vls_string": "pointers",
+                "blob": "stops", "list": "OFFSETS", "string_values": "OFFSETS", "nullable": "MASK", "union": "TAG"}
+
+
+def _check_root_rows(data, node, count, path):
+    """A count larger than the rows the root's row dataset holds is an error
+    where the count is read (`len`), not only when values are (as Rust's
+    `vector::check_root_rows`): a record's first field with data decides;
+    constants and unknown kinds pass. Each column's reader checks all its
+    datasets again."""
+    while node.kind == "record":
+        for name, child in zip(node.field_names or [], node.children or []):
+            if child.kind != "constant" and isinstance(data.get(name, getlink=True), h5py.HardLink) \
+                    and isinstance(data.get(name), h5py.Group):
+                data, node, path = data[name], child, f"{path}.{name}"
+                break
+        else:
+            return
+    member = _ROW_DATASET.get(node.kind)
+    if member is None or not isinstance(data.get(member), h5py.Dataset):
+        return
+    ds = data[member]
+    need = count + 1 if member == "OFFSETS" else count
+    rows = ds.shape[0] if ds.shape else 0
+    if rows < need:
+        raise mismatch(path, ds.name, f"at least {need} rows", rows)
 
 
 class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame", "polars.DataFrame"]):

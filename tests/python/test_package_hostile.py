@@ -86,6 +86,11 @@ def test_bad_count(good, case):
 def test_count_past_the_rows(good):
     mutate(good, lambda f: f["v/metadata/count"].write_direct(np.array(5, np.int64)))
     expect(good, "at least 5 rows", "$.id", "/v/data/id/values")
+    # Refused when the vector is opened (its length is the count), not only
+    # when values are read: as Rust's vector_len and inspect.
+    with pytest.raises(h5vec.FormatError, match="at least 5 rows") as e:
+        h5vec.open_vector(good, "v")
+    assert (e.value.path, e.value.location) == ("$.id", "/v/data/id/values")
 
 
 def test_format_name_and_version(good, tmp_path):
