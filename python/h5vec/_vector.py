@@ -158,7 +158,9 @@ def _check_root_rows(data, node, count, path):
     member = _ROW_DATASET.get(node.kind)
     if member is None or not isinstance(data.get(member), h5py.Dataset):
         return
-    ds = data[member]
+    # Through open_dataset: a live reader's dataset is refreshed first (its
+    # cached extent may predate the commit `count` is from).
+    ds = _h5.open_dataset(data, member, path)
     need = count + 1 if member == "OFFSETS" else count
     rows = ds.shape[0] if ds.shape else 0
     if rows < need:
