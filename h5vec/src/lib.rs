@@ -101,6 +101,7 @@
 //! | `untrusted` | [`open_untrusted`], [`check_isolated`]: a file checked completely in a forked child before the caller opens it (SPEC 7) |
 //! | `limits`, `gheap` | bounds on what a hostile file can make h5vec allocate or loop over; global heap collections checked before HDF5 reads them (SPEC 7) |
 //! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
+//! | `serde/` | `h5vec::serde` (feature `serde-columns`): vectors of any serde type by columns, in the derive's layout (SPEC 13): tracing the columns (`trace`), their h5vec fields (`fields`), values to columns (`ser/`), columns to values (`de/`), each with a direct path (`fast/`) beside serde_arrow's |
 //! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |
 //! | `file` | [`create_file`], [`create_group`], [`open_file`], [`open_file_rw`]; the read-only check before writes |
 //! | `error` | [`Error`]: the logical path, the HDF5 object, expected against found |
@@ -148,7 +149,6 @@ mod pipeline;
 mod raw;
 mod schema;
 #[cfg(feature = "serde-columns")]
-#[path = "serde_path/mod.rs"]
 pub mod serde;
 mod serde_value;
 mod stream;
