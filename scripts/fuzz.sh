@@ -9,7 +9,8 @@
 #                        [--timeout SECS] [--jobs J] [--mem-gb G] [--checksum]
 #
 # --checksum: the seeds are written with SaveOptions::checksum(true) (and
-# strings in the VLS layout), so every value byte is checksummed: any load
+# strings in the VLS layout) into create_file files (object headers with
+# HDF5's checksums, SPEC.md 6.4), so every value byte is checksummed: any load
 # of different values without an error is a failure (its input is saved in
 # DIR/*/crashes, and the summary counts them), except from mutants that
 # recomputed HDF5's metadata checksums over the bytes they changed

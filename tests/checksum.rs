@@ -534,3 +534,46 @@ fn the_schema_tree_is_checked_against_its_checksummed_json() {
     expect_err(&p, "v", "metadata/serialized_schema");
     expect_err(&p, "v", "checksum mismatch");
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Note {
+    #[h5vec(vls)]
+    text: Option<String>,
+}
+
+/// With checksums, the VLS placeholder attribute is a fixed-length string in
+/// the object header (HDF5 checksums it), not a variable-length one in the
+/// global heap (SPEC.md 4.1); both load, appends keep it.
+#[test]
+fn the_vls_placeholder_is_in_the_object_header_with_checksums() {
+    use hdf5::types::TypeDescriptor;
+    let rows: Vec<Note> = (0..20)
+        .map(|i| Note {
+            text: (i % 3 != 0).then(|| format!("t{i}")),
+        })
+        .collect();
+    for (checksum, want) in [
+        (true, TypeDescriptor::FixedAscii(3)),
+        (false, TypeDescriptor::VarLenUnicode),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let f = h5vec::create_file(dir.path().join("p.h5")).unwrap();
+        let opts = SaveOptions::default().checksum(checksum).chunk_length(8);
+        h5vec::save_vector_with(&f, "v", &rows[..10], &opts).unwrap();
+        h5vec::append_vector_with(&f, "v", &rows[10..], &opts).unwrap();
+        let a = f
+            .dataset("v/data/text/pointers")
+            .unwrap()
+            .attr("missing-value-placeholder")
+            .unwrap();
+        assert_eq!(
+            a.dtype().unwrap().to_descriptor().unwrap(),
+            want,
+            "{checksum}"
+        );
+        assert_eq!(h5vec::load_vector::<Note>(&f, "v").unwrap(), rows);
+        // Only the placeholder's rows are missing.
+        let back = h5vec::load_vector::<Note>(&f, "v").unwrap();
+        assert_eq!(back.iter().filter(|n| n.text.is_none()).count(), 7);
+    }
+}

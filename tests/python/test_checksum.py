@@ -322,3 +322,43 @@ def test_a_serialized_schema_chunk_without_its_checksum_is_an_error(tmp_path, wr
              else "stored in 2 bytes, fewer than its 4-byte Fletcher32 checksum")
     err = _expect_both_refuse(path, words.replace("(", r"\(").replace(")", r"\)"), [words])
     assert err.location == "/v/metadata/serialized_schema"
+
+
+PLACEHOLDER_TABLE = pa.table({"s": pa.array(["a", None, "NA", None, "", "b"], pa.string())})
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("checksum", [True, False])
+def test_the_vls_placeholder_is_fixed_length_with_checksums(tmp_path, writer, checksum):
+    """SPEC 4.1: with a checksum the placeholder attribute is a fixed-length
+    NUL-terminated ASCII string (in the object header, which HDF5 checksums),
+    else a variable-length one; the package and Rust read both exactly."""
+    path = tmp_path / f"{writer}-{checksum}.h5"
+    if writer == "python":
+        h5vec.save_vector(path, "v", PLACEHOLDER_TABLE, checksum=checksum, vls_strings=True)
+    else:
+        src = tmp_path / "in.arrow"
+        with pa.ipc.new_file(src, PLACEHOLDER_TABLE.schema) as w:
+            w.write_table(PLACEHOLDER_TABLE)
+        proc = subprocess.run([str(H5VEC), "convert", "--vls-strings"] + (["--checksum"] if checksum else [])
+                              + [str(src), f"{path}:v"], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    with h5py.File(path, "r") as f:
+        ptrs = f["v/data/s/pointers"]
+        assert ptrs.fletcher32 == checksum
+        aid = ptrs.attrs.get_id("missing-value-placeholder")
+        t = aid.get_type()
+        assert t.get_class() == h5py.h5t.STRING
+        assert t.is_variable_str() != checksum
+        # "NA" is a real value, so the placeholder is "NA_".
+        if checksum:
+            assert (t.get_size(), t.get_strpad(), t.get_cset()) == (4, h5py.h5t.STR_NULLPAD, h5py.h5t.CSET_ASCII)
+            assert ptrs.attrs["missing-value-placeholder"] == b"NA_"
+        else:
+            assert ptrs.attrs["missing-value-placeholder"] == "NA_"
+    want = ["a", None, "NA", None, "", "b"]
+    assert h5vec.open_vector(path, "v").to_arrow().column("s").to_pylist() == want
+    if H5VEC is not None:
+        proc = _cat(path)
+        assert proc.returncode == 0, proc.stderr
+        assert [json.loads(line)["s"] for line in proc.stdout.splitlines()] == want

@@ -374,7 +374,15 @@ impl VlsEncoder {
     }
 }
 
+/// Writes the placeholder attribute on the pointers `ds`: a variable-length
+/// string, or, when the pointers carry a Fletcher32 checksum (SPEC.md 6.4),
+/// a fixed-length one, whose bytes live in the object header (checksummed
+/// by HDF5 in `create_file` files) instead of the global heap, which no
+/// checksum covers. Placeholders are ASCII (`NA`, `NA_`, ...).
 fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
+    if raw::chunks::has_fletcher32(ds) && ph.is_ascii() {
+        return raw::write_attr_ascii(ds, PLACEHOLDER_ATTR, ph, path);
+    }
     let v: hdf5::types::VarLenUnicode = ph
         .parse()
         .map_err(|_| Error::encode(path, "placeholder is not a valid HDF5 string"))?;
