@@ -183,7 +183,9 @@ def test_one_read_api():
 def test_py_typed_ships_with_the_package():
     pkg = Path(h5vec.__file__).parent
     assert (pkg / "py.typed").is_file() and (pkg / "py.typed").read_bytes() == b""
-    pyproject = (pkg.parent / "pyproject.toml").read_text()
+    # The installed package (CI installs it) or the source tree: the
+    # declaration is in the repository's python/pyproject.toml either way.
+    pyproject = (Path(__file__).resolve().parents[2] / "python" / "pyproject.toml").read_text()
     assert '[tool.setuptools.package-data]\nh5vec = ["py.typed"]' in pyproject
 
 
