@@ -119,6 +119,7 @@ pub(crate) fn bool_refused(code: u8) -> String {
 /// index: one vectorisable pass over the batch, the position searched only
 /// when there is one.
 #[inline]
+#[cfg(feature = "arrow")] // the untyped bool readers' check
 pub(crate) fn first_non_bool(codes: &[Bits8]) -> Option<(usize, u8)> {
     if codes.iter().fold(0u8, |acc, b| acc | (b.0 & !1)) == 0 {
         return None;
