@@ -221,23 +221,7 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
         }
         _ => return Ok(()),
     }
-    // Heap addresses are relative to the superblock, after any user block
-    // (as in `check_attr`).
-    let mut addrs = BTreeSet::new();
-    for h in ids.chunks_exact(id as usize) {
-        if le(h, 0, 4) > 0 {
-            if let Some(a) = le(h, 4, sa).checked_add(base).filter(|&a| a <= eof) {
-                addrs.insert(a);
-            }
-            if addrs.len() >= MAX_COLLECTIONS {
-                break;
-            }
-        }
-    }
-    for addr in addrs {
-        walk(&f, addr, ss as u64, eof, path)?;
-    }
-    Ok(())
+    walk_ids(&f, &ids, sa, ss, base, eof, path)
 }
 
 /// Whether chunk filter `mask` says every filter of `ds` was skipped.
@@ -415,10 +399,25 @@ pub(crate) fn check_attr(obj: &hdf5::Location, name: &str, path: impl At) -> Res
     let Some(data) = attr_message_data(&view, header, name.as_bytes()) else {
         return Ok(());
     };
-    let f = &view.f;
-    let id = 8 + sa;
+    walk_ids(&view.f, &data, sa, ss, base, eof, path)
+}
+
+/// Walks each global heap collection the heap IDs `ids` name (4-byte
+/// length, `sa`-byte collection address, 4-byte index; IDs of empty values
+/// skipped), once each and at most [`MAX_COLLECTIONS`]. Addresses are
+/// relative to the superblock, after any user block (`base`).
+#[cfg(unix)]
+fn walk_ids(
+    f: &std::fs::File,
+    ids: &[u8],
+    sa: usize,
+    ss: usize,
+    base: u64,
+    eof: u64,
+    path: impl At,
+) -> Result<()> {
     let mut addrs = BTreeSet::new();
-    for h in data.chunks_exact(id) {
+    for h in ids.chunks_exact(8 + sa) {
         if le(h, 0, 4) > 0 {
             if let Some(a) = le(h, 4, sa).checked_add(base).filter(|&a| a <= eof) {
                 addrs.insert(a);
