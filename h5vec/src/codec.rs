@@ -142,15 +142,9 @@ pub(crate) fn expect_members(
     Ok(())
 }
 
-/// The HDF5 path of member `name` of `group` (`/x` below the root, not `//x`).
-pub(crate) fn member_path(group: &Group, name: &str) -> String {
-    let g = group.name();
-    if g.ends_with('/') {
-        format!("{g}{name}")
-    } else {
-        format!("{g}/{name}")
-    }
-}
+/// The HDF5 path of a group's member (defined beside [`Place`], which
+/// carries it into errors).
+pub(crate) use crate::error::member_path;
 
 /// Opens the child group `name` of `group`, or says what is there instead.
 pub(crate) fn open_group(group: &Group, name: &str, path: &str) -> Result<Group> {

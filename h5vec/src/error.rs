@@ -402,3 +402,13 @@ impl<T> Context<T> for hdf5::Result<T> {
         self.map_err(|e| Error::hdf5(at, e))
     }
 }
+
+/// The HDF5 path of member `name` of `group` (`/x` below the root, not `//x`).
+pub(crate) fn member_path(group: &hdf5::Group, name: &str) -> String {
+    let g = group.name();
+    if g.ends_with('/') {
+        format!("{g}{name}")
+    } else {
+        format!("{g}/{name}")
+    }
+}

@@ -337,7 +337,7 @@ fn read_str(group: &Group, name: &str, path: &str) -> Result<Option<String>> {
     if !group.link_exists(name) {
         return Ok(None);
     }
-    let p = Place::new(path, crate::codec::member_path(group, name));
+    let p = Place::new(path, crate::error::member_path(group, name));
     let ds = group
         .dataset(name)
         .map_err(|_| Error::mismatch(&p, "a scalar string dataset", "something else"))?;
@@ -350,7 +350,7 @@ fn read_names(group: &Group, name: &str, path: &str) -> Result<Option<Vec<String
     if !group.link_exists(name) {
         return Ok(None);
     }
-    let p = Place::new(path, crate::codec::member_path(group, name));
+    let p = Place::new(path, crate::error::member_path(group, name));
     let ds = group.dataset(name).at(&p)?;
     let info = raw::type_info(&ds, &p)?;
     if !info.vlen_str || ds.ndim() != 1 {
@@ -373,7 +373,7 @@ fn read_int64s(group: &Group, name: &str, max: usize, path: &str) -> Result<Opti
     if !group.link_exists(name) {
         return Ok(None);
     }
-    let p = Place::new(path, crate::codec::member_path(group, name));
+    let p = Place::new(path, crate::error::member_path(group, name));
     let ds = group.dataset(name).at(&p)?;
     let info = raw::type_info(&ds, &p)?;
     if info.class != hdf5_sys::h5t::H5T_class_t::H5T_INTEGER || ds.ndim() > 1 {

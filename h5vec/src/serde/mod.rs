@@ -59,12 +59,12 @@ mod fields;
 mod ser;
 mod trace;
 
-use arrow_schema::Schema as ArrowSchema;
 use hdf5::Group;
 
 use crate::error::Result;
 use crate::options::SaveOptions;
 use de::load_batches;
+use trace::load_columns;
 
 pub use ::serde::{de::DeserializeOwned, Serialize};
 pub use de::VectorReader;
@@ -213,18 +213,6 @@ pub fn load_vector<T: DeserializeOwned>(group: &Group, name: &str) -> Result<Vec
 /// readers reuse their buffers from one batch to the next).
 const LOAD_BATCH_ROWS: usize = crate::options::READ_BATCH_ROWS as usize;
 
-/// The columns of `T` traced from the type, or else the stored fields
-/// (values are read as stored: a type whose `Deserialize` parses text
-/// cannot be traced, but reads from its stored kind).
-fn load_columns<T: DeserializeOwned>(stored: &ArrowSchema) -> Result<Columns> {
-    Columns::of::<T>().or_else(|_| {
-        Ok(Columns {
-            fields: stored.fields().iter().cloned().collect(),
-            map_root: false,
-        })
-    })
-}
-
 /// [`load_vector`] with the columns given.
 ///
 /// ```
@@ -247,19 +235,4 @@ pub fn load_vector_in<T: DeserializeOwned>(
         columns,
         crate::arrow::batches(group, name, LOAD_BATCH_ROWS)?,
     )
-}
-
-/// The field path of a serde_arrow error (its `field` annotation, shown as
-/// `field: "$.a.b"` in its message), or `$`.
-fn ser_path(e: &serde_arrow::Error) -> String {
-    let text = e.to_string();
-    let Some(i) = text.find("field: \"") else {
-        return "$".into();
-    };
-    let rest = &text[i + 8..];
-    match rest.find('"') {
-        Some(j) if rest.starts_with('$') => rest[..j].to_owned(),
-        Some(j) => format!("$.{}", &rest[..j]),
-        None => "$".into(),
-    }
 }

@@ -493,3 +493,30 @@ fn check_field(f: &Field, path: &str) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+/// The columns of `T` traced from the type, or else the stored fields
+/// (values are read as stored: a type whose `Deserialize` parses text
+/// cannot be traced, but reads from its stored kind).
+pub(super) fn load_columns<T: DeserializeOwned>(stored: &arrow_schema::Schema) -> Result<Columns> {
+    Columns::of::<T>().or_else(|_| {
+        Ok(Columns {
+            fields: stored.fields().iter().cloned().collect(),
+            map_root: false,
+        })
+    })
+}
+
+/// The field path of a serde_arrow error (its `field` annotation, shown as
+/// `field: "$.a.b"` in its message), or `$`.
+pub(super) fn ser_path(e: &serde_arrow::Error) -> String {
+    let text = e.to_string();
+    let Some(i) = text.find("field: \"") else {
+        return "$".into();
+    };
+    let rest = &text[i + 8..];
+    match rest.find('"') {
+        Some(j) if rest.starts_with('$') => rest[..j].to_owned(),
+        Some(j) => format!("$.{}", &rest[..j]),
+        None => "$".into(),
+    }
+}

@@ -12,7 +12,8 @@ use ::serde::Deserialize as _;
 use arrow_array::{RecordBatch, StructArray};
 use hdf5::Group;
 
-use super::{load_columns, ser_path, Columns, DeserializeOwned};
+use super::trace::{load_columns, ser_path};
+use super::{Columns, DeserializeOwned};
 use crate::codec::child_path;
 use crate::error::{Error, Result};
 

@@ -15,7 +15,8 @@ use arrow_schema::Schema as ArrowSchema;
 use hdf5::Group;
 use serde_arrow::ArrayBuilder;
 
-use super::{ser_path, Columns, DeserializeOwned, Serialize};
+use super::trace::ser_path;
+use super::{Columns, DeserializeOwned, Serialize};
 use crate::arrow::write::BatchWriter;
 use crate::codec::child_path;
 use crate::error::{Error, Result};

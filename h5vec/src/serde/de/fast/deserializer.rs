@@ -5,7 +5,7 @@
 
 use ::serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use super::{DKind, DNode};
+use super::node::{DKind, DNode};
 use crate::serde::fast::{PathError, R};
 
 /// `Deserializer` methods for the scalar kinds: the stored array's value

@@ -7,7 +7,7 @@ use arrow_buffer::NullBufferBuilder;
 use arrow_schema::Fields;
 
 use super::columns::{Leaf, Offsets};
-use super::{valid, Kind, Node};
+use super::node::{valid, Kind, Node};
 use crate::serde::fast::{PathError, Shape, R};
 
 pub(super) struct Ser<'a>(pub(super) &'a mut Node);
