@@ -18,6 +18,8 @@ use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::kinds::scalar::{open_values, Scalar};
+// Until arrow/write/col.rs names it in scalar.rs.
+pub(crate) use crate::kinds::scalar::create_values;
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
 use crate::raw::Pod;
@@ -175,20 +177,6 @@ pub(crate) fn dense_schema<A: DenseElem>() -> Schema {
     .encoded(<RawOf<A> as Pod>::ENCODED);
     s.dimensions = Some(shape_of::<A>().iter().rev().map(|&d| d as i64).collect());
     crate::kinds::scalar::labeled::<A::Leaf>(s)
-}
-
-/// Creates the `values` dataset of a scalar or dense column: rows of
-/// `shape` (empty for a scalar) of `R`, chunked by the row size. What the
-/// typed codecs and the schema-driven writer (`crate::arrow`) both create.
-pub(crate) fn create_values<R: Pod>(
-    group: &Group,
-    shape: &[usize],
-    path: &str,
-    ctx: &WriteCtx<'_>,
-) -> Result<PodWriter<R>> {
-    let leaves: usize = shape.iter().product();
-    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
-    PodWriter::create(group, "values", shape, chunk, path, ctx)
 }
 
 /// `A`'s shape, outermost axis first.

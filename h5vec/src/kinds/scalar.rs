@@ -184,7 +184,7 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
 
     fn create(group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         Ok(ScalarEncoder {
-            col: crate::kinds::dense::create_values(group, &[], path, ctx)?,
+            col: create_values(group, &[], path, ctx)?,
         })
     }
 
@@ -265,6 +265,20 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
         self.next_row += 1;
         Ok(())
     }
+}
+
+/// Creates the `values` dataset of a scalar or dense column: rows of
+/// `shape` (empty for a scalar) of `R`, chunked by the row size. What the
+/// typed codecs and the schema-driven writer (`crate::arrow`) both create.
+pub(crate) fn create_values<R: Pod>(
+    group: &Group,
+    shape: &[usize],
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<R>> {
+    let leaves: usize = shape.iter().product();
+    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
+    PodWriter::create(group, "values", shape, chunk, path, ctx)
 }
 
 /// Checks a scalar or dense node against `want` and its data group (exactly

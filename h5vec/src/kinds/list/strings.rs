@@ -24,7 +24,9 @@ use crate::raw;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::item::ItemCodec;
-use super::{check_class, create_offsets, open_offsets, past_total, read_offsets, STRING_VALUES};
+use super::offsets::{
+    check_class, create_offsets, open_offsets, past_total, read_offsets, STRING_VALUES,
+};
 
 /// `String` elements as a STRING_VALUES group (OFFSETS + CHARS).
 pub struct StringValuesItem;
