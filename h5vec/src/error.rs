@@ -412,3 +412,9 @@ pub(crate) fn member_path(group: &hdf5::Group, name: &str) -> String {
         format!("{g}/{name}")
     }
 }
+
+/// Where container `name` of `parent` is, for errors: `$` at its HDF5
+/// path (the name escaped, so a NUL byte shows as `\0`).
+pub(crate) fn container_place(parent: &hdf5::Group, name: &str) -> Place {
+    Place::new("$", member_path(parent, &name.escape_debug().to_string()))
+}

@@ -11,53 +11,17 @@
 //! from the object headers.
 
 use std::collections::HashSet;
-use std::fmt;
 
 use hdf5::{Dataset, Group, LocationType};
 use serde::Serialize;
 
 use crate::codec::member_path;
+pub use crate::containers::ContainerKind;
+use crate::containers::{check_name, classify, container_place};
 use crate::error::{Context, Error, Place, Result};
 use crate::guard::{Access, MAX_DEPTH, MAX_OBJECTS};
 use crate::raw;
 use crate::schema::{Kind, Stored};
-
-/// What kind of container a group is (serialized as `vector`, `table`,
-/// `vls_array`).
-///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("k.h5"))?;
-/// h5vec::vls::save_strings(&file, "names", &[Some("a".to_string())])?;
-/// assert_eq!(h5vec::inspect(&file, "names")?.container, h5vec::ContainerKind::VlsArray);
-/// # Ok(()) }
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContainerKind {
-    /// An h5vec (HDF5Vectors) vector: `data/` and `metadata/` (SPEC.md section 1).
-    Vector,
-    /// An h5col table: `CLASS = "COLUMN_TABLE"` (SPEC.md section 9).
-    Table,
-    /// A compressed VLS string array: `type = "vls"` (SPEC.md section 10).
-    VlsArray,
-}
-
-/// `vector`, `h5col table`, `vls array`.
-///
-/// ```
-/// assert_eq!(h5vec::ContainerKind::Table.to_string(), "h5col table");
-/// ```
-impl fmt::Display for ContainerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ContainerKind::Vector => "vector",
-            ContainerKind::Table => "h5col table",
-            ContainerKind::VlsArray => "vls array",
-        })
-    }
-}
 
 /// One node of a vector's schema tree (SPEC.md section 2), as stored, with
 /// the logical field path its values have (`$`, `$.a.b`, `$.tags[]` for
@@ -272,8 +236,8 @@ pub struct ContainerInfo {
 /// # Ok(()) }
 /// ```
 pub fn inspect(group: &Group, name: &str) -> Result<VectorInfo> {
-    crate::vector::check_name(group, name, "container")?;
-    let at = crate::vector::container_place(group, name);
+    check_name(group, name, "container")?;
+    let at = container_place(group, name);
     if !group.link_exists(name) {
         return Err(Error::not_found(
             &at,
@@ -289,29 +253,6 @@ pub fn inspect(group: &Group, name: &str) -> Result<VectorInfo> {
         // Anything else is opened as a vector: its checks say what is wrong.
         _ => inspect_vector(group, name),
     }
-}
-
-/// What the group `name` of `parent` looks like, from its attributes and
-/// member names (nothing below it is read): an h5col table, a VLS array,
-/// a vector (members `data` and `metadata`), or `None`. An attribute
-/// `CLASS` or `type` that cannot be read as a string counts as the
-/// container it would name, so its checks report it.
-fn classify(parent: &Group, name: &str) -> Option<ContainerKind> {
-    let group = parent.group(name).ok()?;
-    let at = Place::new("$", group.name());
-    let attr = |a: &str, want: &str| match raw::attr_string(&group, a, &at) {
-        Ok(v) => v.as_deref() == Some(want),
-        Err(_) => true,
-    };
-    if raw::has_attr(&group, "CLASS", &at).unwrap_or(false)
-        && attr("CLASS", crate::h5col::COLUMN_TABLE)
-    {
-        return Some(ContainerKind::Table);
-    }
-    if raw::has_attr(&group, "type", &at).unwrap_or(false) && attr("type", crate::vls::TYPE_VLS) {
-        return Some(ContainerKind::VlsArray);
-    }
-    (group.link_exists("data") && group.link_exists("metadata")).then_some(ContainerKind::Vector)
 }
 
 fn inspect_vector(parent: &Group, name: &str) -> Result<VectorInfo> {

@@ -130,6 +130,7 @@ mod bincode_codec;
 mod codec;
 mod column;
 mod compact;
+mod containers;
 mod error;
 mod evolution;
 mod file;

@@ -24,13 +24,12 @@
 
 use hdf5::Group;
 
+use crate::containers::create_container;
+pub(crate) use crate::containers::TYPE_VLS;
 use crate::error::{Context, Error, Place, Result};
 use crate::kinds::vls::{VlsDecoder, VlsEncoder};
 use crate::options::{Compression, SaveOptions, WriteCtx};
 use crate::raw;
-
-/// The value of the group's `type` attribute.
-pub(crate) const TYPE_VLS: &str = "vls";
 
 /// Members a takane `atomic_vector` group may hold besides `heap` and `pointers`.
 const OPTIONAL_MEMBERS: &[&str] = &["names"];
@@ -147,7 +146,7 @@ pub fn save_strings_with(
     values: &[Option<String>],
     opts: &SaveOptions,
 ) -> Result<()> {
-    crate::h5col::create_container(parent, name, "VLS array", |group| {
+    create_container(parent, name, "VLS array", |group| {
         write_strings(group, values, opts)
     })
 }

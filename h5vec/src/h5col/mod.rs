@@ -32,6 +32,7 @@
 
 use hdf5::Group;
 
+use crate::containers::create_container;
 use crate::error::{Context, Error, Result};
 use crate::guard::Access;
 use crate::kinds::record::Record;
@@ -225,28 +226,4 @@ where
     };
     let mut w = T::Fields::table_resume(&table, T::FIELD_NAMES, nrows, &ctx)?;
     push_and_commit::<T>(&table, &mut w, rows, nrows)
-}
-
-/// Creates the new group `name` in `parent` for a container (`what`:
-/// "table", "VLS array") and fills it with `write`. The name must be a valid
-/// new name that does not exist yet; a failed `write` removes the partly
-/// written group. Shared by [`save_table`] and [`crate::vls::save_strings_with`].
-pub(crate) fn create_container(
-    parent: &Group,
-    name: &str,
-    what: &str,
-    write: impl FnOnce(&Group) -> Result<()>,
-) -> Result<()> {
-    crate::file::check_writable(parent, name)?;
-    crate::vector::check_new_member(parent, name, what, None)?;
-    let group = parent
-        .create_group(name)
-        .at(crate::vector::container_place(parent, name))?;
-    let result = write(&group);
-    if result.is_err() {
-        drop(group);
-        // Best effort: the original error is what the caller needs to see.
-        let _ = parent.unlink(name);
-    }
-    result
 }
