@@ -21,6 +21,7 @@ mod attrs;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+mod copy;
 mod durability;
 mod enums;
 pub(crate) mod ffi;
@@ -35,6 +36,8 @@ pub(crate) use attrs::{
     read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes, write_scalar_string,
     write_small,
 };
+// Copies (`crate::compact`).
+pub(crate) use copy::{copy_attr, copy_object, copy_rows, elements, Elements};
 pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
     has_free_space_managers, HoldMetadata,
