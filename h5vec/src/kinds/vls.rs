@@ -400,7 +400,7 @@ pub(crate) fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String
         return Ok(None);
     }
     let p = Place::new(path, ds.name()).attribute(PLACEHOLDER_ATTR);
-    crate::gheap::check_attr(ds, PLACEHOLDER_ATTR, &p)?;
+    crate::raw::gheap::check_attr(ds, PLACEHOLDER_ATTR, &p)?;
     let a = ds.attr(PLACEHOLDER_ATTR).at(&p)?;
     raw::read_attr_string(&a, &p).map(Some)
 }

@@ -26,6 +26,7 @@ mod durability;
 mod enums;
 pub(crate) mod ffi;
 mod filters;
+pub(crate) mod gheap;
 mod links;
 mod rows;
 mod types;
