@@ -647,9 +647,8 @@ impl Walk {
                 format!("{found}, which is not available"),
             ));
         }
-        if let Some((bytes, shape)) =
-            // SAFETY: a valid dataset id and its creation property list, under the lock.
-            unsafe { crate::limits::oversized_filtered_chunk_in(did, dcpl.id()) }
+        if let Some((bytes, shape)) = crate::raw::filtered_chunk(did, dcpl.id())
+            .and_then(|(dims, elem)| crate::limits::oversized_filtered_chunk(&dims, elem))
         {
             let place = self.error_place(rel, false);
             return Err(crate::limits::oversized_chunk(&place, bytes, shape));

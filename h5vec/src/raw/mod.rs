@@ -29,6 +29,7 @@ mod filters;
 pub(crate) mod gheap;
 mod links;
 mod rows;
+mod stored;
 mod types;
 
 pub(crate) use attrs::has_attr;
@@ -60,6 +61,8 @@ pub(crate) use rows::{
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
     ColumnSpec,
 };
+// What a dataset stores, for `crate::limits`'s bounds.
+pub(crate) use stored::{filtered_chunk, is_standard_number, is_uint8, stored_rows};
 pub(crate) use types::describe_dtype;
 pub(crate) use types::ieee_f16le;
 pub(crate) use types::{
