@@ -31,6 +31,7 @@ mod links;
 mod rows;
 mod stored;
 mod types;
+pub(crate) mod walk;
 
 pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
@@ -47,7 +48,7 @@ pub(crate) use durability::{
 pub(crate) use enums::{dataset_type_is, tag_type};
 pub(crate) use ffi::{check, sync, Owned};
 pub(crate) use filters::unavailable_filter;
-pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
+pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
