@@ -16,6 +16,10 @@
 //! | `attrs.rs`      | attributes, scalar string datasets, fill values                  |
 //! | `durability.rs` | crash safety: flushes, metadata cache, heap collections          |
 //! | `filters.rs`    | which filters this build runs; Blosc threads                     |
+//! | `copy.rs`       | copies (`crate::compact`): `H5Ocopy`, rows and attributes as is  |
+//! | `stored.rs`     | what a dataset stores, for `crate::limits`: rows, filtered chunk |
+//! | `walk.rs`       | the guard's queries: links, object headers, storage of datasets  |
+//! | `gheap.rs`      | global heap collections and object headers read from the bytes   |
 
 mod attrs;
 #[cfg(unix)]
@@ -55,7 +59,7 @@ pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, 
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.
 pub(crate) use rows::read_vlen_each;
-// Rows in a dataset's own type, for copies (`crate::compact`).
+// Rows in a dataset's own type (no conversion).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
