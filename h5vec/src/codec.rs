@@ -220,8 +220,12 @@ pub(crate) fn open_column(
             shape[0],
         ));
     }
-    crate::limits::check_exact_number(&ds, &info, &p)?;
-    crate::limits::check_stored(&ds, min_rows, &shape, info.size, &p)?;
+    if !raw::is_standard_number(&ds, &info, &p)? {
+        return Err(crate::limits::inexact_number(&p, &info.describe()));
+    }
+    crate::limits::check_stored(min_rows, &shape, info.size, &p, || {
+        raw::stored_rows(&ds, &shape, &p)
+    })?;
     Ok((ds, shape[0]))
 }
 

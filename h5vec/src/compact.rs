@@ -12,21 +12,15 @@
 //! when complete, as a save is (`vector::commit_vector`): a crash leaves
 //! the old vector, or the new one.
 
-use std::ffi::{c_void, CString};
+use std::ffi::CString;
 
 use hdf5::{Dataset, Group, LocationType};
-use hdf5_sys::h5a;
-use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5o;
-use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::h5s;
-use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::codec::{child_path, open_group};
 use crate::error::{Context, Error, Place, Result};
 use crate::guard::Access;
 use crate::options::{DatasetRole, SaveOptions};
-use crate::raw::{self, check, sync, Owned};
+use crate::raw::{self, Elements};
 use crate::vector::{check_new_member, commit_vector, open_vector};
 
 /// Bytes of one copy batch (a few chunks; strings add their text).
@@ -135,19 +129,7 @@ fn copy_checked(
 /// Copies object `name` of `src` to `dst` as it is (`H5Ocopy`).
 fn ocopy(src: &Group, name: &str, dst: &Group, at: &Place) -> Result<()> {
     let c = CString::new(name).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
-    // SAFETY: valid location ids and a NUL-terminated name; default
-    // property lists.
-    raw::ffi::call(at, || unsafe {
-        h5o::H5Ocopy(
-            src.id(),
-            c.as_ptr(),
-            dst.id(),
-            c.as_ptr(),
-            H5P_DEFAULT,
-            H5P_DEFAULT,
-        )
-    })?;
-    Ok(())
+    raw::copy_object(src, &c, dst, at)
 }
 
 /// Copies every member of data group `src` into `dst` (groups recursively).
@@ -177,32 +159,6 @@ fn copy_group(src: &Group, dst: &Group, opts: &SaveOptions, path: &str) -> Resul
     Ok(())
 }
 
-/// What a dataset's type holds.
-enum Elements {
-    /// Fixed-size values, copied in the stored type (no conversion).
-    Fixed(usize),
-    /// Variable-length UTF-8 (or ASCII) strings.
-    VlenStrings,
-    /// Any other variable-length type: copied as it is stored.
-    Other,
-}
-
-fn elements(dtype: &hdf5::Datatype) -> Elements {
-    // SAFETY: these only read a valid datatype.
-    sync(|| unsafe {
-        let id = dtype.id();
-        if h5t::H5Tis_variable_str(id) > 0 {
-            Elements::VlenStrings
-        } else if h5t::H5Tdetect_class(id, H5T_class_t::H5T_VLEN) != 0
-            || h5t::H5Tdetect_class(id, H5T_class_t::H5T_REFERENCE) != 0
-        {
-            Elements::Other
-        } else {
-            Elements::Fixed(h5t::H5Tget_size(id))
-        }
-    })
-}
-
 /// Copies dataset `src` as `name` of `dst`: a chunked dataset of rows into
 /// a new one chunked and compressed by `opts`; anything else as it is.
 fn copy_dataset(
@@ -215,7 +171,8 @@ fn copy_dataset(
 ) -> Result<()> {
     let dtype = raw::dataset_type(src, at)?;
     let shape = raw::shape(src, at)?;
-    let elems = elements(&dtype);
+    // Any other variable-length type is copied as it is stored.
+    let elems = raw::elements(&dtype);
     if !src.is_chunked() || shape.is_empty() || matches!(elems, Elements::Other) {
         return ocopy(parent, name, dst, at);
     }
@@ -286,14 +243,9 @@ fn copy_dataset(
                 buf.clear();
                 crate::limits::reserve(&mut buf, len as u64, at)?;
                 buf.resize(len, 0);
-                let p = buf.as_mut_ptr().cast::<c_void>();
-                // SAFETY: `buf` holds at least `n * row_bytes` bytes: `n`
-                // rows of the dataset's own type (whose size `row_bytes`
-                // is), read and written without conversion.
-                unsafe {
-                    raw::read_rows_raw(src, dtype.id(), start, n, inner, p, at)?;
-                    raw::write_rows_raw(&out, dtype.id(), start, n, inner, p, at)?;
-                }
+                // `buf` holds `n * row_bytes` bytes: `n` rows of the
+                // dataset's own type (whose size `row_bytes` is).
+                raw::copy_rows(src, &out, &dtype, start, n, inner, &mut buf, at)?;
             }
         }
         start += n;
@@ -312,54 +264,7 @@ fn copy_attrs(src: &hdf5::Location, dst: &hdf5::Location, at: &Place) -> Result<
         let attr = src.attr(&name).at(&a)?;
         let c =
             CString::new(name.as_str()).map_err(|_| Error::bad_name(&a, "name contains NUL"))?;
-        sync(|| copy_attr(attr.id(), dst.id(), &c, &a))?;
+        raw::copy_attr(&attr, dst, &c, crate::limits::UNCHECKED_CLAIM_BYTES, &a)?;
     }
     Ok(())
-}
-
-/// Copies attribute `attr` as `name` of object `dst`. Called under the lock.
-fn copy_attr(attr: hid_t, dst: hid_t, name: &CString, a: &Place) -> Result<()> {
-    // SAFETY: valid attribute and object ids; every id made is owned at
-    // once; the buffer holds `points` values of the memory type (its size,
-    // 8-byte aligned), and the variable-length data HDF5 allocated into it
-    // is reclaimed once, after the write.
-    unsafe {
-        let ftype = Owned::new(a, h5a::H5Aget_type(attr))?;
-        let space = Owned::new(a, h5a::H5Aget_space(attr))?;
-        let variable = h5t::H5Tis_variable_str(ftype.id()) > 0
-            || h5t::H5Tdetect_class(ftype.id(), H5T_class_t::H5T_VLEN) != 0;
-        let mtype = if variable {
-            Owned::new(
-                a,
-                h5t::H5Tget_native_type(ftype.id(), h5t::H5T_direction_t::H5T_DIR_DEFAULT),
-            )?
-        } else {
-            Owned::new(a, h5t::H5Tcopy(ftype.id()))?
-        };
-        let points = check(a, h5s::H5Sget_simple_extent_npoints(space.id()))?;
-        let size = h5t::H5Tget_size(mtype.id()) as u64;
-        let total = (points as u64)
-            .checked_mul(size)
-            .filter(|&t| t <= crate::limits::UNCHECKED_CLAIM_BYTES)
-            .ok_or_else(|| Error::invalid(a, "attribute too large to copy"))?;
-        let mut buf = vec![0u64; (total as usize).div_ceil(8).max(1)];
-        let p = buf.as_mut_ptr().cast::<c_void>();
-        check(a, h5a::H5Aread(attr, mtype.id(), p))?;
-        let made = h5a::H5Acreate2(
-            dst,
-            name.as_ptr(),
-            ftype.id(),
-            space.id(),
-            H5P_DEFAULT,
-            H5P_DEFAULT,
-        );
-        let written = match Owned::new(a, made) {
-            Ok(new) => check(a, h5a::H5Awrite(new.id(), mtype.id(), p)).map(drop),
-            Err(e) => Err(e),
-        };
-        if variable {
-            h5t::H5Treclaim(mtype.id(), space.id(), H5P_DEFAULT, p);
-        }
-        written
-    }
 }

@@ -96,10 +96,10 @@
 //! | `kinds/` | one storage kind per file, each opening with its layout on disk: `scalar`, `dense`, `record`, `constant`, `blob`, `json`, `string`, `vls`, `nullable`, `list/` (SPEC 3, 4) |
 //! | `column` | one dataset of rows written and read in batches (`PodWriter`, `PodReader`, `StrWriter`): what every kind's datasets go through |
 //! | `pipeline/` | the compression pipeline: deflate, shuffle, Blosc and Fletcher32 of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3, 6.4); direct chunk I/O, read-ahead, deferred writes finished by each commit, worker pool and buffer pools |
-//! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters |
+//! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters, copies, the guard's and the limits' queries; `raw/gheap` checks global heap collections before HDF5 reads them (SPEC 7) |
 //! | `guard` | the walk over every object below a container before anything is read: hard links only, no external or virtual storage, known filters (SPEC 7) |
 //! | `untrusted` | [`open_untrusted`], [`check_isolated`]: a file checked completely in a forked child before the caller opens it (SPEC 7) |
-//! | `limits`, `gheap` | bounds on what a hostile file can make h5vec allocate or loop over; global heap collections checked before HDF5 reads them (SPEC 7) |
+//! | `limits` | bounds on what a hostile file can make h5vec allocate or loop over (SPEC 7) |
 //! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
 //! | `serde/` | `h5vec::serde` (feature `serde-columns`): vectors of any serde type by columns, in the derive's layout (SPEC 13): tracing the columns (`trace`), their h5vec fields (`fields`), values to columns (`ser/`), columns to values (`de/`), each with a direct path (`fast/`) beside serde_arrow's |
 //! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |
@@ -135,7 +135,6 @@ mod error;
 mod evolution;
 mod file;
 mod forked;
-mod gheap;
 mod guard;
 pub mod h5col;
 mod inspect;

@@ -2,15 +2,14 @@
 //! section 7): every length read from a file is checked against what the
 //! file really stores, or against a documented cap, before anything is
 //! allocated or looped over.
+//!
+//! The caps and the errors that refuse a file live here; what the file
+//! holds is asked of HDF5 in `crate::raw` (`raw/stored.rs`), which uses
+//! these caps in turn: this module imports nothing of h5vec but `error`.
 
 use hdf5::Dataset;
-use hdf5_sys::h5::hsize_t;
-use hdf5_sys::h5d::{self, H5D_layout_t};
-use hdf5_sys::h5p;
-use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::error::{At, Error, Place, Result};
-use crate::raw::{check, sync, Owned, TypeInfo};
 
 /// Most rows h5vec produces for a type that occupies no memory and no
 /// dataset (unit structs, `()`, `PhantomData`, `[T; 0]`, records of them):
@@ -79,41 +78,18 @@ pub(crate) fn sized(v: &mut Vec<u8>, n: usize, what: &str, path: impl At) -> Res
     Ok(())
 }
 
-/// The bytes and the shape (in words) of one chunk of the dataset `did`
-/// (creation property list `dcpl`) if it is filtered and its chunks are
-/// larger than [`MAX_FILTERED_CHUNK_BYTES`]: each such chunk
-/// would be decoded whole into a buffer of that size, which the file alone
-/// declares (SPEC.md section 7). Reads the property list and the type only.
-///
-/// # Safety
-/// The caller holds the HDF5 lock; `did` is a valid dataset id and `dcpl`
-/// its creation property list.
-pub(crate) unsafe fn oversized_filtered_chunk_in(
-    did: hdf5_sys::h5i::hid_t,
-    dcpl: hdf5_sys::h5i::hid_t,
-) -> Option<(u64, String)> {
-    // SAFETY: (whole block) valid ids under the lock (caller's contract);
-    // `dims` has room for the 32 extents asked for; the type is owned by
-    // an `Owned`.
-    unsafe {
-        if h5p::H5Pget_nfilters(dcpl) <= 0 {
-            return None;
-        }
-        let mut dims = [0 as hsize_t; 32];
-        let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
-        if !(1..=32).contains(&rank) {
-            return None;
-        }
-        let dims = &dims[..rank as usize];
-        let ft = Owned::ok(h5d::H5Dget_type(did))?;
-        let elem = h5t::H5Tget_size(ft.id()) as u64;
-        let bytes = dims
-            .iter()
-            .try_fold(elem.max(1), |a, &d| a.checked_mul(d))
-            .unwrap_or(u64::MAX);
-        (bytes > MAX_FILTERED_CHUNK_BYTES)
-            .then(|| (bytes, format!("chunk shape {dims:?}, {elem}-byte elements")))
-    }
+/// The bytes and the shape (in words) of one chunk of a filtered dataset
+/// (chunk shape `dims`, elements of `elem` bytes) if they are more than
+/// [`MAX_FILTERED_CHUNK_BYTES`]: each such chunk would be decoded whole
+/// into a buffer of that size, which the file alone declares (SPEC.md
+/// section 7). `raw::filtered_chunk` reads the shape and size.
+pub(crate) fn oversized_filtered_chunk(dims: &[u64], elem: u64) -> Option<(u64, String)> {
+    let bytes = dims
+        .iter()
+        .try_fold(elem.max(1), |a, &d| a.checked_mul(d))
+        .unwrap_or(u64::MAX);
+    (bytes > MAX_FILTERED_CHUNK_BYTES)
+        .then(|| (bytes, format!("chunk shape {dims:?}, {elem}-byte elements")))
 }
 
 /// Rows times bytes per row below which [`check_stored`] trusts a count:
@@ -220,89 +196,22 @@ pub(crate) fn grow<T>(v: &mut Vec<T>, more: u64, max: u64, path: impl At) -> Res
     reserve(v, want, path)
 }
 
-/// An upper bound on the leading-dimension rows of `ds` (of extent
-/// `shape`) that the file stores: the whole extent for compact and
-/// allocated contiguous storage, none for contiguous storage never written,
-/// and for chunked storage the rows the allocated chunks can cover. Rows
-/// past it read as fill values: data nobody wrote.
-///
-/// External and virtual storage are other rules' business (section 7):
-/// they count as the extent here.
-pub(crate) fn stored_rows(ds: &Dataset, shape: &[u64], path: impl At) -> Result<u64> {
-    let extent = shape.first().copied().unwrap_or(1);
-    // SAFETY: a valid dataset id; the property list is owned by an `Owned`
-    // and valid while `stored_rows_in` reads it, under the lock.
-    sync(|| unsafe {
-        let dcpl = Owned::new(path, h5d::H5Dget_create_plist(ds.id()))?;
-        stored_rows_in(ds, dcpl.id(), shape, extent, path)
-    })
-}
-
-/// [`stored_rows`] with the dataset's creation property list.
-///
-/// # Safety
-/// The caller holds the HDF5 lock and `dcpl` is a valid dataset creation
-/// property list.
-unsafe fn stored_rows_in(
-    ds: &Dataset,
-    dcpl: i64,
-    shape: &[u64],
-    extent: u64,
-    path: impl At,
-) -> Result<u64> {
-    // SAFETY: (whole body) `ds` and `dcpl` are valid ids and the caller
-    // holds the lock; `dims` has room for the 32 extents asked for, `n` is an
-    // output value, and the file space is owned by an `Owned`.
-    unsafe {
-        match h5p::H5Pget_layout(dcpl) {
-            H5D_layout_t::H5D_COMPACT => Ok(extent),
-            H5D_layout_t::H5D_CONTIGUOUS => {
-                if h5p::H5Pget_external_count(dcpl) > 0 || h5d::H5Dget_storage_size(ds.id()) > 0 {
-                    Ok(extent)
-                } else {
-                    Ok(0)
-                }
-            }
-            H5D_layout_t::H5D_CHUNKED => {
-                let mut dims = [0 as hsize_t; 32];
-                let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
-                if rank < 1 || rank as usize != shape.len().max(1) {
-                    return Ok(extent);
-                }
-                // Chunks per slab of `dims[0]` rows.
-                let mut per_slab: u64 = 1;
-                for (i, &d) in shape.iter().enumerate().skip(1) {
-                    let c = dims[i].max(1);
-                    per_slab = per_slab.saturating_mul(d.div_ceil(c));
-                }
-                if per_slab == 0 {
-                    return Ok(extent);
-                }
-                let fs = Owned::new(path, h5d::H5Dget_space(ds.id()))?;
-                let mut n: hsize_t = 0;
-                check(path, h5d::H5Dget_num_chunks(ds.id(), fs.id(), &mut n))?;
-                let slabs = n.div_ceil(per_slab);
-                Ok(extent.min(slabs.saturating_mul(dims[0].max(1))))
-            }
-            _ => Ok(extent),
-        }
-    }
-}
-
-/// Checks that `ds` (of extent `shape`) stores the first `need` rows that
-/// `count` (or an offset) says it holds. Rows without data (a zero-sized
-/// trailing dimension) need no storage. `elem_size`: bytes per element.
+/// Checks that a dataset (of extent `shape`) stores the first `need` rows
+/// that `count` (or an offset) says it holds: `held` says how many it
+/// stores at most (`raw::stored_rows`), asked only when the check runs.
+/// Rows without data (a zero-sized trailing dimension) need no storage.
+/// `elem_size`: bytes per element.
 ///
 /// Claims of at most [`UNCHECKED_CLAIM_BYTES`] pass without the check: they
 /// cost little to read even as fill values, and the check walks the chunk
 /// index, whose cost grows with the chunk count (and which a damaged index
 /// can make HDF5 walk for very long: `tests/fuzz/KNOWN.md`).
 pub(crate) fn check_stored(
-    ds: &Dataset,
     need: u64,
     shape: &[u64],
     elem_size: usize,
     path: impl At,
+    held: impl FnOnce() -> Result<u64>,
 ) -> Result<()> {
     if need == 0 || shape.iter().skip(1).any(|&d| d == 0) {
         return Ok(());
@@ -314,7 +223,7 @@ pub(crate) fn check_stored(
     if need.saturating_mul(row_bytes.max(1)) <= UNCHECKED_CLAIM_BYTES {
         return Ok(());
     }
-    let held = stored_rows(ds, shape, path)?;
+    let held = held()?;
     if need > held {
         let extent = shape.first().copied().unwrap_or(1);
         return Err(Error::mismatch(
@@ -328,49 +237,16 @@ pub(crate) fn check_stored(
     Ok(())
 }
 
-/// Checks that a number dataset's type is a standard integer (every bit
-/// used, none padding) or an IEEE float, so that HDF5's conversion to the
-/// Rust type (and back, on append) keeps every value exactly. Other
-/// classes pass (their own checks apply).
-pub(crate) fn check_exact_number(ds: &Dataset, info: &TypeInfo, path: impl At) -> Result<()> {
-    let dt = crate::raw::dataset_type(ds, path)?;
-    // SAFETY: these only read a valid datatype and the predefined IEEE types.
-    let ok = sync(|| unsafe {
-        let t = dt.id();
-        match info.class {
-            H5T_class_t::H5T_INTEGER => {
-                h5t::H5Tget_precision(t) == info.size * 8 && h5t::H5Tget_offset(t) == 0
-            }
-            H5T_class_t::H5T_FLOAT => {
-                let std: &[i64] = match info.size {
-                    2 => &[crate::raw::ieee_f16le()],
-                    4 => &[*h5t::H5T_IEEE_F32LE, *h5t::H5T_IEEE_F32BE],
-                    8 => &[*h5t::H5T_IEEE_F64LE, *h5t::H5T_IEEE_F64BE],
-                    _ => &[],
-                };
-                std.iter().any(|&s| h5t::H5Tequal(t, s) > 0)
-            }
-            _ => true,
-        }
-    });
-    if !ok {
-        return Err(Error::mismatch(
-            path,
-            format!(
-                "a standard {} (IEEE float, or an integer using all its bits)",
-                info.describe()
-            ),
-            format!("a non-standard {} layout", info.describe()),
-        ));
-    }
-    Ok(())
-}
-
-/// Whether a 1-byte column's type is exactly UInt8 (blob `bytes`, VLS
-/// `heap`, list `CHARS`): a signed byte would be converted, and every byte
-/// of 0x80 or more would read as 0.
-pub(crate) fn is_uint8(t: &TypeInfo) -> bool {
-    t.class == H5T_class_t::H5T_INTEGER && t.size == 1 && !t.signed
+/// The error for a number dataset whose type is not a standard integer
+/// (every bit used, none padding) or an IEEE float (`raw::is_standard_number`
+/// says which are), so that HDF5's conversion to the Rust type (and back,
+/// on append) would not keep every value exactly. `what`: the type, in words.
+pub(crate) fn inexact_number(path: impl At, what: &str) -> Error {
+    Error::mismatch(
+        path,
+        format!("a standard {what} (IEEE float, or an integer using all its bits)"),
+        format!("a non-standard {what} layout"),
+    )
 }
 
 /// Refuses to append into `ds` when one chunk is larger than

@@ -11,7 +11,7 @@
 //! any), plus, for a group with dense link storage, its fractal heap
 //! header and v2 B-tree headers: bytes HDF5 reads next anyway.
 
-use crate::gheap::{header_messages, le, read_at, FileView};
+use crate::raw::gheap::{header_messages, le, read_at, FileView};
 
 /// Object header message types.
 const LINK_INFO_MSG: u64 = 0x0002;

@@ -153,7 +153,7 @@ pub(crate) fn read_column_order(table: &Group, path: &Place) -> Result<Option<Ve
         return Ok(None);
     }
     let p = path.attribute(COLUMN_ORDER);
-    crate::gheap::check_attr(table, COLUMN_ORDER, &p)?;
+    crate::raw::gheap::check_attr(table, COLUMN_ORDER, &p)?;
     let a = table.attr(COLUMN_ORDER).at(&p)?;
     let dt = a.dtype().at(&p)?;
     // SAFETY: queries of the open datatype `dt`, under the library lock.

@@ -111,7 +111,8 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
     fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
         node.expect(&blob_schema::<T>(), path)?;
         expect_members(group, &["bytes", "stops"], node, path)?;
-        let (bds, brows) = open_column(group, "bytes", path, &[], 0, limits::is_uint8, "uint8")?;
+        let (bds, brows) =
+            open_column(group, "bytes", path, &[], 0, crate::raw::is_uint8, "uint8")?;
         let (sds, srows) = open_column(group, "stops", path, &[], count, i64::accepts, "Int64")?;
         let stops = PodReader::new(sds, Vec::new(), srows, path)?;
         let mut end = 0;
@@ -125,7 +126,9 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
             }
             // The bytes the stops use must be stored, not an unwritten extent.
             let p = Place::new(path, bds.name());
-            limits::check_stored(&bds, last as u64, &[brows], 1, &p)?;
+            limits::check_stored(last as u64, &[brows], 1, &p, || {
+                crate::raw::stored_rows(&bds, &[brows], &p)
+            })?;
             end = last as u64;
         }
         Ok(BlobDecoder {

@@ -400,7 +400,7 @@ pub(crate) fn read_placeholder(ds: &Dataset, path: &str) -> Result<Option<String
         return Ok(None);
     }
     let p = Place::new(path, ds.name()).attribute(PLACEHOLDER_ATTR);
-    crate::gheap::check_attr(ds, PLACEHOLDER_ATTR, &p)?;
+    crate::raw::gheap::check_attr(ds, PLACEHOLDER_ATTR, &p)?;
     let a = ds.attr(PLACEHOLDER_ATTR).at(&p)?;
     raw::read_attr_string(&a, &p).map(Some)
 }
@@ -458,15 +458,14 @@ impl VlsDecoder {
             pointer_type_ok,
             "compound {offset: uint, length: uint}",
         )?;
-        let (heap, heap_rows) =
-            open_column(group, "heap", path, &[], 0, limits::is_uint8, "uint8")?;
+        let (heap, heap_rows) = open_column(group, "heap", path, &[], 0, raw::is_uint8, "uint8")?;
         // Pointers are checked against the heap bytes the file stores, not
         // an unwritten extent (SPEC.md, section 7).
         // A heap of at most `UNCHECKED_CLAIM_BYTES` is trusted as `check_stored` trusts it.
         let heap_rows = if heap_rows <= limits::UNCHECKED_CLAIM_BYTES {
             heap_rows
         } else {
-            limits::stored_rows(&heap, &[heap_rows], &Place::new(path, heap.name()))?
+            raw::stored_rows(&heap, &[heap_rows], &Place::new(path, heap.name()))?
         };
         let placeholder = read_placeholder(&ptrs, path)?;
         let ptrs_name = ptrs.name();

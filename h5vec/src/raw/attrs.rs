@@ -369,7 +369,7 @@ pub(crate) fn attr_string(
         return Ok(None);
     }
     let p = path.place().attribute(name);
-    crate::gheap::check_attr(obj, name, &p)?;
+    super::gheap::check_attr(obj, name, &p)?;
     let a = obj.attr(name).at(path)?;
     read_attr_string(&a, &p).map(Some)
 }

@@ -16,18 +16,26 @@
 //! | `attrs.rs`      | attributes, scalar string datasets, fill values                  |
 //! | `durability.rs` | crash safety: flushes, metadata cache, heap collections          |
 //! | `filters.rs`    | which filters this build runs; Blosc threads                     |
+//! | `copy.rs`       | copies (`crate::compact`): `H5Ocopy`, rows and attributes as is  |
+//! | `stored.rs`     | what a dataset stores, for `crate::limits`: rows, filtered chunk |
+//! | `walk.rs`       | the guard's queries: links, object headers, storage of datasets  |
+//! | `gheap.rs`      | global heap collections and object headers read from the bytes   |
 
 mod attrs;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+mod copy;
 mod durability;
 mod enums;
 pub(crate) mod ffi;
 mod filters;
+pub(crate) mod gheap;
 mod links;
 mod rows;
+mod stored;
 mod types;
+pub(crate) mod walk;
 
 pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
@@ -35,6 +43,8 @@ pub(crate) use attrs::{
     read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes, write_scalar_string,
     write_small,
 };
+// Copies (`crate::compact`).
+pub(crate) use copy::{copy_attr, copy_object, copy_rows, elements, Elements};
 pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
     has_free_space_managers, HoldMetadata,
@@ -42,20 +52,22 @@ pub(crate) use durability::{
 pub(crate) use enums::{dataset_type_is, tag_type};
 pub(crate) use ffi::{check, sync, Owned};
 pub(crate) use filters::unavailable_filter;
-pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
+pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.
 pub(crate) use rows::read_vlen_each;
-// Rows in a dataset's own type, for copies (`crate::compact`).
+// Rows in a dataset's own type (no conversion).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
     ColumnSpec,
 };
+// What a dataset stores, for `crate::limits`'s bounds.
+pub(crate) use stored::{filtered_chunk, is_standard_number, is_uint8, stored_rows};
 pub(crate) use types::describe_dtype;
 pub(crate) use types::ieee_f16le;
 pub(crate) use types::{

@@ -582,7 +582,7 @@ pub(crate) fn read_vlen_each(
     }
     let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
     // Damaged heap collections that HDF5 would loop on (SPEC.md section 7).
-    crate::gheap::check(ds, start, n, path)?;
+    super::gheap::check(ds, start, n, path)?;
     super::chunks::check_checksummed_chunks(ds, start, n, path)?;
     sync(|| {
         let fs = whole_space(ds, path)?;

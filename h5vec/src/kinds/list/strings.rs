@@ -16,7 +16,6 @@ use hdf5::Group;
 use crate::codec::{exhausted, expect_members, open_column, open_group, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
-use crate::limits;
 use crate::options::WriteCtx;
 use crate::pipeline::ahead::Ahead;
 use crate::pipeline::buffers::{give_vec, take_vec};
@@ -106,15 +105,7 @@ impl ItemCodec for StringValuesItem {
         check_class(&g, STRING_VALUES, path)?;
         expect_members(&g, &["OFFSETS", "CHARS"], node, path)?;
         let (offsets, total) = open_offsets(&g, path, rows)?;
-        let (cds, cn) = open_column(
-            &g,
-            "CHARS",
-            path,
-            &[],
-            total,
-            limits::is_uint8,
-            "uint8 CHARS",
-        )?;
+        let (cds, cn) = open_column(&g, "CHARS", path, &[], total, raw::is_uint8, "uint8 CHARS")?;
         Ok(StringValuesDecoder {
             offsets,
             chars: PodReader::new(cds, Vec::new(), cn, path)?,

@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 
 use hdf5::Dataset;
 
+use super::ffi::sync;
 use crate::error::{At, Error, Result};
-use crate::raw::sync;
 
 /// Most distinct collections looked at per read.
 const MAX_COLLECTIONS: usize = 1 << 16;
@@ -169,7 +169,7 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
             // One scratch dataset per filter mask seen (a few at most).
             let mut scratch: Vec<(u32, Option<Unfilter>)> = Vec::new();
             for k in start / c..=last / c {
-                let Some((_, size)) = crate::raw::chunks::stored_chunk(ds, k * c) else {
+                let Some((_, size)) = super::chunks::stored_chunk(ds, k * c) else {
                     continue;
                 };
                 // Stored sizes are bounded by the raw size (plus what a
@@ -185,7 +185,7 @@ pub(crate) fn check(ds: &Dataset, start: u64, n: u64, path: impl At) -> Result<(
                     continue;
                 }
                 buf.resize(size as usize, 0);
-                let got = crate::raw::chunks::read_stored_chunk(ds, k * c, &mut buf);
+                let got = super::chunks::read_stored_chunk(ds, k * c, &mut buf);
                 let Some((len, mask)) = got else { continue };
                 buf.truncate(len);
                 let plain = if unfiltered || mask_skips_all(ds, mask) {
@@ -244,8 +244,8 @@ fn mask_skips_all(ds: &Dataset, mask: u32) -> bool {
 #[cfg(unix)]
 struct Unfilter {
     _file: hdf5::File,
-    ds: crate::raw::Owned,
-    ty: crate::raw::Owned,
+    ds: super::ffi::Owned,
+    ty: super::ffi::Owned,
 }
 
 #[cfg(unix)]
@@ -268,8 +268,8 @@ impl Unfilter {
             // SAFETY: every id below is fresh and owned (closed on drop); the
             // filter parameters are read into buffers of the sizes passed.
             unsafe {
-                let ty = crate::raw::Owned::ok(h5t::H5Tcreate(h5t::H5T_OPAQUE, id as usize))?;
-                let dcpl = crate::raw::Owned::ok(h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
+                let ty = super::ffi::Owned::ok(h5t::H5Tcreate(h5t::H5T_OPAQUE, id as usize))?;
+                let dcpl = super::ffi::Owned::ok(h5p::H5Pcreate(*h5p::H5P_CLS_DATASET_CREATE))?;
                 let dims = [rows];
                 if h5p::H5Pset_chunk(dcpl.id(), 1, dims.as_ptr()) < 0 {
                     return None;
@@ -305,12 +305,12 @@ impl Unfilter {
                         return None;
                     }
                 }
-                let space = crate::raw::Owned::ok(h5s::H5Screate_simple(
+                let space = super::ffi::Owned::ok(h5s::H5Screate_simple(
                     1,
                     dims.as_ptr(),
                     std::ptr::null(),
                 ))?;
-                let ds = crate::raw::Owned::ok(h5d::H5Dcreate2(
+                let ds = super::ffi::Owned::ok(h5d::H5Dcreate2(
                     file.id(),
                     c"c".as_ptr(),
                     ty.id(),
@@ -347,7 +347,7 @@ impl Unfilter {
                 if w < 0 {
                     return None;
                 }
-                let space = crate::raw::Owned::ok(h5d::H5Dget_space(self.ds.id()))?;
+                let space = super::ffi::Owned::ok(h5d::H5Dget_space(self.ds.id()))?;
                 let n = h5s::H5Sget_simple_extent_npoints(space.id());
                 let size = hdf5_sys::h5t::H5Tget_size(self.ty.id());
                 let mut out = vec![0u8; usize::try_from(n).ok()?.checked_mul(size)?];
