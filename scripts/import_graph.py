@@ -233,13 +233,19 @@ class Crate:
         edges = {}
         for file, text in self.text.items():
             refs = set()
-            for m in USE.finditer(text):
-                for _, path in use_tree(m.group(1)):
-                    if path and path[-1] != "*":
-                        ab = self.absolute_raw(file, list(path))
-                        if ab:
-                            refs.add((ab, text.count("\n", 0, m.start()) + 1))
             body = USE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+            for m in USE.finditer(text):
+                public = m.group(0).lstrip().startswith("pub")
+                for alias, path in use_tree(m.group(1)):
+                    if not path or path[-1] == "*":
+                        continue
+                    # A re-export is the facade, not a use, unless the
+                    # file's own code names it too.
+                    if public and not re.search(rf"\b{re.escape(alias or '')}\b", body):
+                        continue
+                    ab = self.absolute_raw(file, list(path))
+                    if ab:
+                        refs.add((ab, text.count("\n", 0, m.start(1)) + 1))
             for m in PATH.finditer(body):
                 ab = self.absolute(file, m.group(1).split("::"))
                 if ab:
