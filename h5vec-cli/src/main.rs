@@ -28,14 +28,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use cli::{Cli, Command};
-
-/// What a command that ran to its end found.
-pub(crate) enum Outcome {
-    /// Done, nothing to report.
-    Ok,
-    /// `validate` reported problems.
-    Problems,
-}
+use validate::Outcome;
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {

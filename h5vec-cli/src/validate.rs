@@ -11,7 +11,15 @@ use h5vec::ErrorKind;
 
 use crate::progress::Progress;
 use crate::target::{open_read, split, Target, BATCH_ROWS};
-use crate::Outcome;
+
+/// What a command that ran to its end found (`validate` is the one
+/// command with problems to report).
+pub(crate) enum Outcome {
+    /// Done, nothing to report.
+    Ok,
+    /// `validate` reported problems.
+    Problems,
+}
 
 /// How `validate` reads: the options of the subcommand.
 #[derive(clap::Args, Debug)]
@@ -51,6 +59,7 @@ pub(crate) fn run(file: &Path, vector: Option<&str>, options: &ValidateOptions) 
 #[cfg(unix)]
 fn isolated(file: &Path, vector: Option<&str>, options: &ValidateOptions) -> Result<Outcome> {
     use anyhow::Context;
+
     use std::io::Write;
     use std::time::Duration;
     let meta =

@@ -6,6 +6,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
+use super::ctxt::path_text;
 use super::storage::{self, Storage, COMPRESSION_KEYS};
 use super::Ctxt;
 
@@ -390,11 +391,6 @@ fn respan_path(path: syn::Path, span: Span) -> syn::Path {
         .collect::<proc_macro2::TokenStream>();
     // The same tokens parse again; should they not, the path as written.
     syn::parse2(tokens).unwrap_or(path)
-}
-
-/// A path as written, without spaces: `rename`, `a::b`.
-pub fn path_text(path: &syn::Path) -> String {
-    path.to_token_stream().to_string().replace(' ', "")
 }
 
 /// Why a stored field name is unusable as an HDF5 link name, if it is

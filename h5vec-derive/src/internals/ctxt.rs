@@ -68,3 +68,8 @@ impl Drop for Ctxt {
         }
     }
 }
+
+/// A path as written, without spaces: `rename`, `a::b`.
+pub fn path_text(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}

@@ -178,7 +178,7 @@ fn parse_blosc(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Comp
     let mut shuffle: Option<Option<&'static str>> = None;
     meta.parse_nested_meta(|inner| {
         let key_span = inner.path.span();
-        let key = super::attr::path_text(&inner.path);
+        let key = super::ctxt::path_text(&inner.path);
         if !inner.input.peek(syn::Token![=]) {
             cx.error(
                 key_span,
