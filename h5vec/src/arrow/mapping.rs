@@ -12,6 +12,7 @@ use arrow_schema::{
 };
 
 use crate::error::{Error, Result};
+use crate::kinds::adapters;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Field metadata: the field's whole schema node as compact JSON.
@@ -40,7 +41,7 @@ pub(crate) const UNION_KEY: &str = "h5vec.union";
 pub(crate) const FLAT: &str = "flat";
 
 /// The codec identifiers this version of h5vec knows (SPEC.md sections 2
-/// and 4.5 to 4.8). A known codec where its kind does not take it is a
+/// and 4.5 to 4.8), besides the adapters' ([`adapters::ARROW_ADAPTERS`]). A known codec where its kind does not take it is a
 /// malformed file, not an unknown one.
 const KNOWN_CODECS: &[&str] = &[
     ids::IDENTITY,
@@ -59,7 +60,6 @@ const KNOWN_CODECS: &[&str] = &[
     ids::TIME_OF_DAY_CODEC,
     ids::DURATION_CODEC,
     ids::OFFSET_DATE_TIME_CODEC,
-    ids::UUID_CODEC,
     ids::MAP_CODEC,
     ids::FILL_CODEC,
 ];
@@ -72,7 +72,8 @@ pub(crate) fn unknown_node(kind: &Kind, codec: &str) -> Option<String> {
     if let Kind::Other(kind) = kind {
         return Some(format!("unknown kind `{kind}` (codec {codec})"));
     }
-    if !KNOWN_CODECS.contains(&codec) {
+    let adapted = adapters::ARROW_ADAPTERS.iter().any(|a| a.codec() == codec);
+    if !KNOWN_CODECS.contains(&codec) && !adapted {
         return Some(format!("unknown codec {codec} (kind {kind})"));
     }
     None
@@ -197,10 +198,8 @@ pub(crate) fn field_of(name: &str, node: &Schema, meta: bool, path: &str) -> Res
     if meta {
         let described = described(node);
         field.set_metadata(field_metadata(node, path)?);
-        if described.kind == Kind::Dense && described.codec == ids::UUID_CODEC {
-            field
-                .try_with_extension_type(arrow_schema::extension::Uuid)
-                .map_err(|e| Error::invalid(path, format!("the arrow.uuid extension: {e}")))?;
+        if let Some(adapter) = adapters::by_codec(&described.kind, &described.codec) {
+            field = adapter.annotate(field, path)?;
         }
         if matches!(described.kind, Kind::Scalar | Kind::VlsString) && described.codec == ids::JSON
         {
@@ -448,6 +447,9 @@ pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
 /// 4.6 to 4.8), `None` for other nodes.
 fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
     use arrow_schema::TimeUnit;
+    if let Some(adapter) = adapters::by_codec(&node.kind, &node.codec) {
+        return adapter.arrow_type(node, path).map(Some);
+    }
     let enc = node.encoded_type.as_deref().unwrap_or("");
     let unit = node.time_unit.as_deref();
     let t = match (&node.kind, node.codec.as_str(), enc, unit) {
@@ -471,16 +473,6 @@ fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
                 path,
                 "an instant or duration of Int64 `ns`, or a date of Int32 `d`",
                 format!("`{}` of `{enc}` with time_unit {unit:?}", node.codec),
-            ))
-        }
-        (Kind::Dense, ids::UUID_CODEC, "UInt8", _) if node.dimensions.as_deref() == Some(&[16]) => {
-            DataType::FixedSizeBinary(16)
-        }
-        (Kind::Dense, ids::UUID_CODEC, ..) => {
-            return Err(Error::mismatch(
-                path,
-                "a UUID of UInt8 dimensions [16]",
-                format!("`{enc}` dimensions {:?}", node.dimensions),
             ))
         }
         (Kind::Scalar, ids::IDENTITY, "Float16", _) => DataType::Float16,

@@ -51,7 +51,7 @@
 
 mod flat;
 pub(crate) mod mapping;
-mod read;
+pub(crate) mod read;
 pub(crate) mod write;
 
 pub use flat::flatten_unions;

@@ -34,7 +34,7 @@ use crate::vector::{check_name, container_place, open_vector, Opened};
 
 use super::mapping::{self, dense_shape, field_of, number_type, VALUE_COLUMN};
 
-mod nodes;
+pub(crate) mod nodes;
 mod typed;
 mod union;
 

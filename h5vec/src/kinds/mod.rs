@@ -1,5 +1,6 @@
 //! One module per storage kind; each opens with its layout on disk.
 
+pub(crate) mod adapters;
 pub(crate) mod blob;
 pub(crate) mod complex;
 pub(crate) mod constant;
@@ -17,6 +18,4 @@ pub(crate) mod scalar;
 pub(crate) mod string;
 pub(crate) mod time;
 pub(crate) mod union;
-#[cfg(feature = "uuid")]
-pub(crate) mod uuid;
 pub(crate) mod vls;

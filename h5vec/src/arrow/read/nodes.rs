@@ -12,6 +12,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, FieldRef, Fields};
+use hdf5::Group;
 
 use crate::codec::{range_len, Decoder};
 use crate::column::PodReader;
@@ -19,31 +20,34 @@ use crate::error::{Error, Place, Result};
 use crate::h5col::FixedStrReader;
 use crate::kinds::blob::BlobDecoder;
 use crate::kinds::dense::bad_entry;
+use crate::kinds::list::open_leaf_values;
 use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
+use crate::kinds::scalar::open_values;
 use crate::kinds::scalar::{bad_value, bool_refused, first_non_bool};
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsDecoder;
-use crate::raw::Bits8;
+use crate::raw::{Bits8, Pod};
+use crate::schema::{Schema, Stored};
 
 /// Reads rows of one node into an Arrow array.
-pub(super) trait Node {
+pub(crate) trait Node {
     /// Rows `rows` as one array of `rows.end - rows.start` entries;
     /// `nulls`, from an enclosing `nullable` node, marks rows null.
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef>;
 }
 
 /// A boxed node.
-pub(super) type BoxNode = Box<dyn Node + Send + Sync>;
+pub(crate) type BoxNode = Box<dyn Node + Send + Sync>;
 
 /// Rows as an Arrow length.
-pub(super) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
+pub(crate) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
     let n = range_len(rows, at)?;
     usize::try_from(n).map_err(|_| Error::invalid(at, format!("{n} rows do not fit in memory")))
 }
 
 /// An Arrow constructor's refusal, at `at`.
-pub(super) fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
+pub(crate) fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
     move |e| Error::invalid(at, format!("cannot build the Arrow array: {e}"))
 }
 
@@ -155,13 +159,34 @@ fn both(
 }
 
 /// Checks that validity `nulls` covers exactly `n` rows.
-pub(super) fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
+pub(crate) fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
     match nulls {
         Some(nb) if nb.len() != n => Err(Error::invalid(
             at,
             format!("{} validity entries for {n} rows", nb.len()),
         )),
         _ => Ok(()),
+    }
+}
+
+/// The `values` of `group` (`member` = None) or the list leaf `member` of
+/// `group`, checked against `node` as the typed load checks them.
+pub(crate) fn leaf_column<R: Pod>(
+    group: &Group,
+    member: Option<&str>,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    inner: &[u64],
+) -> Result<PodReader<R>> {
+    let mut want = Schema::from(node);
+    want.children.clear();
+    match member {
+        None => open_values::<R>(group, node, path, count, &want, inner),
+        Some(name) => {
+            let (ds, n) = open_leaf_values::<R>(group, name, node, path, count, &want, inner)?;
+            PodReader::new(ds, inner.to_vec(), n, path)
+        }
     }
 }
 

@@ -6,10 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{
-    make_array, Array, ArrayRef, FixedSizeBinaryArray, Float32Array, Float64Array, MapArray,
-    StructArray,
-};
+use arrow_array::{make_array, Array, ArrayRef, Float32Array, Float64Array, MapArray, StructArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, Field, FieldRef, Fields};
@@ -19,47 +16,25 @@ use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
 use crate::kinds::complex::ReIm;
 use crate::kinds::half::F16Bits;
-use crate::kinds::list::{open_leaf_values, open_list_group_with};
-use crate::kinds::scalar::open_values;
+use crate::kinds::list::open_list_group_with;
 use crate::kinds::time::check_time_of_day;
 use crate::raw::Pod;
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, Stored};
 
-use super::nodes::{BoxNode, List, Node};
+use super::nodes::{arrow_err, check_nulls, leaf_column, length, BoxNode, List, Node};
 
 /// Whether a scalar or dense node typed `ty` is read here.
 pub(super) fn is_typed(ty: &DataType) -> bool {
-    matches!(
-        ty,
-        DataType::Timestamp(..)
-            | DataType::Date32
-            | DataType::Time64(_)
-            | DataType::Duration(_)
-            | DataType::Float16
-            | DataType::FixedSizeBinary(16)
-            | DataType::Struct(_)
-    )
-}
-
-/// The `values` of `group` (`member` = None) or the list leaf `member` of
-/// `group`, checked against `node` as the typed load checks them.
-fn column<R: Pod>(
-    group: &Group,
-    member: Option<&str>,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    inner: &[u64],
-) -> Result<PodReader<R>> {
-    let mut want = Schema::from(node);
-    want.children.clear();
-    match member {
-        None => open_values::<R>(group, node, path, count, &want, inner),
-        Some(name) => {
-            let (ds, n) = open_leaf_values::<R>(group, name, node, path, count, &want, inner)?;
-            PodReader::new(ds, inner.to_vec(), n, path)
-        }
-    }
+    crate::kinds::adapters::reading(ty).is_some()
+        || matches!(
+            ty,
+            DataType::Timestamp(..)
+                | DataType::Date32
+                | DataType::Time64(_)
+                | DataType::Duration(_)
+                | DataType::Float16
+                | DataType::Struct(_)
+        )
 }
 
 /// Opens the reader of a scalar or dense node typed `ty` ([`is_typed`]).
@@ -71,36 +46,36 @@ pub(super) fn open_typed(
     count: u64,
     ty: &DataType,
 ) -> Result<BoxNode> {
+    if let Some(adapter) = crate::kinds::adapters::reading(ty) {
+        return adapter.open_reader(group, member, node, path, count);
+    }
     Ok(match ty {
         DataType::Timestamp(..) | DataType::Time64(_) | DataType::Duration(_) => {
             Box::new(Retyped {
-                col: column::<i64>(group, member, node, path, count, &[])?,
+                col: leaf_column::<i64>(group, member, node, path, count, &[])?,
                 ty: ty.clone(),
                 check: matches!(ty, DataType::Time64(_)).then_some(time_of_day as fn(i64) -> _),
             })
         }
         DataType::Date32 => Box::new(Retyped {
-            col: column::<i32>(group, member, node, path, count, &[])?,
+            col: leaf_column::<i32>(group, member, node, path, count, &[])?,
             ty: ty.clone(),
             check: None,
         }),
         DataType::Float16 => Box::new(Retyped {
-            col: column::<F16Bits>(group, member, node, path, count, &[])?,
+            col: leaf_column::<F16Bits>(group, member, node, path, count, &[])?,
             ty: ty.clone(),
             check: None,
         }),
-        DataType::FixedSizeBinary(16) => Box::new(Uuids {
-            col: column::<u8>(group, member, node, path, count, &[16])?,
-        }),
         DataType::Struct(fields) if node.encoded_type.as_deref() == Some("ComplexF32") => {
             Box::new(Complex::<f32> {
-                col: column::<ReIm<f32>>(group, member, node, path, count, &[])?,
+                col: leaf_column::<ReIm<f32>>(group, member, node, path, count, &[])?,
                 fields: fields.clone(),
             })
         }
         DataType::Struct(fields) if node.encoded_type.as_deref() == Some("ComplexF64") => {
             Box::new(Complex::<f64> {
-                col: column::<ReIm<f64>>(group, member, node, path, count, &[])?,
+                col: leaf_column::<ReIm<f64>>(group, member, node, path, count, &[])?,
                 fields: fields.clone(),
             })
         }
@@ -116,25 +91,6 @@ pub(super) fn open_typed(
 
 fn time_of_day(ns: i64) -> std::result::Result<(), String> {
     check_time_of_day(ns).map(|_| ())
-}
-
-fn rows_of(rows: &Range<u64>, at: &Place) -> Result<usize> {
-    let n = crate::codec::range_len(rows, at.clone())?;
-    usize::try_from(n).map_err(|_| Error::invalid(at, "row range too large"))
-}
-
-fn check_nulls(nulls: Option<&NullBuffer>, n: usize, at: &Place) -> Result<()> {
-    match nulls {
-        Some(nb) if nb.len() != n => Err(Error::invalid(
-            at,
-            format!("{} validity entries for {n} rows", nb.len()),
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn arrow_err(at: &Place) -> impl Fn(arrow_schema::ArrowError) -> Error + '_ {
-    move |e| Error::invalid(at, format!("building the Arrow array: {e}"))
 }
 
 /// Plain numbers given another Arrow type of the same width (timestamps,
@@ -179,7 +135,7 @@ impl Native for F16Bits {
 impl<R: Native> Node for Retyped<R> {
     fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let at = self.col.place().clone();
-        let n = rows_of(&rows, &at)?;
+        let n = length(&rows, &at)?;
         check_nulls(nulls.as_ref(), n, &at)?;
         let mut v = Vec::new();
         self.col.read_into(rows.start, n as u64, &mut v)?;
@@ -206,27 +162,6 @@ impl<R: Native> Node for Retyped<R> {
     }
 }
 
-/// UUIDs: 16 bytes per row as `FixedSizeBinary(16)`.
-struct Uuids {
-    col: PodReader<u8>,
-}
-
-impl Node for Uuids {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = rows_of(&rows, &at)?;
-        check_nulls(nulls.as_ref(), n, &at)?;
-        let mut v = Vec::new();
-        self.col.read_into(rows.start, n as u64, &mut v)?;
-        if Some(v.len()) != n.checked_mul(16) {
-            return Err(crate::codec::exhausted(&at));
-        }
-        let arr = FixedSizeBinaryArray::try_new(16, Buffer::from_vec(v), nulls)
-            .map_err(arrow_err(&at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
 /// Complex numbers as `Struct { r, i }`.
 struct Complex<T>
 where
@@ -241,7 +176,7 @@ macro_rules! complex_node {
         impl Node for Complex<$t> {
             fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
                 let at = self.col.place().clone();
-                let n = rows_of(&rows, &at)?;
+                let n = length(&rows, &at)?;
                 check_nulls(nulls.as_ref(), n, &at)?;
                 let mut v = Vec::new();
                 self.col.read_into(rows.start, n as u64, &mut v)?;

@@ -505,16 +505,13 @@ fn leaf_of(node: &Schema, path: &str) -> Result<(String, Src)> {
         ids::IDENTITY if matches!(enc.as_str(), "Float16" | "ComplexF32" | "ComplexF64") => {
             Src::Number
         }
-        // SPEC.md sections 4.6 and 4.7: Int64/Int32 counts and UUID bytes.
-        ids::INSTANT_CODEC
-        | ids::DATE_CODEC
-        | ids::TIME_OF_DAY_CODEC
-        | ids::DURATION_CODEC
-        | ids::UUID_CODEC
+        // SPEC.md sections 4.6 and 4.7: Int64/Int32 counts; adapters' numbers.
+        ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC
             if number =>
         {
             Src::Number
         }
+        c if number && crate::kinds::adapters::by_codec(&node.kind, c).is_some() => Src::Number,
         ids::CHAR if enc == "Int32" => Src::Char,
         c => {
             return Err(Error::mismatch(

@@ -2,8 +2,7 @@
 //! the column writers take (SPEC.md section 11): instants, times and
 //! durations of any unit as Int64 nanoseconds (the multiplication checked:
 //! a value past Int64 nanoseconds is an error naming the row), dates as
-//! their Int32 days, UUIDs (`FixedSizeBinary(16)`) as `FixedSizeList` of
-//! 16 `UInt8`, maps as a `LargeList` of their entries. The nodes these
+//! their Int32 days, maps as a `LargeList` of their entries. The nodes these
 //! land in come from the same mapping; only the values change form here.
 
 use std::sync::Arc;
@@ -15,14 +14,12 @@ use arrow_array::types::{
     Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType,
 };
-use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, FixedSizeListArray, Int32Array, Int64Array,
-    LargeListArray, UInt8Array,
-};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int32Array, Int64Array, LargeListArray};
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, TimeUnit};
 
 use crate::error::{Error, Result};
+use crate::kinds::adapters;
 use crate::kinds::time::check_time_of_day;
 use crate::schema::{ids, Kind, Schema};
 
@@ -42,6 +39,11 @@ pub(super) fn normalize(
     arr: &dyn Array,
     row: impl Fn(usize) -> String,
 ) -> Result<Option<ArrayRef>> {
+    for adapter in adapters::ARROW_ADAPTERS {
+        if let Some(stored) = adapter.to_stored(arr, &row)? {
+            return Ok(Some(stored));
+        }
+    }
     Ok(Some(match arr.data_type() {
         DataType::Timestamp(u, _) => {
             let m = per_unit(u);
@@ -86,18 +88,6 @@ pub(super) fn normalize(
         DataType::Date32 => {
             let a = arr.as_primitive::<Date32Type>();
             Arc::new(Int32Array::new(a.values().clone(), a.nulls().cloned()))
-        }
-        DataType::FixedSizeBinary(16) => {
-            let a = arr.as_fixed_size_binary();
-            let bytes = UInt8Array::new(
-                ScalarBuffer::new(a.values().clone(), 0, a.values().len()),
-                None,
-            );
-            let item = Arc::new(Field::new("item", DataType::UInt8, false));
-            Arc::new(
-                FixedSizeListArray::try_new(item, 16, Arc::new(bytes), a.nulls().cloned())
-                    .map_err(|e| Error::invalid(row(0), format!("UUID bytes: {e}")))?,
-            )
         }
         DataType::Map(entries, _) => {
             let m = arr.as_map();
@@ -166,6 +156,9 @@ pub(super) fn default_node(
         s.time_zone = zone.map(str::to_owned);
         s
     };
+    if let Some(node) = adapters::writing(field) {
+        return Ok(Some(node));
+    }
     Ok(Some(match field.data_type() {
         DataType::Timestamp(_, Some(tz)) => scalar(
             ids::INSTANT_CODEC,
@@ -209,12 +202,6 @@ pub(super) fn default_node(
             "ns",
             None,
         ),
-        DataType::FixedSizeBinary(16) if field.extension_type_name() == Some("arrow.uuid") => {
-            let mut s = Schema::new(Kind::Dense, ids::DENSE, ids::UUID_CODEC, "uuid::Uuid")
-                .encoded("UInt8");
-            s.dimensions = Some(vec![16]);
-            s
-        }
         DataType::Map(entries, _) => {
             let DataType::Struct(kv) = entries.data_type() else {
                 return Err(Error::mismatch(

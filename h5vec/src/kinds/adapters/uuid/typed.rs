@@ -1,12 +1,5 @@
-//! UUIDs: `uuid::Uuid` (feature `uuid`; SPEC.md section 4.7).
-//!
-//! Layout on disk (the dense layout, 3.2, under codec `h5vec.UuidCodec`):
-//! ```text
-//! <field>/values    UInt8 (Z, 16): the UUID's 16 bytes in RFC 9562 order
-//!                   (`Uuid::as_bytes`, Python's `uuid.UUID(bytes=...)`);
-//!                   dimensions = [16], encoded type `UInt8`
-//! ```
-//! As a list element the bytes are the list's `VALUES` dataset, (n, 16).
+//! `uuid::Uuid` as a vector element or field: its 16 bytes on the dense
+//! layout, checked both ways by `mapped` (layout in `mod.rs`).
 
 use uuid::Uuid;
 
