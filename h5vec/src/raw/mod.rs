@@ -27,6 +27,7 @@ pub(crate) mod ffi;
 mod filters;
 mod links;
 mod rows;
+mod swmr;
 mod types;
 
 pub(crate) use attrs::has_attr;
@@ -55,6 +56,12 @@ pub(crate) use rows::{
     create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
     set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
     ColumnSpec,
+};
+#[cfg(unix)]
+pub(crate) use swmr::{byte_locked, lock_byte};
+pub(crate) use swmr::{
+    dataset_has_varlen, is_swmr_reader, is_swmr_writer, open_rw_clearing_flags, open_swmr_read,
+    start_swmr_write, superblock_version,
 };
 pub(crate) use types::describe_dtype;
 pub(crate) use types::ieee_f16le;
