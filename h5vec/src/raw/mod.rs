@@ -24,6 +24,7 @@ pub(crate) mod chunks;
 mod durability;
 mod enums;
 pub(crate) mod ffi;
+mod files;
 mod filters;
 mod links;
 mod rows;
@@ -42,6 +43,11 @@ pub(crate) use durability::{
 };
 pub(crate) use enums::{dataset_type_is, tag_type};
 pub(crate) use ffi::{check, sync, Owned};
+#[cfg(test)]
+pub(crate) use files::group_storage;
+pub(crate) use files::{
+    checked_intent, create_file, create_group, handle_identity, still_open_and_refs, LinkStorage,
+};
 pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 // What `crate::inspect` reports of a dataset.
@@ -60,8 +66,8 @@ pub(crate) use rows::{
 #[cfg(unix)]
 pub(crate) use swmr::{byte_locked, lock_byte};
 pub(crate) use swmr::{
-    dataset_has_varlen, is_swmr_reader, is_swmr_writer, open_rw_clearing_flags, open_swmr_read,
-    start_swmr_write, superblock_version,
+    dataset_has_varlen, intent, is_swmr_reader, is_swmr_writer, open_rw_clearing_flags,
+    open_swmr_read, start_swmr_write, superblock_version,
 };
 pub(crate) use types::describe_dtype;
 pub(crate) use types::ieee_f16le;
