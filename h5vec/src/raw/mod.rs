@@ -27,6 +27,7 @@ pub(crate) mod ffi;
 mod files;
 mod filters;
 mod links;
+mod podrows;
 mod rows;
 mod swmr;
 mod types;
@@ -53,15 +54,17 @@ pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
+pub(crate) use podrows::{
+    pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_pod_rows, MemType,
+};
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.
 pub(crate) use rows::read_vlen_each;
 // Rows in a dataset's own type, for copies (`crate::compact`).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
-    create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
-    set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
-    ColumnSpec,
+    create_column, read_rows, read_rows_as, read_rows_own_type, read_vlen_strings, set_rows, shape,
+    write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
 };
 #[cfg(unix)]
 pub(crate) use swmr::{byte_locked, lock_byte};
