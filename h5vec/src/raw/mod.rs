@@ -27,6 +27,7 @@ pub(crate) mod ffi;
 mod files;
 mod filters;
 mod links;
+mod pipeline;
 mod podrows;
 mod rows;
 mod swmr;
@@ -54,6 +55,7 @@ pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
+pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
 pub(crate) use podrows::{
     pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_pod_rows, MemType,
 };
