@@ -26,6 +26,7 @@ mod enums;
 pub(crate) mod ffi;
 mod files;
 mod filters;
+mod h5col;
 mod links;
 mod pipeline;
 mod podrows;
@@ -54,10 +55,15 @@ pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::{unavailable_filter_in, FILTERS_EXPECTED};
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
+pub(crate) use h5col::{
+    attr_storage_size, nullpad_string_type, read_attr_bytes, string_facts, unsigned_int_size,
+    write_attr_bytes,
+};
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
 pub(crate) use podrows::{
-    pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_pod_rows, MemType,
+    pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_plain_rows, write_pod_rows,
+    MemType,
 };
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.

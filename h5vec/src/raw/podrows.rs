@@ -166,3 +166,38 @@ pub(crate) fn pod_bytes_mut<T: Pod>(v: &mut [T]) -> &mut [u8] {
     // them as bytes is valid, and every bit pattern is a valid `T`.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
 }
+
+/// Writes `rows` values of the 1-D dataset `ds` at row `start` from `buf`,
+/// in the fixed-size type `dt` (the dataset's own type, say): an error
+/// unless `dt` holds no pointers (variable-length data, references) and
+/// `buf` holds `rows` values of it.
+pub(crate) fn write_plain_rows(
+    ds: &Dataset,
+    dt: &Datatype,
+    start: u64,
+    rows: u64,
+    buf: &[u8],
+    path: impl At,
+) -> Result<()> {
+    let id = dt.id();
+    // SAFETY: a valid datatype id (held by `dt`), under the lock
+    // (`has_varlen`'s contract); the calls only read the type.
+    let (size, plain) = sync(|| unsafe {
+        (
+            h5t::H5Tget_size(id),
+            h5t::H5Tget_class(id) != H5T_class_t::H5T_NO_CLASS
+                && !has_varlen(id)
+                && h5t::H5Tdetect_class(id, H5T_class_t::H5T_REFERENCE) == 0,
+        )
+    });
+    let bytes = usize::try_from(rows).ok().and_then(|r| r.checked_mul(size));
+    if !plain || bytes.is_none_or(|n| n > buf.len()) {
+        return Err(Error::invalid(
+            path,
+            "internal: fewer bytes than rows to write",
+        ));
+    }
+    // SAFETY: `buf` holds `rows` values of `dt`, a type without pointers
+    // (checked just above).
+    unsafe { write_rows_raw(ds, id, start, rows, &[], buf.as_ptr().cast(), path) }
+}
