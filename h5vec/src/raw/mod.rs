@@ -21,6 +21,7 @@ mod attrs;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+pub(crate) mod compound;
 mod durability;
 mod enums;
 pub(crate) mod ffi;
