@@ -20,7 +20,6 @@ use std::path::Path;
 use hdf5::Group;
 
 use crate::error::{Context, Error, Place, Result};
-use crate::guard::Access;
 use crate::raw;
 
 /// The superblock's "open for writing" and "open for SWMR writing" flags
@@ -182,21 +181,21 @@ pub(crate) fn check_live_kinds(data: &Group) -> Result<()> {
     walk(data, "$")
 }
 
-/// For a load through a live reader: the vector's `count` as of now, read
-/// with everything below the vector closed again afterwards, so that the
-/// load that follows opens its datasets anew and sees extents that cover it
-/// (a dataset opened before `count` was read may predate the commit that
-/// wrote it). `None` for other files.
-pub(crate) fn count_before_open(parent: &Group, name: &str, access: Access) -> Result<Option<u64>> {
+/// For a load through a live reader: the vector's `count` as of now, from
+/// `read_count`, which reads it with everything below the vector closed
+/// again afterwards, so that the load that follows opens its datasets anew
+/// and sees extents that cover it (a dataset opened before `count` was read
+/// may predate the commit that wrote it). `None` for other files (then
+/// `read_count` is not called).
+pub(crate) fn count_before_open(
+    parent: &Group,
+    read_count: impl FnOnce() -> Result<u64>,
+) -> Result<Option<u64>> {
     let Ok(file) = parent.file() else {
         return Ok(None);
     };
     if !is_live_reader(&file) {
         return Ok(None);
     }
-    let (group, walked) = crate::vector::open_vector_group(parent, name, access)?;
-    let meta = crate::codec::open_group(&group, "metadata", "$")?;
-    let count = crate::vector::read_count(&meta)?;
-    drop((meta, group, walked));
-    Ok(Some(count))
+    read_count().map(Some)
 }
