@@ -16,6 +16,17 @@
 //! | `attrs.rs`      | attributes, scalar string datasets, fill values                  |
 //! | `durability.rs` | crash safety: flushes, metadata cache, heap collections          |
 //! | `filters.rs`    | which filters this build runs; Blosc threads                     |
+//! | `swmr.rs`       | live readers and writers: SWMR opens and switch, intent, the     |
+//! |                 | variable-length type walk, the writer's `fcntl` byte lock        |
+//! | `files.rs`      | file and group creation with [`LinkStorage`], checked intent,    |
+//! |                 | what identifies one open file handle                             |
+//! | `podrows.rs`    | [`MemType`] (a memory type known to describe a [`Pod`]) and safe |
+//! |                 | row I/O through it; Pod values as bytes                          |
+//! | `pipeline.rs`   | a chunked dataset's filters, type and chunk shape ([`Layout`]);  |
+//! |                 | c-blosc's compress and decompress calls                          |
+//! | `h5col.rs`      | h5col table attributes: type queries, own-type reads and writes, |
+//! |                 | null-padded string types                                         |
+//! | `compound.rs`   | process-wide compound types (complex numbers' `{r, i}`)          |
 
 mod attrs;
 #[cfg(unix)]
