@@ -11,7 +11,7 @@ use crate::options::{Compression, WriteCtx};
 use crate::pipeline::deferred::{Space, WriteJob};
 use crate::pipeline::detect::Pipeline;
 use crate::pipeline::prefetch::{self, ReadAhead};
-use crate::raw::{self, ColumnSpec, Pod};
+use crate::raw::{self, ColumnSpec, MemType, Pod};
 
 /// Appends batches of `T` rows to one extendible dataset.
 ///
@@ -23,9 +23,10 @@ use crate::raw::{self, ColumnSpec, Pod};
 /// writes everything with [`complete_file`].
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
-    /// Memory type override: the dataset's own type for `Pod::AS_STORED`,
-    /// or a type the writer's owner made (see [`PodWriter::resume_with`]).
-    mem: Option<Datatype>,
+    /// The memory type: `T`'s own, the dataset's own type for
+    /// `Pod::AS_STORED`, or a type the writer's owner made (see
+    /// [`PodWriter::resume_typed`]).
+    mem: MemType<T>,
     inner: Vec<u64>,
     /// Values buffered since the last flush (row-major, `inner` per row);
     /// row 0 of the buffer is row `written` of the dataset.
@@ -172,33 +173,27 @@ impl<T: Pod> PodWriter<T> {
         checksum: bool,
         path: &str,
     ) -> Result<Self> {
-        // SAFETY: no memory type override.
-        unsafe {
-            Self::create_with(
-                group,
-                name,
-                dtype,
-                None,
-                inner,
-                chunk_rows,
-                compression,
-                checksum,
-                path,
-            )
-        }
+        Self::create_typed(
+            group,
+            name,
+            dtype,
+            None,
+            inner,
+            chunk_rows,
+            compression,
+            checksum,
+            path,
+        )
     }
 
     /// [`create_as`](Self::create_as) with the memory type `mem` in place
-    /// of `T::mem_type()` (see [`resume_with`](Self::resume_with)).
-    ///
-    /// # Safety
-    /// As [`resume_with`](Self::resume_with): `mem`, if given, describes `T`.
+    /// of `T::mem_type()` (see [`resume_typed`](Self::resume_typed)).
     #[allow(clippy::too_many_arguments)] // create_as's arguments and the memory type
-    pub(crate) unsafe fn create_with(
+    pub(crate) fn create_typed(
         group: &Group,
         name: &str,
         dtype: &Datatype,
-        mem: Option<Datatype>,
+        mem: Option<MemType<T>>,
         inner: &[usize],
         chunk_rows: usize,
         compression: &Compression,
@@ -214,26 +209,56 @@ impl<T: Pod> PodWriter<T> {
         };
         let ds = raw::create_column(group, name, &spec, path)?;
         let inner = inner.iter().map(|&d| d as u64).collect();
-        // SAFETY: the caller's guarantee on `mem`.
-        let mut w = unsafe { Self::resume_with(ds, mem, inner, 0, path)? };
+        let mut w = Self::resume_typed(ds, mem, inner, 0, path)?;
         w.space.stored_tails = false;
         Ok(w)
     }
 
-    /// Continues writing an existing dataset at row `written`.
-    pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
-        // SAFETY: no memory type override.
-        unsafe { Self::resume_with(ds, None, inner, written, path) }
-    }
-
-    /// [`resume`](Self::resume) with the memory type `mem` (which must
-    /// describe `T` exactly) in place of `T::mem_type()`: for a `T` HDF5
-    /// has no predefined type for, whose type the caller creates and the
-    /// writer closes, so that no type id outlives the writer.
+    /// [`create_typed`](Self::create_typed) with the memory type `mem`
+    /// (checked by [`MemType::checked`]), for callers written when this
+    /// was unchecked.
     ///
     /// # Safety
-    /// `mem`, if given, describes `T` exactly (size and layout): rows are
-    /// read into and written from `T` buffers with it.
+    /// None left: `mem` is checked. `unsafe` until its callers (in
+    /// `kinds/vls.rs`, `kinds/union.rs`) call `create_typed`.
+    #[allow(clippy::too_many_arguments)] // create_as's arguments and the memory type
+    pub(crate) unsafe fn create_with(
+        group: &Group,
+        name: &str,
+        dtype: &Datatype,
+        mem: Option<Datatype>,
+        inner: &[usize],
+        chunk_rows: usize,
+        compression: &Compression,
+        checksum: bool,
+        path: &str,
+    ) -> Result<Self> {
+        let mem = mem.map(|m| MemType::checked(m, path)).transpose()?;
+        Self::create_typed(
+            group,
+            name,
+            dtype,
+            mem,
+            inner,
+            chunk_rows,
+            compression,
+            checksum,
+            path,
+        )
+    }
+
+    /// Continues writing an existing dataset at row `written`.
+    pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
+        Self::resume_typed(ds, None, inner, written, path)
+    }
+
+    /// [`resume_typed`](Self::resume_typed) with the memory type `mem`
+    /// (checked by [`MemType::checked`]), for callers written when this
+    /// was unchecked.
+    ///
+    /// # Safety
+    /// None left: `mem` is checked. `unsafe` until its callers (in
+    /// `kinds/vls.rs`, `kinds/union.rs`) call `resume_typed`.
     pub(crate) unsafe fn resume_with(
         ds: Dataset,
         mem: Option<Datatype>,
@@ -241,13 +266,28 @@ impl<T: Pod> PodWriter<T> {
         written: u64,
         path: &str,
     ) -> Result<Self> {
+        let mem = mem.map(|m| MemType::checked(m, path)).transpose()?;
+        Self::resume_typed(ds, mem, inner, written, path)
+    }
+
+    /// [`resume`](Self::resume) with the memory type `mem` in place of
+    /// `T::mem_type()`: for a `T` HDF5 has no predefined type for, whose
+    /// type the caller creates and the writer closes, so that no type id
+    /// outlives the writer.
+    pub(crate) fn resume_typed(
+        ds: Dataset,
+        mem: Option<MemType<T>>,
+        inner: Vec<u64>,
+        written: u64,
+        path: &str,
+    ) -> Result<Self> {
         crate::limits::check_append_chunk(&ds, path)?;
         let mem = match mem {
-            Some(m) => Some(m),
-            None if T::AS_STORED => Some(raw::dataset_type(&ds, path)?),
-            None => None,
+            Some(m) => m,
+            None if T::AS_STORED => MemType::checked(raw::dataset_type(&ds, path)?, path)?,
+            None => MemType::native(),
         };
-        let mem_id = mem.as_ref().map_or_else(T::mem_type, |m| m.id());
+        let mem_id = mem.id();
         let row_bytes = inner
             .iter()
             .try_fold(std::mem::size_of::<T>(), |a, &d| {
@@ -292,20 +332,15 @@ impl<T: Pod> PodWriter<T> {
             // batch as one whole chunk.
             let start = written - written % p.chunk_rows;
             if start < written {
-                // SAFETY: `mem_id` describes `T` (Pod contract, or the
-                // caller's override), or is the dataset's own 1-byte type
-                // for AS_STORED bytes.
-                unsafe {
-                    raw::read_rows_into::<T>(
-                        &w.ds,
-                        mem_id,
-                        start,
-                        written - start,
-                        &w.inner,
-                        &mut w.buf,
-                        path,
-                    )?
-                };
+                raw::read_pod_rows::<T>(
+                    &w.ds,
+                    &w.mem,
+                    start,
+                    written - start,
+                    &w.inner,
+                    &mut w.buf,
+                    path,
+                )?;
                 w.written = start;
                 w.carried = written - start;
                 w.carried_stored = true;
@@ -382,31 +417,26 @@ impl<T: Pod> PodWriter<T> {
     /// Writes `rows` buffered rows straight away (datasets without a
     /// direct chunk path).
     fn flush_now(&mut self, rows: u64) -> Result<()> {
-        let mem = match &self.mem {
-            None => T::mem_type(),
-            // AS_STORED types are single bytes and the dataset's own type is
-            // a 1-byte type, so the buffer matches it value for value; any
-            // other override describes `T` (`resume_with`).
-            Some(m) => m.id(),
-        };
+        // AS_STORED types are single bytes and the dataset's own type is a
+        // 1-byte type, so the buffer matches it value for value; any other
+        // type describes `T` (`MemType`).
+        let mem = &self.mem;
         let per = self.inner.iter().product::<u64>() as usize;
         let (ds, buf, inner, written) = (&self.ds, &self.buf, &self.inner, self.written);
         self.guard
             .write(ds, &self.path, written, rows, |from, to| {
-                // SAFETY: buf holds rows * prod(inner) values of T, described by
-                // `mem` (rows is counted explicitly, so zero-size rows such as
-                // `[T; 0]` work); the pointer moves by whole rows within it.
-                unsafe {
-                    raw::write_rows_raw(
-                        ds,
-                        mem,
-                        written + from,
-                        to - from,
-                        inner,
-                        buf.as_ptr().wrapping_add(from as usize * per).cast(),
-                        &self.path,
-                    )
-                }
+                // `buf` holds rows * prod(inner) values of T (rows is counted
+                // explicitly, so zero-size rows such as `[T; 0]` work); the
+                // slice starts at whole row `from`.
+                raw::write_pod_rows(
+                    ds,
+                    mem,
+                    written + from,
+                    to - from,
+                    inner,
+                    &buf[from as usize * per..],
+                    &self.path,
+                )
             })?;
         self.written += rows;
         self.buf.clear();
@@ -443,7 +473,7 @@ pub(crate) fn complete_file(obj: &hdf5::Location) -> Result<()> {
 pub struct PodReader<T: Pod> {
     /// The dataset.
     pub ds: Dataset,
-    mem: Option<Datatype>,
+    mem: MemType<T>,
     inner: Vec<u64>,
     /// Rows in the dataset.
     pub rows: u64,
@@ -461,21 +491,15 @@ impl<T: Pod> PodReader<T> {
     pub fn new(ds: Dataset, inner: Vec<u64>, rows: u64, path: &str) -> Result<Self> {
         let at = Place::new(path, ds.name());
         let mem = if T::AS_STORED {
-            Some(raw::dataset_type(&ds, &at)?)
+            MemType::checked(raw::dataset_type(&ds, &at)?, &at)?
         } else {
-            None
+            MemType::native()
         };
         Self::build(ds, mem, inner, rows, at)
     }
 
-    /// A reader with the memory type override `mem` (see `mem_type`).
-    fn build(
-        ds: Dataset,
-        mem: Option<Datatype>,
-        inner: Vec<u64>,
-        rows: u64,
-        at: Place,
-    ) -> Result<Self> {
+    /// A reader with the memory type `mem`.
+    fn build(ds: Dataset, mem: MemType<T>, inner: Vec<u64>, rows: u64, at: Place) -> Result<Self> {
         let mut r = PodReader {
             ds,
             mem,
@@ -491,7 +515,7 @@ impl<T: Pod> PodReader<T> {
 
     /// The memory type rows are read as.
     fn mem_type(&self) -> hdf5_sys::h5i::hid_t {
-        self.mem.as_ref().map_or_else(T::mem_type, |m| m.id())
+        self.mem.id()
     }
 
     /// Sets `ahead` for a compressed dataset h5vec decompresses itself
@@ -514,13 +538,9 @@ impl<T: Pod> PodReader<T> {
     /// [`new`](Self::new) reading with the memory type `mem` in place of
     /// `T::mem_type()` (a union's tag enum, which HDF5 converts to no
     /// integer type).
-    ///
-    /// # Safety
-    /// `mem` describes `T` exactly (size and layout): rows are read into
-    /// `T` buffers with it.
-    pub(crate) unsafe fn with_mem(
+    pub(crate) fn with_type(
         ds: Dataset,
-        mem: Datatype,
+        mem: MemType<T>,
         inner: Vec<u64>,
         rows: u64,
         path: &str,
@@ -528,7 +548,25 @@ impl<T: Pod> PodReader<T> {
         // Not through `new`: `T::mem_type()` is never made for a type read
         // with another memory type.
         let at = Place::new(path, ds.name());
-        Self::build(ds, Some(mem), inner, rows, at)
+        Self::build(ds, mem, inner, rows, at)
+    }
+
+    /// [`with_type`](Self::with_type) with the memory type `mem` (checked
+    /// by [`MemType::checked`]), for callers written when this was
+    /// unchecked.
+    ///
+    /// # Safety
+    /// None left: `mem` is checked. `unsafe` until its callers (in
+    /// `kinds/vls.rs`, `kinds/union.rs`) call `with_type`.
+    pub(crate) unsafe fn with_mem(
+        ds: Dataset,
+        mem: Datatype,
+        inner: Vec<u64>,
+        rows: u64,
+        path: &str,
+    ) -> Result<Self> {
+        let mem = MemType::checked(mem, &Place::new(path, ds.name()))?;
+        Self::with_type(ds, mem, inner, rows, path)
     }
 
     /// Where element `row` is, for errors: `$.field[row]` at the dataset.
@@ -546,25 +584,18 @@ impl<T: Pod> PodReader<T> {
     /// Reads rows `start..start + n` into `out`, reusing its memory.
     pub fn read_into(&self, start: u64, n: u64, out: &mut Vec<T>) -> Result<()> {
         match start.checked_add(n) {
-            Some(end) if end <= self.rows => {
-                let mem = self.mem_type();
-                match self.ahead.as_deref() {
-                    Some((p, ahead)) => self.read_ahead(p, ahead, mem, start, n, out),
-                    // SAFETY: `mem` describes `T` (Pod contract), or is the
-                    // dataset's own 1-byte type for AS_STORED bytes.
-                    None => unsafe {
-                        raw::read_rows_into::<T>(
-                            &self.ds,
-                            mem,
-                            start,
-                            n,
-                            &self.inner,
-                            out,
-                            &self.at,
-                        )
-                    },
-                }
-            }
+            Some(end) if end <= self.rows => match self.ahead.as_deref() {
+                Some((p, ahead)) => self.read_ahead(p, ahead, start, n, out),
+                None => raw::read_pod_rows::<T>(
+                    &self.ds,
+                    &self.mem,
+                    start,
+                    n,
+                    &self.inner,
+                    out,
+                    &self.at,
+                ),
+            },
             _ => Err(crate::Error::invalid(
                 &self.at,
                 format!(
@@ -587,7 +618,6 @@ impl<T: Pod> PodReader<T> {
         &self,
         p: &Pipeline,
         ahead: &ReadAhead,
-        mem: hdf5_sys::h5i::hid_t,
         start: u64,
         n: u64,
         out: &mut Vec<T>,
@@ -602,16 +632,9 @@ impl<T: Pod> PodReader<T> {
         } else {
             out.resize(elems, T::default());
         }
-        // SAFETY: `out` holds `elems` initialised plain values (`n` rows of
-        // `p.row_bytes` bytes); viewing them as bytes is valid, and any
-        // bytes written are a valid `T` (Pod contract).
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(
-                out.as_mut_ptr().cast::<u8>(),
-                elems * std::mem::size_of::<T>(),
-            )
-        };
-        let (ds, inner, at) = (&self.ds, &self.inner, &self.at);
+        // `out` holds `elems` plain values: `n` rows of `p.row_bytes` bytes.
+        let bytes = raw::pod_bytes_mut(&mut out[..]);
+        let (ds, mem, inner, at) = (&self.ds, &self.mem, &self.inner, &self.at);
         prefetch::read_rows_ahead(
             ds,
             p,
@@ -621,11 +644,7 @@ impl<T: Pod> PodReader<T> {
             n,
             bytes,
             at,
-            &mut |s, k, b| {
-                // SAFETY: `b` has room for `k` whole rows of `mem`, which
-                // describes `T` (Pod contract) or is the dataset's own type.
-                unsafe { raw::read_rows_raw(ds, mem, s, k, inner, b.as_mut_ptr().cast(), at) }
-            },
+            &mut |s, k, b| raw::read_pod_rows_bytes(ds, mem, s, k, inner, b, at),
         )
     }
 }

@@ -1,17 +1,14 @@
 //! Files and groups with the properties h5vec's crash protocol relies on.
 
-use std::ffi::{c_uint, CString};
+use std::ffi::CString;
 use std::path::Path;
 
 use hdf5::file::{FileAccess, FileCreate, FileSpaceStrategy, LibraryVersion};
-use hdf5::plist::group_create::GroupCreate;
 use hdf5::Group;
-use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::{h5f, h5g, h5p};
+use hdf5_sys::h5f;
 
 use crate::error::{Context, Error, Place, Result};
-use crate::raw::{check, sync};
+use crate::raw::{self, LinkStorage};
 
 /// Links the object header of a group made by [`create_file`] (its root
 /// group) or [`create_group`] has room for from the start.
@@ -27,25 +24,13 @@ pub(crate) const PREALLOCATED_LINKS: u32 = 64;
 /// save; `cargo run --release -p h5vec-bench --bin many_saves`).
 pub(crate) const COMPACT_LINKS: u32 = 256;
 
-/// Sets the link storage of a group creation (or file creation, for the
-/// root group) property list: compact up to [`COMPACT_LINKS`], a header
-/// with room for [`PREALLOCATED_LINKS`] links of 16-byte names.
-///
-/// # Safety
-/// The caller holds the HDF5 lock, and `plist` is a valid group or file
-/// creation property list.
-unsafe fn set_link_storage(plist: hid_t, at: &Place) -> Result<()> {
-    // SAFETY: a valid creation property list under the lock (caller's
-    // contract); both calls take plain values.
-    unsafe {
-        check(
-            at,
-            h5p::H5Pset_link_phase_change(plist, COMPACT_LINKS, COMPACT_LINKS * 3 / 4),
-        )?;
-        check(at, h5p::H5Pset_est_link_info(plist, PREALLOCATED_LINKS, 16))?;
-    }
-    Ok(())
-}
+/// The link storage of a group made by [`create_file`] (its root group) or
+/// [`create_group`]: compact up to [`COMPACT_LINKS`], a header with room for
+/// [`PREALLOCATED_LINKS`] links of 16-byte names.
+const LINKS: LinkStorage = LinkStorage {
+    compact: COMPACT_LINKS,
+    preallocated: PREALLOCATED_LINKS,
+};
 
 /// Creates (or truncates) the HDF5 file `path` with the properties that make
 /// saves and appends crash-safe (SPEC.md, section 8):
@@ -123,19 +108,7 @@ fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
         .file_space_strategy(FileSpaceStrategy::PageAggregation)
         .finish()
         .at(at)?;
-    sync(|| {
-        // SAFETY: valid property lists and a NUL-terminated name; the new
-        // file id is owned by the returned `File`.
-        unsafe {
-            set_link_storage(fcpl.id(), at)?;
-            let id = check(
-                at,
-                h5f::H5Fcreate(name.as_ptr(), h5f::H5F_ACC_TRUNC, fcpl.id(), fapl.id()),
-            )?;
-            hdf5::from_id::<hdf5::File>(id).at(at)
-        }
-    })
-    .inspect(read_only::forget_freed)
+    raw::create_file(&name, &fcpl, &fapl, LINKS, at).inspect(read_only::forget_freed)
 }
 
 /// Opens the existing HDF5 file `path` read-only: loads work, saves and
@@ -378,9 +351,9 @@ mod read_only {
     use std::sync::Mutex;
 
     use hdf5_sys::h5f;
-    use hdf5_sys::h5i::{self, hid_t};
+    use hdf5_sys::h5i::hid_t;
 
-    use crate::raw::sync;
+    use crate::raw;
 
     struct Handle {
         id: hid_t,
@@ -395,22 +368,7 @@ mod read_only {
 
     /// (per-handle struct address, file number) of `file`.
     fn identity(file: &hdf5::File) -> Option<(usize, u64)> {
-        // SAFETY: a valid file id (held by `file`) and an output integer,
-        // under the lock; the returned pointer is only compared, never
-        // dereferenced.
-        sync(|| unsafe {
-            let object = crate::raw::ffi::H5VLobject(file.id()) as usize;
-            let mut fileno: std::ffi::c_ulong = 0;
-            (object != 0 && h5f::H5Fget_fileno(file.id(), &mut fileno) >= 0)
-                .then_some((object, fileno as u64))
-        })
-    }
-
-    fn intent(file: &hdf5::File) -> std::ffi::c_uint {
-        let mut intent = 0;
-        // SAFETY: a valid file id (held by `file`) and an output integer.
-        sync(|| unsafe { h5f::H5Fget_intent(file.id(), &mut intent) });
-        intent
+        raw::handle_identity(file)
     }
 
     fn handles() -> std::sync::MutexGuard<'static, Vec<Handle>> {
@@ -423,7 +381,7 @@ mod read_only {
     /// read-write handle (a file open read-only only refuses writes itself).
     pub(super) fn opened(file: &hdf5::File) {
         forget_freed(file);
-        if intent(file) & h5f::H5F_ACC_RDWR == 0 {
+        if raw::intent(file) & h5f::H5F_ACC_RDWR == 0 {
             return;
         }
         if let Some((object, fileno)) = identity(file) {
@@ -463,10 +421,7 @@ mod read_only {
                 found = true;
                 return true;
             }
-            // SAFETY: `H5Iis_valid` and `H5Iget_ref` accept any id, under
-            // the lock.
-            let (open, refs) =
-                sync(|| unsafe { (h5i::H5Iis_valid(h.id) > 0, h5i::H5Iget_ref(file.id())) });
+            let (open, refs) = raw::still_open_and_refs(h.id, file);
             // The recorded handle was dropped while objects it opened kept
             // its file struct alive: `file` is the id HDF5 made for the
             // struct just now (no other reference). Another reference means
@@ -489,10 +444,7 @@ mod read_only {
 pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
     let at = &crate::vector::container_place(parent, name);
     let file = parent.file().at(at)?;
-    let mut intent: c_uint = 0;
-    // SAFETY: a valid file id (held by `file`) and an output integer, under
-    // the lock.
-    sync(|| unsafe { check(at, h5f::H5Fget_intent(file.id(), &mut intent)) })?;
+    let intent = raw::checked_intent(&file, at)?;
     if read_only::is_read_only(&file) {
         return Err(Error::hdf5(
             at,
@@ -540,38 +492,16 @@ pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
     let at = &crate::vector::container_place(parent, name);
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(at, "the name contains a NUL byte"))?;
-    let gcpl = GroupCreate::try_new().at(at)?;
-    sync(|| {
-        // SAFETY: a valid property list, location and NUL-terminated name;
-        // the new group id is owned by the returned `Group`.
-        unsafe {
-            set_link_storage(gcpl.id(), at)?;
-            let id = check(
-                at,
-                h5g::H5Gcreate2(
-                    parent.id(),
-                    cname.as_ptr(),
-                    H5P_DEFAULT,
-                    gcpl.id(),
-                    H5P_DEFAULT,
-                ),
-            )?;
-            hdf5::from_id::<Group>(id).at(at)
-        }
-    })
+    raw::create_group(parent, &cname, LINKS, at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hdf5_sys::h5g::{H5G_info_t, H5G_storage_type_t};
+    use hdf5_sys::h5g::H5G_storage_type_t;
 
     fn storage(g: &Group) -> H5G_storage_type_t {
-        // SAFETY: `H5G_info_t` is plain C data, valid when zeroed.
-        let mut info: H5G_info_t = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid group id and an output struct.
-        sync(|| unsafe { h5g::H5Gget_info(g.id(), &mut info) });
-        info.storage_type
+        raw::group_storage(g)
     }
 
     #[test]

@@ -14,18 +14,13 @@
 //! superblock marked "open for writing", and [`crate::open_file_rw`] clears
 //! that mark only when no live writer holds this lock.
 
-use std::ffi::{c_uint, c_void, CString};
+use std::ffi::CString;
 use std::path::Path;
 
 use hdf5::Group;
-use hdf5_sys::h5f;
-use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5p;
-use hdf5_sys::h5t::{self, H5T_class_t};
 
 use crate::error::{Context, Error, Place, Result};
-use crate::guard::Access;
-use crate::raw::{check, sync, Owned};
+use crate::raw;
 
 /// The superblock's "open for writing" and "open for SWMR writing" flags
 /// (file consistency flags of a version 3 superblock).
@@ -41,48 +36,12 @@ fn c_path(path: &Path, at: &Place) -> Result<CString> {
         .ok_or_else(|| Error::bad_name(at, "the path is not UTF-8 without NUL"))
 }
 
-/// A file access property list with library version bounds `latest`.
-fn latest_fapl(at: &Place) -> Result<Owned> {
-    sync(|| {
-        // SAFETY: creating a property list of a predefined class; the id is
-        // owned by the returned `Owned`; the bounds are plain values.
-        unsafe {
-            let fapl = Owned::new(at, h5p::H5Pcreate(*h5p::H5P_CLS_FILE_ACCESS))?;
-            check(
-                at,
-                h5p::H5Pset_libver_bounds(
-                    fapl.id(),
-                    h5f::H5F_LIBVER_LATEST,
-                    h5f::H5F_LIBVER_LATEST,
-                ),
-            )?;
-            Ok(fapl)
-        }
-    })
-}
-
 /// `h5vec::open_file_live`: read-only, SWMR read, library version bounds
 /// latest, objects evicted from the metadata cache when closed.
 pub(crate) fn open_swmr_read(path: &Path) -> Result<hdf5::File> {
     let at = &Place::new("$", path.display().to_string());
     let name = c_path(path, at)?;
-    let fapl = latest_fapl(at)?;
-    sync(|| {
-        // SAFETY: a valid property list and a NUL-terminated name; the new
-        // file id is owned by the returned `File`.
-        unsafe {
-            check(at, h5p::H5Pset_evict_on_close(fapl.id(), 1))?;
-            let id = check(
-                at,
-                h5f::H5Fopen(
-                    name.as_ptr(),
-                    h5f::H5F_ACC_RDONLY | h5f::H5F_ACC_SWMR_READ,
-                    fapl.id(),
-                ),
-            )?;
-            hdf5::from_id::<hdf5::File>(id).at(at)
-        }
-    })
+    raw::open_swmr_read(&name, at)
 }
 
 /// Whether the superblock of the file at `path` (version 3, at offset 0)
@@ -110,55 +69,13 @@ pub(crate) fn open_rw_clearing_flags(path: &Path, at: &Place) -> Result<hdf5::Fi
         ));
     }
     let name = c_path(path, at)?;
-    let fapl = latest_fapl(at)?;
-    let prop = CString::new("clear_status_flags").expect("no NUL");
-    sync(|| {
-        // SAFETY: a valid property list, the name of a `bool` property of
-        // the file access class and a `bool` to copy; a NUL-terminated
-        // file name; the new file id is owned by the returned `File`.
-        unsafe {
-            let mut clear = true;
-            check(
-                at,
-                h5p::H5Pset(
-                    fapl.id(),
-                    prop.as_ptr(),
-                    (&mut clear as *mut bool).cast::<c_void>(),
-                ),
-            )?;
-            let id = check(
-                at,
-                h5f::H5Fopen(name.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id()),
-            )?;
-            hdf5::from_id::<hdf5::File>(id).at(at)
-        }
-    })
+    raw::open_rw_clearing_flags(&name, at)
 }
 
 /// The lock a live writer holds while it writes (see the module docs).
 pub(crate) struct LiveLock {
     _file: std::fs::File,
 }
-
-#[cfg(unix)]
-fn lock_request(kind: libc::c_short) -> libc::flock {
-    // SAFETY: `flock` is plain C data, valid when zeroed.
-    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
-    fl.l_type = kind;
-    fl.l_whence = libc::SEEK_SET as libc::c_short;
-    fl.l_start = LOCK_AT as libc::off_t;
-    fl.l_len = 1;
-    fl
-}
-
-#[cfg(target_os = "linux")]
-const SETLK: libc::c_int = libc::F_OFD_SETLK;
-#[cfg(target_os = "linux")]
-const GETLK: libc::c_int = libc::F_OFD_GETLK;
-#[cfg(all(unix, not(target_os = "linux")))]
-const SETLK: libc::c_int = libc::F_SETLK;
-#[cfg(all(unix, not(target_os = "linux")))]
-const GETLK: libc::c_int = libc::F_GETLK;
 
 impl LiveLock {
     /// Takes the live writer's lock on `path`; an error if another live
@@ -170,19 +87,11 @@ impl LiveLock {
             .open(path)
             .map_err(|e| Error::invalid(at, format!("cannot open the file to lock it: {e}")))?;
         #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            let fl = lock_request(libc::F_WRLCK as libc::c_short);
-            // SAFETY: a valid open descriptor and a valid `flock` request.
-            if unsafe { libc::fcntl(file.as_raw_fd(), SETLK, &fl) } != 0 {
-                return Err(Error::invalid(
-                    at,
-                    format!(
-                        "another live writer is writing this file ({})",
-                        std::io::Error::last_os_error()
-                    ),
-                ));
-            }
+        if let Err(e) = raw::lock_byte(&file, LOCK_AT) {
+            return Err(Error::invalid(
+                at,
+                format!("another live writer is writing this file ({e})"),
+            ));
         }
         Ok(LiveLock { _file: file })
     }
@@ -192,7 +101,6 @@ impl LiveLock {
 fn live_writer_present(path: &Path) -> bool {
     #[cfg(unix)]
     {
-        use std::os::fd::AsRawFd;
         let Ok(file) = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -200,10 +108,7 @@ fn live_writer_present(path: &Path) -> bool {
         else {
             return false;
         };
-        let mut fl = lock_request(libc::F_WRLCK as libc::c_short);
-        // SAFETY: a valid open descriptor and a valid `flock` to fill in.
-        let r = unsafe { libc::fcntl(file.as_raw_fd(), GETLK, &mut fl) };
-        r == 0 && fl.l_type != libc::F_UNLCK as libc::c_short
+        raw::byte_locked(&file, LOCK_AT)
     }
     #[cfg(not(unix))]
     {
@@ -212,21 +117,14 @@ fn live_writer_present(path: &Path) -> bool {
     }
 }
 
-fn intent(file: &hdf5::File) -> c_uint {
-    let mut intent: c_uint = 0;
-    // SAFETY: a valid file id (held by `file`) and an output integer.
-    sync(|| unsafe { h5f::H5Fget_intent(file.id(), &mut intent) });
-    intent
-}
-
 /// Whether `file` is open as a live reader (SWMR read).
 pub(crate) fn is_live_reader(file: &hdf5::File) -> bool {
-    intent(file) & h5f::H5F_ACC_SWMR_READ != 0
+    raw::is_swmr_reader(file)
 }
 
 /// Whether `file` is in SWMR writing mode.
 pub(crate) fn is_live_writer(file: &hdf5::File) -> bool {
-    intent(file) & h5f::H5F_ACC_SWMR_WRITE != 0
+    raw::is_swmr_writer(file)
 }
 
 /// Switches `file` to SWMR writing (nothing if it already is). Needs a file
@@ -235,35 +133,19 @@ pub(crate) fn start_swmr_write(file: &hdf5::File, at: &Place) -> Result<()> {
     if is_live_writer(file) {
         return Ok(());
     }
-    // SAFETY: `H5F_info2_t` is plain C data, valid when zeroed.
-    let mut info: h5f::H5F_info2_t = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid file id and an output struct.
-    sync(|| unsafe { check(at, h5f::H5Fget_info2(file.id(), &mut info)) })?;
-    if info.super_.version < 3 {
+    let version = raw::superblock_version(file, at)?;
+    if version < 3 {
         return Err(Error::mismatch(
             at,
             "a file made by h5vec::create_file_live (superblock version 3, which HDF5's \
              SWMR mode needs)",
-            format!("superblock version {}", info.super_.version),
+            format!("superblock version {version}"),
         ));
     }
     // SWMR needs objects in the 1.10 format or later (a handle from
     // `open_file_rw` has HDF5's default low bound); the file's own format
     // (superblock version 3) already is.
-    // SAFETY: a valid file id and plain bound values, under the lock.
-    sync(|| unsafe {
-        check(
-            at,
-            crate::raw::ffi::H5Fset_libver_bounds(
-                file.id(),
-                h5f::H5F_libver_t::H5F_LIBVER_V110,
-                h5f::H5F_LIBVER_LATEST,
-            ),
-        )
-    })?;
-    // SAFETY: a valid file id, under the lock.
-    sync(|| unsafe { check(at, h5f::H5Fstart_swmr_write(file.id())) })?;
-    Ok(())
+    raw::start_swmr_write(file, at)
 }
 
 /// Refuses a vector whose `data` group holds a dataset of variable-length
@@ -282,10 +164,7 @@ pub(crate) fn check_live_kinds(data: &Group) -> Result<()> {
                 };
                 walk(&sub, &f)?;
             } else if let Ok(ds) = g.dataset(&name) {
-                // SAFETY: a valid dataset id; the type id is owned by `Owned`.
-                let vl = sync(|| unsafe {
-                    Owned::ok(hdf5_sys::h5d::H5Dget_type(ds.id())).map(|t| has_varlen(t.id()))
-                });
+                let vl = raw::dataset_has_varlen(&ds);
                 if vl != Some(false) {
                     return Err(Error::mismatch(
                         Place::new(field, ds.name()),
@@ -302,47 +181,21 @@ pub(crate) fn check_live_kinds(data: &Group) -> Result<()> {
     walk(data, "$")
 }
 
-/// Whether datatype `t` is or contains variable-length data.
-///
-/// # Safety
-/// The caller holds the HDF5 lock and `t` is a valid datatype id.
-unsafe fn has_varlen(t: hid_t) -> bool {
-    // SAFETY: forwarded from the caller; member and base type ids are owned
-    // by `Owned`.
-    unsafe {
-        match h5t::H5Tget_class(t) {
-            H5T_class_t::H5T_VLEN => true,
-            H5T_class_t::H5T_STRING => h5t::H5Tis_variable_str(t) != 0,
-            H5T_class_t::H5T_COMPOUND => {
-                let n = h5t::H5Tget_nmembers(t).max(0) as c_uint;
-                (0..n).any(|i| {
-                    Owned::ok(h5t::H5Tget_member_type(t, i)).is_none_or(|m| has_varlen(m.id()))
-                })
-            }
-            H5T_class_t::H5T_ARRAY => {
-                Owned::ok(h5t::H5Tget_super(t)).is_none_or(|b| has_varlen(b.id()))
-            }
-            H5T_class_t::H5T_NO_CLASS => true,
-            _ => false,
-        }
-    }
-}
-
-/// For a load through a live reader: the vector's `count` as of now, read
-/// with everything below the vector closed again afterwards, so that the
-/// load that follows opens its datasets anew and sees extents that cover it
-/// (a dataset opened before `count` was read may predate the commit that
-/// wrote it). `None` for other files.
-pub(crate) fn count_before_open(parent: &Group, name: &str, access: Access) -> Result<Option<u64>> {
+/// For a load through a live reader: the vector's `count` as of now, from
+/// `read_count`, which reads it with everything below the vector closed
+/// again afterwards, so that the load that follows opens its datasets anew
+/// and sees extents that cover it (a dataset opened before `count` was read
+/// may predate the commit that wrote it). `None` for other files (then
+/// `read_count` is not called).
+pub(crate) fn count_before_open(
+    parent: &Group,
+    read_count: impl FnOnce() -> Result<u64>,
+) -> Result<Option<u64>> {
     let Ok(file) = parent.file() else {
         return Ok(None);
     };
     if !is_live_reader(&file) {
         return Ok(None);
     }
-    let (group, walked) = crate::vector::open_vector_group(parent, name, access)?;
-    let meta = crate::codec::open_group(&group, "metadata", "$")?;
-    let count = crate::vector::read_count(&meta)?;
-    drop((meta, group, walked));
-    Ok(Some(count))
+    read_count().map(Some)
 }

@@ -281,7 +281,13 @@ pub(crate) fn open_vector(parent: &Group, name: &str, access: Access) -> Result<
         raw::cover_whole_file(&file);
     }
     // A live reader reads `count` before opening the datasets it covers.
-    let live_count = crate::live::count_before_open(parent, name, access)?;
+    let live_count = crate::live::count_before_open(parent, || {
+        let (group, walked) = open_vector_group(parent, name, access)?;
+        let meta = open_group(&group, "metadata", "$")?;
+        let count = read_count(&meta)?;
+        drop((meta, group, walked));
+        Ok(count)
+    })?;
     let (group, walked) = open_vector_group(parent, name, access)?;
     expect_members(&group, &["data", "metadata"], &Stored::default(), "$")?;
     let meta = open_group(&group, "metadata", "$")?;

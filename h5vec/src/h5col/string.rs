@@ -177,18 +177,8 @@ impl FixedStrWriter {
         }
         let dt = raw::dataset_type(&ds, &self.path)?;
         let rows = self.vals.len() as u64;
-        // SAFETY: buf holds `rows` values of the dataset's own type (size bytes each).
-        unsafe {
-            raw::write_rows_raw(
-                &ds,
-                dt.id(),
-                self.written,
-                rows,
-                &[],
-                buf.as_ptr().cast(),
-                &self.path,
-            )?
-        };
+        // `buf` holds `rows` values of the dataset's own type (size bytes each).
+        raw::write_plain_rows(&ds, &dt, self.written, rows, &buf, &self.path)?;
         self.written += rows;
         self.vals.clear();
         Ok(())

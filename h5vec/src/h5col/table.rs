@@ -15,7 +15,7 @@
 //! ```
 
 use hdf5::Group;
-use hdf5_sys::h5t::{self, H5T_class_t};
+use hdf5_sys::h5t::H5T_class_t;
 
 use crate::error::{At, Context, Error, Place, Result};
 use crate::guard::{Access, Container, Walked};
@@ -109,12 +109,7 @@ fn read_nrows(table: &Group, path: &Place) -> Result<u64> {
     }
     let a = table.attr(NROWS).at(&p)?;
     let dt = a.dtype().at(&p)?;
-    // SAFETY: queries of the open datatype `dt`, under the library lock.
-    let ok = raw::sync(|| unsafe {
-        h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_INTEGER
-            && h5t::H5Tget_sign(dt.id()) == hdf5_sys::h5t::H5T_sign_t::H5T_SGN_NONE
-            && h5t::H5Tget_size(dt.id()) <= 8
-    });
+    let ok = raw::unsigned_int_size(&dt).is_some_and(|size| size <= 8);
     if !ok {
         return Err(Error::mismatch(
             &p,
@@ -156,14 +151,7 @@ pub(crate) fn read_column_order(table: &Group, path: &Place) -> Result<Option<Ve
     crate::raw::gheap::check_attr(table, COLUMN_ORDER, &p)?;
     let a = table.attr(COLUMN_ORDER).at(&p)?;
     let dt = a.dtype().at(&p)?;
-    // SAFETY: queries of the open datatype `dt`, under the library lock.
-    let (class, size, var) = raw::sync(|| unsafe {
-        (
-            h5t::H5Tget_class(dt.id()),
-            h5t::H5Tget_size(dt.id()),
-            h5t::H5Tis_variable_str(dt.id()) > 0,
-        )
-    });
+    let (class, size, var) = raw::string_facts(&dt);
     if class != H5T_class_t::H5T_STRING || a.ndim() != 1 {
         return Err(Error::mismatch(
             &p,
@@ -186,8 +174,7 @@ pub(crate) fn read_column_order(table: &Group, path: &Place) -> Result<Option<Ve
     }
     let n = a.size();
     // The attribute's own storage holds every byte of its value.
-    // SAFETY: a query of the open attribute `a`, under the library lock.
-    let stored = raw::sync(|| unsafe { hdf5_sys::h5a::H5Aget_storage_size(a.id()) });
+    let stored = raw::attr_storage_size(&a);
     let total = n
         .checked_mul(size)
         .filter(|&t| t as u64 <= stored)
@@ -198,16 +185,9 @@ pub(crate) fn read_column_order(table: &Group, path: &Place) -> Result<Option<Ve
             )
         })?;
     let mut buf = vec![0u8; total];
-    // SAFETY: `buf` holds `n * size` bytes: all `n` values of the attribute
-    // in its own type `dt` (`size` bytes each).
-    raw::sync(|| unsafe {
-        hdf5::h5check(hdf5_sys::h5a::H5Aread(
-            a.id(),
-            dt.id(),
-            buf.as_mut_ptr().cast(),
-        ))
-    })
-    .at(&p)?;
+    // `buf` holds `n * size` bytes: all `n` values of the attribute in its
+    // own type `dt` (`size` bytes each).
+    raw::read_attr_bytes(&a, &dt, &mut buf, &p)?;
     let mut out = Vec::with_capacity(n);
     for chunk in buf.chunks(size.max(1)) {
         let end = chunk.iter().position(|&b| b == 0).unwrap_or(chunk.len());
@@ -235,37 +215,14 @@ fn write_column_order(table: &Group, names: &[&str], path: &Place) -> Result<()>
         .shape(names.len())
         .create(COLUMN_ORDER)
         .at(&p)?;
-    // SAFETY: `buf` holds `names.len()` values of `dt` (`size` bytes each),
-    // the attribute's type and shape.
-    raw::sync(|| unsafe {
-        hdf5::h5check(hdf5_sys::h5a::H5Awrite(
-            a.id(),
-            dt.id(),
-            buf.as_ptr().cast(),
-        ))
-    })
-    .at(&p)?;
-    Ok(())
+    // `buf` holds `names.len()` values of `dt` (`size` bytes each), the
+    // attribute's type and shape.
+    raw::write_attr_bytes(&a, &dt, &buf, &p)
 }
 
 /// Fixed-length, null-padded string type of `size` bytes.
 pub(super) fn fixed_string_type(size: usize, utf8: bool, path: impl At) -> Result<hdf5::Datatype> {
-    let dt = raw::copy_type(*h5t::H5T_C_S1, path)?;
-    // SAFETY: `dt` is a copy owned here; the setters change only it.
-    raw::sync(|| unsafe {
-        hdf5::h5check(h5t::H5Tset_size(dt.id(), size.max(1)))?;
-        hdf5::h5check(h5t::H5Tset_strpad(dt.id(), h5t::H5T_str_t::H5T_STR_NULLPAD))?;
-        hdf5::h5check(h5t::H5Tset_cset(
-            dt.id(),
-            if utf8 {
-                h5t::H5T_cset_t::H5T_CSET_UTF8
-            } else {
-                h5t::H5T_cset_t::H5T_CSET_ASCII
-            },
-        ))
-    })
-    .at(path)?;
-    Ok(dt)
+    raw::nullpad_string_type(size, utf8, path)
 }
 
 /// Writes the attributes and columns of new table `table` holding `rows`.

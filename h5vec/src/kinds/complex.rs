@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
-use crate::raw::{sync, Pod, TypeInfo};
+use crate::raw::{Pod, TypeInfo};
 
 /// The compound `{r, i}` of two `part` floats of `size` bytes, made once
 /// (HDF5 owns it for the process's lifetime; a failure gives an invalid id,
@@ -29,24 +29,7 @@ use crate::raw::{sync, Pod, TypeInfo};
     )
 )]
 fn compound(cell: &'static OnceLock<hid_t>, part: fn() -> hid_t, size: usize) -> hid_t {
-    *cell.get_or_init(|| {
-        // SAFETY: a new compound type of `2 * size` bytes with two members
-        // of `size` bytes at offsets 0 and `size`; closed again on failure.
-        sync(|| unsafe {
-            let t = h5t::H5Tcreate(H5T_class_t::H5T_COMPOUND, 2 * size);
-            if t < 0 {
-                return t;
-            }
-            let p = part();
-            if h5t::H5Tinsert(t, c"r".as_ptr(), 0, p) < 0
-                || h5t::H5Tinsert(t, c"i".as_ptr(), size, p) < 0
-            {
-                h5t::H5Tclose(t);
-                return -1;
-            }
-            t
-        })
-    })
+    *cell.get_or_init(|| crate::raw::compound::pair_compound(c"r", c"i", part, size))
 }
 
 /// Whether `t` is a compound of exactly the members `r` and `i`, IEEE

@@ -3,7 +3,8 @@
 //! and scratch space), Blosc frames (c-blosc's context calls), and the
 //! Fletcher32 checksum appended on the way in and verified on the way out
 //! ([`Pipeline::compress`], [`Pipeline::store`], [`Pipeline::decompress`]).
-//! No HDF5 call: these run on the worker threads.
+//! No HDF5 call: these run on the worker threads (Blosc's C calls are in
+//! `crate::raw`).
 
 use std::ffi::c_uint;
 
@@ -163,23 +164,14 @@ impl Pipeline {
         out.clear();
         out.resize(raw.len() + BLOSC_MAX_OVERHEAD, 0);
         let name = blosc_name(compressor);
-        // SAFETY: `raw` and `out` are valid for the lengths passed and do
-        // not overlap; `name` is NUL-terminated; the context call touches
-        // no global state.
-        let n = unsafe {
-            blosc_src::blosc_compress_ctx(
-                level.unwrap_or(0).min(9) as i32,
-                shuffle,
-                typesize,
-                raw.len(),
-                raw.as_ptr().cast(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-                name.as_ptr(),
-                0,
-                1,
-            )
-        };
+        let n = crate::raw::blosc_compress(
+            level.unwrap_or(0).min(9) as i32,
+            shuffle,
+            typesize,
+            raw,
+            out,
+            name,
+        );
         match usize::try_from(n) {
             Ok(n) if n > 0 && (level.is_none() || n <= raw.len()) => {
                 out.truncate(n);
@@ -197,26 +189,7 @@ impl Pipeline {
     /// the frame's header is checked against its length and the chunk's
     /// size first.
     fn blosc_decompress(comp: &[u8], out: &mut [u8]) -> bool {
-        let mut nbytes = 0usize;
-        // SAFETY: `comp` is valid for `comp.len()` bytes; Blosc reads its
-        // header within them and writes the size it claims to `nbytes`.
-        let valid = unsafe {
-            blosc_src::blosc_cbuffer_validate(comp.as_ptr().cast(), comp.len(), &mut nbytes)
-        };
-        if valid != 0 || nbytes != out.len() {
-            return false;
-        }
-        // SAFETY: a frame whose header `blosc_cbuffer_validate` accepted
-        // for `comp.len()` bytes; `out` has room for the `nbytes` it holds.
-        let n = unsafe {
-            blosc_src::blosc_decompress_ctx(
-                comp.as_ptr().cast(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-                1,
-            )
-        };
-        usize::try_from(n).is_ok_and(|n| n == out.len())
+        crate::raw::blosc_decompress(comp, out)
     }
 
     /// Verifies (if the pipeline has a checksum) and decompresses one

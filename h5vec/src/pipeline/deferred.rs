@@ -52,11 +52,7 @@ trait Input: Send + Sync + 'static {
 
 impl<T: Pod> Input for Vec<T> {
     fn bytes(&self) -> &[u8] {
-        // SAFETY: `Pod` values are plain data without padding (its contract),
-        // so the initialised elements are initialised bytes.
-        unsafe {
-            std::slice::from_raw_parts(self.as_ptr().cast(), std::mem::size_of_val(&self[..]))
-        }
+        crate::raw::pod_bytes(self)
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {

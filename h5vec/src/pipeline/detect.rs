@@ -7,15 +7,11 @@
 use std::ffi::c_uint;
 
 use hdf5::Dataset;
-use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5z::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE};
 
 /// HDF5's id of the Blosc filter.
 const BLOSC_FILTER: i32 = 32001;
-use hdf5_sys::{h5d, h5p, h5t};
-
-use crate::raw::ffi::{sync, Owned};
 
 /// What compresses the chunks of a [`Pipeline`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,129 +79,84 @@ impl Pipeline {
         if !enabled() || cfg!(target_endian = "big") {
             return None;
         }
-        // SAFETY: a valid dataset id; the property list is owned by an
-        // `Owned` and valid while `detect_in` reads it, under the lock.
-        sync(|| unsafe {
-            let dcpl = Owned::ok(h5d::H5Dget_create_plist(ds.id()))?;
-            Self::detect_in(ds.id(), dcpl.id(), mem_type)
-        })
+        Self::from_layout(crate::raw::dataset_layout(ds, mem_type)?)
     }
 
-    /// [`Pipeline::detect`] on the dataset's creation property list.
-    ///
-    /// # Safety
-    /// The caller holds the HDF5 lock; `ds` is a valid dataset id, `dcpl`
-    /// its creation property list, and `mem_type` a datatype id.
-    unsafe fn detect_in(ds: hid_t, dcpl: hid_t, mem_type: hid_t) -> Option<Pipeline> {
-        // SAFETY: (whole block) valid ids under the lock (caller's
-        // contract); output buffers are as large as passed; the file type
-        // is owned by an `Owned`.
-        unsafe {
-            let nf = h5p::H5Pget_nfilters(dcpl);
-            if !(0..=3).contains(&nf) {
-                return None;
-            }
-            let mut filters = Vec::with_capacity(nf as usize);
-            for i in 0..nf as c_uint {
-                let mut flags: c_uint = 0;
-                let mut nelm: usize = 8;
-                let mut cd = [0 as c_uint; 8];
-                let mut cfg: c_uint = 0;
-                let id = h5p::H5Pget_filter2(
-                    dcpl,
-                    i,
-                    &mut flags,
-                    &mut nelm,
-                    cd.as_mut_ptr(),
-                    0,
-                    std::ptr::null_mut(),
-                    &mut cfg,
-                );
-                filters.push((id, nelm, cd));
-            }
-            // Fletcher32 is h5vec's only when it comes last.
-            let checksum = filters.last().is_some_and(|f| f.0 == FLETCHER32_FILTER);
-            if checksum {
-                filters.pop();
-            }
-            let nc = filters.len();
-            let mut shuffle = false;
-            let mut level = None;
-            let mut codec = Codec::Deflate;
-            // Blosc's own record of the chunk's size, checked below.
-            let mut blosc_bytes = None;
-            for (i, &(id, nelm, cd)) in filters.iter().enumerate() {
-                match id {
-                    H5Z_FILTER_SHUFFLE if i == 0 && nc == 2 => shuffle = true,
-                    H5Z_FILTER_DEFLATE if i == nc - 1 => {
-                        level = Some(if nelm >= 1 { cd[0] } else { 6 })
-                    }
-                    // Blosc alone, with the parameters its `set_local`
-                    // completes at creation: [filter version, format
-                    // version, type size, chunk bytes, level, shuffle,
-                    // compressor].
-                    BLOSC_FILTER if nc == 1 && (7..=cd.len()).contains(&nelm) => {
-                        let compressor = crate::options::BloscCompressor::from_code(cd[6])?;
-                        if cd[4] > 9 || cd[5] > 2 || !(1..=255).contains(&cd[2]) {
-                            return None;
-                        }
-                        level = Some(cd[4]);
-                        blosc_bytes = Some(cd[3] as usize);
-                        codec = Codec::Blosc {
-                            typesize: cd[2] as usize,
-                            shuffle: cd[5] as i32,
-                            compressor,
-                        };
-                    }
-                    _ => return None,
-                }
-            }
-            if nc > 0 && level.is_none() {
-                return None;
-            }
-            if nc == 0 && checksum {
-                level = Some(0);
-                codec = Codec::Plain;
-            }
-            let file_type = Owned::ok(h5d::H5Dget_type(ds))?;
-            let ft = file_type.id();
-            // Only plain fixed-size data: no variable-length strings or
-            // sequences (their file bytes are heap references, not values).
-            use hdf5_sys::h5t::H5T_class_t::*;
-            let plain = matches!(
-                h5t::H5Tget_class(ft),
-                H5T_INTEGER | H5T_FLOAT | H5T_BITFIELD | H5T_ENUM | H5T_COMPOUND
-            ) && h5t::H5Tdetect_class(ft, H5T_VLEN) == 0
-                && h5t::H5Tdetect_class(ft, H5T_STRING) == 0
-                && h5t::H5Tdetect_class(ft, H5T_REFERENCE) == 0;
-            let same = plain && h5t::H5Tequal(ft, mem_type) > 0;
-            let elem = h5t::H5Tget_size(ft);
-            if !same || elem == 0 {
-                return None;
-            }
-            let mut dims = [0 as hsize_t; 32];
-            let rank = h5p::H5Pget_chunk(dcpl, 32, dims.as_mut_ptr());
-            if rank < 1 {
-                return None;
-            }
-            let mut row_bytes = elem;
-            for &d in &dims[1..rank as usize] {
-                row_bytes = row_bytes.checked_mul(usize::try_from(d).ok()?)?;
-            }
-            let chunk_bytes = row_bytes.checked_mul(usize::try_from(dims[0]).ok()?)?;
-            if blosc_bytes.is_some_and(|b| b != chunk_bytes) {
-                return None;
-            }
-            Some(Pipeline {
-                chunk_rows: dims[0],
-                row_bytes,
-                elem,
-                shuffle,
-                level: level.map(|l| l.min(12)),
-                codec,
-                checksum,
-            })
+    /// [`Pipeline::detect`] on what HDF5 says of the dataset.
+    fn from_layout(layout: crate::raw::Layout) -> Option<Pipeline> {
+        let mut filters = layout.filters;
+        if filters.len() > 3 {
+            return None;
         }
+        // Fletcher32 is h5vec's only when it comes last.
+        let checksum = filters.last().is_some_and(|f| f.id == FLETCHER32_FILTER);
+        if checksum {
+            filters.pop();
+        }
+        let nc = filters.len();
+        let mut shuffle = false;
+        let mut level = None;
+        let mut codec = Codec::Deflate;
+        // Blosc's own record of the chunk's size, checked below.
+        let mut blosc_bytes = None;
+        for (i, f) in filters.iter().enumerate() {
+            let (nelm, cd) = (f.nelm, f.cd);
+            match f.id {
+                H5Z_FILTER_SHUFFLE if i == 0 && nc == 2 => shuffle = true,
+                H5Z_FILTER_DEFLATE if i == nc - 1 => {
+                    level = Some(if nelm >= 1 { cd[0] } else { 6 })
+                }
+                // Blosc alone, with the parameters its `set_local`
+                // completes at creation: [filter version, format
+                // version, type size, chunk bytes, level, shuffle,
+                // compressor].
+                BLOSC_FILTER if nc == 1 && (7..=cd.len()).contains(&nelm) => {
+                    let compressor = crate::options::BloscCompressor::from_code(cd[6])?;
+                    if cd[4] > 9 || cd[5] > 2 || !(1..=255).contains(&cd[2]) {
+                        return None;
+                    }
+                    level = Some(cd[4]);
+                    blosc_bytes = Some(cd[3] as usize);
+                    codec = Codec::Blosc {
+                        typesize: cd[2] as usize,
+                        shuffle: cd[5] as i32,
+                        compressor,
+                    };
+                }
+                _ => return None,
+            }
+        }
+        if nc > 0 && level.is_none() {
+            return None;
+        }
+        if nc == 0 && checksum {
+            level = Some(0);
+            codec = Codec::Plain;
+        }
+        // Only plain fixed-size data: no variable-length strings or
+        // sequences (their file bytes are heap references, not values).
+        let elem = layout.elem;
+        if !layout.plain_and_same || elem == 0 {
+            return None;
+        }
+        let dims = &layout.chunk;
+        let mut row_bytes = elem;
+        for &d in &dims[1..] {
+            row_bytes = row_bytes.checked_mul(usize::try_from(d).ok()?)?;
+        }
+        let chunk_bytes = row_bytes.checked_mul(usize::try_from(dims[0]).ok()?)?;
+        if blosc_bytes.is_some_and(|b| b != chunk_bytes) {
+            return None;
+        }
+        Some(Pipeline {
+            chunk_rows: dims[0],
+            row_bytes,
+            elem,
+            shuffle,
+            level: level.map(|l| l.min(12)),
+            codec,
+            checksum,
+        })
     }
 
     /// Whether whole-vector loads go through

@@ -132,7 +132,7 @@ pub(crate) fn forget_heap_collections(file: &hdf5::File) {
     let id = file.id();
     // Nor in SWMR writing mode, where no object may be created (and no
     // variable-length data is written: SPEC.md section 8, "Live readers").
-    if unlinked().contains(&file_number(id)) || crate::live::is_live_writer(file) {
+    if unlinked().contains(&file_number(id)) || super::swmr::is_swmr_writer(file) {
         return;
     }
     // SAFETY: a valid file id and the lock held (`cache_config`'s

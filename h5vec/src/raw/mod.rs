@@ -20,20 +20,37 @@
 //! | `stored.rs`     | what a dataset stores, for `crate::limits`: rows, filtered chunk |
 //! | `walk.rs`       | the guard's queries: links, object headers, storage of datasets  |
 //! | `gheap.rs`      | global heap collections and object headers read from the bytes   |
+//! | `swmr.rs`       | live readers and writers: SWMR opens and switch, intent, the     |
+//! |                 | variable-length type walk, the writer's `fcntl` byte lock        |
+//! | `files.rs`      | file and group creation with [`LinkStorage`], checked intent,    |
+//! |                 | what identifies one open file handle                             |
+//! | `podrows.rs`    | [`MemType`] (a memory type known to describe a [`Pod`]) and safe |
+//! |                 | row I/O through it; Pod values as bytes                          |
+//! | `pipeline.rs`   | a chunked dataset's filters, type and chunk shape ([`Layout`]);  |
+//! |                 | c-blosc's compress and decompress calls                          |
+//! | `h5col.rs`      | h5col table attributes: type queries, own-type reads and writes, |
+//! |                 | null-padded string types                                         |
+//! | `compound.rs`   | process-wide compound types (complex numbers' `{r, i}`)          |
 
 mod attrs;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+pub(crate) mod compound;
 mod copy;
 mod durability;
 mod enums;
 pub(crate) mod ffi;
+mod files;
 mod filters;
 pub(crate) mod gheap;
+mod h5col;
 mod links;
+mod pipeline;
+mod podrows;
 mod rows;
 mod stored;
+mod swmr;
 mod types;
 pub(crate) mod walk;
 
@@ -50,21 +67,40 @@ pub(crate) use durability::{
     has_free_space_managers, HoldMetadata,
 };
 pub(crate) use enums::{dataset_type_is, tag_type};
-pub(crate) use ffi::{check, sync, Owned};
+pub(crate) use ffi::{sync, Owned};
+#[cfg(test)]
+pub(crate) use files::group_storage;
+pub(crate) use files::{
+    checked_intent, create_file, create_group, handle_identity, still_open_and_refs, LinkStorage,
+};
 pub(crate) use filters::unavailable_filter;
 pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
+pub(crate) use h5col::{
+    attr_storage_size, nullpad_string_type, read_attr_bytes, string_facts, unsigned_int_size,
+    write_attr_bytes,
+};
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
+pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
+pub(crate) use podrows::{
+    pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_plain_rows, write_pod_rows,
+    MemType,
+};
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.
 pub(crate) use rows::read_vlen_each;
 // Rows in a dataset's own type (no conversion).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
-    create_column, read_rows, read_rows_as, read_rows_into, read_rows_own_type, read_vlen_strings,
-    set_rows, shape, write_rows_raw, write_scalar_pod, write_vlen_buffer, write_vlen_strings,
-    ColumnSpec,
+    create_column, read_rows, read_rows_as, read_rows_own_type, read_vlen_strings, set_rows, shape,
+    write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
+};
+#[cfg(unix)]
+pub(crate) use swmr::{byte_locked, lock_byte};
+pub(crate) use swmr::{
+    dataset_has_varlen, intent, is_swmr_reader, is_swmr_writer, open_rw_clearing_flags,
+    open_swmr_read, start_swmr_write, superblock_version,
 };
 // What a dataset stores, for `crate::limits`'s bounds.
 pub(crate) use stored::{filtered_chunk, is_standard_number, is_uint8, stored_rows};

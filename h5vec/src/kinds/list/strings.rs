@@ -41,9 +41,8 @@ pub struct StringValuesEncoder {
 pub struct StringValuesDecoder {
     offsets: PodReader<u64>,
     chars: PodReader<u8>,
-    buf: Vec<u8>,
-    /// `buf` is valid UTF-8 as a whole.
-    utf8: bool,
+    /// The CHARS bytes of the loaded strings, validated as UTF-8 as a whole.
+    buf: Chars,
     /// OFFSETS of the loaded strings (one more than strings), reused.
     offs: Vec<u64>,
     /// Index into `offs` of the next string.
@@ -109,8 +108,7 @@ impl ItemCodec for StringValuesItem {
         Ok(StringValuesDecoder {
             offsets,
             chars: PodReader::new(cds, Vec::new(), cn, path)?,
-            buf: Vec::new(),
-            utf8: false,
+            buf: Chars::Bytes(Vec::new()),
             offs: Vec::new(),
             idx: 0,
             next_row: 0,
@@ -163,13 +161,52 @@ impl Encoder<String> for StringValuesEncoder {
     }
 }
 
+/// A buffer of CHARS bytes: text if valid UTF-8 as a whole (each string
+/// then only needs its two ends on character boundaries, an O(1) check),
+/// else bytes (each string validated on its own).
+enum Chars {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Chars {
+    /// Validates `bytes` as a whole (no copy).
+    fn new(bytes: Vec<u8>) -> Self {
+        String::from_utf8(bytes).map_or_else(|e| Chars::Bytes(e.into_bytes()), Chars::Text)
+    }
+
+    /// The bytes, taken (an empty buffer is left).
+    fn take(&mut self) -> Vec<u8> {
+        match std::mem::replace(self, Chars::Bytes(Vec::new())) {
+            Chars::Text(s) => s.into_bytes(),
+            Chars::Bytes(b) => b,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Chars::Text(s) => s.len(),
+            Chars::Bytes(b) => b.len(),
+        }
+    }
+
+    /// The text of bytes `a..b`, or `None` if out of range or not UTF-8.
+    #[inline]
+    fn get(&self, a: usize, b: usize) -> Option<&str> {
+        match self {
+            Chars::Text(s) => s.get(a..b),
+            Chars::Bytes(bytes) => bytes.get(a..b).and_then(|x| std::str::from_utf8(x).ok()),
+        }
+    }
+}
+
 impl StringValuesDecoder {
     /// What the last `load` read: the OFFSETS of its rows (one more than
     /// rows, from `OFFSETS[start]`, checked) and the CHARS bytes from
     /// `OFFSETS[start]` on, taken (the next `load` reads them afresh).
     #[cfg(feature = "arrow")]
     pub(crate) fn take_loaded(&mut self) -> (&[u64], Vec<u8>) {
-        let buf = std::mem::take(&mut self.buf);
+        let buf = self.buf.take();
         (&self.offs, buf)
     }
 
@@ -226,14 +263,14 @@ impl StringValuesDecoder {
 
     /// Reads strings `rows` for [`next`](Decoder::next) to build one by one.
     fn load_span(&mut self, rows: Range<u64>) -> Result<()> {
-        let (mut offs, mut buf) = (
-            std::mem::take(&mut self.offs),
-            std::mem::take(&mut self.buf),
-        );
+        let (mut offs, mut buf) = (std::mem::take(&mut self.offs), self.buf.take());
         let r = self.read_span(&rows, &mut offs, &mut buf);
-        (self.offs, self.buf) = (offs, buf);
-        r?;
-        self.utf8 = std::str::from_utf8(&self.buf).is_ok();
+        self.offs = offs;
+        if let Err(e) = r {
+            self.buf = Chars::Bytes(buf);
+            return Err(e);
+        }
+        self.buf = Chars::new(buf);
         self.idx = 0;
         self.next_row = rows.start;
         Ok(())
@@ -294,15 +331,7 @@ impl Decoder<String> for StringValuesDecoder {
         }
         let row = self.next_row;
         let (a, end) = self.next_span()?;
-        let text = if self.utf8 {
-            // SAFETY: `buf` was validated as UTF-8 as a whole in `load`;
-            // `get` then checks both ends are character boundaries.
-            unsafe { std::str::from_utf8_unchecked(&self.buf) }.get(a..end)
-        } else {
-            self.buf
-                .get(a..end)
-                .and_then(|b| std::str::from_utf8(b).ok())
-        };
+        let text = self.buf.get(a, end);
         if end > self.buf.len() {
             return Err(exhausted(self.offsets.place()));
         }
