@@ -332,7 +332,7 @@ impl<T: Pod> PodWriter<T> {
             // batch as one whole chunk.
             let start = written - written % p.chunk_rows;
             if start < written {
-                raw::read_pod_rows::<T>(
+                crate::pipeline::rows::read_pod_rows::<T>(
                     &w.ds,
                     &w.mem,
                     start,
@@ -428,7 +428,7 @@ impl<T: Pod> PodWriter<T> {
                 // `buf` holds rows * prod(inner) values of T (rows is counted
                 // explicitly, so zero-size rows such as `[T; 0]` work); the
                 // slice starts at whole row `from`.
-                raw::write_pod_rows(
+                crate::pipeline::rows::write_pod_rows(
                     ds,
                     mem,
                     written + from,
@@ -586,7 +586,7 @@ impl<T: Pod> PodReader<T> {
         match start.checked_add(n) {
             Some(end) if end <= self.rows => match self.ahead.as_deref() {
                 Some((p, ahead)) => self.read_ahead(p, ahead, start, n, out),
-                None => raw::read_pod_rows::<T>(
+                None => crate::pipeline::rows::read_pod_rows::<T>(
                     &self.ds,
                     &self.mem,
                     start,

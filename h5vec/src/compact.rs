@@ -245,7 +245,9 @@ fn copy_dataset(
                 buf.resize(len, 0);
                 // `buf` holds `n * row_bytes` bytes: `n` rows of the
                 // dataset's own type (whose size `row_bytes` is).
-                raw::copy_rows(src, &out, &dtype, start, n, inner, &mut buf, at)?;
+                let bytes = raw::pod_bytes_mut(&mut buf);
+                raw::read_plain_rows_bytes(src, &dtype, start, n, inner, bytes, at)?;
+                crate::pipeline::rows::write_plain_rows(&out, &dtype, start, n, inner, bytes, at)?;
             }
         }
         start += n;

@@ -390,7 +390,7 @@ fn read_int64s(group: &Group, name: &str, max: usize, path: &str) -> Result<Opti
     Ok(Some(if ds.ndim() == 0 {
         vec![ds.read_scalar::<i64>().at(&p)?]
     } else {
-        raw::read_rows::<i64>(&ds, 0, n as u64, &[], &p)?
+        crate::pipeline::rows::read_rows::<i64>(&ds, 0, n as u64, &[], &p)?
     }))
 }
 

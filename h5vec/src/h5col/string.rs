@@ -178,7 +178,15 @@ impl FixedStrWriter {
         let dt = raw::dataset_type(&ds, &self.path)?;
         let rows = self.vals.len() as u64;
         // `buf` holds `rows` values of the dataset's own type (size bytes each).
-        raw::write_plain_rows(&ds, &dt, self.written, rows, &buf, &self.path)?;
+        crate::pipeline::rows::write_plain_rows(
+            &ds,
+            &dt,
+            self.written,
+            rows,
+            &[],
+            &buf,
+            &self.path,
+        )?;
         self.written += rows;
         self.vals.clear();
         Ok(())

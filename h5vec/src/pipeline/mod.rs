@@ -26,6 +26,7 @@
 //! | `pool` | h5vec's worker threads and `for_each_parallel` |
 //! | `buffers` | chunk and batch buffers kept between batches and writers |
 //! | `chunks` | direct chunk I/O: `write_rows`, `read_rows` (whole chunks direct, the rest through HDF5) |
+//! | `rows` | row I/O: whole chunks direct where `detect` allows, the rest one hyperslab through `raw` |
 //! | `prefetch` | `ReadAhead`: the next batch's chunks decompressed while the caller decodes this one |
 //! | `deferred` | `WriteJob`: a flushed batch's chunks compressed and written on the workers while the caller encodes the next batch; `complete_file` finishes them before a commit |
 //! | `ahead` | `Ahead`: the next batch's decoded strings built on the workers |
@@ -39,4 +40,5 @@ pub(crate) mod deferred;
 pub(crate) mod detect;
 pub(crate) mod pool;
 pub(crate) mod prefetch;
+pub(crate) mod rows;
 pub(crate) mod shuffle;

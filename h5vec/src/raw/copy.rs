@@ -5,7 +5,7 @@
 
 use std::ffi::{c_void, CStr};
 
-use hdf5::{Dataset, Datatype, Group};
+use hdf5::{Datatype, Group};
 use hdf5_sys::h5a;
 use hdf5_sys::h5o;
 use hdf5_sys::h5p::H5P_DEFAULT;
@@ -13,7 +13,6 @@ use hdf5_sys::h5s;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
 use super::ffi::{call, check, sync, Owned};
-use super::rows::{read_rows_raw, write_rows_raw};
 use crate::error::{Error, Place, Result};
 
 /// Copies object `name` of `src` to `dst` under the same name, as it is
@@ -60,39 +59,6 @@ pub(crate) fn elements(dtype: &Datatype) -> Elements {
             Elements::Fixed(h5t::H5Tget_size(id))
         }
     })
-}
-
-/// Copies rows `start..start + n` of `src` into the same rows of `dst`
-/// (grown to `start + n` rows), in `dtype`, the type both store (no
-/// conversion), through `buf`. `inner`: the dimensions after the first.
-/// `buf` must hold the rows (`n` times `prod(inner)` values of `dtype`);
-/// a shorter one is an error, not a read past its end.
-#[allow(clippy::too_many_arguments)] // both datasets, the type, the rows and the buffer
-pub(crate) fn copy_rows(
-    src: &Dataset,
-    dst: &Dataset,
-    dtype: &Datatype,
-    start: u64,
-    n: u64,
-    inner: &[u64],
-    buf: &mut [u64],
-    at: &Place,
-) -> Result<()> {
-    let need = inner
-        .iter()
-        .try_fold(dtype.size() as u64, |a, &d| a.checked_mul(d))
-        .and_then(|row| row.checked_mul(n));
-    if need.is_none_or(|b| b > (buf.len() as u64).saturating_mul(8)) {
-        return Err(Error::invalid(at, "batch too large"));
-    }
-    let p = buf.as_mut_ptr().cast::<c_void>();
-    // SAFETY: `buf` holds at least `n * prod(inner)` values of `dtype`
-    // (checked above): `n` rows of the dataset's own type, read and
-    // written without conversion.
-    unsafe {
-        read_rows_raw(src, dtype.id(), start, n, inner, p, at)?;
-        write_rows_raw(dst, dtype.id(), start, n, inner, p, at)
-    }
 }
 
 /// Copies attribute `attr` as `name` of object `dst` (its value in its

@@ -61,7 +61,7 @@ pub(crate) use attrs::{
     write_small,
 };
 // Copies (`crate::compact`).
-pub(crate) use copy::{copy_attr, copy_object, copy_rows, elements, Elements};
+pub(crate) use copy::{copy_attr, copy_object, elements, Elements};
 pub(crate) use durability::{
     clear_chunk_tail, cover_whole_file, flush_file, forget_heap_collections,
     has_free_space_managers, HoldMetadata,
@@ -84,8 +84,8 @@ pub(crate) use h5col::{
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
 pub(crate) use podrows::{
-    pod_bytes, pod_bytes_mut, read_pod_rows, read_pod_rows_bytes, write_plain_rows, write_pod_rows,
-    MemType,
+    plain_size, pod_bytes, pod_bytes_mut, read_plain_rows_bytes, read_pod_rows_bytes,
+    write_plain_rows_bytes, write_pod_rows_bytes, MemType,
 };
 pub(crate) use rows::storage;
 // Strings straight into one buffer, for the schema-driven reader and copies.
@@ -93,7 +93,7 @@ pub(crate) use rows::read_vlen_each;
 // Rows in a dataset's own type (no conversion).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
-    create_column, read_rows, read_rows_as, read_rows_own_type, read_vlen_strings, set_rows, shape,
+    create_column, read_rows_as, read_rows_own_type, read_vlen_strings, set_rows, shape,
     write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
 };
 #[cfg(unix)]

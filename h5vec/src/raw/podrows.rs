@@ -1,8 +1,9 @@
 //! Rows of [`Pod`] values read and written safely: [`MemType`], a memory
 //! type known to describe `T` (its own, by the `Pod` contract, or another
 //! one checked to cover exactly the bytes of a `T` and to hold no pointers),
-//! and the row I/O of `crate::column` through it, with the buffers'
-//! lengths checked against the rows asked for.
+//! and hyperslab row I/O through it (the direct chunk path above it is
+//! `crate::pipeline::rows`), with the buffers' lengths checked against the
+//! rows asked for.
 
 use std::marker::PhantomData;
 
@@ -11,7 +12,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
 use super::ffi::sync;
-use super::rows::{read_rows_into, read_rows_raw, write_rows_raw};
+use super::rows::{read_rows_raw, write_hyperslab};
 use super::swmr::has_varlen;
 use super::types::Pod;
 use crate::error::{At, Error, Result};
@@ -79,46 +80,6 @@ fn elems(rows: u64, inner: &[u64]) -> Option<usize> {
         .and_then(|e| usize::try_from(e).ok())
 }
 
-/// Reads `rows` whole rows at `start` (the caller has checked them against
-/// the extent) into `out`, replacing its contents and reusing its memory.
-pub(crate) fn read_pod_rows<T: Pod>(
-    ds: &Dataset,
-    mem: &MemType<T>,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    out: &mut Vec<T>,
-    path: impl At,
-) -> Result<()> {
-    // SAFETY: `mem` describes `T` and every bit pattern is a valid `T`
-    // (`MemType`, `Pod` contract).
-    unsafe { read_rows_into::<T>(ds, mem.id(), start, rows, inner, out, path) }
-}
-
-/// Writes `rows` whole rows from `buf` (at least `rows * prod(inner)`
-/// values; zero-size rows such as `[T; 0]` are counted by `rows`) at row
-/// `start`, setting the extent to end there.
-#[allow(clippy::too_many_arguments)] // the dataset, the type, the rows and the buffer
-pub(crate) fn write_pod_rows<T: Pod>(
-    ds: &Dataset,
-    mem: &MemType<T>,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    buf: &[T],
-    path: impl At,
-) -> Result<()> {
-    if elems(rows, inner).is_none_or(|n| n > buf.len()) {
-        return Err(Error::invalid(
-            path,
-            "internal: fewer values than rows to write",
-        ));
-    }
-    // SAFETY: `buf` holds `rows * prod(inner)` values of `T` (checked just
-    // above), which `mem` describes (`MemType`).
-    unsafe { write_rows_raw(ds, mem.id(), start, rows, inner, buf.as_ptr().cast(), path) }
-}
-
 /// Reads `rows` whole rows at `start` (inside the extent) into `buf` as the
 /// bytes of `T` values: `buf` must hold at least that many bytes.
 pub(crate) fn read_pod_rows_bytes<T: Pod>(
@@ -152,6 +113,33 @@ pub(crate) fn read_pod_rows_bytes<T: Pod>(
     }
 }
 
+/// Writes `rows` whole rows at `start` (inside the extent) from `buf`, the
+/// bytes of `T` values: `buf` must hold at least that many bytes. One
+/// hyperslab write (the direct chunk path is `crate::pipeline::rows`).
+pub(crate) fn write_pod_rows_bytes<T: Pod>(
+    ds: &Dataset,
+    mem: &MemType<T>,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: &[u8],
+    path: impl At,
+) -> Result<()> {
+    let bytes = elems(rows, inner).and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
+    let Some(bytes) = bytes.filter(|&n| n <= buf.len()) else {
+        return Err(Error::invalid(
+            path,
+            "internal: fewer bytes than rows to write",
+        ));
+    };
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: `buf` holds `rows * prod(inner)` values of `mem` (checked just
+    // above; `mem` has the size of a `T` and no pointers: `MemType`).
+    unsafe { write_hyperslab(ds, mem.id(), start, rows, inner, buf.as_ptr().cast(), path) }
+}
+
 /// The bytes of `v`.
 pub(crate) fn pod_bytes<T: Pod>(v: &[T]) -> &[u8] {
     // SAFETY: `Pod` values are plain data without padding (its contract),
@@ -167,18 +155,9 @@ pub(crate) fn pod_bytes_mut<T: Pod>(v: &mut [T]) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
-/// Writes `rows` values of the 1-D dataset `ds` at row `start` from `buf`,
-/// in the fixed-size type `dt` (the dataset's own type, say): an error
-/// unless `dt` holds no pointers (variable-length data, references) and
-/// `buf` holds `rows` values of it.
-pub(crate) fn write_plain_rows(
-    ds: &Dataset,
-    dt: &Datatype,
-    start: u64,
-    rows: u64,
-    buf: &[u8],
-    path: impl At,
-) -> Result<()> {
+/// The size of `dt` if it holds no pointers (variable-length data,
+/// references): HDF5 then reads and writes the plain bytes of its values.
+pub(crate) fn plain_size(dt: &Datatype) -> Option<usize> {
     let id = dt.id();
     // SAFETY: a valid datatype id (held by `dt`), under the lock
     // (`has_varlen`'s contract); the calls only read the type.
@@ -190,14 +169,73 @@ pub(crate) fn write_plain_rows(
                 && h5t::H5Tdetect_class(id, H5T_class_t::H5T_REFERENCE) == 0,
         )
     });
-    let bytes = usize::try_from(rows).ok().and_then(|r| r.checked_mul(size));
-    if !plain || bytes.is_none_or(|n| n > buf.len()) {
+    plain.then_some(size)
+}
+
+/// Bytes of `rows` rows of shape `inner` of a plain type `dt`, if `dt` is
+/// plain and the product fits.
+fn plain_bytes(dt: &Datatype, rows: u64, inner: &[u64]) -> Option<usize> {
+    let size = plain_size(dt)?;
+    elems(rows, inner)?.checked_mul(size)
+}
+
+/// Writes `rows` rows of shape `inner` at row `start` (inside the extent)
+/// from `buf` in the plain type `dt` (the dataset's own type, say): one
+/// hyperslab write (the direct chunk path is `crate::pipeline::rows`). An
+/// error unless `dt` holds no pointers and `buf` holds the rows.
+pub(crate) fn write_plain_rows_bytes(
+    ds: &Dataset,
+    dt: &Datatype,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: &[u8],
+    path: impl At,
+) -> Result<()> {
+    let Some(bytes) = plain_bytes(dt, rows, inner).filter(|&n| n <= buf.len()) else {
         return Err(Error::invalid(
             path,
             "internal: fewer bytes than rows to write",
         ));
+    };
+    if bytes == 0 {
+        return Ok(());
     }
-    // SAFETY: `buf` holds `rows` values of `dt`, a type without pointers
-    // (checked just above).
-    unsafe { write_rows_raw(ds, id, start, rows, &[], buf.as_ptr().cast(), path) }
+    // SAFETY: `buf` holds `rows * prod(inner)` values of `dt`, a type
+    // without pointers (checked just above).
+    unsafe { write_hyperslab(ds, dt.id(), start, rows, inner, buf.as_ptr().cast(), path) }
+}
+
+/// Reads `rows` rows of shape `inner` at row `start` (inside the extent)
+/// into `buf` in the plain type `dt`, without conversion when `dt` is the
+/// dataset's own type. An error unless `dt` holds no pointers and `buf` has
+/// room for the rows.
+pub(crate) fn read_plain_rows_bytes(
+    ds: &Dataset,
+    dt: &Datatype,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    buf: &mut [u8],
+    path: impl At,
+) -> Result<()> {
+    if plain_bytes(dt, rows, inner).is_none_or(|n| n > buf.len()) {
+        return Err(Error::invalid(
+            path,
+            "internal: a buffer smaller than the rows read",
+        ));
+    }
+    // SAFETY: `buf` has room for `rows * prod(inner)` values of `dt`, a
+    // type without pointers (checked just above).
+    unsafe {
+        read_rows_raw(
+            ds,
+            dt.id(),
+            start,
+            rows,
+            inner,
+            buf.as_mut_ptr().cast(),
+            path,
+        )
+    }
 }

@@ -188,51 +188,6 @@ pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
     }
 }
 
-/// Writes `rows` whole rows starting at row `start`, growing the dataset to
-/// exactly `start + rows` rows first. `buf` holds `rows * prod(inner)` values
-/// of memory type `mem_type`, laid out row-major. Whole chunks of a deflated
-/// dataset are compressed in parallel (see [`crate::pipeline`]).
-///
-/// # Safety
-/// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
-pub(crate) unsafe fn write_rows_raw(
-    ds: &Dataset,
-    mem_type: hid_t,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    buf: *const c_void,
-    path: impl At,
-) -> Result<()> {
-    let end = start
-        .checked_add(rows)
-        .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
-    let elems = inner
-        .iter()
-        .try_fold(rows, |a, &d| a.checked_mul(d))
-        .ok_or_else(|| Error::invalid(path, "row size overflows"))?;
-    set_rows(ds, end, inner, path)?;
-    if elems == 0 {
-        return Ok(());
-    }
-    // SAFETY: `H5Tget_size` only reads the type (0 for an invalid id).
-    let elem_size = sync(|| unsafe { h5t::H5Tget_size(mem_type) });
-    let row_bytes = inner.iter().fold(elem_size as u64, |a, &d| a * d) as usize;
-    match Pipeline::detect(ds, mem_type) {
-        Some(p) if p.row_bytes == row_bytes => {
-            // SAFETY: the caller guarantees `rows` rows of `row_bytes` bytes at `buf`.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), rows as usize * row_bytes) };
-            crate::pipeline::chunks::write_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
-                // SAFETY: `b` holds `n` whole rows of `mem_type`.
-                unsafe { write_hyperslab(ds, mem_type, s, n, inner, b.as_ptr().cast(), path) }
-            })
-        }
-        // SAFETY: forwarded from the caller.
-        _ => unsafe { write_hyperslab(ds, mem_type, start, rows, inner, buf, path) },
-    }
-}
-
 /// A simple dataspace of shape `(rows, inner...)`.
 fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace> {
     let mut dims = vec![rows as hsize_t];
@@ -252,7 +207,7 @@ fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace>
 ///
 /// # Safety
 /// `buf` must point to `rows * prod(inner)` elements of `mem_type`.
-unsafe fn write_hyperslab(
+pub(super) unsafe fn write_hyperslab(
     ds: &Dataset,
     mem_type: hid_t,
     start: u64,
@@ -276,20 +231,6 @@ unsafe fn write_hyperslab(
         })?;
         Ok(())
     })
-}
-
-/// Reads `rows` whole rows starting at `start` into a fresh `Vec`.
-/// The caller has checked `start + rows` against the dataset's extent.
-pub(crate) fn read_rows<T: Pod>(
-    ds: &Dataset,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    path: impl At,
-) -> Result<Vec<T>> {
-    // SAFETY: T::mem_type() describes T exactly, and every bit pattern is a
-    // valid T (Pod contract).
-    unsafe { read_rows_as::<T>(ds, T::mem_type(), start, rows, inner, path) }
 }
 
 /// Like [`read_rows`] with an explicit memory type.
@@ -520,18 +461,17 @@ pub(crate) fn write_vlen_buffer(
         .map(|&o| base.wrapping_add(o).cast())
         .collect();
     let mt = vlen_utf8(path)?;
-    // SAFETY: ptrs holds starts.len() pointers to NUL-terminated strings inside `bytes`.
-    unsafe {
-        write_rows_raw(
-            ds,
-            mt.id(),
-            start,
-            ptrs.len() as u64,
-            &[],
-            ptrs.as_ptr().cast(),
-            path,
-        )
+    let rows = ptrs.len() as u64;
+    let end = start
+        .checked_add(rows)
+        .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
+    set_rows(ds, end, &[], path)?;
+    if rows == 0 {
+        return Ok(());
     }
+    // Variable-length data never takes the direct chunk path: one write.
+    // SAFETY: ptrs holds starts.len() pointers to NUL-terminated strings inside `bytes`.
+    unsafe { write_hyperslab(ds, mt.id(), start, rows, &[], ptrs.as_ptr().cast(), path) }
 }
 
 /// Writes variable-length UTF-8 strings (without NUL) as rows `start..`.
