@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::raw::{Pod, TypeInfo};
-use crate::schema::{ids, Schema, Stored};
+use crate::schema::{ids, LoadFlags, Schema, Stored};
 
 /// How a load may read a vector written by another type: a struct with
 /// fewer fields, or wider numbers (SPEC.md section 12).
@@ -125,18 +125,6 @@ impl LoadOptions {
     pub(crate) fn flags(&self) -> LoadFlags {
         self.flags
     }
-}
-
-/// What a load allows beyond an exact match, carried on every node of the
-/// stored schema tree ([`Stored::load`]) so that each kind's `open` sees it
-/// without a parameter of its own. Not read from the file; appends and the
-/// untyped readers leave it at the default (nothing allowed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct LoadFlags {
-    /// Records skip stored fields the type does not have.
-    pub(crate) ignore_extra_fields: bool,
-    /// Numbers may be read into a wider number type.
-    pub(crate) widen_numbers: bool,
 }
 
 /// A number type as the schema spells it (`encoded_type`).
