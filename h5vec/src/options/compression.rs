@@ -184,7 +184,7 @@ impl BloscShuffle {
 
 impl Compression {
     /// Shuffle + deflate at `level` (clamped to 9), as
-    /// [`SaveOptions::deflate`] sets it.
+    /// [`SaveOptions::deflate`](crate::SaveOptions::deflate) sets it.
     ///
     /// ```
     /// use h5vec::Compression;

@@ -78,7 +78,7 @@ impl<T: H5Vector> VectorReader<T> {
     }
 
     /// Like [`open`](Self::open), reading `T` from a vector another type
-    /// wrote as `opts` allows (see [`load_vector_with`]).
+    /// wrote as `opts` allows (see [`load_vector_with`](crate::load_vector_with)).
     ///
     /// ```
     /// # use h5vec::{H5Vector, LoadOptions};
