@@ -1,0 +1,147 @@
+//! An opened container (vector, h5col table or VLS string array): its
+//! batch schema, the reader of its rows, and what keeps the walked objects
+//! open; reading a range of its rows into one record batch.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
+use hdf5::Group;
+
+use crate::arrow::mapping::{self, VALUE_COLUMN};
+use crate::error::{Error, Place, Result};
+use crate::guard::{self, Access, Walked};
+use crate::raw;
+use crate::schema::{Kind, Schema};
+use crate::vector::{check_name, container_place, open_vector, Opened};
+
+use super::nodes::{check_len, BoxNode, Vls};
+use super::open::open_node;
+use super::select::{check_value_pick, has_data, select_node, Pick};
+use super::table::open_table;
+use super::EXPECTED;
+
+/// An opened container: the batch schema, the reader of its rows, and what
+/// keeps the walked objects open.
+pub(super) struct Source {
+    pub(super) schema: SchemaRef,
+    /// A record root (vectors): the columns are its fields.
+    pub(super) record_root: bool,
+    pub(super) root: BoxNode,
+    pub(super) rows: u64,
+    /// The root stores nothing (constants): rows per read are capped.
+    pub(super) no_data: bool,
+    pub(super) _keep: Keep,
+}
+
+/// What must stay open while a container is read.
+// The fields are never read: holding them keeps the walked objects open.
+#[allow(dead_code)]
+pub(super) enum Keep {
+    Vector(Box<Opened>),
+    Walk(Walked),
+}
+
+impl Source {
+    /// Opens container `name` of `parent`; `select`: only these columns.
+    pub(super) fn open(parent: &Group, name: &str, select: Option<&[Pick]>) -> Result<Source> {
+        check_name(parent, name, "vector")?;
+        let at = container_place(parent, name);
+        if !parent.link_exists(name) {
+            return Err(Error::not_found(
+                &at,
+                format!(
+                    "no vector, h5col table or VLS array `{name}` in `{}`",
+                    parent.name()
+                ),
+            ));
+        }
+        let Ok(group) = parent.group(name) else {
+            return Err(Error::mismatch(
+                &at,
+                EXPECTED,
+                guard::describe_member(parent, name),
+            ));
+        };
+        let attr = |n: &str| raw::attr_string(&group, n, &at).ok().flatten();
+        if attr("CLASS").as_deref() == Some(crate::h5col::COLUMN_TABLE) {
+            return open_table(parent, name, select);
+        }
+        if attr("type").as_deref() == Some(crate::vls::TYPE_VLS) {
+            if let Some(picks) = select {
+                check_value_pick(picks)?;
+            }
+            let (walked, dec) = crate::vls::open_strings(&group)?;
+            let field = Arc::new(Field::new(VALUE_COLUMN, DataType::LargeUtf8, true));
+            return Ok(Source {
+                schema: Arc::new(ArrowSchema::new(vec![field])),
+                record_root: false,
+                rows: dec.len(),
+                root: Box::new(Vls {
+                    dec,
+                    nullable: true,
+                    ptrs: Vec::new(),
+                    json: false,
+                }),
+                no_data: false,
+                _keep: Keep::Walk(walked),
+            });
+        }
+        if !group.link_exists("metadata") {
+            let mut members = group.member_names().unwrap_or_default();
+            members.truncate(8);
+            return Err(Error::mismatch(
+                &at,
+                EXPECTED,
+                format!("a group that is none of them (members {members:?})"),
+            ));
+        }
+        drop(group);
+        let v = open_vector(parent, name, Access::Read)?;
+        let selected = match select {
+            Some(picks) => Some(select_node(&v.schema, picks)?),
+            None => None,
+        };
+        let stored = selected.as_ref().unwrap_or(&v.schema);
+        let root = Schema::from(stored);
+        let schema = mapping::schema_for(&root)?;
+        let record_root = root.kind == Kind::Record;
+        let field = if record_root {
+            Field::new("", DataType::Struct(schema.fields().clone()), false)
+        } else {
+            schema.field(0).clone()
+        };
+        let node = open_node(&v.data, stored, "$", v.count, &field)?;
+        Ok(Source {
+            schema,
+            record_root,
+            root: node,
+            rows: v.count,
+            no_data: !has_data(stored),
+            _keep: Keep::Vector(Box::new(v)),
+        })
+    }
+
+    pub(super) fn read(&mut self, rows: Range<u64>) -> Result<RecordBatch> {
+        let n = crate::codec::range_len(&rows, "$")?;
+        if self.no_data {
+            crate::limits::check_rows_without_data(n, "a vector without data", "$")?;
+        }
+        let len = usize::try_from(n).map_err(|_| Error::invalid("$", "too many rows"))?;
+        let arr = self.root.read(rows, None)?;
+        check_len(&arr, len, &Place::from("$"))?;
+        let columns = if self.record_root {
+            let s = arr
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .ok_or_else(|| Error::invalid("$", "the root record did not read as a struct"))?;
+            s.columns().to_vec()
+        } else {
+            vec![arr]
+        };
+        let opts = RecordBatchOptions::new().with_row_count(Some(len));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &opts)
+            .map_err(|e| Error::invalid("$", format!("cannot build the record batch: {e}")))
+    }
+}

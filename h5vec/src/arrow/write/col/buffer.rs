@@ -1,0 +1,203 @@
+//! `Col::write` and `Col::flush`: the values of an Arrow array into an
+//! encoder's buffers (placeholders under enclosing nulls), and the buffers
+//! to their datasets in the typed encoders' order.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::Array;
+use arrow_buffer::NullBuffer;
+
+use crate::codec::{child_path, Encoder};
+use crate::error::{Error, Result};
+use crate::raw::Bits8;
+
+use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
+use super::numbers::{each_fill, write_values, Fill};
+use super::{Any, Col};
+
+impl Col {
+    /// Buffers the values of `arr`; rows null in `holes` (an enclosing
+    /// null) get the placeholders the typed encoders write for them.
+    pub(crate) fn write(
+        &mut self,
+        arr: &dyn Array,
+        holes: Option<&NullBuffer>,
+        at: &At<'_>,
+    ) -> Result<()> {
+        // Times, UUIDs and maps in the form the writers below take.
+        let normal = super::typed::normalize(arr, |i| at.row(i))?;
+        let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
+        match self {
+            Col::Values { w, per, src } => write_values(w, *per, *src, arr, holes, at),
+            Col::Str(e) => {
+                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
+                let nulls = arr.logical_nulls();
+                for i in 0..arr.len() {
+                    if hole(holes, i) {
+                        Encoder::<String>::push_null(e)?;
+                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                        return Err(null_value(at, i));
+                    } else {
+                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
+                    }
+                }
+                Ok(())
+            }
+            Col::OptVls(e) => {
+                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
+                let nulls = arr.logical_nulls();
+                for i in 0..arr.len() {
+                    if hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                        e.push_missing()?;
+                    } else {
+                        e.push(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
+                    }
+                }
+                Ok(())
+            }
+            Col::Json(e) => {
+                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "JSON text", arr))?;
+                let nulls = arr.logical_nulls();
+                for i in 0..arr.len() {
+                    if hole(holes, i) {
+                        Encoder::<Any>::push_null(e)?;
+                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                        return Err(null_value(at, i));
+                    } else {
+                        let s = texts.get(i).ok_or_else(|| bad_key(at, i))?;
+                        // The typed encoder writes only JSON; a typed load parses it.
+                        serde_json::from_str::<serde::de::IgnoredAny>(s)
+                            .map_err(|err| Error::encode(at.row(i), format!("not JSON: {err}")))?;
+                        e.push_text(s)?;
+                    }
+                }
+                Ok(())
+            }
+            Col::Blob(e) => {
+                let bytes = Bytes::of(arr).ok_or_else(|| wrong_array(at, "a blob", arr))?;
+                let nulls = arr.logical_nulls();
+                for i in 0..arr.len() {
+                    if hole(holes, i) {
+                        Encoder::<Any>::push_null(e)?;
+                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                        return Err(null_value(at, i));
+                    } else {
+                        e.push_encoded(bytes.get(i));
+                    }
+                }
+                Ok(())
+            }
+            Col::Constant => Ok(()),
+            Col::Union(u) => u.write(arr, holes, at),
+            Col::Labels(l) => l.write(arr, holes, at),
+            Col::Record { names, cols } => {
+                let s = arr
+                    .as_struct_opt()
+                    .ok_or_else(|| wrong_array(at, "a record", arr))?;
+                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
+                if s.num_columns() != cols.len() {
+                    return Err(Error::mismatch(
+                        at.path,
+                        format!("a struct of {} fields", cols.len()),
+                        s.num_columns(),
+                    ));
+                }
+                for ((c, name), a) in cols.iter_mut().zip(names.iter()).zip(s.columns()) {
+                    let p = child_path(at.path, name);
+                    c.write(
+                        a.as_ref(),
+                        holes,
+                        &At {
+                            path: &p,
+                            base: at.base,
+                        },
+                    )?;
+                }
+                Ok(())
+            }
+            Col::List(l) => {
+                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
+                if let Some(a) = arr.as_list_opt::<i32>() {
+                    l.write_spans(a.value_offsets(), a.values(), holes, at)
+                } else if let Some(a) = arr.as_list_opt::<i64>() {
+                    l.write_spans(a.value_offsets(), a.values(), holes, at)
+                } else if let Some(b) = Bytes::of(arr) {
+                    l.write_bytes(&b, arr.len(), holes, at)
+                } else {
+                    Err(wrong_array(at, "a list", arr))
+                }
+            }
+            Col::Masked(m) => {
+                let nulls = arr.logical_nulls();
+                let joined = NullBuffer::union(holes, nulls.as_ref());
+                let mask = &mut m.mask_mut().buf;
+                match &joined {
+                    Some(j) => mask.extend(j.inner().iter().map(|v| Bits8(v as u8))),
+                    None => mask.extend(std::iter::repeat_n(Bits8(1), arr.len())),
+                }
+                m.inner_mut().write(arr, joined.as_ref(), at)
+            }
+            Col::Fill(f) => {
+                let nulls = arr.logical_nulls();
+                let missing =
+                    |i: usize| hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i));
+                each_fill!(f, e, A => {
+                    let a = arr
+                        .as_primitive_opt::<A>()
+                        .ok_or_else(|| wrong_array(at, "numbers", arr))?;
+                    for (i, &v) in a.values().iter().enumerate() {
+                        if missing(i) {
+                            Encoder::push_null(e)?;
+                        } else {
+                            e.push_value(v)?;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            Col::StrValues(e) => {
+                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
+                let nulls = arr.logical_nulls();
+                for i in 0..arr.len() {
+                    if hole(holes, i) {
+                        Encoder::<String>::push_null(e)?;
+                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                        return Err(null_value(at, i));
+                    } else {
+                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes everything buffered, in the typed encoders' order: fields in
+    /// order, values before OFFSETS and before masks (SPEC.md section 8).
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        match self {
+            Col::Values { w, .. } => w.flush(),
+            Col::Str(e) => Encoder::<String>::flush(e),
+            Col::OptVls(e) => e.flush(),
+            Col::Json(e) => Encoder::<Any>::flush(e),
+            Col::Blob(e) => Encoder::<Any>::flush(e),
+            Col::Constant => Ok(()),
+            Col::Record { cols, .. } => cols.iter_mut().try_for_each(Col::flush),
+            Col::List(l) => {
+                l.items.flush()?;
+                l.offsets.flush()
+            }
+            Col::Masked(m) => {
+                m.inner_mut().flush()?;
+                m.flush_mask()
+            }
+            Col::Fill(f) => each_fill!(f, e, _A => Encoder::flush(e)),
+            Col::StrValues(e) => Encoder::<String>::flush(e),
+            Col::Union(u) => u.flush(),
+            Col::Labels(l) => l.inner.flush(),
+        }
+    }
+}
