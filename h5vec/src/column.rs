@@ -214,60 +214,9 @@ impl<T: Pod> PodWriter<T> {
         Ok(w)
     }
 
-    /// [`create_typed`](Self::create_typed) with the memory type `mem`
-    /// (checked by [`MemType::checked`]), for callers written when this
-    /// was unchecked.
-    ///
-    /// # Safety
-    /// None left: `mem` is checked. `unsafe` until its callers (in
-    /// `kinds/vls.rs`, `kinds/union.rs`) call `create_typed`.
-    #[allow(clippy::too_many_arguments)] // create_as's arguments and the memory type
-    pub(crate) unsafe fn create_with(
-        group: &Group,
-        name: &str,
-        dtype: &Datatype,
-        mem: Option<Datatype>,
-        inner: &[usize],
-        chunk_rows: usize,
-        compression: &Compression,
-        checksum: bool,
-        path: &str,
-    ) -> Result<Self> {
-        let mem = mem.map(|m| MemType::checked(m, path)).transpose()?;
-        Self::create_typed(
-            group,
-            name,
-            dtype,
-            mem,
-            inner,
-            chunk_rows,
-            compression,
-            checksum,
-            path,
-        )
-    }
-
     /// Continues writing an existing dataset at row `written`.
     pub fn resume(ds: Dataset, inner: Vec<u64>, written: u64, path: &str) -> Result<Self> {
         Self::resume_typed(ds, None, inner, written, path)
-    }
-
-    /// [`resume_typed`](Self::resume_typed) with the memory type `mem`
-    /// (checked by [`MemType::checked`]), for callers written when this
-    /// was unchecked.
-    ///
-    /// # Safety
-    /// None left: `mem` is checked. `unsafe` until its callers (in
-    /// `kinds/vls.rs`, `kinds/union.rs`) call `resume_typed`.
-    pub(crate) unsafe fn resume_with(
-        ds: Dataset,
-        mem: Option<Datatype>,
-        inner: Vec<u64>,
-        written: u64,
-        path: &str,
-    ) -> Result<Self> {
-        let mem = mem.map(|m| MemType::checked(m, path)).transpose()?;
-        Self::resume_typed(ds, mem, inner, written, path)
     }
 
     /// [`resume`](Self::resume) with the memory type `mem` in place of
@@ -549,24 +498,6 @@ impl<T: Pod> PodReader<T> {
         // with another memory type.
         let at = Place::new(path, ds.name());
         Self::build(ds, mem, inner, rows, at)
-    }
-
-    /// [`with_type`](Self::with_type) with the memory type `mem` (checked
-    /// by [`MemType::checked`]), for callers written when this was
-    /// unchecked.
-    ///
-    /// # Safety
-    /// None left: `mem` is checked. `unsafe` until its callers (in
-    /// `kinds/vls.rs`, `kinds/union.rs`) call `with_type`.
-    pub(crate) unsafe fn with_mem(
-        ds: Dataset,
-        mem: Datatype,
-        inner: Vec<u64>,
-        rows: u64,
-        path: &str,
-    ) -> Result<Self> {
-        let mem = MemType::checked(mem, &Place::new(path, ds.name()))?;
-        Self::with_type(ds, mem, inner, rows, path)
     }
 
     /// Where element `row` is, for errors: `$.field[row]` at the dataset.

@@ -29,7 +29,7 @@ use crate::raw::{Pod, TypeInfo};
     )
 )]
 fn compound(cell: &'static OnceLock<hid_t>, part: fn() -> hid_t, size: usize) -> hid_t {
-    *cell.get_or_init(|| crate::raw::compound::pair_compound(c"r", c"i", part, size))
+    *cell.get_or_init(|| crate::raw::compound::pair_compound(c"r", c"i", part(), size))
 }
 
 /// Whether `t` is a compound of exactly the members `r` and `i`, IEEE

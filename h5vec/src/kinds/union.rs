@@ -39,7 +39,7 @@ use crate::kinds::list::ItemCodec;
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::record::FieldList;
 use crate::options::{FieldStorage, WriteCtx};
-use crate::raw;
+use crate::raw::{self, MemType};
 use crate::schema::{ids, Kind, Schema, Stored};
 
 /// The CLASS of a union's group as a list element (SPEC.md section 4.2).
@@ -375,14 +375,25 @@ pub(crate) fn open_tags(
         return Err(Error::mismatch(p, desc, found));
     }
     let mem = raw::tag_type(names, wide, true, path)?;
-    // SAFETY: `mem` is an enum over the native u8 / u16, exactly the layout
-    // of the reader's element type.
-    Ok(unsafe {
-        if wide {
-            TagReader::Wide(PodReader::with_mem(ds, mem, Vec::new(), rows, path)?)
-        } else {
-            TagReader::Narrow(PodReader::with_mem(ds, mem, Vec::new(), rows, path)?)
-        }
+    // `mem` is an enum over the native u8 / u16, exactly the layout of the
+    // reader's element type (`MemType::checked` checks its size).
+    let at = Place::new(path, ds.name());
+    Ok(if wide {
+        TagReader::Wide(PodReader::with_type(
+            ds,
+            MemType::checked(mem, &at)?,
+            Vec::new(),
+            rows,
+            path,
+        )?)
+    } else {
+        TagReader::Narrow(PodReader::with_type(
+            ds,
+            MemType::checked(mem, &at)?,
+            Vec::new(),
+            rows,
+            path,
+        )?)
     })
 }
 
@@ -581,34 +592,32 @@ pub(crate) fn create_tag_index(
     let mem = raw::tag_type(names, wide, true, path)?;
     let chunk = ctx.chunk_rows(if wide { 2 } else { 1 });
     let comp = ctx.compression_for(TAG);
-    // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
-    // layout of the writer's element type.
-    let tags = unsafe {
-        if wide {
-            TagWriter::Wide(PodWriter::create_with(
-                group,
-                TAG,
-                &file,
-                Some(mem),
-                &[],
-                chunk,
-                comp,
-                ctx.checksum(),
-                path,
-            )?)
-        } else {
-            TagWriter::Narrow(PodWriter::create_with(
-                group,
-                TAG,
-                &file,
-                Some(mem),
-                &[],
-                chunk,
-                comp,
-                ctx.checksum(),
-                path,
-            )?)
-        }
+    // `mem` is an enum over the native u8 / u16, exactly the layout of the
+    // writer's element type (`MemType::checked` checks its size).
+    let tags = if wide {
+        TagWriter::Wide(PodWriter::create_typed(
+            group,
+            TAG,
+            &file,
+            Some(MemType::checked(mem, path)?),
+            &[],
+            chunk,
+            comp,
+            ctx.checksum(),
+            path,
+        )?)
+    } else {
+        TagWriter::Narrow(PodWriter::create_typed(
+            group,
+            TAG,
+            &file,
+            Some(MemType::checked(mem, path)?),
+            &[],
+            chunk,
+            comp,
+            ctx.checksum(),
+            path,
+        )?)
     };
     let index = PodWriter::create(group, INDEX, &[], ctx.chunk_rows(8), path, ctx)?;
     Ok((tags, index))
@@ -624,25 +633,23 @@ pub(crate) fn resume_tag_index(
     path: &str,
 ) -> Result<(TagWriter, PodWriter<u64>)> {
     let mem = raw::tag_type(names, wide(names.len()), true, path)?;
-    // SAFETY: `mem` is an enum over the native u8 / u16, exactly the
-    // layout of the writer's element type.
-    let tags = unsafe {
-        match tags {
-            TagReader::Narrow(r) => TagWriter::Narrow(PodWriter::resume_with(
-                r.ds,
-                Some(mem),
-                Vec::new(),
-                count,
-                path,
-            )?),
-            TagReader::Wide(r) => TagWriter::Wide(PodWriter::resume_with(
-                r.ds,
-                Some(mem),
-                Vec::new(),
-                count,
-                path,
-            )?),
-        }
+    // `mem` is an enum over the native u8 / u16, exactly the layout of the
+    // writer's element type (`MemType::checked` checks its size).
+    let tags = match tags {
+        TagReader::Narrow(r) => TagWriter::Narrow(PodWriter::resume_typed(
+            r.ds,
+            Some(MemType::checked(mem, path)?),
+            Vec::new(),
+            count,
+            path,
+        )?),
+        TagReader::Wide(r) => TagWriter::Wide(PodWriter::resume_typed(
+            r.ds,
+            Some(MemType::checked(mem, path)?),
+            Vec::new(),
+            count,
+            path,
+        )?),
     };
     Ok((tags, PodWriter::resume(index.ds, Vec::new(), count, path)?))
 }

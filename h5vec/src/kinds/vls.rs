@@ -30,7 +30,7 @@ use crate::limits;
 use crate::options::WriteCtx;
 use crate::pipeline::ahead::Ahead;
 use crate::pipeline::buffers::{give_vec, take_vec};
-use crate::raw::{self, sync};
+use crate::raw::{self, MemType};
 use crate::schema::{ids, Kind, Schema, Stored};
 
 /// Name of the pointer attribute that holds the missing-value placeholder.
@@ -49,32 +49,12 @@ pub(crate) struct Pointer {
 /// Creates the 16-byte compound {offset: `member` at 0, length: `member`
 /// at 8}; returns HDF5's id, negative when HDF5 cannot create the type.
 fn new_pointer_type(member: hid_t) -> hid_t {
-    sync(|| {
-        // SAFETY: HDF5 calls under the library lock; `t` is used only when
-        // valid, and the member names are NUL-terminated literals.
-        unsafe {
-            let t = h5t::H5Tcreate(h5t::H5T_COMPOUND, 16);
-            if t >= 0 {
-                h5t::H5Tinsert(t, c"offset".as_ptr(), 0, member);
-                h5t::H5Tinsert(t, c"length".as_ptr(), 8, member);
-            }
-            t
-        }
-    })
+    raw::compound::pair_compound(c"offset", c"length", member, 8)
 }
 
 /// The compound type {offset, length} with members of `member` type, owned.
 fn pointer_type(member: hid_t, path: impl At) -> Result<hdf5::Datatype> {
-    let t = new_pointer_type(member);
-    if t < 0 {
-        return Err(Error::invalid(
-            path,
-            "cannot create the pointer compound type",
-        ));
-    }
-    // SAFETY: `t` is a valid datatype id just created and held by nothing
-    // else; the returned `Datatype` owns (and closes) it.
-    sync(|| unsafe { hdf5::from_id::<hdf5::Datatype>(t) }).at(path)
+    raw::compound::owned_pair(c"offset", c"length", member, 8, path)
 }
 
 /// Whether a file type is a valid pointer compound.
@@ -134,31 +114,34 @@ fn create_pointers(
     let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
     let compression = ctx.compression_for(name);
     let chunk = ctx.chunk_rows(16);
-    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
-    // exactly `Pointer` (repr(C)).
-    unsafe {
-        PodWriter::create_with(
-            group,
-            name,
-            &file,
-            Some(mem),
-            &[],
-            chunk,
-            compression,
-            ctx.checksum(),
-            path,
-        )
-    }
+    // `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
+    // `Pointer` (repr(C)); `MemType::checked` checks its size.
+    PodWriter::create_typed(
+        group,
+        name,
+        &file,
+        Some(MemType::checked(mem, path)?),
+        &[],
+        chunk,
+        compression,
+        ctx.checksum(),
+        path,
+    )
 }
 
 /// Continues the pointer dataset `ds` at row `count`, with an owned memory
 /// type as [`create_pointers`].
 fn resume_pointers(ds: Dataset, count: u64, path: &str) -> Result<PointerWriter> {
     let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
-    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8},
-    // exactly `Pointer` (repr(C)); HDF5 converts it to the dataset's
-    // member widths.
-    unsafe { PodWriter::resume_with(ds, Some(mem), Vec::new(), count, path) }
+    // `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
+    // `Pointer` (repr(C)); HDF5 converts it to the dataset's member widths.
+    PodWriter::resume_typed(
+        ds,
+        Some(MemType::checked(mem, path)?),
+        Vec::new(),
+        count,
+        path,
+    )
 }
 
 /// Reads pointer entries of any unsigned member width.
@@ -169,9 +152,12 @@ pub(crate) fn read_pointers(
     path: impl At,
 ) -> Result<Vec<Pointer>> {
     let mem = pointer_type(*h5t::H5T_NATIVE_UINT64, path)?;
-    // SAFETY: `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
+    // `mem` is the compound {offset: u64 @0, length: u64 @8}, exactly
     // `Pointer` (repr(C)); HDF5 converts narrower unsigned members by name.
-    unsafe { raw::read_rows_as::<Pointer>(ds, mem.id(), start, n, &[], path) }
+    let mut out = Vec::new();
+    let mem = MemType::checked(mem, path)?;
+    crate::pipeline::rows::read_pod_rows(ds, &mem, start, n, &[], &mut out, path)?;
+    Ok(out)
 }
 
 /// A field type that `#[h5vec(vls)]` can store as a compressed VLS array.
@@ -471,17 +457,15 @@ impl VlsDecoder {
         let ptrs_name = ptrs.name();
         Ok(VlsDecoder {
             heap: PodReader::new(heap, Vec::new(), heap_rows, path)?,
-            // SAFETY: the compound {offset: u64 @0, length: u64 @8} is
-            // exactly `Pointer` (repr(C)); HDF5 converts narrower members.
-            ptrs: unsafe {
-                PodReader::with_mem(
-                    ptrs,
-                    pointer_type(*h5t::H5T_NATIVE_UINT64, path)?,
-                    Vec::new(),
-                    ptr_rows,
-                    path,
-                )?
-            },
+            // The compound {offset: u64 @0, length: u64 @8} is exactly
+            // `Pointer` (repr(C)); HDF5 converts narrower members.
+            ptrs: PodReader::with_type(
+                ptrs,
+                MemType::checked(pointer_type(*h5t::H5T_NATIVE_UINT64, path)?, path)?,
+                Vec::new(),
+                ptr_rows,
+                path,
+            )?,
             ptr_rows,
             placeholder,
             ptr_buf: Vec::new(),

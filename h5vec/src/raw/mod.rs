@@ -93,8 +93,8 @@ pub(crate) use rows::read_vlen_each;
 // Rows in a dataset's own type (no conversion).
 pub(crate) use rows::read_rows_raw;
 pub(crate) use rows::{
-    create_column, read_rows_as, read_rows_own_type, read_vlen_strings, set_rows, shape,
-    write_scalar_pod, write_vlen_buffer, write_vlen_strings, ColumnSpec,
+    create_column, read_rows_own_type, read_vlen_strings, set_rows, shape, write_scalar_pod,
+    write_vlen_buffer, write_vlen_strings, ColumnSpec,
 };
 #[cfg(unix)]
 pub(crate) use swmr::{byte_locked, lock_byte};

@@ -18,7 +18,6 @@ use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
 use super::types::{dataset_type, vlen_utf8, Pod};
 use crate::error::{At, Context, Error, Result};
-use crate::pipeline::detect::Pipeline;
 
 /// A chunked dataset of whole rows: `rows x inner...`, extendible along axis 0.
 pub(crate) struct ColumnSpec<'a> {
@@ -231,90 +230,6 @@ pub(super) unsafe fn write_hyperslab(
         })?;
         Ok(())
     })
-}
-
-/// Like [`read_rows`] with an explicit memory type.
-///
-/// # Safety
-/// `mem_type` must describe `T` exactly, and every bit pattern HDF5 may
-/// produce for it must be a valid `T`.
-pub(crate) unsafe fn read_rows_as<T: Copy + Default>(
-    ds: &Dataset,
-    mem_type: hid_t,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    path: impl At,
-) -> Result<Vec<T>> {
-    let mut out = Vec::new();
-    // SAFETY: forwarded from the caller.
-    unsafe { read_rows_into(ds, mem_type, start, rows, inner, &mut out, path)? };
-    Ok(out)
-}
-
-/// Like [`read_rows_as`], into `out` (replacing its contents, reusing its
-/// memory: a reader that reads batch after batch faults its buffer in once).
-///
-/// # Safety
-/// As for [`read_rows_as`].
-pub(crate) unsafe fn read_rows_into<T: Copy + Default>(
-    ds: &Dataset,
-    mem_type: hid_t,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    out: &mut Vec<T>,
-    path: impl At,
-) -> Result<()> {
-    let elems = inner
-        .iter()
-        .try_fold(rows, |a, &d| a.checked_mul(d))
-        .and_then(|e| usize::try_from(e).ok())
-        .ok_or_else(|| Error::invalid(path, "row range too large"))?;
-    // Initialised memory only: grown with defaults, shrunk without touching.
-    if out.len() > elems {
-        out.truncate(elems);
-    } else {
-        if out.capacity() < elems {
-            out.reserve_exact(elems - out.len());
-            crate::limits::advise_huge_pages(out);
-        }
-        out.resize(elems, T::default());
-    }
-    if elems == 0 {
-        return Ok(());
-    }
-    let row_bytes = inner
-        .iter()
-        .fold(std::mem::size_of::<T>() as u64, |a, &d| a * d) as usize;
-    // SAFETY: `out` holds `elems` initialised plain values; viewing them as
-    // bytes is valid, and whatever HDF5 writes is a valid `T` (caller's promise).
-    let bytes = unsafe {
-        std::slice::from_raw_parts_mut(
-            out.as_mut_ptr().cast::<u8>(),
-            elems * std::mem::size_of::<T>(),
-        )
-    };
-    match Pipeline::detect(ds, mem_type) {
-        Some(p) if p.row_bytes == row_bytes => {
-            crate::pipeline::chunks::read_rows(ds, &p, start, rows, bytes, path, &mut |s, n, b| {
-                // SAFETY: `b` has room for `n` whole rows of `mem_type`.
-                unsafe { read_hyperslab(ds, mem_type, s, n, inner, b.as_mut_ptr().cast(), path) }
-            })
-        }
-        // SAFETY: `bytes` has room for `rows` rows of `mem_type`.
-        _ => unsafe {
-            read_hyperslab(
-                ds,
-                mem_type,
-                start,
-                rows,
-                inner,
-                bytes.as_mut_ptr().cast(),
-                path,
-            )
-        },
-    }
 }
 
 /// Reads `rows` whole rows at `start` into `buf`, as memory type
