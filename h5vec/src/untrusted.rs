@@ -18,22 +18,11 @@
 //! zombie, no descriptor).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind, Place, Result};
 use crate::inspect::{ContainerInfo, ContainerKind};
-
-/// Set in the child of an isolated check: h5vec's worker pool was made
-/// (if at all) by the parent, whose threads the child does not have, so
-/// work sent to it would wait forever. [`crate::pipeline::pool::pool`] reads it.
-static IN_CHILD: AtomicBool = AtomicBool::new(false);
-
-/// Whether this process is the child of an isolated check (then h5vec runs
-/// everything on the calling thread).
-pub(crate) fn in_child() -> bool {
-    IN_CHILD.load(Ordering::Relaxed)
-}
 
 /// Rows per batch of the check's reads.
 const BATCH_ROWS: usize = 1 << 16;
@@ -344,7 +333,7 @@ fn run(path: &Path, isolation: &Isolation) -> Result<Found> {
         let (report_r, report_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
         let (stderr_r, stderr_w) = child::pipe().map_err(|e| io("make a pipe", e))?;
         // SAFETY: the lock other threads could hold in HDF5 is held here;
-        // the child sets `IN_CHILD` before anything reaches h5vec's pool,
+        // the child marks itself (`forked::mark_child`) before anything reaches h5vec's pool,
         // and ends in `child_main` with `_exit`, never returning.
         match unsafe { child::fork() } {
             Ok(Forked::Child) => child_main(
@@ -482,7 +471,7 @@ fn child_main(
     stderr: &std::os::fd::OwnedFd,
 ) -> ! {
     use crate::raw::child;
-    IN_CHILD.store(true, Ordering::Relaxed);
+    crate::forked::mark_child();
     let _ = child::redirect_stderr(stderr);
     if let Some((size, data)) = limit {
         if child::limit_memory(size, data).is_err() {

@@ -16,7 +16,7 @@ fn threads() -> usize {
 /// pool must not wait for work queued behind it.
 pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
     #[cfg(unix)] // The child of an isolated check has none of the parent's threads.
-    if crate::untrusted::in_child() {
+    if crate::forked::in_child() {
         return None;
     }
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
