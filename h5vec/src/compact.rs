@@ -17,11 +17,12 @@ use std::ffi::CString;
 use hdf5::{Dataset, Group, LocationType};
 
 use crate::codec::{child_path, open_group};
+use crate::containers::check_new_member;
 use crate::error::{Context, Error, Place, Result};
 use crate::guard::Access;
 use crate::options::{DatasetRole, SaveOptions};
 use crate::raw::{self, Elements};
-use crate::vector::{check_new_member, commit_vector, open_vector};
+use crate::vector::{commit_vector, open_vector};
 
 /// Bytes of one copy batch (a few chunks; strings add their text).
 const BATCH_BYTES: u64 = 8 << 20;

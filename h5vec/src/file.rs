@@ -442,7 +442,7 @@ mod read_only {
 /// saying the file is open read-only, instead of HDF5's "no write intent on
 /// file" from the first write.
 pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
-    let at = &crate::vector::container_place(parent, name);
+    let at = &crate::containers::container_place(parent, name);
     let file = parent.file().at(at)?;
     let intent = raw::checked_intent(&file, at)?;
     if read_only::is_read_only(&file) {
@@ -489,7 +489,7 @@ pub(crate) fn check_writable(parent: &Group, name: &str) -> Result<()> {
 /// ```
 pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
     check_writable(parent, name)?;
-    let at = &crate::vector::container_place(parent, name);
+    let at = &crate::containers::container_place(parent, name);
     let cname =
         CString::new(name).map_err(|_| Error::bad_name(at, "the name contains a NUL byte"))?;
     raw::create_group(parent, &cname, LINKS, at)

@@ -17,9 +17,7 @@ use hdf5::Group;
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
-use crate::kinds::scalar::{open_values, Scalar};
-// Until arrow/write/col.rs names it in scalar.rs.
-pub(crate) use crate::kinds::scalar::create_values;
+use crate::kinds::scalar::{create_values, open_values, Scalar};
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
 use crate::raw::Pod;

@@ -8,11 +8,12 @@ use std::path::Path;
 use hdf5::Group;
 
 use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
+use crate::containers::check_new_member;
 use crate::error::{Context, Result};
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::Stored;
-use crate::vector::{check_new_member, commit_vector, open_vector, write_count, write_metadata};
+use crate::vector::{commit_vector, open_vector, write_count, write_metadata};
 
 /// Writes a vector of any length with bounded memory: values are buffered
 /// and written one batch (one chunk length) at a time.
@@ -194,7 +195,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// ```
     pub fn create_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
-        let at = crate::vector::container_place(parent, name);
+        let at = crate::containers::container_place(parent, name);
         let file = parent.file().at(&at)?;
         let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
         let mut w = Self::create(parent, name, opts)?;
@@ -245,7 +246,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// ```
     pub fn open_append_live(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
         crate::file::check_writable(parent, name)?;
-        let at = crate::vector::container_place(parent, name);
+        let at = crate::containers::container_place(parent, name);
         let file = parent.file().at(&at)?;
         let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
         if !crate::live::is_live_writer(&file) {

@@ -15,11 +15,12 @@ use arrow_schema::{ArrowError, Schema as ArrowSchema};
 use hdf5::Group;
 
 use crate::codec::{expect_members, open_group};
+use crate::containers::check_new_member;
 use crate::error::{Context, Error, Result};
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
 use crate::schema::{Kind, Schema, Stored};
-use crate::vector::{check_new_member, commit_vector, open_vector, write_count, write_metadata};
+use crate::vector::{commit_vector, open_vector, write_count, write_metadata};
 
 use col::{At, Col};
 

@@ -7,13 +7,13 @@ use crate::codec::{child_path, Codec};
 use crate::column::PodWriter;
 use crate::error::{Context, Error, ErrorKind, Place, Result};
 use crate::kinds::blob::BlobCodec;
-use crate::kinds::dense::create_values;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::{
     create_item_mask, create_leaf, create_list_group, create_record_values, items_path,
     FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
 };
 use crate::kinds::nullable::{create_nullable, MaskedEncoder};
+use crate::kinds::scalar::create_values;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
@@ -91,7 +91,7 @@ impl MakeFill for CreateFill<'_> {
 /// Checks a record field name as a vector name is checked (SPEC.md
 /// section 1, "Names"), with the field's path in the error.
 fn check_field_name(group: &Group, name: &str, path: &str) -> Result<()> {
-    crate::vector::check_name(group, name, "record field").map_err(|e| match e.kind() {
+    crate::containers::check_name(group, name, "record field").map_err(|e| match e.kind() {
         ErrorKind::BadName(m) => Error::bad_name(
             Place::new(
                 path,
