@@ -20,7 +20,6 @@ use serde::Serialize;
 pub(crate) use crate::error::container_place;
 use crate::error::{Context, Error, Place, Result};
 use crate::guard::{self, Access, Container};
-pub(crate) use crate::h5col::COLUMN_TABLE;
 use crate::raw;
 
 /// The `format_name` h5vec writes and expects.
@@ -29,7 +28,10 @@ pub const FORMAT_NAME: &str = "HDF5Vectors";
 /// The `format_version` h5vec writes and expects.
 pub const FORMAT_VERSION: i64 = 1;
 
-/// The value of the group's `type` attribute.
+/// `CLASS` of an h5col table (SPEC.md section 9).
+pub(crate) const COLUMN_TABLE: &str = "COLUMN_TABLE";
+
+/// The value of a VLS array group's `type` attribute (SPEC.md section 10).
 pub(crate) const TYPE_VLS: &str = "vls";
 
 /// What kind of container a group is (serialized as `vector`, `table`,

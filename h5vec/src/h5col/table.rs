@@ -17,6 +17,7 @@
 use hdf5::Group;
 use hdf5_sys::h5t::H5T_class_t;
 
+use crate::containers::COLUMN_TABLE;
 use crate::error::{At, Context, Error, Place, Result};
 use crate::guard::{Access, Container, Walked};
 use crate::kinds::record::Record;
@@ -25,8 +26,6 @@ use crate::raw;
 
 use super::fields::{Phase, TableFields};
 
-/// `CLASS` of a table group.
-pub(crate) const COLUMN_TABLE: &str = "COLUMN_TABLE";
 /// `VERSION` h5vec writes.
 pub(super) const VERSION: &str = "1.0";
 /// Name of the row-count attribute.
