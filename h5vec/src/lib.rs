@@ -89,35 +89,21 @@
 //!
 //! | module | what it does |
 //! |---|---|
-//! | `vector` | the vector group (`data/`, `metadata/`, `count`): [`save_vector`], [`load_vector`], [`list_vectors`], open and commit (SPEC 1, 8) |
-//! | `stream` | appends, ranges, columns, [`VectorWriter`], [`VectorReader`], [`repair`]: the append protocol (SPEC 8) |
-//! | `schema` | the schema tree under `metadata/schema`: the node a codec writes, and the node read back (SPEC 2) |
-//! | `codec` | the traits every kind implements (`H5Vector::Codec`, `Codec`, `Encoder`, `Decoder`) and the checks kinds share (members, datasets) |
-//! | `kinds/` | one storage kind per file, each opening with its layout on disk: `scalar`, `dense`, `record`, `constant`, `blob`, `json`, `string`, `vls`, `nullable`, `list/` (SPEC 3, 4) |
-//! | `column` | one dataset of rows written and read in batches (`PodWriter`, `PodReader`, `StrWriter`): what every kind's datasets go through |
-//! | `pipeline/` | the compression pipeline: deflate, shuffle, Blosc and Fletcher32 of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3, 6.4); direct chunk I/O, read-ahead, deferred writes finished by each commit, worker pool and buffer pools |
-//! | `raw/` | the HDF5 layer: checked and locked FFI calls, datatypes, row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters, copies, the guard's and the limits' queries; `raw/gheap` checks global heap collections before HDF5 reads them (SPEC 7) |
-//! | `guard` | the walk over every object below a container before anything is read: hard links only, no external or virtual storage, known filters (SPEC 7) |
-//! | `untrusted` | [`open_untrusted`], [`check_isolated`]: a file checked completely in a forked child before the caller opens it (SPEC 7) |
-//! | `limits` | bounds on what a hostile file can make h5vec allocate or loop over (SPEC 7) |
-//! | `bincode_codec` | the serde encoding of blob fields, bounded on decode |
-//! | `serde/` | `h5vec::serde` (feature `serde-columns`): vectors of any serde type by columns, in the derive's layout (SPEC 13): tracing the columns (`trace`), their h5vec fields (`fields`), values to columns (`ser/`), columns to values (`de/`), each with a direct path (`fast/`) beside serde_arrow's |
-//! | `options` | [`SaveOptions`], [`Compression`], per-field storage, chunk sizes |
-//! | `file` | [`create_file`], [`create_group`], [`open_file`], [`open_file_rw`]; the read-only check before writes |
-//! | `error` | [`Error`]: the logical path, the HDF5 object, expected against found |
-//! | `h5col/` | [`h5col`] tables: the table group, and one file per column kind (SPEC 9) |
-//! | `vls` | standalone [`vls`] string arrays, on `kinds::vls`'s columns (SPEC 10) |
-//! | `inspect` | [`inspect`] and [`find_containers`]: containers, schema trees and datasets described without reading values |
+//! | `error`, `limits`, `forked` | leaves: [`Error`] (the logical path, the HDF5 object, expected against found); bounds on what a hostile file can make h5vec allocate or loop over (SPEC 7); the isolated check's child |
+//! | `raw/` | every HDF5 C call, behind checked and locked helpers: datatypes, hyperslab row I/O, direct chunk I/O, links, attributes, crash-safety flushes, filters, SWMR, copies, the guard's and the limits' queries, global heap collections read from the file's bytes (SPEC 7) |
+//! | `pipeline/` | the compression pipeline: deflate, shuffle, Blosc and Fletcher32 of whole chunks on all cores, bypassing HDF5's single-threaded filter pipeline (SPEC 6.3, 6.4); row I/O that picks the direct chunk path, read-ahead, deferred writes finished by each commit, worker and buffer pools |
+//! | `guard`, `live`, `schema`, `options`, `file` | the walk over every object below a container before anything is read (SPEC 7); live (SWMR) readers and writers; the schema tree (`Kind`, identifiers, the node written and read back; SPEC 2); [`SaveOptions`], [`Compression`]; [`create_file`], [`open_file`], [`open_file_rw`], [`create_group`] |
+//! | `codec`, `column`, `evolution`, `bincode_codec` | the traits every kind implements and the checks kinds share; one dataset of rows written and read in batches; [`LoadOptions`] (SPEC 12); blob encoding |
+//! | `kinds/` | one storage kind per file or folder, each opening with its layout on disk (SPEC 3, 4); `kinds/adapters/` the Rust types stored on a kind under a codec of their own, each a folder owning every path |
+//! | `containers`, `vector`, `stream/`, `h5col/`, `vls`, `inspect`, `compact` | container names and what a group is; the vector group ([`save_vector`], [`load_vector`], commit; SPEC 1, 8); appends, ranges, columns, [`VectorWriter`], [`VectorReader`], [`repair`]; [`h5col`] tables (SPEC 9); [`vls`] string arrays (SPEC 10); [`inspect`], [`find_containers`]; [`compact_vector`], [`copy_vector`] |
+//! | `arrow/`, `serde/`, `serde_value`, `untrusted` | vectors without their Rust type as Arrow batches (SPEC 11); any serde type by columns (SPEC 13); [`Json`], [`Blob`]; [`open_untrusted`], [`check_isolated`] (SPEC 7) |
 //!
-//! **A new kind** goes in its own file under `kinds/`: its layout on disk
-//! in the module docs (and a SPEC.md section), a zero-sized codec
-//! implementing `Codec` (its schema node, `create`, `append`, and `open`,
-//! which checks everything before a value is read), an encoder and a
-//! decoder built on `column`'s writers and readers, and the `H5Vector`
-//! impls of the Rust types that use it (or a `#[h5vec(...)]` attribute in
-//! the derive, reaching the codec through `__private`). Its schema
-//! identifiers live in `schema`. HDF5 calls the kind needs that hdf5-metno
-//! does not offer go in `raw/`, behind its locked helpers.
+//! `ARCHITECTURE.md` has the full module table, the import rule (no file
+//! imports a file that imports it back; `raw/` imports nothing above
+//! `error`, `limits` and `forked`), and the recipes for a new adapter (a
+//! folder under `kinds/adapters/` and three one-line registrations) and a
+//! new storage kind. HDF5 calls a kind needs that hdf5-metno does not offer
+//! go in `raw/`, behind its locked helpers.
 
 #![warn(missing_docs)]
 // Every `pub` item outside the public modules must be `pub(crate)`, or

@@ -443,7 +443,7 @@ pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
         .collect()
 }
 
-/// The Arrow type of a time, UUID, f16 or complex node (SPEC.md sections
+/// The Arrow type of an adapter's, a time, f16 or complex node (SPEC.md sections
 /// 4.6 to 4.8), `None` for other nodes.
 fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
     use arrow_schema::TimeUnit;

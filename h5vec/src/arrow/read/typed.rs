@@ -1,5 +1,6 @@
 //! Readers of the nodes of SPEC.md sections 4.5 to 4.8 (maps, instants,
-//! dates, times of day, durations, UUIDs, f16, complex numbers) into the
+//! dates, times of day, durations, f16, complex numbers; the adapters' own
+//! readers through `kinds::adapters`) into the
 //! Arrow types of section 11, on the same open checks as the typed load.
 
 use std::ops::Range;

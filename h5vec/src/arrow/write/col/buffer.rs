@@ -27,7 +27,7 @@ impl Col {
         holes: Option<&NullBuffer>,
         at: &At<'_>,
     ) -> Result<()> {
-        // Times, UUIDs and maps in the form the writers below take.
+        // Times, adapters' types and maps in the form the writers below take.
         let normal = super::typed::normalize(arr, |i| at.row(i))?;
         let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
         match self {
