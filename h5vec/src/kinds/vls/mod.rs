@@ -30,6 +30,7 @@ use crate::schema::{ids, Kind, Schema, Stored};
 
 pub(crate) use decoder::VlsDecoder;
 pub(crate) use encoder::VlsEncoder;
+#[cfg(feature = "arrow")]
 pub(crate) use pointers::Pointer;
 
 /// A field type that `#[h5vec(vls)]` can store as a compressed VLS array.
