@@ -1,7 +1,7 @@
 //! Automatic chunk and batch sizes: rows per chunk from the expected
 //! length and the row size, heap chunks, write and read batches.
 
-use super::{Compression, SaveOptions};
+use super::{Compression, SaveOptions, WriteCtx};
 
 /// Rows per read batch of whole-vector loads.
 pub(crate) const READ_BATCH_ROWS: u64 = AUTO_ROWS as u64;
@@ -61,6 +61,17 @@ impl SaveOptions {
         match self.compression {
             Compression::None => chunk,
             _ => chunk.saturating_mul(COMPRESSED_BATCH_CHUNKS),
+        }
+    }
+}
+
+impl WriteCtx<'_> {
+    /// The chunk length choice of a row dataset created later, once its
+    /// row size is known.
+    pub(crate) fn row_chunks(&self) -> RowChunks {
+        RowChunks {
+            chunk_length: self.opts.chunk_length,
+            len_hint: self.len_hint,
         }
     }
 }

@@ -385,15 +385,6 @@ impl WriteCtx<'_> {
         self.opts.chunk_heap(bytes_hint)
     }
 
-    /// The chunk length choice of a row dataset created later, once its
-    /// row size is known.
-    pub(crate) fn row_chunks(&self) -> RowChunks {
-        RowChunks {
-            chunk_length: self.opts.chunk_length,
-            len_hint: self.len_hint,
-        }
-    }
-
     /// The compression of the dataset named `dataset` (by its role).
     pub fn compression_for(&self, dataset: &str) -> &Compression {
         self.opts.get_compression_for(DatasetRole::of(dataset))

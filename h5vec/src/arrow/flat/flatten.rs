@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
-use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, StringArray, StructArray};
+use arrow_array::{
+    Array, ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray, StructArray,
+};
 use arrow_buffer::ScalarBuffer;
-use arrow_schema::{DataType, Field, FieldRef, Fields, UnionMode};
+use arrow_schema::{DataType, Field, FieldRef, Fields, Schema as ArrowSchema, UnionMode};
 
-use crate::arrow::mapping::{field_metadata, label_type, FLAT, UNION_KEY};
+use crate::arrow::mapping::{field_metadata, label_type, FLAT, ROOT_KEY, UNION_KEY};
 use crate::arrow::write::node::field_node;
 use crate::codec::child_path;
 use crate::error::{Error, Result};
@@ -17,8 +19,101 @@ use crate::options::SaveOptions;
 use crate::schema::Kind;
 
 use super::{
-    built, descend, fieldless, look_through, validity, variant_names, Converted, Gather, VARIANT,
+    built, column_path, descend, fieldless, look_through, rebuild_batch, validity, variant_names,
+    Converted, Gather, VARIANT,
 };
+
+/// Every enum with data (dense `Union` column, as [`read_vector`](crate::arrow::read_vector)
+/// gives it) of `batch`, at any depth (batch columns, struct fields, list and map items, the fields of
+/// other unions' variants), replaced by its **flat form**, for the formats
+/// and libraries without unions (Parquet, polars, CSV, JSON lines):
+///
+/// - a `Struct` field of the same name and nullability whose first child is
+///   `variant`, `Dictionary(Int32, Utf8)`: the dictionary's values are all
+///   the variant names in declaration order, the keys the rows' tags;
+/// - then one nullable `Struct` per variant that has fields, named as the
+///   variant, holding the variant's fields (tuple variants: `1`, `2`, ...),
+///   valid exactly on the rows of that variant. Unit variants have no
+///   child.
+///
+/// A null union row (`Option<Enum>` = `None`) is a null struct (its
+/// `variant` and every child null). The struct field's metadata is the
+/// union's own (`h5vec.schema` = the union node, `h5vec.kind` = `union`,
+/// ...; from its Arrow type when the field has none) plus `h5vec.union =
+/// "flat"`, so that [`save_record_batch`](crate::arrow::save_record_batch),
+/// [`save_batches`](crate::arrow::save_batches) and
+/// [`append_record_batch`](crate::arrow::append_record_batch) store it as the
+/// union again: the same vector, which `load_vector::<T>` reads. A variant
+/// named `variant` has no flat form (an error naming the field); other
+/// columns are returned as they are.
+///
+/// ```
+/// use h5vec::arrow::arrow_array::{cast::AsArray, types::{Float64Type, Int32Type}, Array};
+///
+/// #[derive(h5vec::H5Vector, Debug, PartialEq)]
+/// enum Shape { Circle { r: f64 }, Rect(f64, f64), Empty }
+///
+/// #[derive(h5vec::H5Vector, Debug, PartialEq)]
+/// struct Item { id: u32, shape: Shape }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// let items = vec![
+///     Item { id: 1, shape: Shape::Circle { r: 0.5 } },
+///     Item { id: 2, shape: Shape::Rect(2.0, 3.0) },
+///     Item { id: 3, shape: Shape::Empty },
+/// ];
+/// h5vec::save_vector(&file, "items", &items)?;
+///
+/// let flat = h5vec::arrow::flatten_unions(&h5vec::arrow::read_vector(&file, "items")?)?;
+/// let shape = flat.column(1).as_struct();
+/// assert_eq!(shape.column_names(), ["variant", "Circle", "Rect"]);
+/// let variant = shape.column(0).as_dictionary::<Int32Type>();
+/// assert_eq!(variant.keys().values().to_vec(), [0, 1, 2]);
+/// let names = variant.values().as_string::<i32>();
+/// assert_eq!(names.iter().flatten().collect::<Vec<_>>(), ["Circle", "Rect", "Empty"]);
+/// let circle = shape.column(1).as_struct();
+/// assert_eq!((circle.is_valid(0), circle.is_valid(1)), (true, false));
+/// assert_eq!(circle.column(0).as_primitive::<Float64Type>().value(0), 0.5);
+/// let rect = shape.column(2).as_struct();
+/// assert_eq!(rect.column_names(), ["1", "2"]);
+/// assert_eq!(flat.schema().field(1).metadata()["h5vec.union"], "flat");
+///
+/// // The writers take the flat form back as the enum.
+/// h5vec::arrow::save_batches(&file, "copy", &flat.schema(), [Ok(flat.clone())], &Default::default())?;
+/// assert_eq!(h5vec::load_vector::<Item>(&file, "copy")?, items);
+/// # Ok(()) }
+/// ```
+pub fn flatten_unions(batch: &RecordBatch) -> Result<RecordBatch> {
+    let schema = batch.schema_ref();
+    let record = schema
+        .metadata()
+        .get(ROOT_KEY)
+        .is_none_or(|k| Kind::parse(k) == Kind::Record);
+    let mut fields: Vec<FieldRef> = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    let mut changed = false;
+    for (f, c) in schema.fields().iter().zip(batch.columns()) {
+        let path = column_path(record, f.name());
+        match flatten(c, f, &path)? {
+            Some((f, c)) => {
+                changed = true;
+                fields.push(f);
+                columns.push(c);
+            }
+            None => {
+                fields.push(f.clone());
+                columns.push(c.clone());
+            }
+        }
+    }
+    if !changed {
+        return Ok(batch.clone());
+    }
+    let schema = ArrowSchema::new_with_metadata(fields, schema.metadata().clone());
+    rebuild_batch(schema, columns, batch.num_rows())
+}
 
 /// `arr` (field `field` at `path`) with every union below it (itself
 /// included) in flat form, or `None` when it holds none.

@@ -22,6 +22,7 @@ use hdf5::Group;
 
 use crate::error::{Error, Result};
 
+mod container;
 pub(crate) mod nodes;
 mod open;
 mod select;
@@ -30,12 +31,9 @@ mod table;
 mod typed;
 mod union;
 
+use container::Source;
 use open::open_node;
 use select::parse_picks;
-use source::Source;
-
-/// What `read_vector` and the others read, for errors.
-const EXPECTED: &str = "an h5vec vector, h5col table or VLS string array";
 
 /// Reads the whole vector, h5col table or VLS string array `name` of
 /// `group` into one record batch, from what the file says alone (SPEC.md

@@ -6,42 +6,24 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
-use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema as ArrowSchema};
 use hdf5::Group;
 
 use crate::arrow::mapping::{self, VALUE_COLUMN};
 use crate::error::{Error, Place, Result};
-use crate::guard::{self, Access, Walked};
+use crate::guard::{self, Access};
 use crate::raw;
 use crate::schema::{Kind, Schema};
-use crate::vector::{check_name, container_place, open_vector, Opened};
+use crate::vector::{check_name, container_place, open_vector};
 
-use super::nodes::{check_len, BoxNode, Vls};
+use super::container::{Keep, Source};
+use super::nodes::{check_len, Vls};
 use super::open::open_node;
 use super::select::{check_value_pick, has_data, select_node, Pick};
 use super::table::open_table;
-use super::EXPECTED;
 
-/// An opened container: the batch schema, the reader of its rows, and what
-/// keeps the walked objects open.
-pub(super) struct Source {
-    pub(super) schema: SchemaRef,
-    /// A record root (vectors): the columns are its fields.
-    pub(super) record_root: bool,
-    pub(super) root: BoxNode,
-    pub(super) rows: u64,
-    /// The root stores nothing (constants): rows per read are capped.
-    pub(super) no_data: bool,
-    pub(super) _keep: Keep,
-}
-
-/// What must stay open while a container is read.
-// The fields are never read: holding them keeps the walked objects open.
-#[allow(dead_code)]
-pub(super) enum Keep {
-    Vector(Box<Opened>),
-    Walk(Walked),
-}
+/// What `read_vector` and the others read, for errors.
+const EXPECTED: &str = "an h5vec vector, h5col table or VLS string array";
 
 impl Source {
     /// Opens container `name` of `parent`; `select`: only these columns.

@@ -17,10 +17,10 @@ use crate::kinds::nullable::MASK;
 use crate::raw;
 use crate::schema::{ids, Kind, Schema, Stored};
 
+use super::container::{Keep, Source};
 use super::nodes::{Bools, BoxNode, FixedStrs, Levels, Prim, Record};
 use super::open::{open_node, with_prim};
 use super::select::{select_columns, Pick};
-use super::source::{Keep, Source};
 
 pub(super) fn open_table(parent: &Group, name: &str, select: Option<&[Pick]>) -> Result<Source> {
     let (table, walked, nrows) = crate::h5col::open_checked(parent, name, Access::Read)?;

@@ -1,4 +1,5 @@
-//! [`FieldList`]: the fields of a record as a cons list of codecs
+//! [`Record`], the trait the derive implements, and [`FieldList`]: the
+//! fields of a record as a cons list of codecs
 //! (`(C1, (C2, ()))`), with the per-field create, append, open, push and
 //! read steps the record codec runs in field order, and [`FieldDecoder`].
 
@@ -10,6 +11,31 @@ use crate::codec::{child_path, open_group, Codec, Decoder, Encoder};
 use crate::error::{Context, Error, Result};
 use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
+
+/// A struct or tuple stored field by field.
+pub trait Record: Sized + 'static {
+    /// The fields' codecs as a cons list `(C1, (C2, ... ()))`.
+    type Fields: FieldList;
+    /// Codec identifier: `HDF5Vectors.StructCodec` or `.TupleCodec`.
+    const CODEC: &'static str;
+    /// The stored field names, in declaration order.
+    const FIELD_NAMES: &'static [&'static str];
+    /// Per-field storage settings (`#[h5vec(chunk_length = .., deflate = ..)]`),
+    /// in field order; shorter than the field list means "no override".
+    const FIELD_STORAGE: &'static [crate::options::FieldStorage] = &[];
+    /// Other names each stored field may have in a file (`#[h5vec(alias =
+    /// "...")]`), in field order; shorter than the field list means none.
+    const FIELD_ALIASES: &'static [&'static [&'static str]] = &[];
+    /// What each stored field takes when the file lacks it
+    /// (`#[h5vec(default)]`): `None` for a field the file must have.
+    fn defaults() -> <Self::Fields as FieldList>::Defaults {
+        <Self::Fields as FieldList>::no_defaults()
+    }
+    /// References to the stored fields, as a cons list.
+    fn parts(&self) -> <Self::Fields as FieldList>::Refs<'_>;
+    /// Builds a value from the stored fields (skipped fields get `Default`).
+    fn from_parts(parts: <Self::Fields as FieldList>::Values) -> Self;
+}
 
 /// A cons list of field codecs. Implemented for `()` and `(C, Rest)`.
 pub trait FieldList: 'static {

@@ -10,7 +10,7 @@ use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::{FieldList, Record};
+use super::fields::{FieldList, Record};
 
 /// What a record is matched for: a load (aliases, defaults and, if the
 /// load allows, extra stored fields) or an append (exactly the stored fields).

@@ -17,9 +17,9 @@
 //! The derive macro only lists the fields: [`Record::Fields`] is a cons list
 //! `(C1, (C2, (C3, ())))` of the fields' codecs; everything else lives here.
 //!
-//! This file holds [`Record`], the codec and its encoder and decoder;
-//! `fields` the cons list of field codecs ([`FieldList`]), `matching` the
-//! match of stored fields to the type's on open.
+//! This file holds the codec and its encoder and decoder; `fields` the
+//! [`Record`] trait and the cons list of field codecs ([`FieldList`]),
+//! `matching` the match of stored fields to the type's on open.
 
 mod fields;
 mod matching;
@@ -35,33 +35,8 @@ use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-pub use fields::FieldList;
+pub use fields::{FieldList, Record};
 use matching::{match_record, Use};
-
-/// A struct or tuple stored field by field.
-pub trait Record: Sized + 'static {
-    /// The fields' codecs as a cons list `(C1, (C2, ... ()))`.
-    type Fields: FieldList;
-    /// Codec identifier: `HDF5Vectors.StructCodec` or `.TupleCodec`.
-    const CODEC: &'static str;
-    /// The stored field names, in declaration order.
-    const FIELD_NAMES: &'static [&'static str];
-    /// Per-field storage settings (`#[h5vec(chunk_length = .., deflate = ..)]`),
-    /// in field order; shorter than the field list means "no override".
-    const FIELD_STORAGE: &'static [crate::options::FieldStorage] = &[];
-    /// Other names each stored field may have in a file (`#[h5vec(alias =
-    /// "...")]`), in field order; shorter than the field list means none.
-    const FIELD_ALIASES: &'static [&'static [&'static str]] = &[];
-    /// What each stored field takes when the file lacks it
-    /// (`#[h5vec(default)]`): `None` for a field the file must have.
-    fn defaults() -> <Self::Fields as FieldList>::Defaults {
-        <Self::Fields as FieldList>::no_defaults()
-    }
-    /// References to the stored fields, as a cons list.
-    fn parts(&self) -> <Self::Fields as FieldList>::Refs<'_>;
-    /// Builds a value from the stored fields (skipped fields get `Default`).
-    fn from_parts(parts: <Self::Fields as FieldList>::Values) -> Self;
-}
 
 /// The record layout for `R`.
 pub struct RecordCodec<R>(PhantomData<R>);
