@@ -21,10 +21,10 @@ use crate::options::{SaveOptions, WriteCtx};
 use crate::raw::{self, Bits8, Pod};
 use crate::schema::Stored;
 
+use crate::containers::{
+    check_name, check_new_member, check_replaceable, container_place, is_vector,
+};
 pub use crate::containers::{FORMAT_NAME, FORMAT_VERSION};
-// Until every caller names them in `containers`.
-pub(crate) use crate::containers::{check_name, check_new_member, container_place};
-use crate::containers::{check_replaceable, is_vector};
 
 /// The names of the h5vec vectors directly in `group`, sorted. A vector is
 /// a hard-linked group with `metadata/format_name` = "HDF5Vectors" and

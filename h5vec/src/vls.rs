@@ -25,7 +25,7 @@
 use hdf5::Group;
 
 use crate::containers::create_container;
-pub(crate) use crate::containers::TYPE_VLS;
+use crate::containers::TYPE_VLS;
 use crate::error::{Context, Error, Place, Result};
 use crate::kinds::vls::{VlsDecoder, VlsEncoder};
 use crate::options::{Compression, SaveOptions, WriteCtx};

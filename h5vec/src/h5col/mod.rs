@@ -47,8 +47,6 @@ mod table;
 
 use fields::TableFields;
 pub(crate) use table::open_checked;
-// Until arrow/read names it in containers.
-pub(crate) use crate::containers::COLUMN_TABLE;
 // The schema-driven reader (`crate::arrow`) reads tables column by column.
 #[cfg(feature = "arrow")]
 pub(crate) use boolean::open_bool_col;

@@ -32,7 +32,6 @@ mod typed;
 mod union;
 
 use container::Source;
-use open::open_node;
 use select::parse_picks;
 
 /// Reads the whole vector, h5col table or VLS string array `name` of

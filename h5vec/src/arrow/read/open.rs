@@ -246,7 +246,7 @@ pub(super) fn open_node(
             typed::open_map(group, node, path, count, field, open_item)?
         }
         Kind::Record => open_record(group, node, path, count, field)?,
-        Kind::Union => union::open_union(group, node, path, count, field)?,
+        Kind::Union => union::open_union(group, node, path, count, field, open_node)?,
         Kind::Constant => {
             let want = Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "");
             node.expect(&want, path)?;
@@ -446,7 +446,7 @@ fn open_item(
         Kind::Union => {
             let g = open_group(parent, name, path)?;
             check_class(&g, crate::kinds::union::UNION_VALUES, path)?;
-            union::open_union(&g, node, path, rows, field)?
+            union::open_union(&g, node, path, rows, field, open_node)?
         }
         Kind::Nullable => {
             check_nullable(node, path)?;

@@ -10,11 +10,12 @@ use arrow_schema::{DataType, Field, Schema as ArrowSchema};
 use hdf5::Group;
 
 use crate::arrow::mapping::{self, VALUE_COLUMN};
+use crate::containers::{check_name, container_place, COLUMN_TABLE, TYPE_VLS};
 use crate::error::{Error, Place, Result};
 use crate::guard::{self, Access};
 use crate::raw;
 use crate::schema::{Kind, Schema};
-use crate::vector::{check_name, container_place, open_vector};
+use crate::vector::open_vector;
 
 use super::container::{Keep, Source};
 use super::nodes::{check_len, Vls};
@@ -47,10 +48,10 @@ impl Source {
             ));
         };
         let attr = |n: &str| raw::attr_string(&group, n, &at).ok().flatten();
-        if attr("CLASS").as_deref() == Some(crate::h5col::COLUMN_TABLE) {
+        if attr("CLASS").as_deref() == Some(COLUMN_TABLE) {
             return open_table(parent, name, select);
         }
-        if attr("type").as_deref() == Some(crate::vls::TYPE_VLS) {
+        if attr("type").as_deref() == Some(TYPE_VLS) {
             if let Some(picks) = select {
                 check_value_pick(picks)?;
             }

@@ -148,6 +148,8 @@ impl Node for Labels {
 /// for the rows a read needs (a variant's row count is known only from the
 /// rows that use it, as in the typed decoder).
 pub(super) struct Union {
+    /// The reader of a schema node (`open::open_node`), for the variants.
+    open_node: OpenNode,
     tags: TagReader,
     index: PodReader<u64>,
     names: Vec<String>,
@@ -163,14 +165,20 @@ pub(super) struct Union {
     ibuf: Vec<u64>,
 }
 
+/// The reader of a schema node: `open::open_node`, passed in (it opens
+/// unions, whose variants it opens in turn).
+pub(super) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
+
 /// Opens the union whose group is `group`, `count` rows at least, typed as
-/// `field` (a dense `Union` of the mapping), after the typed load's checks.
+/// `field` (a dense `Union` of the mapping), after the typed load's checks;
+/// `open_node` opens each variant.
 pub(super) fn open_union(
     group: &Group,
     node: &Stored,
     path: &str,
     count: u64,
     field: &Field,
+    open_node: OpenNode,
 ) -> Result<BoxNode> {
     let names: Vec<String> = node.variant_names.clone().unwrap_or_default();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -192,11 +200,12 @@ pub(super) fn open_union(
         let p = child_path(path, name);
         let g = open_group(group, name, &p)?;
         let child = node.child(i, path)?;
-        variants.push(super::open_node(&g, child, &p, 0, &children[i])?);
+        variants.push(open_node(&g, child, &p, 0, &children[i])?);
         groups.push(g);
         nodes.push(child.clone());
     }
     Ok(Box::new(Union {
+        open_node,
         at: index.place().clone(),
         tags,
         index,
@@ -260,7 +269,7 @@ impl Node for Union {
             }
             if span.end > self.opened[k] {
                 let p = child_path(&self.path, &self.names[k]);
-                self.variants[k] = super::open_node(
+                self.variants[k] = (self.open_node)(
                     &self.groups[k],
                     &self.nodes[k],
                     &p,

@@ -26,18 +26,38 @@ use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
 
 use super::super::mapping::{field_of, labels};
-use super::col::{check_nulls, hole, wrong_array, At, Col};
+use super::col::{check_nulls, hole, wrong_array, At};
+
+/// The column writer of a union's variants and of a labelled enum's codes
+/// (`col::Col`, which holds these writers in turn: a type parameter, so
+/// that this file does not name it).
+pub(super) trait VariantCol: Sized {
+    /// Creates the datasets of node `node` in `group`.
+    fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self>;
+    /// Opens node `node` of `rows` rows in `group` for appending.
+    fn append(
+        node: &Stored,
+        group: &Group,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self>;
+    /// Buffers the values of `arr` (rows null in `holes` get placeholders).
+    fn write(&mut self, arr: &dyn Array, holes: Option<&NullBuffer>, at: &At<'_>) -> Result<()>;
+    /// Writes what is buffered.
+    fn flush(&mut self) -> Result<()>;
+}
 
 /// A union's writers: TAG, INDEX, each variant's rows so far, and one
 /// column writer per variant (a record, or a constant).
-pub(super) struct UnionCol {
+pub(super) struct UnionCol<C> {
     tags: TagWriter,
     index: PodWriter<u64>,
     next: Vec<u64>,
     names: Vec<String>,
     /// Each variant's Arrow type, for the placeholder rows of enclosing nulls.
     types: Vec<DataType>,
-    variants: Vec<Col>,
+    variants: Vec<C>,
 }
 
 /// The variant names of union node `node`, checked as a typed save checks
@@ -73,21 +93,21 @@ fn variant_types(node: &Schema, path: &str) -> Result<Vec<DataType>> {
     }
 }
 
-impl UnionCol {
+impl<C: VariantCol> UnionCol<C> {
     /// Creates union field `node` in its data group `group`.
     pub(super) fn create(
         node: &Schema,
         group: &Group,
         path: &str,
         ctx: &WriteCtx<'_>,
-    ) -> Result<UnionCol> {
+    ) -> Result<Self> {
         let names = variant_names(node, path)?;
         let types = variant_types(node, path)?;
         let mut variants = Vec::with_capacity(names.len());
         for (name, child) in names.iter().zip(&node.children) {
             let p = child_path(path, name);
             let g = group.create_group(name).at(&p)?;
-            variants.push(Col::create(child, &g, &p, ctx)?);
+            variants.push(C::create(child, &g, &p, ctx)?);
         }
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let (tags, index) = create_tag_index(group, &refs, path, ctx)?;
@@ -108,7 +128,7 @@ impl UnionCol {
         name: &str,
         path: &str,
         ctx: &WriteCtx<'_>,
-    ) -> Result<UnionCol> {
+    ) -> Result<Self> {
         let g = parent.create_group(name).at(path)?;
         crate::raw::write_attr_ascii(&g, "CLASS", UNION_VALUES, path)?;
         UnionCol::create(node, &g, path, ctx)
@@ -122,7 +142,7 @@ impl UnionCol {
         path: &str,
         count: u64,
         ctx: &WriteCtx<'_>,
-    ) -> Result<UnionCol> {
+    ) -> Result<Self> {
         let schema = Schema::from(node);
         let names = variant_names(&schema, path)?;
         let types = variant_types(&schema, path)?;
@@ -135,7 +155,7 @@ impl UnionCol {
         for (i, name) in refs.iter().enumerate() {
             let p = child_path(path, name);
             let g = open_group(group, name, &p)?;
-            variants.push(Col::append(node.child(i, path)?, &g, &p, next[i], ctx)?);
+            variants.push(C::append(node.child(i, path)?, &g, &p, next[i], ctx)?);
         }
         let (tags, index) = resume_tag_index(tags, index, &refs, count, path)?;
         Ok(UnionCol {
@@ -156,7 +176,7 @@ impl UnionCol {
         path: &str,
         rows: u64,
         ctx: &WriteCtx<'_>,
-    ) -> Result<UnionCol> {
+    ) -> Result<Self> {
         let g = open_group(parent, name, path)?;
         check_class(&g, UNION_VALUES, path)?;
         UnionCol::append(node, &g, path, rows, ctx)
@@ -256,20 +276,20 @@ impl UnionCol {
 
 /// A labelled enum's codes from a dictionary of its labels (any key type,
 /// any string values: matched by name), written by `inner`.
-pub(super) struct LabelsCol {
-    pub(super) inner: Col,
+pub(super) struct LabelsCol<C> {
+    pub(super) inner: C,
     names: Vec<String>,
     values: Vec<i64>,
     enc: DataType,
     per: usize,
 }
 
-impl LabelsCol {
+impl<C: VariantCol> LabelsCol<C> {
     /// `col` (the codes' writer of scalar or dense node `node`) with the
-    /// node's labels, or `col` itself for an enum without labels.
-    pub(super) fn wrap(node: &Schema, col: Col, path: &str) -> Result<Col> {
+    /// node's labels, or `Err(col)` for an enum without labels.
+    pub(super) fn wrap(node: &Schema, col: C, path: &str) -> Result<std::result::Result<Self, C>> {
         let Some((names, values)) = labels(node, path)? else {
-            return Ok(col);
+            return Ok(Err(col));
         };
         let enc = super::super::mapping::number_type(node.encoded_type.as_deref().unwrap_or(""))
             .filter(|t| t.is_integer())
@@ -287,13 +307,13 @@ impl LabelsCol {
             .iter()
             .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
             .ok_or_else(|| Error::invalid(path, "dense element too large"))?;
-        Ok(Col::Labels(Box::new(LabelsCol {
+        Ok(Ok(LabelsCol {
             inner: col,
             names: names.to_vec(),
             values: values.to_vec(),
             enc,
             per,
-        })))
+        }))
     }
 
     /// The codes of `arr` (a dictionary, or `FixedSizeList`s of one), in

@@ -42,7 +42,7 @@ fn leaf_col(
         per,
         src,
     };
-    super::union::LabelsCol::wrap(node, col, path)
+    super::with_labels(node, col, path)
 }
 
 struct CreateValues<'a> {

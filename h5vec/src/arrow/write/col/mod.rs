@@ -20,6 +20,10 @@ mod lists;
 mod numbers;
 mod resume;
 
+use arrow_array::Array;
+use arrow_buffer::NullBuffer;
+use hdf5::Group;
+
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::blob::BlobEncoder;
@@ -29,7 +33,7 @@ use crate::kinds::nullable::MaskedEncoder;
 use crate::kinds::string::StringEncoder;
 use crate::kinds::vls::VlsEncoder;
 use crate::options::WriteCtx;
-use crate::schema::{ids, Kind, Schema};
+use crate::schema::{ids, Kind, Schema, Stored};
 
 use crate::arrow::mapping::{dense_shape, number_type};
 
@@ -153,9 +157,9 @@ pub(super) enum Col {
     /// `String` list elements.
     StrValues(StringValuesEncoder),
     /// Enums with data (SPEC.md section 4.4).
-    Union(Box<super::union::UnionCol>),
+    Union(Box<super::union::UnionCol<Col>>),
     /// Labelled enums: codes from a dictionary of labels.
-    Labels(Box<super::union::LabelsCol>),
+    Labels(Box<super::union::LabelsCol<Col>>),
 }
 
 /// A list group: `OFFSETS` and the elements' encoder.
@@ -163,4 +167,34 @@ pub(super) struct ListCol {
     offsets: PodWriter<u64>,
     end: u64,
     items: Col,
+}
+
+impl super::union::VariantCol for Col {
+    fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
+        Col::create(node, group, path, ctx)
+    }
+    fn append(
+        node: &Stored,
+        group: &Group,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self> {
+        Col::append(node, group, path, rows, ctx)
+    }
+    fn write(&mut self, arr: &dyn Array, holes: Option<&NullBuffer>, at: &At<'_>) -> Result<()> {
+        Col::write(self, arr, holes, at)
+    }
+    fn flush(&mut self) -> Result<()> {
+        Col::flush(self)
+    }
+}
+
+/// `col` with the labels of node `node` (a labelled enum's codes), or
+/// `col` itself for an enum without labels.
+pub(super) fn with_labels(node: &Schema, col: Col, path: &str) -> Result<Col> {
+    Ok(match super::union::LabelsCol::wrap(node, col, path)? {
+        Ok(labels) => Col::Labels(Box::new(labels)),
+        Err(col) => col,
+    })
 }

@@ -131,7 +131,7 @@ impl Col {
                     per,
                     src,
                 };
-                super::union::LabelsCol::wrap(&schema, col, path)
+                super::with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append(
                 node, group, path, count, ctx,
@@ -235,7 +235,7 @@ impl Col {
                     per,
                     src,
                 };
-                super::union::LabelsCol::wrap(&schema, col, path)
+                super::with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append_item(
                 node, parent, name, path, rows, ctx,
