@@ -63,7 +63,11 @@ fn leaf_of(node: &Schema, path: &str) -> Result<(String, Src)> {
         {
             Src::Number
         }
-        c if number && crate::kinds::adapters::ARROW_ADAPTERS.iter().any(|a| a.codec() == c) => {
+        c if number
+            && crate::kinds::adapters::ARROW_ADAPTERS
+                .iter()
+                .any(|a| a.codec() == c) =>
+        {
             Src::Number
         }
         ids::CHAR if enc == "Int32" => Src::Char,
