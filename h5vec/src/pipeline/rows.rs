@@ -9,15 +9,7 @@ use hdf5::{Dataset, Datatype};
 use super::chunks;
 use super::detect::Pipeline;
 use crate::error::{At, Error, Result};
-use crate::raw::{self, MemType, Pod};
-
-/// Values in `rows` rows of shape `inner`, if that fits a `usize`.
-fn elems(rows: u64, inner: &[u64]) -> Option<usize> {
-    inner
-        .iter()
-        .try_fold(rows, |a, &d| a.checked_mul(d))
-        .and_then(|e| usize::try_from(e).ok())
-}
+use crate::raw::{self, row_elems as elems, MemType, Pod};
 
 /// Writes `rows` whole rows from `buf` (at least `rows * prod(inner)`
 /// values; zero-size rows such as `[T; 0]` are counted by `rows`) at row
@@ -39,22 +31,47 @@ pub(crate) fn write_pod_rows<T: Pod>(
             "internal: fewer values than rows to write",
         ));
     };
+    let bytes = raw::pod_bytes(&buf[..n]);
+    write_bytes(
+        ds,
+        mem.id(),
+        start,
+        rows,
+        inner,
+        bytes,
+        path,
+        &mut |s, k, b| raw::write_pod_rows_bytes(ds, mem, s, k, inner, b, path),
+    )
+}
+
+/// Grows `ds` to exactly `start + rows` rows and writes `bytes` (the rows,
+/// in memory type `mem_type`) there: whole chunks direct when
+/// [`Pipeline::detect`] allows, the rest through `hyperslab(first_row,
+/// rows, bytes)`.
+#[allow(clippy::too_many_arguments)] // the dataset, the type, the rows, the bytes and the fallback
+fn write_bytes(
+    ds: &Dataset,
+    mem_type: hdf5_sys::h5i::hid_t,
+    start: u64,
+    rows: u64,
+    inner: &[u64],
+    bytes: &[u8],
+    path: impl At,
+    hyperslab: &mut chunks::WriteFallback<'_>,
+) -> Result<()> {
     let end = start
         .checked_add(rows)
         .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
     raw::set_rows(ds, end, inner, path)?;
-    if n == 0 {
+    if bytes.is_empty() {
         return Ok(());
     }
-    let bytes = raw::pod_bytes(&buf[..n]);
     let row_bytes = bytes.len() / rows as usize;
-    match Pipeline::detect(ds, mem.id()) {
+    match Pipeline::detect(ds, mem_type) {
         Some(p) if p.row_bytes == row_bytes => {
-            chunks::write_rows(ds, &p, start, rows, bytes, path, &mut |s, k, b| {
-                raw::write_pod_rows_bytes(ds, mem, s, k, inner, b, path)
-            })
+            chunks::write_rows(ds, &p, start, rows, bytes, path, hyperslab)
         }
-        _ => raw::write_pod_rows_bytes(ds, mem, start, rows, inner, bytes, path),
+        _ => hyperslab(start, rows, bytes),
     }
 }
 
@@ -134,21 +151,14 @@ pub(crate) fn write_plain_rows(
             "internal: fewer bytes than rows to write",
         ));
     };
-    let end = start
-        .checked_add(rows)
-        .ok_or_else(|| Error::invalid(path, "row count overflows"))?;
-    raw::set_rows(ds, end, inner, path)?;
-    if bytes == 0 {
-        return Ok(());
-    }
-    let buf = &buf[..bytes];
-    let row_bytes = bytes / rows as usize;
-    match Pipeline::detect(ds, dt.id()) {
-        Some(p) if p.row_bytes == row_bytes => {
-            chunks::write_rows(ds, &p, start, rows, buf, path, &mut |s, k, b| {
-                raw::write_plain_rows_bytes(ds, dt, s, k, inner, b, path)
-            })
-        }
-        _ => raw::write_plain_rows_bytes(ds, dt, start, rows, inner, buf, path),
-    }
+    write_bytes(
+        ds,
+        dt.id(),
+        start,
+        rows,
+        inner,
+        &buf[..bytes],
+        path,
+        &mut |s, k, b| raw::write_plain_rows_bytes(ds, dt, s, k, inner, b, path),
+    )
 }

@@ -73,7 +73,7 @@ impl<T: Pod> MemType<T> {
 }
 
 /// Values in `rows` rows of shape `inner`, if that fits a `usize`.
-fn elems(rows: u64, inner: &[u64]) -> Option<usize> {
+pub(crate) fn row_elems(rows: u64, inner: &[u64]) -> Option<usize> {
     inner
         .iter()
         .try_fold(rows, |a, &d| a.checked_mul(d))
@@ -91,7 +91,7 @@ pub(crate) fn read_pod_rows_bytes<T: Pod>(
     buf: &mut [u8],
     path: impl At,
 ) -> Result<()> {
-    let bytes = elems(rows, inner).and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
+    let bytes = row_elems(rows, inner).and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
     if bytes.is_none_or(|n| n > buf.len()) {
         return Err(Error::invalid(
             path,
@@ -125,7 +125,7 @@ pub(crate) fn write_pod_rows_bytes<T: Pod>(
     buf: &[u8],
     path: impl At,
 ) -> Result<()> {
-    let bytes = elems(rows, inner).and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
+    let bytes = row_elems(rows, inner).and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
     let Some(bytes) = bytes.filter(|&n| n <= buf.len()) else {
         return Err(Error::invalid(
             path,
@@ -176,7 +176,7 @@ pub(crate) fn plain_size(dt: &Datatype) -> Option<usize> {
 /// plain and the product fits.
 fn plain_bytes(dt: &Datatype, rows: u64, inner: &[u64]) -> Option<usize> {
     let size = plain_size(dt)?;
-    elems(rows, inner)?.checked_mul(size)
+    row_elems(rows, inner)?.checked_mul(size)
 }
 
 /// Writes `rows` rows of shape `inner` at row `start` (inside the extent)
