@@ -22,7 +22,8 @@ use crate::error::{Context, Error, Place, Result};
 use crate::guard::Access;
 use crate::options::{DatasetRole, SaveOptions};
 use crate::raw::{self, Elements};
-use crate::vector::{commit_vector, open_vector};
+use crate::vector::open_vector;
+use crate::vector::session::commit_vector;
 
 /// Bytes of one copy batch (a few chunks; strings add their text).
 const BATCH_BYTES: u64 = 8 << 20;

@@ -95,7 +95,7 @@
 //! | `guard`, `live`, `schema`, `options`, `file` | the walk over every object below a container before anything is read (SPEC 7); live (SWMR) readers and writers; the schema tree (`Kind`, identifiers, the node written and read back; SPEC 2); [`SaveOptions`], [`Compression`]; [`create_file`], [`open_file`], [`open_file_rw`], [`create_group`] |
 //! | `codec`, `column`, `evolution`, `bincode_codec` | the traits every kind implements and the checks kinds share; one dataset of rows written and read in batches; [`LoadOptions`] (SPEC 12); blob encoding |
 //! | `kinds/` | one storage kind per file or folder, each opening with its layout on disk (SPEC 3, 4); `kinds/adapters/` the Rust types stored on a kind under a codec of their own, each a folder owning every path |
-//! | `containers`, `vector`, `stream/`, `h5col/`, `vls`, `inspect`, `compact` | container names and what a group is; the vector group ([`save_vector`], [`load_vector`], commit; SPEC 1, 8); appends, ranges, columns, [`VectorWriter`], [`VectorReader`], [`repair`]; [`h5col`] tables (SPEC 9); [`vls`] string arrays (SPEC 10); [`inspect`], [`find_containers`]; [`compact_vector`], [`copy_vector`] |
+//! | `containers`, `vector/`, `h5col/`, `vls`, `inspect`, `compact` | container names and what a group is; the vector group, a file per verb (save, load, append, writer, reader) and the one write session every writer shares (SPEC 1, 8): [`save_vector`], [`load_vector`], [`append_vector`], [`VectorWriter`], [`VectorReader`], [`repair`]; [`h5col`] tables (SPEC 9); [`vls`] string arrays (SPEC 10); [`inspect`], [`find_containers`]; [`compact_vector`], [`copy_vector`] |
 //! | `arrow/`, `serde/`, `serde_value`, `untrusted` | vectors without their Rust type as Arrow batches (SPEC 11); any serde type by columns (SPEC 13); [`Json`], [`Blob`]; [`open_untrusted`], [`check_isolated`] (SPEC 7) |
 //!
 //! `ARCHITECTURE.md` has the full module table, the import rule (no file
@@ -137,7 +137,6 @@ mod schema;
 #[cfg(feature = "serde-columns")]
 pub mod serde;
 mod serde_value;
-mod stream;
 #[cfg(unix)]
 mod untrusted;
 mod vector;
@@ -155,10 +154,6 @@ pub use inspect::{
 };
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
 pub use serde_value::{Blob, Json};
-pub use stream::{
-    append_vector, append_vector_with, load_column, load_range, load_range_with, load_vector_with,
-    repair, vector_len, VectorReader, VectorWriter, COMMIT_BATCHES,
-};
 #[cfg(unix)]
 pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolation};
 // For the command's `validate --in-process` and the isolated check's tests.
@@ -166,8 +161,9 @@ pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolati
 #[doc(hidden)]
 pub use untrusted::{__check_in_process, Fault as __IsolationFault};
 pub use vector::{
-    list_vectors, load_vector, save_vector, save_vector_with, vector_exists, FORMAT_NAME,
-    FORMAT_VERSION,
+    append_vector, append_vector_with, list_vectors, load_column, load_range, load_range_with,
+    load_vector, load_vector_with, repair, save_vector, save_vector_with, vector_exists,
+    vector_len, VectorReader, VectorWriter, COMMIT_BATCHES, FORMAT_NAME, FORMAT_VERSION,
 };
 
 /// The derive macro: `#[derive(H5Vector)]` on structs (named, tuple and

@@ -77,7 +77,7 @@ pub fn read_vector(group: &Group, name: &str) -> Result<RecordBatch> {
 /// ```
 pub fn read_range(group: &Group, name: &str, rows: Range<u64>) -> Result<RecordBatch> {
     let mut src = Source::open(group, name, None)?;
-    crate::stream::check_range(&rows, src.rows)?;
+    crate::vector::check_range(&rows, src.rows)?;
     src.read(rows)
 }
 
@@ -126,7 +126,7 @@ pub fn batches_range(
     batch_rows: usize,
 ) -> Result<Batches> {
     let src = Source::open(group, name, None)?;
-    crate::stream::check_range(&rows, src.rows)?;
+    crate::vector::check_range(&rows, src.rows)?;
     Batches::new(src, rows, batch_rows)
 }
 
@@ -181,7 +181,7 @@ pub fn batches_columns(
     let src = Source::open(group, name, Some(&picks))?;
     let rows = match rows {
         Some(r) => {
-            crate::stream::check_range(&r, src.rows)?;
+            crate::vector::check_range(&r, src.rows)?;
             r
         }
         None => 0..src.rows,

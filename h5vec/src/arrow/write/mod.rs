@@ -14,13 +14,10 @@ use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{ArrowError, Schema as ArrowSchema};
 use hdf5::Group;
 
-use crate::codec::{expect_members, open_group};
-use crate::containers::check_new_member;
-use crate::error::{Context, Error, Result};
-use crate::guard::Access;
-use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::{Kind, Schema, Stored};
-use crate::vector::{commit_vector, open_vector, write_count, write_metadata};
+use crate::error::{Error, Result};
+use crate::options::SaveOptions;
+use crate::schema::{Kind, Schema};
+use crate::vector::session::{Batches, Link, NewVector, WriteSession};
 
 use col::{At, Col};
 
@@ -114,11 +111,11 @@ where
     let mut w = BatchWriter::create(group, name, opts, root, u64::MAX, true)?;
     for (i, b) in batches.into_iter().enumerate() {
         let b = b.map_err(|e| {
-            w.failed = true;
+            w.s.fail();
             Error::encode("$", format!("record batch {i} of the stream: {e}"))
         })?;
         if b.schema_ref().as_ref() != schema {
-            w.failed = true;
+            w.s.fail();
             return Err(Error::mismatch(
                 "$",
                 format!("record batch {i} of the schema given to save_batches"),
@@ -172,66 +169,34 @@ pub fn append_record_batch(group: &Group, name: &str, batch: &RecordBatch) -> Re
 /// # Ok(()) }
 /// ```
 pub fn repair(group: &Group, name: &str) -> Result<()> {
-    let mut w = BatchWriter::open_append(group, name, &SaveOptions::default(), None)?;
-    let r = (|| {
-        // An empty batch still sets every extent to exactly what count covers.
-        w.enc.flush()?;
-        crate::pipeline::deferred::start_writes();
-        crate::column::complete_file(&w.group)?;
-        crate::raw::flush_file(&w.group.file().at("$")?, "$")
-    })();
-    w.failed |= r.is_err();
-    r?;
-    let g = open_group(group, name, "$")?;
-    expect_members(&g, &["data", "metadata"], &Stored::default(), "$")
+    BatchWriter::open_append(group, name, &SaveOptions::default(), None)?
+        .s
+        .trim()
 }
 
-/// A vector being written from record batches: the protocol of
-/// [`VectorWriter`](crate::VectorWriter) with an encoder tree built from
-/// schema nodes.
+impl Batches for Col {
+    fn write_buffered(&mut self) -> Result<()> {
+        self.flush()
+    }
+}
+
+/// A vector being written from record batches: a write session (the
+/// protocol of [`VectorWriter`](crate::VectorWriter)) with an encoder tree
+/// built from schema nodes.
 pub(crate) struct BatchWriter {
-    enc: Col,
+    s: WriteSession<Col>,
     /// The vector's root node: where flat unions are (SPEC.md section 11).
     root: Schema,
     /// The root is a record: batch columns are its fields.
     record: bool,
-    parent: Group,
-    group: Group,
-    meta: Group,
-    name: String,
-    /// Set while the vector is a new, anonymous group: whether linking it
-    /// replaces an existing `name`.
-    link_as_new: Option<bool>,
-    /// Set while the vector is a new, anonymous group.
-    _unlinked: Option<crate::raw::Unlinked>,
-    committed: u64,
-    /// Rows written but not committed.
-    pending: u64,
-    /// Rows buffered but not yet flushed.
-    buffered: usize,
-    batch: usize,
-    /// Commit every [`COMMIT_BATCHES`](crate::COMMIT_BATCHES) batches
-    /// (streams); otherwise once, at the end.
-    commit_often: bool,
-    failed: bool,
-    _hold: crate::raw::HoldMetadata,
-}
-
-impl Drop for BatchWriter {
-    /// After a failed operation, flushes the file (best effort) before the
-    /// encoders close their datasets, as `VectorWriter` does.
-    fn drop(&mut self) {
-        if self.failed {
-            if let Ok(file) = self.group.file() {
-                let _ = crate::raw::flush_file(&file, "$");
-            }
-        }
-    }
 }
 
 impl BatchWriter {
     /// Starts new vector `name` of root node `root`, expected to hold
-    /// `len_hint` rows (`u64::MAX`: unknown, as a `VectorWriter`).
+    /// `len_hint` rows (`u64::MAX`: unknown, as a `VectorWriter`). With
+    /// `commit_often` (streams), rows are committed every
+    /// [`COMMIT_BATCHES`](crate::COMMIT_BATCHES) batches; the vector is
+    /// linked as `name` only by [`finish`](Self::finish).
     pub(crate) fn create(
         parent: &Group,
         name: &str,
@@ -240,35 +205,20 @@ impl BatchWriter {
         len_hint: u64,
         commit_often: bool,
     ) -> Result<Self> {
-        crate::file::check_writable(parent, name)?;
-        let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
-        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        // Anonymous until `finish` links it (dropped on error, it goes).
-        let group = crate::raw::create_anon_group(parent, "$")?;
-        let unlinked = Some(crate::raw::Unlinked::new(group.id()));
-        let ctx = WriteCtx { opts, len_hint };
-        let data = crate::raw::create_group_small(&group, "data", "$")?;
-        let enc = Col::create(&root, &data, "$", &ctx)?;
-        let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
-        write_metadata(&meta, &root, &root.logical_type, opts.get_checksum())?;
-        write_count(&meta, 0)?;
+        let new = NewVector {
+            schema: &root,
+            logical_type: &root.logical_type,
+            len_hint,
+            link: Link::Finish,
+            commit_often,
+        };
+        let s = WriteSession::create(parent, name, opts, new, |data, ctx| {
+            Col::create(&root, data, "$", ctx)
+        })?;
         Ok(BatchWriter {
-            enc,
+            s,
             record: root.kind == Kind::Record,
             root,
-            parent: parent.clone(),
-            group,
-            meta,
-            name: name.to_owned(),
-            link_as_new: Some(exists),
-            _unlinked: unlinked,
-            committed: 0,
-            pending: 0,
-            buffered: 0,
-            batch: opts.batch_rows(len_hint).max(1),
-            commit_often,
-            failed: false,
-            _hold: hold,
         })
     }
 
@@ -280,120 +230,52 @@ impl BatchWriter {
         opts: &SaveOptions,
         batch: Option<&RecordBatch>,
     ) -> Result<Self> {
-        crate::file::check_writable(parent, name)?;
-        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        let v = open_vector(parent, name, Access::Append)?;
-        let root = Schema::from(&v.schema);
-        node::check_known(&root, "$")?;
-        if let Some(b) = batch {
-            let schema = super::flat::unflatten_schema(b.schema_ref(), Some(&root))?;
-            node::check_root(&schema, &root)?;
-        }
-        let ctx = WriteCtx {
-            opts,
-            len_hint: u64::MAX,
-        };
-        let enc = Col::append(&v.schema, &v.data, "$", v.count, &ctx)?;
-        let group = open_group(parent, name, "$")?;
-        // As `VectorWriter::open_append`: the appended strings go into new
-        // global heap collections, not those the checks read.
-        crate::raw::forget_heap_collections(&parent.file().at("$")?);
+        let (s, root) = WriteSession::open_append(parent, name, opts, |v, ctx| {
+            let root = Schema::from(&v.schema);
+            node::check_known(&root, "$")?;
+            if let Some(b) = batch {
+                let schema = super::flat::unflatten_schema(b.schema_ref(), Some(&root))?;
+                node::check_root(&schema, &root)?;
+            }
+            Ok((Col::append(&v.schema, &v.data, "$", v.count, ctx)?, root))
+        })?;
         Ok(BatchWriter {
-            enc,
+            s,
             record: root.kind == Kind::Record,
             root,
-            parent: parent.clone(),
-            group,
-            meta: v.meta,
-            name: name.to_owned(),
-            link_as_new: None,
-            _unlinked: None,
-            committed: v.count,
-            pending: 0,
-            buffered: 0,
-            batch: opts.batch_rows(u64::MAX).max(1),
-            commit_often: true,
-            failed: false,
-            _hold: hold,
         })
     }
 
     /// Writes `batch`, flushing at the same rows a typed writer does.
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let r = self.write_inner(batch);
-        self.failed |= r.is_err();
-        r
-    }
-
-    fn write_inner(&mut self, batch: &RecordBatch) -> Result<()> {
-        // Enums with data in flat form, back to the unions they store.
-        let unflat =
-            super::flat::unflatten_batch(batch, Some(&self.root), self.committed + self.pending)?;
-        let batch = unflat.as_ref().unwrap_or(batch);
-        let n = batch.num_rows();
-        let mut off = 0;
-        while off < n {
-            let len = (self.batch - self.buffered).min(n - off);
-            let part = batch.slice(off, len);
-            let at = At {
-                path: "$",
-                base: self.committed + self.pending,
-            };
-            if self.record {
-                let s = StructArray::from(part);
-                self.enc.write(&s, None, &at)?;
-            } else if let Some(c) = part.columns().first() {
-                self.enc.write(c.as_ref(), None, &at)?;
-            }
-            off += len;
-            self.pending += len as u64;
-            self.buffered += len;
-            if self.buffered >= self.batch {
-                self.enc.flush()?;
-                crate::pipeline::deferred::start_writes();
-                self.buffered = 0;
-                let every = (self.batch as u64).saturating_mul(crate::COMMIT_BATCHES as u64);
-                if self.commit_often && self.pending >= every {
-                    self.commit()?;
+        let (root, record) = (&self.root, self.record);
+        self.s.guard(|s| {
+            // Enums with data in flat form, back to the unions they store.
+            let unflat = super::flat::unflatten_batch(batch, Some(root), s.next_row())?;
+            let batch = unflat.as_ref().unwrap_or(batch);
+            let n = batch.num_rows();
+            let mut off = 0;
+            while off < n {
+                let len = s.room().min(n - off);
+                let part = batch.slice(off, len);
+                let at = At {
+                    path: "$",
+                    base: s.next_row(),
+                };
+                if record {
+                    s.enc.write(&StructArray::from(part), None, &at)?;
+                } else if let Some(c) = part.columns().first() {
+                    s.enc.write(c.as_ref(), None, &at)?;
                 }
+                off += len;
+                s.wrote(len)?;
             }
-        }
-        Ok(())
-    }
-
-    /// Writes and commits the buffered rows: data, flush, `count`, flush.
-    fn commit(&mut self) -> Result<()> {
-        if self.pending == 0 {
-            return Ok(());
-        }
-        if self.buffered > 0 {
-            self.enc.flush()?;
-            crate::pipeline::deferred::start_writes();
-            self.buffered = 0;
-        }
-        crate::column::complete_file(&self.group)?;
-        let file = self.group.file().at("$")?;
-        crate::raw::flush_file(&file, "$")?;
-        let n = self.committed + self.pending;
-        write_count(&self.meta, n)?;
-        crate::raw::flush_file(&file, "$")?;
-        crate::raw::forget_heap_collections(&file);
-        self.committed = n;
-        self.pending = 0;
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Commits the remaining rows and links a new vector. Returns its length.
-    pub(crate) fn finish(mut self) -> Result<u64> {
-        let r = self.commit();
-        self.failed |= r.is_err();
-        r?;
-        if let Some(replace) = self.link_as_new.take() {
-            let r = commit_vector(&self.parent, &self.group, &self.name, replace);
-            self.failed |= r.is_err();
-            r?;
-            self._unlinked = None;
-        }
-        Ok(self.committed)
+    pub(crate) fn finish(self) -> Result<u64> {
+        self.s.finish()
     }
 }

@@ -1,124 +1,53 @@
-//! Appends, partial reads, column reads and streaming.
-//!
-//! The append protocol (also what a reader must trust):
-//! 1. every data dataset is grown and written, values before offsets/stops,
-//!    children in field order, masks after the values they cover;
-//! 2. the file is flushed;
-//! 3. `metadata/count` is rewritten, and the file flushed again.
-//!
-//! Readers read `count` rows and never trust dataset extents, so a crash
-//! before step 3 leaves the old vector intact; the next append (or
-//! [`repair`]) trims the unused tails.
-//!
-//! This file holds the appends and the partial and column reads;
-//! `writer` holds [`VectorWriter`] and [`repair`], `reader`
-//! [`VectorReader`].
-
-mod reader;
-mod writer;
+//! Loading: whole vectors, row ranges and single columns, with or without
+//! [`LoadOptions`] (SPEC.md section 12).
 
 use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{open_group, Codec, H5Vector};
+use crate::codec::{open_group, Codec, Decoder, H5Vector};
 use crate::error::{Error, Result};
 use crate::evolution::LoadOptions;
 use crate::guard::Access;
-use crate::options::SaveOptions;
 use crate::schema::{Kind, Stored};
-use crate::vector::{open_vector, read_rows};
 
-pub use reader::VectorReader;
-pub use writer::{repair, VectorWriter, COMMIT_BATCHES};
+use super::open::open_vector;
 
-/// The number of elements of vector `name`: its `metadata/count`, after the
-/// checks every read makes of the metadata (the schema tree, a checksummed
-/// schema, and the count against the root's stored rows: a count larger
-/// than the rows stored is an error, SPEC.md 6.4). No value is read.
+/// Loads the whole vector `name` from `parent` as `Vec<T>`.
+///
+/// Everything is checked before values are produced: the metadata, the
+/// schema tree against `T`, the members of every data group, the rank,
+/// shape, datatype and length of every dataset. Errors name the field path.
 ///
 /// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
-/// h5vec::save_vector(&file, "xs", &[1u16, 2, 3])?;
-/// assert_eq!(h5vec::vector_len(&file, "xs")?, 3);
-/// # Ok(()) }
-/// ```
-pub fn vector_len(parent: &Group, name: &str) -> Result<u64> {
-    // The whole metadata check (schema tree, a checksummed schema, the
-    // count against the stored rows): a length the loads would refuse is
-    // an error here too.
-    Ok(open_vector(parent, name, Access::Read)?.count)
-}
-
-/// Appends `values` to the existing vector `name`, whose element type must
-/// be `T` (checked against the stored schema first; a mismatch writes nothing).
+/// use h5vec::{ErrorKind, H5Vector};
 ///
-/// ```
-/// use h5vec::H5Vector;
-///
-/// #[derive(H5Vector, Clone, Debug, PartialEq)]
-/// struct Order { id: u64, symbol: String, qty: i32 }
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Reading { sensor: u16, value: f32, note: Option<String> }
 ///
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("orders.h5"))?;
-/// let first = vec![Order { id: 1, symbol: "ABC".into(), qty: 10 }];
-/// let more = vec![Order { id: 2, symbol: "XYZ".into(), qty: -5 }];
-/// h5vec::save_vector(&file, "orders", &first)?;
-/// h5vec::append_vector(&file, "orders", &more)?;
-/// let all: Vec<Order> = h5vec::load_vector(&file, "orders")?;
-/// assert_eq!(all, [first, more].concat());
-/// // Another element type is refused before anything is written.
-/// assert!(h5vec::append_vector(&file, "orders", &[1u8]).is_err());
-/// assert_eq!(h5vec::vector_len(&file, "orders")?, 2);
-/// # Ok(()) }
-/// ```
-pub fn append_vector<T: H5Vector>(parent: &Group, name: &str, values: &[T]) -> Result<()> {
-    append_vector_with(parent, name, values, &SaveOptions::default())
-}
-
-/// [`append_vector`] with options (dedup of VLS strings; chunking and
-/// compression stay as the datasets were created).
+/// let file = h5vec::create_file(dir.path().join("r.h5"))?;
+/// let rows = vec![
+///     Reading { sensor: 1, value: 0.5, note: None },
+///     Reading { sensor: 2, value: 1.5, note: Some("recalibrated".into()) },
+/// ];
+/// h5vec::save_vector(&file, "readings", &rows)?;
+/// let back: Vec<Reading> = h5vec::load_vector(&file, "readings")?;
+/// assert_eq!(back, rows);
 ///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("tags.h5"))?;
-/// let opts = h5vec::SaveOptions::default().vls_strings(true).dedup_strings(true);
-/// h5vec::save_vector_with(&file, "tags", &["red".to_string()], &opts)?;
-/// let more = vec!["red".to_string(); 1000];
-/// h5vec::append_vector_with(&file, "tags", &more, &opts)?;
-/// assert_eq!(h5vec::vector_len(&file, "tags")?, 1001);
+/// // Another type is refused, naming the field.
+/// let err = h5vec::load_vector::<(u16, f64)>(&file, "readings").unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }), "{err}");
+/// // A missing vector is `NotFound`.
+/// let err = h5vec::load_vector::<Reading>(&file, "nope").unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::NotFound(_)));
 /// # Ok(()) }
 /// ```
-pub fn append_vector_with<T: H5Vector>(
-    parent: &Group,
-    name: &str,
-    values: &[T],
-    opts: &SaveOptions,
-) -> Result<()> {
-    let mut w = VectorWriter::<T>::open_append(parent, name, opts)?;
-    w.extend(values)?;
-    w.finish().map(drop)
-}
-
-/// Loads rows `range` of vector `name`, reading only what those rows need.
-/// A range past `count` is an error.
-///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
-/// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
-/// let some: Vec<u32> = h5vec::load_range(&file, "xs", 2..5)?;
-/// assert_eq!(some, [2, 3, 4]);
-/// assert!(h5vec::load_range::<u32>(&file, "xs", 8..12).is_err());
-/// # Ok(()) }
-/// ```
-pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
-    load_range_with(parent, name, range, &LoadOptions::default())
+pub fn load_vector<T: H5Vector>(parent: &Group, name: &str) -> Result<Vec<T>> {
+    let v = open_vector(parent, name, Access::Read)?;
+    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    read_rows(&mut dec, 0..v.count)
 }
 
 /// Loads the whole vector `name` as `Vec<T>` where `T` may differ from the
@@ -162,6 +91,23 @@ pub fn load_vector_with<T: H5Vector>(
     v.schema.set_load(opts.flags());
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_rows(&mut dec, 0..v.count)
+}
+
+/// Loads rows `range` of vector `name`, reading only what those rows need.
+/// A range past `count` is an error.
+///
+/// ```
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
+/// h5vec::save_vector(&file, "xs", &(0..10u32).collect::<Vec<_>>())?;
+/// let some: Vec<u32> = h5vec::load_range(&file, "xs", 2..5)?;
+/// assert_eq!(some, [2, 3, 4]);
+/// assert!(h5vec::load_range::<u32>(&file, "xs", 8..12).is_err());
+/// # Ok(()) }
+/// ```
+pub fn load_range<T: H5Vector>(parent: &Group, name: &str, range: Range<u64>) -> Result<Vec<T>> {
+    load_range_with(parent, name, range, &LoadOptions::default())
 }
 
 /// [`load_range`] with [`LoadOptions`], as [`load_vector_with`] reads:
@@ -280,4 +226,38 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
         node = node.child(i, &path)?.clone();
     }
     Ok((group, node, path))
+}
+
+/// Most bytes allocated up front for the result before any row is read.
+const MAX_PREALLOC_BYTES: u64 = 1 << 30;
+
+pub(crate) fn read_rows<T, D: Decoder<T>>(
+    dec: &mut D,
+    rows: std::ops::Range<u64>,
+) -> Result<Vec<T>> {
+    let n = rows.end.saturating_sub(rows.start);
+    // Rows of a type without data cost time and nothing else: capped.
+    crate::limits::check_empty_rows::<T>(n, "$")?;
+    let size = std::mem::size_of::<T>() as u64;
+    let cap = if size == 0 || n.saturating_mul(size) <= MAX_PREALLOC_BYTES {
+        n
+    } else {
+        MAX_PREALLOC_BYTES / size
+    };
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, cap, "$")?;
+    // Several chunks per batch, so compressed chunks decompress in parallel.
+    let batch = crate::options::READ_BATCH_ROWS;
+    let mut start = rows.start;
+    while start < rows.end {
+        let end = rows.end.min(start + batch);
+        // Grown batch by batch without aborting when memory runs out.
+        crate::limits::grow(&mut out, end - start, n, "$")?;
+        dec.load(start..end)?;
+        for _ in start..end {
+            out.push(dec.next()?);
+        }
+        start = end;
+    }
+    Ok(out)
 }

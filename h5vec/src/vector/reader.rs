@@ -8,9 +8,9 @@ use crate::codec::{Codec, H5Vector};
 use crate::error::Result;
 use crate::evolution::LoadOptions;
 use crate::guard::Access;
-use crate::vector::{open_vector, read_rows};
 
-use super::check_range;
+use super::load::{check_range, read_rows};
+use super::open::open_vector;
 
 /// Reads a vector in batches of rows with bounded memory.
 ///

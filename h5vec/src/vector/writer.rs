@@ -1,25 +1,31 @@
 //! [`VectorWriter`]: a vector written in batches with bounded memory, on
-//! the append protocol of the module (SPEC.md section 8), and [`repair`],
-//! which trims what an interrupted append left behind.
+//! the write session of `session` (SPEC.md section 8).
 
-use std::marker::PhantomData;
 use std::path::Path;
 
 use hdf5::Group;
 
-use crate::codec::{expect_members, open_group, Codec, Encoder, H5Vector};
-use crate::containers::check_new_member;
+use super::open::open_vector;
+use super::session::{Batches, Link, NewVector, WriteSession};
+use crate::codec::{open_group, Codec, Encoder, H5Vector};
 use crate::error::{Context, Result};
 use crate::guard::Access;
-use crate::options::{SaveOptions, WriteCtx};
-use crate::schema::Stored;
-use crate::vector::{commit_vector, open_vector, write_count, write_metadata};
+use crate::options::SaveOptions;
+
+/// The encoder of `T`, as a session drives it.
+pub(crate) struct Typed<T: H5Vector>(pub(crate) <T::Codec as Codec>::Encoder);
+
+impl<T: H5Vector> Batches for Typed<T> {
+    fn write_buffered(&mut self) -> Result<()> {
+        self.0.flush()
+    }
+}
 
 /// Writes a vector of any length with bounded memory: values are buffered
 /// and written one batch (one chunk length) at a time.
 ///
 /// Every batch is written as soon as it is full; every
-/// [`COMMIT_BATCHES`] batches (and on [`flush`](Self::flush) and
+/// [`COMMIT_BATCHES`](crate::COMMIT_BATCHES) batches (and on [`flush`](Self::flush) and
 /// [`finish`](Self::finish)) the rows are committed: file flushed, then
 /// `metadata/count`. A crash loses at most the rows since the last commit.
 /// Committing rarely keeps HDF5's own (unjournaled) metadata flushes few. A
@@ -46,51 +52,7 @@ use crate::vector::{commit_vector, open_vector, write_count, write_metadata};
 /// # Ok(()) }
 /// ```
 pub struct VectorWriter<T: H5Vector> {
-    enc: <T::Codec as Codec>::Encoder,
-    parent: Group,
-    group: Group,
-    meta: Group,
-    name: String,
-    /// Set while the vector is a new, anonymous group: whether linking it
-    /// replaces an existing `name`.
-    link_as_new: Option<bool>,
-    /// Set while the vector is a new, anonymous group.
-    unlinked: Option<crate::raw::Unlinked>,
-    committed: u64,
-    /// Rows pushed but not committed.
-    pending: usize,
-    /// Rows pushed but not yet written.
-    buffered: usize,
-    batch: usize,
-    /// An operation failed: the file is flushed before the datasets close
-    /// (see the `Drop` impl).
-    failed: bool,
-    /// Set for a live writer: the file is in SWMR writing mode.
-    live: Option<crate::live::LiveLock>,
-    /// Metadata reaches the disk only at flushes while the writer lives.
-    _hold: crate::raw::HoldMetadata,
-    _t: PhantomData<T>,
-}
-
-impl<T: H5Vector> Drop for VectorWriter<T> {
-    /// After a failed operation, flushes the file (best effort) before the
-    /// encoders close their datasets.
-    ///
-    /// A dataset whose chunk cache still holds rows HDF5 cannot write (a
-    /// damaged chunk index, say) fails to close: HDF5 then frees the
-    /// dataset but keeps its id, which keeps the file open after the user
-    /// drops it and which a later flush of a file at the same path reaches
-    /// (a crash). A flush first makes HDF5 try those writes; a failed chunk
-    /// index insertion then leaves the chunk placed, and the close that
-    /// follows succeeds. A flush never writes `count`, so the vector stays
-    /// as the last commit left it (SPEC.md section 8).
-    fn drop(&mut self) {
-        if self.failed {
-            if let Ok(file) = self.group.file() {
-                let _ = crate::raw::flush_file(&file, "$");
-            }
-        }
-    }
+    pub(super) s: WriteSession<Typed<T>>,
 }
 
 impl<T: H5Vector> VectorWriter<T> {
@@ -113,48 +75,21 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
-        crate::file::check_writable(parent, name)?;
-        // Refused in live (SWMR) writing mode by check_new_member.
-        let exists = check_new_member(parent, name, "vector", Some(opts.get_replace()))?;
-        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        // Anonymous until `finish` links it (dropped on error, it goes).
-        let group = crate::raw::create_anon_group(parent, "$")?;
-        let unlinked = Some(crate::raw::Unlinked::new(group.id()));
-        let ctx = WriteCtx {
+        let ctx = crate::options::WriteCtx {
             opts,
             len_hint: u64::MAX,
         };
-        let made = (|| -> Result<_> {
-            let data = crate::raw::create_group_small(&group, "data", "$")?;
-            let enc = T::Codec::create(&data, "$", &ctx)?;
-            let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
-            write_metadata(
-                &meta,
-                &T::Codec::schema(&ctx),
-                std::any::type_name::<T>(),
-                opts.get_checksum(),
-            )?;
-            write_count(&meta, 0)?;
-            Ok((enc, meta))
-        })();
-        let (enc, meta) = made?;
-        Ok(VectorWriter {
-            enc,
-            parent: parent.clone(),
-            group,
-            meta,
-            name: name.to_owned(),
-            link_as_new: Some(exists),
-            unlinked,
-            committed: 0,
-            pending: 0,
-            buffered: 0,
-            batch: opts.batch_rows(u64::MAX).max(1),
-            failed: false,
-            live: None,
-            _hold: hold,
-            _t: PhantomData,
-        })
+        let new = NewVector {
+            schema: &T::Codec::schema(&ctx),
+            logical_type: std::any::type_name::<T>(),
+            len_hint: u64::MAX,
+            link: Link::FirstCommit,
+            commit_often: true,
+        };
+        let s = WriteSession::create(parent, name, opts, new, |data, ctx| {
+            T::Codec::create(data, "$", ctx).map(Typed)
+        })?;
+        Ok(VectorWriter { s })
     }
 
     /// Starts a new vector `name` for live readers (SPEC.md section 8, "Live
@@ -163,7 +98,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// reader mode. Other processes then read it through
     /// [`crate::open_file_live`] (or h5py with `swmr=True`), each load seeing
     /// the rows of the last commit ([`flush`](Self::flush), and every
-    /// [`COMMIT_BATCHES`] batches).
+    /// [`COMMIT_BATCHES`](crate::COMMIT_BATCHES) batches).
     ///
     /// The file must come from [`crate::create_file_live`] (or be opened by
     /// [`crate::open_file_rw`] on such a file). In live mode HDF5 creates no
@@ -199,12 +134,10 @@ impl<T: H5Vector> VectorWriter<T> {
         let file = parent.file().at(&at)?;
         let lock = crate::live::LiveLock::acquire(Path::new(&file.filename()), &at)?;
         let mut w = Self::create(parent, name, opts)?;
-        let r = (|| {
-            crate::live::check_live_kinds(&open_group(&w.group, "data", "$")?)?;
-            w.link_new()
-        })();
-        w.failed |= r.is_err();
-        r?;
+        w.s.guard(|s| {
+            crate::live::check_live_kinds(&open_group(s.group(), "data", "$")?)?;
+            s.link_new()
+        })?;
         // HDF5 reopens every open object when SWMR starts, and fails on
         // handles held twice (the writer's clone of `parent`): close them.
         drop(w);
@@ -222,7 +155,7 @@ impl<T: H5Vector> VectorWriter<T> {
     ) -> Result<Self> {
         crate::live::start_swmr_write(file, at)?;
         let mut w = Self::open_append(parent, name, opts)?;
-        w.live = Some(lock);
+        w.s.set_live(lock);
         Ok(w)
     }
 
@@ -252,30 +185,15 @@ impl<T: H5Vector> VectorWriter<T> {
         if !crate::live::is_live_writer(&file) {
             // Checked, and stale tails trimmed, before SWMR starts.
             let mut w = Self::open_append(parent, name, opts)?;
-            let r = (|| {
-                crate::live::check_live_kinds(&open_group(&w.group, "data", "$")?)?;
-                w.enc.flush()?;
-                crate::pipeline::deferred::start_writes();
-                crate::column::complete_file(&w.group)?;
-                crate::raw::flush_file(&file, "$")
-            })();
-            w.failed |= r.is_err();
-            r?;
+            w.s.guard(|s| {
+                crate::live::check_live_kinds(&open_group(s.group(), "data", "$")?)?;
+                s.trim_tails()
+            })?;
         } else {
             let v = open_vector(parent, name, Access::Append)?;
             crate::live::check_live_kinds(&v.data)?;
         }
         Self::start_live(parent, name, opts, &file, lock, &at)
-    }
-
-    /// Links a new vector as `name` (it then has `count` rows).
-    fn link_new(&mut self) -> Result<()> {
-        if let Some(replace) = self.link_as_new {
-            commit_vector(&self.parent, &self.group, &self.name, replace)?;
-            self.link_as_new = None;
-            self.unlinked = None;
-        }
-        Ok(())
     }
 
     /// Continues the existing vector `name`, after checking its schema against `T`.
@@ -294,41 +212,17 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn open_append(parent: &Group, name: &str, opts: &SaveOptions) -> Result<Self> {
-        crate::file::check_writable(parent, name)?;
-        let hold = crate::raw::HoldMetadata::new(parent.file().at("$")?);
-        let v = open_vector(parent, name, Access::Append)?;
-        let ctx = WriteCtx {
-            opts,
-            len_hint: u64::MAX,
-        };
-        let enc = T::Codec::append(&v.data, &v.schema, "$", v.count, &ctx)?;
-        let group = open_group(parent, name, "$")?;
-        // Checking the schema read its strings, which put the global heap
-        // collections holding them back in HDF5's cache: forget them again,
-        // so that the appended strings go into new collections. (What is
-        // dirty here lies past `count`: extents and stale tails trimmed.)
-        crate::raw::forget_heap_collections(&parent.file().at("$")?);
-        Ok(VectorWriter {
-            enc,
-            parent: parent.clone(),
-            group,
-            meta: v.meta,
-            name: name.to_owned(),
-            link_as_new: None,
-            unlinked: None,
-            committed: v.count,
-            pending: 0,
-            buffered: 0,
-            batch: opts.batch_rows(u64::MAX).max(1),
-            failed: false,
-            live: None,
-            _hold: hold,
-            _t: PhantomData,
-        })
+        let (s, ()) = WriteSession::open_append(parent, name, opts, |v, ctx| {
+            Ok((
+                Typed(T::Codec::append(&v.data, &v.schema, "$", v.count, ctx)?),
+                (),
+            ))
+        })?;
+        Ok(VectorWriter { s })
     }
 
     /// Adds one value; writes a batch when one is full, and commits every
-    /// [`COMMIT_BATCHES`] batches.
+    /// [`COMMIT_BATCHES`](crate::COMMIT_BATCHES) batches.
     ///
     /// ```
     /// # fn main() -> h5vec::Result<()> {
@@ -340,24 +234,10 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn push(&mut self, value: &T) -> Result<()> {
-        let r = self.push_inner(value);
-        self.failed |= r.is_err();
-        r
-    }
-
-    fn push_inner(&mut self, value: &T) -> Result<()> {
-        self.enc.push(value)?;
-        self.pending += 1;
-        self.buffered += 1;
-        if self.buffered >= self.batch {
-            self.enc.flush()?;
-            crate::pipeline::deferred::start_writes();
-            self.buffered = 0;
-            if self.pending >= self.batch.saturating_mul(COMMIT_BATCHES) {
-                self.flush()?;
-            }
-        }
-        Ok(())
+        self.s.guard(|s| {
+            s.enc.0.push(value)?;
+            s.wrote(1)
+        })
     }
 
     /// Adds every value of `values` (anything iterating over `&T`).
@@ -401,12 +281,12 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn len(&self) -> u64 {
-        self.committed
+        self.s.committed()
     }
 
     /// Whether nothing has been committed yet.
     pub fn is_empty(&self) -> bool {
-        self.committed == 0
+        self.s.committed() == 0
     }
 
     /// Writes and commits the buffered rows: data, flush, `count`, flush.
@@ -426,33 +306,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// # Ok(()) }
     /// ```
     pub fn flush(&mut self) -> Result<()> {
-        let r = self.flush_inner();
-        self.failed |= r.is_err();
-        r
-    }
-
-    fn flush_inner(&mut self) -> Result<()> {
-        if self.pending == 0 {
-            return Ok(());
-        }
-        if self.buffered > 0 {
-            self.enc.flush()?;
-            crate::pipeline::deferred::start_writes();
-            self.buffered = 0;
-        }
-        crate::column::complete_file(&self.group)?;
-        let file = self.group.file().at("$")?;
-        crate::raw::flush_file(&file, "$")?;
-        let n = self.committed + self.pending as u64;
-        write_count(&self.meta, n)?;
-        crate::raw::flush_file(&file, "$")?;
-        // A new vector becomes visible at its first commit.
-        self.link_new()?;
-        // The next rows' strings must not go into collections holding these.
-        crate::raw::forget_heap_collections(&file);
-        self.committed = n;
-        self.pending = 0;
-        Ok(())
+        self.s.guard(|s| s.commit())
     }
 
     /// Commits the remaining rows and, for a new vector, links it under its
@@ -468,44 +322,7 @@ impl<T: H5Vector> VectorWriter<T> {
     /// assert_eq!(h5vec::load_vector::<i32>(&file, "xs")?, [-1]);
     /// # Ok(()) }
     /// ```
-    pub fn finish(mut self) -> Result<u64> {
-        self.flush()?;
-        let r = self.link_new();
-        self.failed |= r.is_err();
-        r?;
-        Ok(self.committed)
+    pub fn finish(self) -> Result<u64> {
+        self.s.finish()
     }
-}
-
-/// Batches a [`VectorWriter`] writes between two commits.
-pub const COMMIT_BATCHES: usize = 16;
-
-/// Trims what an interrupted append left behind: every dataset is cut back
-/// to what `count` covers (SPEC.md section 8, "Repair"). Loading never
-/// needs this; it reclaims space. The schema is checked against `T` first.
-///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("f.h5"))?;
-/// h5vec::save_vector(&file, "xs", &[1.5f32, 2.5])?;
-/// // After a crash during an append (here: nothing to trim), the vector
-/// // holds what its last commit covers.
-/// h5vec::repair::<f32>(&file, "xs")?;
-/// assert_eq!(h5vec::load_vector::<f32>(&file, "xs")?, [1.5, 2.5]);
-/// # Ok(()) }
-/// ```
-pub fn repair<T: H5Vector>(parent: &Group, name: &str) -> Result<()> {
-    let mut w = VectorWriter::<T>::open_append(parent, name, &SaveOptions::default())?;
-    let r = (|| {
-        // An empty batch still sets every extent to exactly what count covers.
-        w.enc.flush()?;
-        crate::pipeline::deferred::start_writes();
-        crate::column::complete_file(&w.group)?;
-        crate::raw::flush_file(&w.group.file().at("$")?, "$")
-    })();
-    w.failed |= r.is_err();
-    r?;
-    let g = open_group(parent, name, "$")?;
-    expect_members(&g, &["data", "metadata"], &Stored::default(), "$")
 }
