@@ -49,7 +49,7 @@
 //! # Ok(()) }
 //! ```
 
-mod flat;
+pub(crate) mod flat;
 pub(crate) mod mapping;
 pub(crate) mod read;
 pub(crate) mod write;

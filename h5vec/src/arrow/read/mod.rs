@@ -29,7 +29,6 @@ mod select;
 mod source;
 mod table;
 mod typed;
-mod union;
 
 use container::Source;
 use select::parse_picks;

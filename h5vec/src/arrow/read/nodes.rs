@@ -196,7 +196,7 @@ pub(crate) fn leaf_column<R: Pod>(
 /// The `FixedSizeList` levels of a dense node, innermost first: item field
 /// and size of each.
 #[derive(Default)]
-pub(super) struct Levels(pub(super) Vec<(FieldRef, i32)>);
+pub(crate) struct Levels(pub(crate) Vec<(FieldRef, i32)>);
 
 impl Levels {
     /// Leaves per row.
@@ -208,7 +208,7 @@ impl Levels {
     }
 
     /// Wraps `leaf` (all leaves of `rows` rows) in the levels; `nulls` on the outermost.
-    pub(super) fn wrap(
+    pub(crate) fn wrap(
         &self,
         mut arr: ArrayRef,
         rows: usize,
@@ -710,7 +710,7 @@ impl Node for Unknown {
 }
 
 /// Checks that a built array has `n` entries (internal consistency).
-pub(super) fn check_len(arr: &ArrayRef, n: usize, at: &Place) -> Result<()> {
+pub(crate) fn check_len(arr: &ArrayRef, n: usize, at: &Place) -> Result<()> {
     if arr.len() != n {
         return Err(crate::codec::exhausted(at));
     }

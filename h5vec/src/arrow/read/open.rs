@@ -24,7 +24,7 @@ use super::nodes::{
     Unknown, VlenStrs, Vls,
 };
 use super::select::has_data;
-use super::{typed, union};
+use super::typed;
 
 /// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
 macro_rules! with_prim {
@@ -158,7 +158,7 @@ fn open_leaf(
                 "a dictionary for an enum without labels",
             ));
         };
-        let (names, codes) = union::Labels::tables(names, values);
+        let (names, codes) = crate::kinds::union::arrow::read::Labels::tables(names, values);
         let enc = number_type(node.encoded_type.as_deref().unwrap_or("")).unwrap_or(DataType::Null);
         let per = inner
             .iter()
@@ -169,7 +169,7 @@ fn open_leaf(
             let place = c.place().clone();
             (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default(), lent: None }) as BoxNode, place)
         }, _ => return Err(Error::mismatch(path, "an enum of integers", format!("encoded type {:?}", node.encoded_type))));
-        return Ok(Box::new(union::Labels {
+        return Ok(Box::new(crate::kinds::union::arrow::read::Labels {
             inner: inner_node,
             levels,
             per,
@@ -246,7 +246,9 @@ pub(super) fn open_node(
             typed::open_map(group, node, path, count, field, open_item)?
         }
         Kind::Record => open_record(group, node, path, count, field)?,
-        Kind::Union => union::open_union(group, node, path, count, field, open_node)?,
+        Kind::Union => crate::kinds::union::arrow::read::open_union(
+            group, node, path, count, field, open_node,
+        )?,
         Kind::Constant => {
             let want = Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "");
             node.expect(&want, path)?;
@@ -446,7 +448,7 @@ fn open_item(
         Kind::Union => {
             let g = open_group(parent, name, path)?;
             check_class(&g, crate::kinds::union::UNION_VALUES, path)?;
-            union::open_union(&g, node, path, rows, field, open_node)?
+            crate::kinds::union::arrow::read::open_union(&g, node, path, rows, field, open_node)?
         }
         Kind::Nullable => {
             check_nullable(node, path)?;

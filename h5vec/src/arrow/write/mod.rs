@@ -5,10 +5,9 @@
 //! section 8): a new vector is written unlinked and linked when complete,
 //! an append commits data, flush, `count`, flush.
 
-mod col;
+pub(crate) mod col;
 pub(crate) mod node;
 mod typed;
-mod union;
 
 use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{ArrowError, Schema as ArrowSchema};

@@ -23,6 +23,8 @@
 //! [`Variant<At<I>>`](Variant) (its fields' codecs as a cons list, as
 //! records do) and the enum by [`Union`]; everything else lives here.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
 mod columns;
 mod variant;
 

@@ -130,9 +130,9 @@ impl Col {
                 };
                 Leaves::make(enc, &m, path)
             }),
-            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::create(
-                node, group, path, ctx,
-            )?))),
+            Kind::Union => Ok(Col::Union(Box::new(
+                crate::kinds::union::arrow::write::UnionCol::create(node, group, path, ctx)?,
+            ))),
             Kind::Record => {
                 let names = record_names(node, path)?;
                 let mut cols = Vec::with_capacity(names.len());
@@ -200,9 +200,11 @@ impl Col {
                     Leaves::make(enc, &m, path)
                 })
             }
-            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::create_item(
-                node, parent, name, path, ctx,
-            )?))),
+            Kind::Union => Ok(Col::Union(Box::new(
+                crate::kinds::union::arrow::write::UnionCol::create_item(
+                    node, parent, name, path, ctx,
+                )?,
+            ))),
             Kind::FillNullable => {
                 let m = CreateFill {
                     parent,

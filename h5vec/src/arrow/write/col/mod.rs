@@ -37,9 +37,9 @@ use crate::schema::{ids, Kind, Schema, Stored};
 
 use crate::arrow::mapping::{dense_shape, number_type};
 
-use super::{typed, union};
+use super::typed;
 
-pub(super) use arrays::{check_nulls, hole, wrong_array, At};
+pub(crate) use arrays::{check_nulls, hole, wrong_array, At};
 use numbers::{Fill, Leaves, Src};
 
 /// JSON and blob columns are written from text and bytes already encoded:
@@ -163,9 +163,9 @@ pub(super) enum Col {
     /// `String` list elements.
     StrValues(StringValuesEncoder),
     /// Enums with data (SPEC.md section 4.4).
-    Union(Box<super::union::UnionCol<Col>>),
+    Union(Box<crate::kinds::union::arrow::write::UnionCol<Col>>),
     /// Labelled enums: codes from a dictionary of labels.
-    Labels(Box<super::union::LabelsCol<Col>>),
+    Labels(Box<crate::kinds::union::arrow::write::LabelsCol<Col>>),
 }
 
 /// A list group: `OFFSETS` and the elements' encoder.
@@ -175,7 +175,7 @@ pub(super) struct ListCol {
     items: Col,
 }
 
-impl super::union::VariantCol for Col {
+impl crate::kinds::union::arrow::write::VariantCol for Col {
     fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
         Col::create(node, group, path, ctx)
     }
@@ -199,8 +199,10 @@ impl super::union::VariantCol for Col {
 /// `col` with the labels of node `node` (a labelled enum's codes), or
 /// `col` itself for an enum without labels.
 pub(super) fn with_labels(node: &Schema, col: Col, path: &str) -> Result<Col> {
-    Ok(match super::union::LabelsCol::wrap(node, col, path)? {
-        Ok(labels) => Col::Labels(Box::new(labels)),
-        Err(col) => col,
-    })
+    Ok(
+        match crate::kinds::union::arrow::write::LabelsCol::wrap(node, col, path)? {
+            Ok(labels) => Col::Labels(Box::new(labels)),
+            Err(col) => col,
+        },
+    )
 }

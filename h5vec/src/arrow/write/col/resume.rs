@@ -133,9 +133,9 @@ impl Col {
                 };
                 super::with_labels(&schema, col, path)
             }
-            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append(
-                node, group, path, count, ctx,
-            )?))),
+            Kind::Union => Ok(Col::Union(Box::new(
+                crate::kinds::union::arrow::write::UnionCol::append(node, group, path, count, ctx)?,
+            ))),
             Kind::Record => {
                 let names = record_names(&schema, path)?;
                 if node.codec != ids::STRUCT
@@ -237,9 +237,11 @@ impl Col {
                 };
                 super::with_labels(&schema, col, path)
             }
-            Kind::Union => Ok(Col::Union(Box::new(super::union::UnionCol::append_item(
-                node, parent, name, path, rows, ctx,
-            )?))),
+            Kind::Union => Ok(Col::Union(Box::new(
+                crate::kinds::union::arrow::write::UnionCol::append_item(
+                    node, parent, name, path, rows, ctx,
+                )?,
+            ))),
             Kind::FillNullable => {
                 let m = ResumeFill {
                     parent,

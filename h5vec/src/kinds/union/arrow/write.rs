@@ -25,13 +25,13 @@ use crate::kinds::union::{
 use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
 
-use super::super::mapping::{field_of, labels};
-use super::col::{check_nulls, hole, wrong_array, At};
+use crate::arrow::mapping::{field_of, labels};
+use crate::arrow::write::col::{check_nulls, hole, wrong_array, At};
 
 /// The column writer of a union's variants and of a labelled enum's codes
 /// (`col::Col`, which holds these writers in turn: a type parameter, so
 /// that this file does not name it).
-pub(super) trait VariantCol: Sized {
+pub(crate) trait VariantCol: Sized {
     /// Creates the datasets of node `node` in `group`.
     fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self>;
     /// Opens node `node` of `rows` rows in `group` for appending.
@@ -50,7 +50,7 @@ pub(super) trait VariantCol: Sized {
 
 /// A union's writers: TAG, INDEX, each variant's rows so far, and one
 /// column writer per variant (a record, or a constant).
-pub(super) struct UnionCol<C> {
+pub(crate) struct UnionCol<C> {
     tags: TagWriter,
     index: PodWriter<u64>,
     next: Vec<u64>,
@@ -95,7 +95,7 @@ fn variant_types(node: &Schema, path: &str) -> Result<Vec<DataType>> {
 
 impl<C: VariantCol> UnionCol<C> {
     /// Creates union field `node` in its data group `group`.
-    pub(super) fn create(
+    pub(crate) fn create(
         node: &Schema,
         group: &Group,
         path: &str,
@@ -122,7 +122,7 @@ impl<C: VariantCol> UnionCol<C> {
     }
 
     /// Creates a union list element: a `UNION_VALUES` group `name` of `parent`.
-    pub(super) fn create_item(
+    pub(crate) fn create_item(
         node: &Schema,
         parent: &Group,
         name: &str,
@@ -136,7 +136,7 @@ impl<C: VariantCol> UnionCol<C> {
 
     /// Opens union field `node` of `count` rows for appending, after the
     /// typed append's checks; each variant resumes after its committed rows.
-    pub(super) fn append(
+    pub(crate) fn append(
         node: &Stored,
         group: &Group,
         path: &str,
@@ -169,7 +169,7 @@ impl<C: VariantCol> UnionCol<C> {
     }
 
     /// Opens a union list element group `name` of `parent` for appending.
-    pub(super) fn append_item(
+    pub(crate) fn append_item(
         node: &Stored,
         parent: &Group,
         name: &str,
@@ -186,7 +186,7 @@ impl<C: VariantCol> UnionCol<C> {
     /// variant's rows as runs of consecutive child rows (one write per
     /// run); rows under an enclosing null are placeholder rows of the
     /// first variant, as the typed encoder writes them.
-    pub(super) fn write(
+    pub(crate) fn write(
         &mut self,
         arr: &dyn Array,
         holes: Option<&NullBuffer>,
@@ -262,7 +262,7 @@ impl<C: VariantCol> UnionCol<C> {
     }
 
     /// The variants' values, then INDEX, then TAG (SPEC.md section 8).
-    pub(super) fn flush(&mut self) -> Result<()> {
+    pub(crate) fn flush(&mut self) -> Result<()> {
         for v in &mut self.variants {
             v.flush()?;
         }
@@ -276,8 +276,8 @@ impl<C: VariantCol> UnionCol<C> {
 
 /// A labelled enum's codes from a dictionary of its labels (any key type,
 /// any string values: matched by name), written by `inner`.
-pub(super) struct LabelsCol<C> {
-    pub(super) inner: C,
+pub(crate) struct LabelsCol<C> {
+    pub(crate) inner: C,
     names: Vec<String>,
     values: Vec<i64>,
     enc: DataType,
@@ -287,11 +287,11 @@ pub(super) struct LabelsCol<C> {
 impl<C: VariantCol> LabelsCol<C> {
     /// `col` (the codes' writer of scalar or dense node `node`) with the
     /// node's labels, or `Err(col)` for an enum without labels.
-    pub(super) fn wrap(node: &Schema, col: C, path: &str) -> Result<std::result::Result<Self, C>> {
+    pub(crate) fn wrap(node: &Schema, col: C, path: &str) -> Result<std::result::Result<Self, C>> {
         let Some((names, values)) = labels(node, path)? else {
             return Ok(Err(col));
         };
-        let enc = super::super::mapping::number_type(node.encoded_type.as_deref().unwrap_or(""))
+        let enc = crate::arrow::mapping::number_type(node.encoded_type.as_deref().unwrap_or(""))
             .filter(|t| t.is_integer())
             .ok_or_else(|| {
                 Error::mismatch(
@@ -318,7 +318,7 @@ impl<C: VariantCol> LabelsCol<C> {
 
     /// The codes of `arr` (a dictionary, or `FixedSizeList`s of one), in
     /// the same shape with the codes' integer type, written by `inner`.
-    pub(super) fn write(
+    pub(crate) fn write(
         &mut self,
         arr: &dyn Array,
         holes: Option<&NullBuffer>,
@@ -332,7 +332,7 @@ impl<C: VariantCol> LabelsCol<C> {
         if let Some(l) = arr.as_fixed_size_list_opt() {
             let values = self.codes(l.values().as_ref(), at)?;
             let field = Arc::new(Field::new(
-                super::super::mapping::ITEM,
+                crate::arrow::mapping::ITEM,
                 values.data_type().clone(),
                 true,
             ));
@@ -373,7 +373,7 @@ impl<C: VariantCol> LabelsCol<C> {
             });
         }
         let nulls = arr.logical_nulls();
-        let keys = super::super::flat::dictionary_keys(d.keys());
+        let keys = crate::arrow::flat::dictionary_keys(d.keys());
         let per = self.per.max(1);
         let mut codes = Vec::with_capacity(keys.len());
         for (i, &key) in keys.iter().enumerate() {

@@ -23,7 +23,7 @@ use crate::error::{Error, Place, Result};
 use crate::kinds::union::{check_union, open_index, open_tags, variant_spans, TagReader};
 use crate::schema::Stored;
 
-use super::nodes::{arrow_err, check_len, check_nulls, length, BoxNode, Levels, Node};
+use crate::arrow::read::nodes::{arrow_err, check_len, check_nulls, length, BoxNode, Levels, Node};
 
 // ---------------------------------------------------------------------------
 // Labels.
@@ -31,21 +31,21 @@ use super::nodes::{arrow_err, check_len, check_nulls, length, BoxNode, Levels, N
 /// A labelled enum: its codes read by `inner` (one flat primitive array of
 /// every leaf), each mapped to its position in `variant_names`; a code
 /// without a label is an error naming the row.
-pub(super) struct Labels {
-    pub(super) inner: BoxNode,
-    pub(super) levels: Levels,
+pub(crate) struct Labels {
+    pub(crate) inner: BoxNode,
+    pub(crate) levels: Levels,
     /// Leaves per row (dense arrays of enums), at least 1 when rows have any.
-    pub(super) per: usize,
+    pub(crate) per: usize,
     /// The variant names, the dictionary's values.
-    pub(super) names: ArrayRef,
+    pub(crate) names: ArrayRef,
     /// `(value, position)` sorted by value.
-    pub(super) codes: Vec<(i64, i32)>,
-    pub(super) at: Place,
+    pub(crate) codes: Vec<(i64, i32)>,
+    pub(crate) at: Place,
 }
 
 impl Labels {
     /// The labels of a node: the dictionary values and the sorted codes.
-    pub(super) fn tables(names: &[String], values: &[i64]) -> (ArrayRef, Vec<(i64, i32)>) {
+    pub(crate) fn tables(names: &[String], values: &[i64]) -> (ArrayRef, Vec<(i64, i32)>) {
         let dict: ArrayRef = Arc::new(StringArray::from_iter_values(names));
         // `labels` checked that the positions fit an i32.
         let mut codes: Vec<(i64, i32)> = values
@@ -147,7 +147,7 @@ impl Node for Labels {
 /// A union group: TAG and INDEX, and one reader per variant, (re)opened
 /// for the rows a read needs (a variant's row count is known only from the
 /// rows that use it, as in the typed decoder).
-pub(super) struct Union {
+pub(crate) struct Union {
     /// The reader of a schema node (`open::open_node`), for the variants.
     open_node: OpenNode,
     tags: TagReader,
@@ -167,12 +167,12 @@ pub(super) struct Union {
 
 /// The reader of a schema node: `open::open_node`, passed in (it opens
 /// unions, whose variants it opens in turn).
-pub(super) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
+pub(crate) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
 
 /// Opens the union whose group is `group`, `count` rows at least, typed as
 /// `field` (a dense `Union` of the mapping), after the typed load's checks;
 /// `open_node` opens each variant.
-pub(super) fn open_union(
+pub(crate) fn open_union(
     group: &Group,
     node: &Stored,
     path: &str,
