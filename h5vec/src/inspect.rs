@@ -335,7 +335,16 @@ fn child_path(s: &Stored, i: usize, path: &str) -> String {
             Some(v) => format!("{path}.{v}"),
             None => format!("{path}.<{}>", i + 1),
         },
-        _ => path.to_owned(),
+        // One child, at the node's own path (or none).
+        Kind::Scalar
+        | Kind::Dense
+        | Kind::Blob
+        | Kind::Constant
+        | Kind::VlsString
+        | Kind::StringValues
+        | Kind::Nullable
+        | Kind::FillNullable
+        | Kind::Other(_) => path.to_owned(),
     }
 }
 
@@ -347,7 +356,16 @@ fn child_member(s: &Stored, i: usize) -> Option<&str> {
         Kind::Record => s.field_names.as_ref()?.get(i).map(String::as_str),
         Kind::List if i == 0 => Some("VALUES"),
         Kind::Union => s.variant_names.as_ref()?.get(i).map(String::as_str),
-        _ => None,
+        Kind::List
+        | Kind::Scalar
+        | Kind::Dense
+        | Kind::Blob
+        | Kind::Constant
+        | Kind::VlsString
+        | Kind::StringValues
+        | Kind::Nullable
+        | Kind::FillNullable
+        | Kind::Other(_) => None,
     }
 }
 

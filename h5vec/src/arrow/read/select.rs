@@ -171,6 +171,14 @@ pub(super) fn has_data(node: &Stored) -> bool {
             .dimensions
             .as_deref()
             .is_none_or(|d| d.iter().all(|&x| x != 0)),
-        _ => true,
+        Kind::Scalar
+        | Kind::Blob
+        | Kind::VlsString
+        | Kind::List
+        | Kind::StringValues
+        | Kind::Nullable
+        | Kind::FillNullable
+        | Kind::Union
+        | Kind::Other(_) => true,
     }
 }

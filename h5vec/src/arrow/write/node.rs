@@ -98,7 +98,16 @@ pub(crate) fn check_known(node: &Schema, path: &str) -> Result<()> {
         let name = match node.kind {
             Kind::Record => node.field_names.as_ref().and_then(|f| f.get(i)),
             Kind::Union => node.variant_names.as_ref().and_then(|f| f.get(i)),
-            _ => None,
+            Kind::Scalar
+            | Kind::Dense
+            | Kind::Blob
+            | Kind::Constant
+            | Kind::VlsString
+            | Kind::List
+            | Kind::StringValues
+            | Kind::Nullable
+            | Kind::FillNullable
+            | Kind::Other(_) => None,
         };
         let p = match (&node.kind, name) {
             (_, Some(n)) => child_path(path, n),
