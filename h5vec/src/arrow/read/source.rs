@@ -10,10 +10,9 @@ use arrow_schema::{DataType, Field, Schema as ArrowSchema};
 use hdf5::Group;
 
 use crate::arrow::mapping::{self, VALUE_COLUMN};
-use crate::containers::{check_name, container_place, COLUMN_TABLE, TYPE_VLS};
+use crate::containers::{check_name, classify, container_place, ContainerKind};
 use crate::error::{Error, Place, Result};
 use crate::guard::{self, Access};
-use crate::raw;
 use crate::schema::{Kind, Schema};
 use crate::vector::open_vector;
 
@@ -47,11 +46,11 @@ impl Source {
                 guard::describe_member(parent, name),
             ));
         };
-        let attr = |n: &str| raw::attr_string(&group, n, &at).ok().flatten();
-        if attr("CLASS").as_deref() == Some(COLUMN_TABLE) {
+        let kind = classify(parent, name);
+        if kind == Some(ContainerKind::Table) {
             return open_table(parent, name, select);
         }
-        if attr("type").as_deref() == Some(TYPE_VLS) {
+        if kind == Some(ContainerKind::VlsArray) {
             if let Some(picks) = select {
                 check_value_pick(picks)?;
             }
@@ -71,7 +70,9 @@ impl Source {
                 _keep: Keep::Walk(walked),
             });
         }
-        if !group.link_exists("metadata") {
+        // A group with `metadata` but no `data` is a damaged vector: the
+        // vector's checks name what is missing.
+        if kind.is_none() && !group.link_exists("metadata") {
             let mut members = group.member_names().unwrap_or_default();
             members.truncate(8);
             return Err(Error::mismatch(
