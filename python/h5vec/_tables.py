@@ -15,7 +15,7 @@ from . import _h5
 from . import _read
 from . import _schema as S
 from ._errors import mismatch
-from ._readable import Readable, Where
+from ._readable import Readable, Where, _rows
 from ._vector import ROOT, _open_where
 
 if TYPE_CHECKING:
@@ -195,8 +195,10 @@ def read_table_columns(where, name=None, columns=None, rows=None):
     g = _group(where, name)
     nrows, names = _table_names(g)
     names = _select_columns(names, columns)
-    a, b = (0, nrows) if rows is None else slice(rows.start, rows.stop).indices(nrows)[:2]
-    b = max(a, b)
+    # Python's bounds (negative from the end); a step other than 1, or
+    # anything but a slice, range or (start, stop), is an error, as for a
+    # Vector: never rows other than those asked for.
+    a, b = _rows(rows, nrows)
     out = {}
     for c in names:
         out[c] = _table_column(g, c, nrows).read(a, b)

@@ -113,6 +113,12 @@ def test_open_table_reads_as_read_table(meta_path):
             assert pa.Table.from_batches(batches).to_pylist() == meta["rows"]
             with pytest.raises(ValueError, match="only step 1"):
                 t[::2]
+            # The function form too: a step is refused, never ignored (it read
+            # every row of the range before), and a (start, stop) tuple works.
+            with pytest.raises(ValueError, match="step 1"):
+                h5vec.read_table(g, rows=slice(0, n, 2))
+            assert_same(h5vec.read_table(g, rows=(1, 3)), h5vec.read_table(g, rows=slice(1, 3)))
+            assert_same(h5vec.read_table(g, rows=slice(3, 1)), h5vec.read_table(g, rows=slice(0, 0)))
     # A path: the table opens the file and closes it.
     t = h5vec.open_table(h5, meta["group"])
     file = t.group.file
