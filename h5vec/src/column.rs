@@ -6,12 +6,14 @@ use hdf5::{Dataset, Datatype, Group};
 
 use std::sync::Arc;
 
+use crate::codec::{expect_members, open_column};
 use crate::error::{Context, Place, Result};
 use crate::options::{Compression, WriteCtx};
 use crate::pipeline::deferred::{Space, WriteJob};
 use crate::pipeline::detect::Pipeline;
 use crate::pipeline::prefetch::{self, ReadAhead};
 use crate::raw::{self, ColumnSpec, MemType, Pod};
+use crate::schema::{Schema, Stored};
 
 /// Appends batches of `T` rows to one extendible dataset.
 ///
@@ -717,4 +719,49 @@ impl<'a> Utf8Slices<'a> {
                 .and_then(|x| std::str::from_utf8(x).ok()),
         }
     }
+}
+
+// The `values` column of scalar and dense nodes (SPEC.md 3.1, 3.2): the
+// one dataset the typed codecs, `kinds::mapped` and the Arrow reader and
+// writer all create and open.
+
+/// Creates the `values` dataset of a scalar or dense column: rows of
+/// `shape` (empty for a scalar) of `R`, chunked by the row size. What the
+/// typed codecs and the schema-driven writer (`crate::arrow`) both create.
+pub(crate) fn create_values<R: Pod>(
+    group: &Group,
+    shape: &[usize],
+    path: &str,
+    ctx: &WriteCtx<'_>,
+) -> Result<PodWriter<R>> {
+    let leaves: usize = shape.iter().product();
+    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
+    PodWriter::create(group, "values", shape, chunk, path, ctx)
+}
+
+/// Checks a scalar or dense node against `want` and its data group (exactly
+/// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
+/// least `count` of them. What the typed decoders and the schema-driven
+/// reader (`crate::arrow`) both open. A load that widens numbers reads a
+/// narrower stored number as `R` (SPEC.md section 12).
+pub(crate) fn open_values<R: Pod>(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    want: &Schema,
+    inner: &[u64],
+) -> Result<PodReader<R>> {
+    let check = crate::evolution::expect_number::<R>(node, want, path)?;
+    expect_members(group, &["values"], node, path)?;
+    let (ds, rows) = open_column(
+        group,
+        "values",
+        path,
+        inner,
+        count,
+        |t| check.accepts(t),
+        check.describe(),
+    )?;
+    PodReader::new(ds, inner.to_vec(), rows, path)
 }

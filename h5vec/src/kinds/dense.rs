@@ -15,9 +15,10 @@ use std::ops::Range;
 use hdf5::Group;
 
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{create_values, open_values};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
-use crate::kinds::scalar::{create_values, open_values, Scalar};
+use crate::kinds::scalar::Scalar;
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
 use crate::raw::Pod;

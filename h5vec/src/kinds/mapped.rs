@@ -24,12 +24,12 @@ use std::ops::Range;
 use hdf5::Group;
 
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder};
+use crate::column::create_values;
+use crate::column::open_values;
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
 use crate::kinds::list::{create_leaf, open_leaf_values, ItemCodec};
 use crate::kinds::nullable::{Nullable, NullableCodec};
-use crate::kinds::scalar::create_values;
-use crate::kinds::scalar::open_values;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema, Stored};

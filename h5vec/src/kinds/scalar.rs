@@ -14,10 +14,8 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{
-    exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder, H5Vector,
-};
-use crate::column::{PodReader, PodWriter};
+use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
+use crate::column::{create_values, open_values, PodReader, PodWriter};
 use crate::error::{Error, Result};
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
@@ -265,47 +263,6 @@ impl<T: Scalar> Decoder<T> for ScalarDecoder<T> {
         self.next_row += 1;
         Ok(())
     }
-}
-
-/// Creates the `values` dataset of a scalar or dense column: rows of
-/// `shape` (empty for a scalar) of `R`, chunked by the row size. What the
-/// typed codecs and the schema-driven writer (`crate::arrow`) both create.
-pub(crate) fn create_values<R: Pod>(
-    group: &Group,
-    shape: &[usize],
-    path: &str,
-    ctx: &WriteCtx<'_>,
-) -> Result<PodWriter<R>> {
-    let leaves: usize = shape.iter().product();
-    let chunk = ctx.chunk_rows(leaves.max(1) * std::mem::size_of::<R>());
-    PodWriter::create(group, "values", shape, chunk, path, ctx)
-}
-
-/// Checks a scalar or dense node against `want` and its data group (exactly
-/// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
-/// least `count` of them. What the typed decoders and the schema-driven
-/// reader (`crate::arrow`) both open. A load that widens numbers reads a
-/// narrower stored number as `R` (SPEC.md section 12).
-pub(crate) fn open_values<R: Pod>(
-    group: &Group,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    want: &Schema,
-    inner: &[u64],
-) -> Result<PodReader<R>> {
-    let check = crate::evolution::expect_number::<R>(node, want, path)?;
-    expect_members(group, &["values"], node, path)?;
-    let (ds, rows) = open_column(
-        group,
-        "values",
-        path,
-        inner,
-        count,
-        |t| check.accepts(t),
-        check.describe(),
-    )?;
-    PodReader::new(ds, inner.to_vec(), rows, path)
 }
 
 /// Stored value `raw` of row `row` is not a valid `T`: the message names

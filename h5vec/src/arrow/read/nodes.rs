@@ -15,6 +15,7 @@ use arrow_schema::{ArrowError, FieldRef, Fields};
 use hdf5::Group;
 
 use crate::codec::{range_len, Decoder};
+use crate::column::open_values;
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
 use crate::h5col::FixedStrReader;
@@ -23,7 +24,6 @@ use crate::kinds::dense::bad_entry;
 use crate::kinds::list::open_leaf_values;
 use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
-use crate::kinds::scalar::open_values;
 use crate::kinds::scalar::{bad_value, bool_refused, first_non_bool};
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsDecoder;

@@ -6,6 +6,7 @@ use hdf5::Group;
 
 use crate::arrow::mapping::{self, dense_shape, number_type};
 use crate::codec::{expect_members, open_group, Codec};
+use crate::column::open_values;
 use crate::error::{Error, Place, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::list::{
@@ -13,7 +14,6 @@ use crate::kinds::list::{
     StringValuesItem, RECORD_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
-use crate::kinds::scalar::open_values;
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsCodec;
 use crate::raw::{Bits8, Pod};

@@ -4,6 +4,7 @@
 use hdf5::Group;
 
 use crate::codec::{child_path, Codec};
+use crate::column::create_values;
 use crate::column::PodWriter;
 use crate::error::{Context, Error, ErrorKind, Place, Result};
 use crate::kinds::blob::BlobCodec;
@@ -13,7 +14,6 @@ use crate::kinds::list::{
     FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
 };
 use crate::kinds::nullable::{create_nullable, MaskedEncoder};
-use crate::kinds::scalar::create_values;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;

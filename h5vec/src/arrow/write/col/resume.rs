@@ -4,6 +4,7 @@
 use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec};
+use crate::column::open_values;
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::blob::BlobCodec;
@@ -14,7 +15,6 @@ use crate::kinds::list::{
     open_record_values, FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
 };
 use crate::kinds::nullable::append_nullable;
-use crate::kinds::scalar::open_values;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
