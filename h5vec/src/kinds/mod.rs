@@ -2,20 +2,20 @@
 
 pub(crate) mod adapters;
 pub(crate) mod blob;
-pub(crate) mod complex;
 pub(crate) mod constant;
 pub(crate) mod dense;
-pub(crate) mod half;
 pub(crate) mod json;
 pub(crate) mod list;
 pub(crate) mod map;
-pub(crate) mod mapped;
 pub(crate) mod nullable;
 #[cfg(any(feature = "chrono", feature = "time"))]
 pub(crate) mod offset;
 pub(crate) mod record;
 pub(crate) mod scalar;
 pub(crate) mod string;
-pub(crate) mod time;
 pub(crate) mod union;
 pub(crate) mod vls;
+
+// `offset.rs` still names these by their old paths.
+#[cfg(any(feature = "chrono", feature = "time"))]
+pub(crate) use adapters::{mapped, time};

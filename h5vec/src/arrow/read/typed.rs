@@ -15,10 +15,10 @@ use hdf5::Group;
 
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
-use crate::kinds::complex::ReIm;
-use crate::kinds::half::F16Bits;
+use crate::kinds::adapters::complex::ReIm;
+use crate::kinds::adapters::half::F16Bits;
+use crate::kinds::adapters::time::check_time_of_day;
 use crate::kinds::list::open_list_group_with;
-use crate::kinds::time::check_time_of_day;
 use crate::raw::Pod;
 use crate::schema::{ids, Stored};
 

@@ -20,7 +20,7 @@ use arrow_schema::{DataType, Field, TimeUnit};
 
 use crate::error::{Error, Result};
 use crate::kinds::adapters;
-use crate::kinds::time::check_time_of_day;
+use crate::kinds::adapters::time::check_time_of_day;
 use crate::schema::{ids, Kind, Schema};
 
 /// Nanoseconds per unit.

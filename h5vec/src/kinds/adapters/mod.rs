@@ -1,6 +1,6 @@
 //! Adapters: Rust types that are not storage kinds of their own but are
 //! stored on one (here `dense`) under a codec of their own, checked both
-//! ways by `kinds::mapped`. Each adapter is a folder holding its layout, its
+//! ways by `kinds::adapters::mapped`. Each adapter is a folder holding its layout, its
 //! typed codec and, with feature `arrow`, its untyped side: an
 //! [`ArrowAdapter`] listed in [`ARROW_ADAPTERS`], which the Arrow mapping,
 //! reader and writer consult instead of naming the adapter.
@@ -13,6 +13,10 @@
 //! The older adapters (`time`, `offset`, `half`, `complex`, `map`) are
 //! still files of `kinds/` whose Arrow sides live in `arrow/`.
 
+pub(crate) mod complex;
+pub(crate) mod half;
+pub(crate) mod mapped;
+pub(crate) mod time;
 pub(crate) mod uuid;
 
 #[cfg(feature = "arrow")]

@@ -12,8 +12,8 @@ use arrow_buffer::NullBuffer;
 
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
-use crate::kinds::complex::ReIm;
-use crate::kinds::half::F16Bits;
+use crate::kinds::adapters::complex::ReIm;
+use crate::kinds::adapters::half::F16Bits;
 use crate::kinds::list::{FillEncoder, FillItem, FillNumber, ItemCodec};
 use crate::raw::{Bits8, Pod};
 

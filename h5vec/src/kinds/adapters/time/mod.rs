@@ -24,7 +24,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::kinds::mapped::{mapped_vector, Mapped};
+use crate::kinds::adapters::mapped::{mapped_vector, Mapped};
 use crate::schema::ids;
 
 /// `time_unit` of nanosecond counts.
