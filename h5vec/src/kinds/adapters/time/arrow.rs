@@ -31,7 +31,7 @@ use crate::schema::{ids, Kind, Schema, Stored};
 use super::check_time_of_day;
 
 /// The time adapters, one per codec.
-pub(crate) enum Time {
+pub(crate) enum TimeAdapter {
     /// `h5vec.InstantCodec`: Arrow timestamps.
     Instant,
     /// `h5vec.DateCodec`: `Date32`.
@@ -43,25 +43,25 @@ pub(crate) enum Time {
 }
 
 /// Instants, as registered.
-pub(crate) static INSTANT: Time = Time::Instant;
+pub(crate) static INSTANT: TimeAdapter = TimeAdapter::Instant;
 /// Dates, as registered.
-pub(crate) static DATE: Time = Time::Date;
+pub(crate) static DATE: TimeAdapter = TimeAdapter::Date;
 /// Times of day, as registered.
-pub(crate) static TIME_OF_DAY: Time = Time::TimeOfDay;
+pub(crate) static TIME_OF_DAY: TimeAdapter = TimeAdapter::TimeOfDay;
 /// Durations, as registered.
-pub(crate) static DURATION: Time = Time::Duration;
+pub(crate) static DURATION: TimeAdapter = TimeAdapter::Duration;
 
-impl ArrowAdapter for Time {
+impl ArrowAdapter for TimeAdapter {
     fn kind(&self) -> Kind {
         Kind::Scalar
     }
 
     fn codec(&self) -> &'static str {
         match self {
-            Time::Instant => ids::INSTANT_CODEC,
-            Time::Date => ids::DATE_CODEC,
-            Time::TimeOfDay => ids::TIME_OF_DAY_CODEC,
-            Time::Duration => ids::DURATION_CODEC,
+            TimeAdapter::Instant => ids::INSTANT_CODEC,
+            TimeAdapter::Date => ids::DATE_CODEC,
+            TimeAdapter::TimeOfDay => ids::TIME_OF_DAY_CODEC,
+            TimeAdapter::Duration => ids::DURATION_CODEC,
         }
     }
 
@@ -69,13 +69,15 @@ impl ArrowAdapter for Time {
         let enc = node.encoded_type.as_deref().unwrap_or("");
         let unit = node.time_unit.as_deref();
         Ok(match (self, enc, unit) {
-            (Time::Instant, "Int64", Some("ns")) => DataType::Timestamp(
+            (TimeAdapter::Instant, "Int64", Some("ns")) => DataType::Timestamp(
                 TimeUnit::Nanosecond,
                 node.time_zone.as_deref().map(Arc::from),
             ),
-            (Time::Date, "Int32", Some("d")) => DataType::Date32,
-            (Time::TimeOfDay, "Int64", Some("ns")) => DataType::Time64(TimeUnit::Nanosecond),
-            (Time::Duration, "Int64", Some("ns")) => DataType::Duration(TimeUnit::Nanosecond),
+            (TimeAdapter::Date, "Int32", Some("d")) => DataType::Date32,
+            (TimeAdapter::TimeOfDay, "Int64", Some("ns")) => DataType::Time64(TimeUnit::Nanosecond),
+            (TimeAdapter::Duration, "Int64", Some("ns")) => {
+                DataType::Duration(TimeUnit::Nanosecond)
+            }
             _ => {
                 return Err(Error::mismatch(
                     path,
@@ -92,10 +94,10 @@ impl ArrowAdapter for Time {
 
     fn reads(&self, ty: &DataType) -> bool {
         match self {
-            Time::Instant => matches!(ty, DataType::Timestamp(..)),
-            Time::Date => *ty == DataType::Date32,
-            Time::TimeOfDay => matches!(ty, DataType::Time64(_)),
-            Time::Duration => matches!(ty, DataType::Duration(_)),
+            TimeAdapter::Instant => matches!(ty, DataType::Timestamp(..)),
+            TimeAdapter::Date => *ty == DataType::Date32,
+            TimeAdapter::TimeOfDay => matches!(ty, DataType::Time64(_)),
+            TimeAdapter::Duration => matches!(ty, DataType::Duration(_)),
         }
     }
 
@@ -109,16 +111,19 @@ impl ArrowAdapter for Time {
         ty: &DataType,
     ) -> Result<BoxNode> {
         Ok(match self {
-            Time::Date => Box::new(Retyped {
+            TimeAdapter::Date => Box::new(Retyped {
                 col: leaf_column::<i32>(group, member, node, path, count, &[])?,
                 ty: ty.clone(),
                 check: None,
             }),
-            Time::Instant | Time::TimeOfDay | Time::Duration => Box::new(Retyped {
-                col: leaf_column::<i64>(group, member, node, path, count, &[])?,
-                ty: ty.clone(),
-                check: matches!(self, Time::TimeOfDay).then_some(time_of_day as fn(i64) -> _),
-            }),
+            TimeAdapter::Instant | TimeAdapter::TimeOfDay | TimeAdapter::Duration => {
+                Box::new(Retyped {
+                    col: leaf_column::<i64>(group, member, node, path, count, &[])?,
+                    ty: ty.clone(),
+                    check: matches!(self, TimeAdapter::TimeOfDay)
+                        .then_some(time_of_day as fn(i64) -> _),
+                })
+            }
         })
     }
 
@@ -130,35 +135,35 @@ impl ArrowAdapter for Time {
             s
         };
         Some(match (self, field.data_type()) {
-            (Time::Instant, DataType::Timestamp(_, Some(tz))) => scalar(
+            (TimeAdapter::Instant, DataType::Timestamp(_, Some(tz))) => scalar(
                 ids::INSTANT_CODEC,
                 "std::time::SystemTime",
                 "Int64",
                 "ns",
                 Some(tz),
             ),
-            (Time::Instant, DataType::Timestamp(_, None)) => scalar(
+            (TimeAdapter::Instant, DataType::Timestamp(_, None)) => scalar(
                 ids::INSTANT_CODEC,
                 "chrono::naive::datetime::NaiveDateTime",
                 "Int64",
                 "ns",
                 None,
             ),
-            (Time::Date, DataType::Date32) => scalar(
+            (TimeAdapter::Date, DataType::Date32) => scalar(
                 ids::DATE_CODEC,
                 "chrono::naive::date::NaiveDate",
                 "Int32",
                 "d",
                 None,
             ),
-            (Time::TimeOfDay, DataType::Time32(_) | DataType::Time64(_)) => scalar(
+            (TimeAdapter::TimeOfDay, DataType::Time32(_) | DataType::Time64(_)) => scalar(
                 ids::TIME_OF_DAY_CODEC,
                 "chrono::naive::time::NaiveTime",
                 "Int64",
                 "ns",
                 None,
             ),
-            (Time::Duration, DataType::Duration(_)) => scalar(
+            (TimeAdapter::Duration, DataType::Duration(_)) => scalar(
                 ids::DURATION_CODEC,
                 "chrono::time_delta::TimeDelta",
                 "Int64",
@@ -175,7 +180,7 @@ impl ArrowAdapter for Time {
         row: &dyn Fn(usize) -> String,
     ) -> Result<Option<ArrayRef>> {
         Ok(Some(match (self, arr.data_type()) {
-            (Time::Instant, DataType::Timestamp(u, _)) => {
+            (TimeAdapter::Instant, DataType::Timestamp(u, _)) => {
                 let m = per_unit(u);
                 match u {
                     TimeUnit::Second => scale::<TimestampSecondType>(arr, m, row)?,
@@ -184,7 +189,7 @@ impl ArrowAdapter for Time {
                     TimeUnit::Nanosecond => scale::<TimestampNanosecondType>(arr, m, row)?,
                 }
             }
-            (Time::Duration, DataType::Duration(u)) => {
+            (TimeAdapter::Duration, DataType::Duration(u)) => {
                 let m = per_unit(u);
                 match u {
                     TimeUnit::Second => scale::<DurationSecondType>(arr, m, row)?,
@@ -193,7 +198,7 @@ impl ArrowAdapter for Time {
                     TimeUnit::Nanosecond => scale::<DurationNanosecondType>(arr, m, row)?,
                 }
             }
-            (Time::TimeOfDay, DataType::Time64(_) | DataType::Time32(_)) => {
+            (TimeAdapter::TimeOfDay, DataType::Time64(_) | DataType::Time32(_)) => {
                 let ns = match arr.data_type() {
                     DataType::Time64(TimeUnit::Microsecond) => {
                         scale::<Time64MicrosecondType>(arr, 1_000, row)?
@@ -215,7 +220,7 @@ impl ArrowAdapter for Time {
                 }
                 ns
             }
-            (Time::Date, DataType::Date32) => {
+            (TimeAdapter::Date, DataType::Date32) => {
                 let a = arr.as_primitive::<Date32Type>();
                 Arc::new(Int32Array::new(a.values().clone(), a.nulls().cloned()))
             }
