@@ -55,10 +55,6 @@ const KNOWN_CODECS: &[&str] = &[
     ids::H5VEC_CODEC,
     ids::MASK_CODEC,
     ids::PLACEHOLDER_CODEC,
-    ids::INSTANT_CODEC,
-    ids::DATE_CODEC,
-    ids::TIME_OF_DAY_CODEC,
-    ids::DURATION_CODEC,
     ids::OFFSET_DATE_TIME_CODEC,
     ids::MAP_CODEC,
     ids::FILL_CODEC,
@@ -443,40 +439,16 @@ pub(crate) fn dense_shape(node: &Schema, path: &str) -> Result<Vec<i32>> {
         .collect()
 }
 
-/// The Arrow type of an adapter's, a time, f16 or complex node (SPEC.md sections
-/// 4.6 to 4.8), `None` for other nodes.
+/// The Arrow type of an adapter's (times, UUIDs: SPEC.md sections 4.6,
+/// 4.7), an f16 or a complex node (4.8), `None` for other nodes.
 fn typed_type(node: &Schema, path: &str) -> Result<Option<DataType>> {
-    use arrow_schema::TimeUnit;
     if let Some(adapter) = adapters::by_codec(&node.kind, &node.codec) {
         return adapter.arrow_type(node, path).map(Some);
     }
     let enc = node.encoded_type.as_deref().unwrap_or("");
-    let unit = node.time_unit.as_deref();
-    let t = match (&node.kind, node.codec.as_str(), enc, unit) {
-        (Kind::Scalar, ids::INSTANT_CODEC, "Int64", Some("ns")) => DataType::Timestamp(
-            TimeUnit::Nanosecond,
-            node.time_zone.as_deref().map(Arc::from),
-        ),
-        (Kind::Scalar, ids::DATE_CODEC, "Int32", Some("d")) => DataType::Date32,
-        (Kind::Scalar, ids::TIME_OF_DAY_CODEC, "Int64", Some("ns")) => {
-            DataType::Time64(TimeUnit::Nanosecond)
-        }
-        (Kind::Scalar, ids::DURATION_CODEC, "Int64", Some("ns")) => {
-            DataType::Duration(TimeUnit::Nanosecond)
-        }
-        (
-            Kind::Scalar,
-            ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC,
-            ..,
-        ) => {
-            return Err(Error::mismatch(
-                path,
-                "an instant or duration of Int64 `ns`, or a date of Int32 `d`",
-                format!("`{}` of `{enc}` with time_unit {unit:?}", node.codec),
-            ))
-        }
-        (Kind::Scalar, ids::IDENTITY, "Float16", _) => DataType::Float16,
-        (Kind::Scalar, ids::IDENTITY, "ComplexF32" | "ComplexF64", _) => {
+    let t = match (&node.kind, node.codec.as_str(), enc) {
+        (Kind::Scalar, ids::IDENTITY, "Float16") => DataType::Float16,
+        (Kind::Scalar, ids::IDENTITY, "ComplexF32" | "ComplexF64") => {
             let part = if enc == "ComplexF32" {
                 DataType::Float32
             } else {

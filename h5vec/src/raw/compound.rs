@@ -1,5 +1,5 @@
 //! Compound types of two members: process-wide ones h5vec makes once and
-//! never closes (the `{r, i}` compound of `crate::kinds::complex`, the
+//! never closes (the `{r, i}` compound of `crate::kinds::adapters::complex`, the
 //! VLS `{offset, length}` pointer's `Pod` types) and owned ones (the
 //! pointer types VLS readers and writers close when done).
 

@@ -12,7 +12,8 @@
 //! This file holds the public functions and `Batches`; `source` opens a
 //! container into a `Source` (batch schema and root reader), `select` cuts
 //! a schema tree down to the selected columns, `open` builds the readers of
-//! a schema tree, `table` those of an h5col table's columns.
+//! a schema tree, `table` those of an h5col table's columns, `retyped` reads
+//! numbers as another Arrow type of the same width (times, f16).
 
 use std::ops::Range;
 
@@ -25,6 +26,7 @@ use crate::error::{Error, Result};
 mod container;
 pub(crate) mod nodes;
 mod open;
+pub(crate) mod retyped;
 mod select;
 mod source;
 mod table;

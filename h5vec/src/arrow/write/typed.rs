@@ -1,37 +1,20 @@
-//! Arrow arrays of the types of SPEC.md sections 4.5 to 4.7 as the arrays
-//! the column writers take (SPEC.md section 11): instants, times and
-//! durations of any unit as Int64 nanoseconds (the multiplication checked:
-//! a value past Int64 nanoseconds is an error naming the row), dates as
-//! their Int32 days, maps as a `LargeList` of their entries. The nodes these
-//! land in come from the same mapping; only the values change form here.
+//! Arrow arrays of the types of SPEC.md sections 4.5 to 4.8 as the arrays
+//! the column writers take (SPEC.md section 11): the adapters' (times,
+//! UUIDs) through `kinds::adapters`, maps as a `LargeList` of their
+//! entries; and the nodes fields of these types get without metadata (f16's
+//! from its adapter's `arrow` module). The nodes these land in come from the
+//! same mapping; only the values change form here.
 
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Date32Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType,
-    DurationSecondType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
-    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType,
-};
-use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int32Array, Int64Array, LargeListArray};
+use arrow_array::{Array, ArrayRef, LargeListArray};
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, TimeUnit};
+use arrow_schema::{DataType, Field};
 
 use crate::error::{Error, Result};
-use crate::kinds::adapters;
-use crate::kinds::time::check_time_of_day;
+use crate::kinds::adapters::{self, half};
 use crate::schema::{ids, Kind, Schema};
-
-/// Nanoseconds per unit.
-fn per_unit(u: &TimeUnit) -> i64 {
-    match u {
-        TimeUnit::Second => 1_000_000_000,
-        TimeUnit::Millisecond => 1_000_000,
-        TimeUnit::Microsecond => 1_000,
-        TimeUnit::Nanosecond => 1,
-    }
-}
 
 /// `arr` in the form the column writers take, or `None` if it already is.
 /// `row(i)` names row `i` in errors.
@@ -45,50 +28,6 @@ pub(super) fn normalize(
         }
     }
     Ok(Some(match arr.data_type() {
-        DataType::Timestamp(u, _) => {
-            let m = per_unit(u);
-            match u {
-                TimeUnit::Second => scale::<TimestampSecondType>(arr, m, &row)?,
-                TimeUnit::Millisecond => scale::<TimestampMillisecondType>(arr, m, &row)?,
-                TimeUnit::Microsecond => scale::<TimestampMicrosecondType>(arr, m, &row)?,
-                TimeUnit::Nanosecond => scale::<TimestampNanosecondType>(arr, m, &row)?,
-            }
-        }
-        DataType::Duration(u) => {
-            let m = per_unit(u);
-            match u {
-                TimeUnit::Second => scale::<DurationSecondType>(arr, m, &row)?,
-                TimeUnit::Millisecond => scale::<DurationMillisecondType>(arr, m, &row)?,
-                TimeUnit::Microsecond => scale::<DurationMicrosecondType>(arr, m, &row)?,
-                TimeUnit::Nanosecond => scale::<DurationNanosecondType>(arr, m, &row)?,
-            }
-        }
-        DataType::Time64(_) | DataType::Time32(_) => {
-            let ns = match arr.data_type() {
-                DataType::Time64(TimeUnit::Microsecond) => {
-                    scale::<Time64MicrosecondType>(arr, 1_000, &row)?
-                }
-                DataType::Time32(TimeUnit::Millisecond) => {
-                    scale::<Time32MillisecondType>(arr, 1_000_000, &row)?
-                }
-                DataType::Time32(TimeUnit::Second) => {
-                    scale::<Time32SecondType>(arr, 1_000_000_000, &row)?
-                }
-                _ => scale::<Time64NanosecondType>(arr, 1, &row)?,
-            };
-            // What a typed load refuses is refused here too.
-            let v = ns.as_primitive::<arrow_array::types::Int64Type>();
-            for (i, &x) in v.values().iter().enumerate() {
-                if v.is_valid(i) {
-                    check_time_of_day(x).map_err(|msg| Error::encode(row(i), msg))?;
-                }
-            }
-            ns
-        }
-        DataType::Date32 => {
-            let a = arr.as_primitive::<Date32Type>();
-            Arc::new(Int32Array::new(a.values().clone(), a.nulls().cloned()))
-        }
         DataType::Map(entries, _) => {
             let m = arr.as_map();
             let offs: Vec<i64> = m.value_offsets().iter().map(|&o| i64::from(o)).collect();
@@ -106,41 +45,6 @@ pub(super) fn normalize(
     }))
 }
 
-/// The values of a temporal array of `T` times `m`, as Int64; a product
-/// past Int64 (outside a null) is an error naming the row and the value.
-fn scale<T: ArrowPrimitiveType>(
-    arr: &dyn Array,
-    m: i64,
-    row: &impl Fn(usize) -> String,
-) -> Result<ArrayRef>
-where
-    T::Native: Into<i64>,
-{
-    let a = arr.as_primitive::<T>();
-    let nulls = a.nulls();
-    let mut out = Vec::with_capacity(a.len());
-    for (i, &v) in a.values().iter().enumerate() {
-        let v: i64 = v.into();
-        match v.checked_mul(m) {
-            Some(ns) => out.push(ns),
-            None if nulls.is_some_and(|n| n.is_null(i)) => out.push(0),
-            None => {
-                return Err(Error::encode(
-                    row(i),
-                    format!(
-                        "{v} {} is outside Int64 nanoseconds (about +-292 years around 1970)",
-                        arr.data_type()
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(Arc::new(Int64Array::new(
-        ScalarBuffer::from(out),
-        nulls.cloned(),
-    )))
-}
-
 /// The node a field of these types gets without `h5vec.schema` metadata
 /// (SPEC.md section 11): what a typed save of the matching Rust type
 /// writes. `None` for other fields. `node_of` gives a map's key and value
@@ -150,58 +54,11 @@ pub(super) fn default_node(
     path: &str,
     node_of: impl Fn(&Field, &str) -> Result<Schema>,
 ) -> Result<Option<Schema>> {
-    let scalar = |codec: &str, logical: &str, enc: &str, unit: &str, zone: Option<&str>| {
-        let mut s = Schema::new(Kind::Scalar, ids::SCALAR, codec, logical).encoded(enc);
-        s.time_unit = Some(unit.to_owned());
-        s.time_zone = zone.map(str::to_owned);
-        s
-    };
     if let Some(node) = adapters::writing(field) {
         return Ok(Some(node));
     }
     Ok(Some(match field.data_type() {
-        DataType::Timestamp(_, Some(tz)) => scalar(
-            ids::INSTANT_CODEC,
-            "std::time::SystemTime",
-            "Int64",
-            "ns",
-            Some(tz),
-        ),
-        DataType::Timestamp(_, None) => scalar(
-            ids::INSTANT_CODEC,
-            "chrono::naive::datetime::NaiveDateTime",
-            "Int64",
-            "ns",
-            None,
-        ),
-        DataType::Float16 => Schema::new(
-            Kind::Scalar,
-            ids::SCALAR,
-            ids::IDENTITY,
-            "half::binary16::f16",
-        )
-        .encoded("Float16"),
-        DataType::Date32 => scalar(
-            ids::DATE_CODEC,
-            "chrono::naive::date::NaiveDate",
-            "Int32",
-            "d",
-            None,
-        ),
-        DataType::Time32(_) | DataType::Time64(_) => scalar(
-            ids::TIME_OF_DAY_CODEC,
-            "chrono::naive::time::NaiveTime",
-            "Int64",
-            "ns",
-            None,
-        ),
-        DataType::Duration(_) => scalar(
-            ids::DURATION_CODEC,
-            "chrono::time_delta::TimeDelta",
-            "Int64",
-            "ns",
-            None,
-        ),
+        DataType::Float16 => half::arrow::default_node(),
         DataType::Map(entries, _) => {
             let DataType::Struct(kv) = entries.data_type() else {
                 return Err(Error::mismatch(
@@ -238,25 +95,4 @@ pub(super) fn default_node(
         }
         _ => return Ok(None),
     }))
-}
-
-/// The real and imaginary parts of a complex column.
-type Parts<'a, T> = (
-    &'a [<T as ArrowPrimitiveType>::Native],
-    &'a [<T as ArrowPrimitiveType>::Native],
-);
-
-/// The `r` and `i` values of complex numbers given as `Struct { r, i }`
-/// of `T` without nulls in either part; `None` for any other array.
-pub(super) fn complex_parts<T: ArrowPrimitiveType>(arr: &dyn Array) -> Option<Parts<'_, T>> {
-    let s = arr.as_struct_opt()?;
-    if s.num_columns() != 2 || s.column_names() != ["r", "i"] {
-        return None;
-    }
-    let r = s.column(0).as_primitive_opt::<T>()?;
-    let i = s.column(1).as_primitive_opt::<T>()?;
-    if r.null_count() > 0 || i.null_count() > 0 || r.len() != s.len() || i.len() != s.len() {
-        return None;
-    }
-    Some((r.values(), i.values()))
 }

@@ -1,18 +1,32 @@
 //! Adapters: Rust types that are not storage kinds of their own but are
-//! stored on one (here `dense`) under a codec of their own, checked both
-//! ways by `kinds::mapped`. Each adapter is a folder holding its layout, its
-//! typed codec and, with feature `arrow`, its untyped side: an
+//! stored on one (`scalar` or `dense`) under a codec or an encoded type of
+//! their own, checked both ways: `mapped` (the [`Mapped`] trait and its
+//! codec) is the machinery of those stored as plain numbers under a codec
+//! of their own (`time`, `uuid`); `half` and `complex` are leaf numbers of
+//! HDF5 types of their own under the identity codec. Each adapter is a
+//! folder holding its layout (`mod.rs`), its typed codec (`typed.rs`) and,
+//! with feature `arrow`, its untyped side (`arrow.rs`): an
 //! [`ArrowAdapter`] listed in [`ARROW_ADAPTERS`], which the Arrow mapping,
-//! reader and writer consult instead of naming the adapter.
+//! reader and writer consult instead of naming the adapter (`uuid`, and
+//! `time` with one per codec), or, for `half` and `complex`, which Arrow
+//! handles as number types (`Float16`, `Struct { r, i }` leaves of the
+//! number writers), the functions of their own that `arrow/` calls.
 //!
 //! A new adapter is its folder plus three one-line registrations:
 //! 1. its codec identifier in `schema::ids`;
 //! 2. `pub(crate) mod NAME;` below;
 //! 3. its [`ArrowAdapter`] in [`ARROW_ADAPTERS`].
 //!
-//! The older adapters (`time`, `offset`, `half`, `complex`, `map`) are
-//! still files of `kinds/` whose Arrow sides live in `arrow/`.
+//! The adapters `offset` and `map` are still files of `kinds/` whose Arrow
+//! sides live in `arrow/` (`kinds::mapped` and `kinds::time`, the paths
+//! `offset.rs` names, are re-exported there).
+//!
+//! [`Mapped`]: mapped::Mapped
 
+pub(crate) mod complex;
+pub(crate) mod half;
+pub(crate) mod mapped;
+pub(crate) mod time;
 pub(crate) mod uuid;
 
 #[cfg(feature = "arrow")]
@@ -42,9 +56,9 @@ mod arrow_side {
         fn annotate(&self, field: Field, path: &str) -> Result<Field>;
         /// Whether a column read as Arrow type `ty` is the adapter's.
         fn reads(&self, ty: &DataType) -> bool;
-        /// The reader of one of the adapter's nodes: the `values` of
-        /// `group` (`member` = None) or the list leaf `member`, checked as
-        /// the typed load checks them.
+        /// The reader of one of the adapter's nodes read as Arrow type `ty`
+        /// (one [`Self::reads`]): the `values` of `group` (`member` = None)
+        /// or the list leaf `member`, checked as the typed load checks them.
         fn open_reader(
             &self,
             group: &Group,
@@ -52,6 +66,7 @@ mod arrow_side {
             node: &Stored,
             path: &str,
             count: u64,
+            ty: &DataType,
         ) -> Result<BoxNode>;
         /// The node an Arrow field without `h5vec.schema` metadata is saved
         /// as (what a typed save of the Rust type writes), or `None` when
@@ -68,7 +83,13 @@ mod arrow_side {
     }
 
     /// Every adapter's untyped side.
-    pub(crate) static ARROW_ADAPTERS: &[&dyn ArrowAdapter] = &[&super::uuid::arrow::UUID];
+    pub(crate) static ARROW_ADAPTERS: &[&dyn ArrowAdapter] = &[
+        &super::uuid::arrow::UUID,
+        &super::time::arrow::INSTANT,
+        &super::time::arrow::DATE,
+        &super::time::arrow::TIME_OF_DAY,
+        &super::time::arrow::DURATION,
+    ];
 
     /// The adapter of nodes of kind `kind` and codec `codec`.
     pub(crate) fn by_codec(kind: &Kind, codec: &str) -> Option<&'static dyn ArrowAdapter> {

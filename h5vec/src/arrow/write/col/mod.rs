@@ -57,12 +57,8 @@ fn leaf_of(node: &Schema, path: &str) -> Result<(String, Src)> {
         ids::IDENTITY if matches!(enc.as_str(), "Float16" | "ComplexF32" | "ComplexF64") => {
             Src::Number
         }
-        // SPEC.md sections 4.6 and 4.7: Int64/Int32 counts; adapters' numbers.
-        ids::INSTANT_CODEC | ids::DATE_CODEC | ids::TIME_OF_DAY_CODEC | ids::DURATION_CODEC
-            if number =>
-        {
-            Src::Number
-        }
+        // SPEC.md sections 4.6 and 4.7: the adapters' numbers (times'
+        // Int64/Int32 counts, UUIDs' bytes).
         c if number
             && crate::kinds::adapters::ARROW_ADAPTERS
                 .iter()

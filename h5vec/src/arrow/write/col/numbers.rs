@@ -4,16 +4,16 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
-    UInt32Type, UInt64Type, UInt8Type,
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
-use crate::kinds::complex::ReIm;
-use crate::kinds::half::F16Bits;
+use crate::kinds::adapters::complex::{self, ReIm};
+use crate::kinds::adapters::half::{self, F16Bits};
 use crate::kinds::list::{FillEncoder, FillItem, FillNumber, ItemCodec};
 use crate::raw::{Bits8, Pod};
 
@@ -205,22 +205,13 @@ impl Leaves {
                 Ok(())
             }
             (Src::Number, Leaves::F16(w)) => {
-                let a = leaves.as_primitive_opt::<Float16Type>().ok_or_else(wrong)?;
-                w.buf
-                    .extend(a.values().iter().map(|h| F16Bits(h.to_bits())));
-                Ok(())
+                half::arrow::push_bits(leaves, &mut w.buf).ok_or_else(wrong)
             }
             (Src::Number, Leaves::C32(w)) => {
-                let (r, i) =
-                    super::typed::complex_parts::<Float32Type>(leaves).ok_or_else(wrong)?;
-                w.buf.extend(r.iter().zip(i).map(|(&r, &i)| ReIm { r, i }));
-                Ok(())
+                complex::arrow::push_parts::<Float32Type>(leaves, &mut w.buf).ok_or_else(wrong)
             }
             (Src::Number, Leaves::C64(w)) => {
-                let (r, i) =
-                    super::typed::complex_parts::<Float64Type>(leaves).ok_or_else(wrong)?;
-                w.buf.extend(r.iter().zip(i).map(|(&r, &i)| ReIm { r, i }));
-                Ok(())
+                complex::arrow::push_parts::<Float64Type>(leaves, &mut w.buf).ok_or_else(wrong)
             }
             (Src::Number, leaves_w) => each_number!(
                 leaves_w, w, A => {

@@ -64,6 +64,7 @@ impl ArrowAdapter for Uuid {
         node: &Stored,
         path: &str,
         count: u64,
+        _ty: &DataType,
     ) -> Result<BoxNode> {
         Ok(Box::new(Uuids {
             col: leaf_column::<u8>(group, member, node, path, count, &[16])?,

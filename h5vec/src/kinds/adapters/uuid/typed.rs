@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use crate::kinds::mapped::{mapped_vector, Mapped};
+use crate::kinds::adapters::mapped::{mapped_vector, Mapped};
 use crate::schema::ids;
 
 impl Mapped for Uuid {

@@ -262,10 +262,10 @@ impl<T: Mapped> ItemCodec for MappedItem<T> {
 macro_rules! mapped_vector {
     ($($t:ty),* $(,)?) => {$(
         impl $crate::codec::H5Vector for $t {
-            type Codec = $crate::kinds::mapped::MappedCodec<$t>;
+            type Codec = $crate::kinds::adapters::mapped::MappedCodec<$t>;
         }
         impl $crate::kinds::list::ListItem for $t {
-            type Item = $crate::kinds::mapped::MappedItem<$t>;
+            type Item = $crate::kinds::adapters::mapped::MappedItem<$t>;
         }
     )*};
 }

@@ -10,6 +10,10 @@
 //! at offset 0, `i` right after it, little-endian IEEE floats). Every bit
 //! of both parts is kept (NaN payloads included). As an array element or a
 //! list element it is a leaf number like `f64`.
+//!
+//! `typed` is the Rust types' codec (feature `num-complex`), `arrow` the
+//! parts of the untyped side (feature `arrow`; Arrow's `Struct { r, i }`)
+//! that are the adapter's own.
 
 use std::sync::OnceLock;
 
@@ -90,52 +94,10 @@ macro_rules! complex_pod {
 complex_pod!(ReIm<f32>, 4, H5T_IEEE_F32LE, "ComplexF32");
 complex_pod!(ReIm<f64>, 8, H5T_IEEE_F64LE, "ComplexF64");
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
 #[cfg(feature = "num-complex")]
-mod typed {
-    use num_complex::Complex;
-
-    use super::*;
-    use crate::codec::H5Vector;
-    use crate::kinds::list::{LeafItem, ListItem};
-    use crate::kinds::scalar::{Scalar, ScalarCodec};
-    use crate::schema::ids;
-
-    macro_rules! complex {
-        ($f:ty, $size:literal, $ieee:ident, $enc:literal) => {
-            // `Complex<T>` is `#[repr(C)] { re: T, im: T }`: the layout of `ReIm<T>`.
-            complex_pod!(Complex<$f>, $size, $ieee, $enc);
-
-            impl Scalar for Complex<$f> {
-                type Raw = Complex<$f>;
-                const CODEC: &'static str = ids::IDENTITY;
-                #[inline]
-                fn to_raw(&self) -> Complex<$f> {
-                    *self
-                }
-                #[inline]
-                fn from_raw(raw: Complex<$f>) -> Option<Complex<$f>> {
-                    Some(raw)
-                }
-                fn placeholder() -> Complex<$f> {
-                    Complex::new(0.0, 0.0)
-                }
-            }
-
-            impl H5Vector for Complex<$f> {
-                type Codec = ScalarCodec<Complex<$f>>;
-            }
-
-            impl ListItem for Complex<$f> {
-                type Item = LeafItem<Complex<$f>>;
-            }
-
-            crate::__dense_leaf!(Complex<$f>);
-        };
-    }
-
-    complex!(f32, 4, H5T_IEEE_F32LE, "ComplexF32");
-    complex!(f64, 8, H5T_IEEE_F64LE, "ComplexF64");
-}
+mod typed;
 
 #[cfg(not(target_endian = "little"))]
 compile_error!(

@@ -9,6 +9,10 @@
 //!
 //! [`F16Bits`], the stored bits, is always available: the untyped reader
 //! (`crate::arrow`) reads `Float16` columns without the feature.
+//!
+//! `typed` is the Rust type's codec (feature `half`), `arrow` the parts of
+//! the untyped side (feature `arrow`; Arrow's `Float16`) that are the
+//! adapter's own.
 
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::H5T_class_t;
@@ -51,39 +55,7 @@ f16_pod!(F16Bits);
 #[cfg(not(target_endian = "little"))]
 compile_error!("h5vec stores f16 as H5T_IEEE_F16LE and needs a little-endian target");
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
 #[cfg(feature = "half")]
-mod typed {
-    use super::*;
-    use crate::codec::H5Vector;
-    use crate::kinds::list::{LeafItem, ListItem};
-    use crate::kinds::scalar::{Scalar, ScalarCodec};
-    use crate::schema::ids;
-
-    f16_pod!(half::f16);
-
-    impl Scalar for half::f16 {
-        type Raw = half::f16;
-        const CODEC: &'static str = ids::IDENTITY;
-        #[inline]
-        fn to_raw(&self) -> half::f16 {
-            *self
-        }
-        #[inline]
-        fn from_raw(raw: half::f16) -> Option<half::f16> {
-            Some(raw)
-        }
-        fn placeholder() -> half::f16 {
-            half::f16::ZERO
-        }
-    }
-
-    impl H5Vector for half::f16 {
-        type Codec = ScalarCodec<half::f16>;
-    }
-
-    impl ListItem for half::f16 {
-        type Item = LeafItem<half::f16>;
-    }
-
-    crate::__dense_leaf!(half::f16);
-}
+mod typed;
