@@ -15,9 +15,9 @@ use arrow_array::ArrowPrimitiveType;
 ///   variants } }`: the variants `I8(Wrap<i8>)` .. `F64(Wrap<f64>)`, then
 ///   the others; `Wrap<arrow>` for `Wrap<Int8Type>` .. `Wrap<Float64Type>`.
 /// - `numbers!(match (value) { Name::number(x) as A => body, other arms })`:
-///   `body` in the arm of every number variant, with pattern `x` matching its value
-///   and `A` its Arrow type (`_A` when unused); the other arms (any match
-///   arms) after.
+///   `body` in the arm of every number variant, with pattern `x` matching
+///   its value and `A` its Arrow type (`_A` when unused); the other arms
+///   (any match arms) after.
 /// - `numbers!(by_name (name) { Name::number(value), other arms })`: the
 ///   number variant whose encoded type name (`"Int8"` ..) is `name`,
 ///   holding `value`; the other arms for other names.
