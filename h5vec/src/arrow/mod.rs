@@ -51,6 +51,7 @@
 
 pub(crate) mod flat;
 pub(crate) mod mapping;
+pub(crate) mod numbers;
 pub(crate) mod read;
 pub(crate) mod write;
 

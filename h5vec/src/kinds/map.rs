@@ -34,7 +34,7 @@ use crate::column::PodWriter;
 use crate::error::{Context, Error, Result};
 use crate::kinds::list::{
     create_list_group, create_record_values, items_path, open_list_group_with, open_record_values,
-    ItemCodec, ListItem, NullableItem, RowSpans,
+    GroupItem, GroupShaped, ListItem, NullableItem, RowSpans,
 };
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
@@ -350,39 +350,8 @@ impl<M: MapLike> Nullable for MapCodec<M> {
 }
 
 /// A map as a list element: a nested map list group.
-pub struct MapItem<M>(PhantomData<M>);
-
-impl<M: MapLike> ItemCodec for MapItem<M> {
-    type Value = M;
-    type Encoder = MapEncoder<M>;
-    type Decoder = MapDecoder<M>;
-
-    fn schema(ctx: &WriteCtx<'_>) -> Schema {
-        map_schema::<M>(ctx)
-    }
-    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let g = parent.create_group(name).at(path)?;
-        MapEncoder::create_in(&g, path, ctx)
-    }
-    fn open(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-    ) -> Result<Self::Decoder> {
-        MapDecoder::open_in(&open_group(parent, name, path)?, node, path, rows)
-    }
-    fn append(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self::Encoder> {
-        MapEncoder::resume_in(&open_group(parent, name, path)?, node, path, rows, ctx)
-    }
+impl<M: MapLike> GroupShaped for MapCodec<M> {
+    const CLASS: Option<&'static str> = None;
 }
 
 macro_rules! map_impls {
@@ -391,10 +360,10 @@ macro_rules! map_impls {
             type Codec = MapCodec<$m>;
         }
         impl<$($g)*> ListItem for $m {
-            type Item = MapItem<$m>;
+            type Item = GroupItem<MapCodec<$m>>;
         }
         impl<$($g)*> ListItem for Option<$m> {
-            type Item = NullableItem<MapItem<$m>>;
+            type Item = NullableItem<GroupItem<MapCodec<$m>>>;
         }
     )*};
 }

@@ -22,7 +22,7 @@ use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder};
 use crate::error::{Context, Error, Place, Result};
-use crate::kinds::list::{create_record_values, open_record_values, ItemCodec};
+use crate::kinds::list::{GroupItem, GroupShaped, RECORD_VALUES};
 use crate::kinds::mapped::{MappedCodec, MappedDecoder, MappedEncoder};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::scalar::ScalarCodec;
@@ -229,44 +229,8 @@ impl<T: OffsetInstant> Decoder<T> for OffsetDecoder<T> {
 }
 
 /// An [`OffsetInstant`] as a list element: a `RECORD_VALUES` group.
-pub struct OffsetItem<T>(PhantomData<T>);
-
-impl<T: OffsetInstant> ItemCodec for OffsetItem<T> {
-    type Value = T;
-    type Encoder = OffsetEncoder<T>;
-    type Decoder = OffsetDecoder<T>;
-
-    fn schema(ctx: &WriteCtx<'_>) -> Schema {
-        offset_schema::<T>(ctx)
-    }
-    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        OffsetCodec::<T>::create(&create_record_values(parent, name, path)?, path, ctx)
-    }
-    fn open(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-    ) -> Result<Self::Decoder> {
-        OffsetCodec::<T>::open(&open_record_values(parent, name, path)?, node, path, rows)
-    }
-    fn append(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self::Encoder> {
-        OffsetCodec::<T>::append(
-            &open_record_values(parent, name, path)?,
-            node,
-            path,
-            rows,
-            ctx,
-        )
-    }
+impl<T: OffsetInstant> GroupShaped for OffsetCodec<T> {
+    const CLASS: Option<&'static str> = Some(RECORD_VALUES);
 }
 
 macro_rules! offset_vector {
@@ -275,7 +239,7 @@ macro_rules! offset_vector {
             type Codec = OffsetCodec<$t>;
         }
         impl crate::kinds::list::ListItem for $t {
-            type Item = OffsetItem<$t>;
+            type Item = GroupItem<OffsetCodec<$t>>;
         }
     )*};
 }

@@ -7,6 +7,8 @@
 //!                        [T; N] adds trailing axes
 //! VALUES/                nested list: CLASS = "LIST_COLUMN", KIND = "OFFSETS", OFFSETS, VALUES
 //! VALUES/                record: CLASS = "RECORD_VALUES", one column per field (section 3.3)
+//! VALUES/                any other group-shaped layout (maps, unions, instants with an
+//!                        offset): its group, CLASS where the layout has one
 //! VALUES/MASK            nullable group elements (Option<String>, Option<Vec<U>>): the
 //!                        element group plus an h5col bool per element, TRUE = present
 //! ```
@@ -18,7 +20,7 @@ use std::marker::PhantomData;
 
 use hdf5::Group;
 
-use crate::codec::{open_column, open_group, Codec};
+use crate::codec::{open_column, open_group};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Result};
 use crate::kinds::dense::{
@@ -34,27 +36,53 @@ use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
 use crate::schema::{Schema, Stored};
 
-use super::group::{list_schema, ListDecoder, ListEncoder};
-use super::item::{ItemCodec, ListItem};
+use super::group::ListCodec;
+use super::item::{GroupShaped, ItemCodec, ListItem};
 use super::offsets::{check_class, RECORD_VALUES};
 
 // ---------------------------------------------------------------------------
-// Nested lists.
+// Group-shaped elements: nested lists, maps, unions, records.
+
+/// A layout that is a group of its own ([`GroupShaped`]) as the element of
+/// an enclosing list: the group `name` of the list group, its `CLASS` set
+/// and checked where the layout has one, and the layout inside.
+pub struct GroupItem<C>(PhantomData<C>);
 
 /// `Vec<T>` as the element of an enclosing list: a nested list group.
-pub struct ListItemCodec<T>(PhantomData<T>);
+impl<T: ListItem> GroupShaped for ListCodec<T> {
+    const CLASS: Option<&'static str> = None;
+}
 
-impl<T: ListItem> ItemCodec for ListItemCodec<T> {
-    type Value = Vec<T>;
-    type Encoder = ListEncoder<T::Item>;
-    type Decoder = ListDecoder<T::Item>;
+/// Creates the element group `name` of `parent` with attribute `CLASS` =
+/// `class` where there is one.
+fn create_item_group(parent: &Group, name: &str, class: Option<&str>, path: &str) -> Result<Group> {
+    let g = parent.create_group(name).at(path)?;
+    if let Some(class) = class {
+        raw::write_attr_ascii(&g, "CLASS", class, path)?;
+    }
+    Ok(g)
+}
+
+/// Opens the element group `name` of `parent`, its `CLASS` checked against
+/// `class` where there is one.
+fn open_item_group(parent: &Group, name: &str, class: Option<&str>, path: &str) -> Result<Group> {
+    let g = open_group(parent, name, path)?;
+    if let Some(class) = class {
+        check_class(&g, class, path)?;
+    }
+    Ok(g)
+}
+
+impl<C: GroupShaped + 'static> ItemCodec for GroupItem<C> {
+    type Value = C::Value;
+    type Encoder = C::Encoder;
+    type Decoder = C::Decoder;
 
     fn schema(ctx: &WriteCtx<'_>) -> Schema {
-        list_schema::<T, T::Item>(ctx)
+        C::schema(ctx)
     }
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let g = parent.create_group(name).at(path)?;
-        ListEncoder::create_in(&g, path, ctx)
+        C::create(&create_item_group(parent, name, C::CLASS, path)?, path, ctx)
     }
     fn open(
         parent: &Group,
@@ -63,7 +91,12 @@ impl<T: ListItem> ItemCodec for ListItemCodec<T> {
         path: &str,
         rows: u64,
     ) -> Result<Self::Decoder> {
-        ListDecoder::open_in(&open_group(parent, name, path)?, node, path, rows)
+        C::open(
+            &open_item_group(parent, name, C::CLASS, path)?,
+            node,
+            path,
+            rows,
+        )
     }
     fn append(
         parent: &Group,
@@ -73,7 +106,8 @@ impl<T: ListItem> ItemCodec for ListItemCodec<T> {
         rows: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        ListEncoder::resume_in(&open_group(parent, name, path)?, node, path, rows, ctx)
+        let g = open_item_group(parent, name, C::CLASS, path)?;
+        C::append(&g, node, path, rows, ctx)
     }
 }
 
@@ -288,57 +322,19 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
 // Records: RECORD_VALUES group with the record layout inside.
 
 /// Derived structs and tuples as list elements: a RECORD_VALUES group.
-pub struct RecordItem<R>(PhantomData<R>);
+pub type RecordItem<R> = GroupItem<RecordCodec<R>>;
+
+impl<R: Record> GroupShaped for RecordCodec<R> {
+    const CLASS: Option<&'static str> = Some(RECORD_VALUES);
+}
 
 /// Creates the RECORD_VALUES group `name` of `parent`, which then holds
 /// the record's columns.
 pub(crate) fn create_record_values(parent: &Group, name: &str, path: &str) -> Result<Group> {
-    let g = parent.create_group(name).at(path)?;
-    raw::write_attr_ascii(&g, "CLASS", RECORD_VALUES, path)?;
-    Ok(g)
+    create_item_group(parent, name, Some(RECORD_VALUES), path)
 }
 
 /// Opens the RECORD_VALUES group `name` of `parent` (its CLASS checked).
 pub(crate) fn open_record_values(parent: &Group, name: &str, path: &str) -> Result<Group> {
-    let g = open_group(parent, name, path)?;
-    check_class(&g, RECORD_VALUES, path)?;
-    Ok(g)
-}
-
-impl<R: Record> ItemCodec for RecordItem<R> {
-    type Value = R;
-    type Encoder = <RecordCodec<R> as Codec>::Encoder;
-    type Decoder = <RecordCodec<R> as Codec>::Decoder;
-
-    fn schema(ctx: &WriteCtx<'_>) -> Schema {
-        RecordCodec::<R>::schema(ctx)
-    }
-    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        RecordCodec::<R>::create(&create_record_values(parent, name, path)?, path, ctx)
-    }
-    fn open(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-    ) -> Result<Self::Decoder> {
-        RecordCodec::<R>::open(&open_record_values(parent, name, path)?, node, path, rows)
-    }
-    fn append(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self::Encoder> {
-        RecordCodec::<R>::append(
-            &open_record_values(parent, name, path)?,
-            node,
-            path,
-            rows,
-            ctx,
-        )
-    }
+    open_item_group(parent, name, Some(RECORD_VALUES), path)
 }

@@ -1,11 +1,13 @@
-//! The two traits of list elements: [`ListItem`] (which element layout a
-//! Rust type uses) and [`ItemCodec`] (one element layout: a member of the
-//! list group). The layouts are in `elements` (leaves, nested lists,
-//! records, the nullable wrapper), `strings` and `fill`; the table of
-//! Rust types in `table`.
+//! The traits of list elements: [`ListItem`] (which element layout a
+//! Rust type uses), [`ItemCodec`] (one element layout: a member of the
+//! list group) and [`GroupShaped`] (a layout that is a group of its own,
+//! an element as that group). The layouts are in `elements` (leaves,
+//! group-shaped layouts, the nullable wrapper), `strings` and `fill`; the
+//! table of Rust types in `table`.
 
 use hdf5::Group;
 
+use crate::codec::Codec;
 use crate::error::Result;
 use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
@@ -49,4 +51,15 @@ pub trait ItemCodec: 'static {
         rows: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder>;
+}
+
+/// A layout that is a group of its own (nested lists, maps, unions,
+/// records, instants with an offset): as a list element, the member `name`
+/// of the list group is that group, with attribute `CLASS` =
+/// [`CLASS`](Self::CLASS) where there is one, and the layout inside it
+/// (`GroupItem` in `elements`).
+pub trait GroupShaped: Codec {
+    /// The element group's `CLASS` (`RECORD_VALUES`, `UNION_VALUES`); none
+    /// for list and map groups, whose own attributes say what they are.
+    const CLASS: Option<&'static str>;
 }

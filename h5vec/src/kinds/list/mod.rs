@@ -21,8 +21,8 @@
 //! One concern a file: `group` (the list group: [`ListEncoder`],
 //! [`ListDecoder`], [`ListCodec`]), `offsets` (the `OFFSETS` rules and the
 //! group's attributes every offsets-based member shares), `item` (the
-//! [`ListItem`] and [`ItemCodec`] traits), `elements` (leaves, nested lists,
-//! records, the nullable wrapper), `strings` (`STRING_VALUES`), `fill`
+//! [`ListItem`], [`ItemCodec`] and [`GroupShaped`] traits), `elements`
+//! (leaves, group-shaped layouts as elements, the nullable wrapper), `strings` (`STRING_VALUES`), `fill`
 //! (`Option<number>` elements) and `table` (which Rust type is which
 //! element layout). Imports go one way: `table` -> layouts -> `group` ->
 //! `item`, `offsets`.
@@ -37,16 +37,15 @@ mod table;
 
 pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
 pub(crate) use group::{ListCodec, ListDecoder, ListEncoder};
-pub(crate) use item::ItemCodec;
 pub use item::ListItem;
+pub(crate) use item::{GroupShaped, ItemCodec};
 pub(crate) use offsets::{
-    check_class, create_list_group, items_path, open_list_group_with, RowSpans,
+    check_class, create_list_group, items_path, open_list_group_with, RowSpans, RECORD_VALUES,
 };
 // What the schema-driven reader and writer (`crate::arrow`) check lists with.
 #[cfg(feature = "arrow")]
 pub(crate) use offsets::{
-    load_list_offsets, null_row_not_empty, open_list_group, LIST_COLUMN, RECORD_VALUES,
-    STRING_VALUES,
+    load_list_offsets, null_row_not_empty, open_list_group, LIST_COLUMN, STRING_VALUES,
 };
 // What the schema-driven reader (`crate::arrow`) opens lists with.
 #[cfg(feature = "arrow")]
@@ -57,10 +56,10 @@ pub(crate) use elements::{append_nullable_item, create_item_mask};
 #[cfg(feature = "arrow")]
 pub(crate) use fill::FillItem;
 // What element layouts outside this module (maps, mapped values) build on.
-pub(crate) use elements::NullableItem;
 pub(crate) use elements::{
     create_leaf, create_record_values, open_leaf_values, open_record_values,
 };
+pub(crate) use elements::{GroupItem, NullableItem};
 pub use elements::{LeafItem, RecordItem};
 #[cfg(feature = "arrow")]
 pub(crate) use strings::StringValuesEncoder;

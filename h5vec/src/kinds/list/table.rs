@@ -3,8 +3,9 @@
 use crate::codec::H5Vector;
 use crate::kinds::dense::DenseElem;
 
-use super::elements::{LeafItem, ListItemCodec, NullableItem, RecordItem};
+use super::elements::{GroupItem, LeafItem, NullableItem, RecordItem};
 use super::fill::FillItem;
+use super::group::ListCodec;
 use super::item::ListItem;
 use super::strings::StringValuesItem;
 
@@ -39,11 +40,11 @@ impl ListItem for Option<String> {
 }
 
 impl<T: ListItem> ListItem for Vec<T> {
-    type Item = ListItemCodec<T>;
+    type Item = GroupItem<ListCodec<T>>;
 }
 
 impl<T: ListItem> ListItem for Option<Vec<T>> {
-    type Item = NullableItem<ListItemCodec<T>>;
+    type Item = NullableItem<GroupItem<ListCodec<T>>>;
 }
 
 // Tuples are records; derived structs get the same impl from the derive.

@@ -36,11 +36,9 @@ use hdf5::Group;
 use crate::codec::{child_path, exhausted, open_group, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
-use crate::kinds::list::check_class;
-use crate::kinds::list::ItemCodec;
+use crate::kinds::list::{GroupItem, GroupShaped};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
-use crate::raw;
 use crate::schema::{Schema, Stored};
 
 pub(crate) use columns::{
@@ -302,42 +300,8 @@ impl<U: Union> Decoder<U> for UnionDecoder<U> {
 
 /// Unions as list elements: a `UNION_VALUES` group holding the union
 /// layout with one row per element (SPEC.md section 4.2).
-pub struct UnionItem<U>(PhantomData<U>);
+pub type UnionItem<U> = GroupItem<UnionCodec<U>>;
 
-impl<U: Union> ItemCodec for UnionItem<U> {
-    type Value = U;
-    type Encoder = UnionEncoder<U>;
-    type Decoder = UnionDecoder<U>;
-
-    fn schema(ctx: &WriteCtx<'_>) -> Schema {
-        union_schema::<U>(ctx)
-    }
-    fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
-        let g = parent.create_group(name).at(path)?;
-        raw::write_attr_ascii(&g, "CLASS", UNION_VALUES, path)?;
-        UnionCodec::<U>::create_in(&g, path, ctx)
-    }
-    fn open(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-    ) -> Result<Self::Decoder> {
-        let g = open_group(parent, name, path)?;
-        check_class(&g, UNION_VALUES, path)?;
-        UnionCodec::<U>::open_in(&g, node, path, rows)
-    }
-    fn append(
-        parent: &Group,
-        name: &str,
-        node: &Stored,
-        path: &str,
-        rows: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self::Encoder> {
-        let g = open_group(parent, name, path)?;
-        check_class(&g, UNION_VALUES, path)?;
-        UnionCodec::<U>::append_in(&g, node, path, rows, ctx)
-    }
+impl<U: Union> GroupShaped for UnionCodec<U> {
+    const CLASS: Option<&'static str> = Some(UNION_VALUES);
 }

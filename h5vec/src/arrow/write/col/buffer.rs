@@ -3,19 +3,16 @@
 //! to their datasets in the typed encoders' order.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
-};
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 
+use crate::arrow::numbers::numbers;
 use crate::codec::{child_path, Encoder};
 use crate::error::{Error, Result};
 use crate::raw::Bits8;
 
 use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
-use super::numbers::{each_fill, write_values, Fill};
+use super::numbers::{write_values, Fill};
 use super::{Any, Col};
 
 impl Col {
@@ -144,18 +141,20 @@ impl Col {
                 let nulls = arr.logical_nulls();
                 let missing =
                     |i: usize| hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i));
-                each_fill!(f, e, A => {
-                    let a = arr
-                        .as_primitive_opt::<A>()
-                        .ok_or_else(|| wrong_array(at, "numbers", arr))?;
-                    for (i, &v) in a.values().iter().enumerate() {
-                        if missing(i) {
-                            Encoder::push_null(e)?;
-                        } else {
-                            e.push_value(v)?;
+                numbers!(match (f) {
+                    Fill::number(e) as A => {
+                        let a = arr
+                            .as_primitive_opt::<A>()
+                            .ok_or_else(|| wrong_array(at, "numbers", arr))?;
+                        for (i, &v) in a.values().iter().enumerate() {
+                            if missing(i) {
+                                Encoder::push_null(e)?;
+                            } else {
+                                e.push_value(v)?;
+                            }
                         }
-                    }
-                    Ok(())
+                        Ok(())
+                    },
                 })
             }
             Col::StrValues(e) => {
@@ -194,7 +193,9 @@ impl Col {
                 m.inner_mut().flush()?;
                 m.flush_mask()
             }
-            Col::Fill(f) => each_fill!(f, e, _A => Encoder::flush(e)),
+            Col::Fill(f) => numbers!(match (f) {
+                Fill::number(e) as _A => Encoder::flush(e),
+            }),
             Col::StrValues(e) => Encoder::<String>::flush(e),
             Col::Union(u) => u.flush(),
             Col::Labels(l) => l.inner.flush(),

@@ -3,13 +3,11 @@
 //! `write_values`: the leaves of nested `FixedSizeList`s into a column.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
-};
+use arrow_array::types::{Float32Type, Float64Type};
 use arrow_array::{Array, ArrayRef};
 use arrow_buffer::NullBuffer;
 
+use crate::arrow::numbers::{numbers, Number};
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::adapters::complex::{self, ReIm};
@@ -28,24 +26,17 @@ pub(crate) enum Src {
     Char,
 }
 
-/// A column writer of one of the raw types of scalars and dense leaves.
-pub(crate) enum Leaves {
-    I8(PodWriter<i8>),
-    I16(PodWriter<i16>),
-    I32(PodWriter<i32>),
-    I64(PodWriter<i64>),
-    U8(PodWriter<u8>),
-    U16(PodWriter<u16>),
-    U32(PodWriter<u32>),
-    U64(PodWriter<u64>),
-    F32(PodWriter<f32>),
-    F64(PodWriter<f64>),
-    Bool(PodWriter<Bits8>),
-    /// `Float16` (SPEC.md section 4.8).
-    F16(PodWriter<F16Bits>),
-    /// `ComplexF32`, `ComplexF64`: from `Struct { r, i }` (SPEC.md section 4.8).
-    C32(PodWriter<ReIm<f32>>),
-    C64(PodWriter<ReIm<f64>>),
+numbers! {
+    /// A column writer of one of the raw types of scalars and dense leaves.
+    pub(crate) enum Leaves {
+        numbers(PodWriter<native>),
+        Bool(PodWriter<Bits8>),
+        /// `Float16` (SPEC.md section 4.8).
+        F16(PodWriter<F16Bits>),
+        /// `ComplexF32`, `ComplexF64`: from `Struct { r, i }` (SPEC.md section 4.8).
+        C32(PodWriter<ReIm<f32>>),
+        C64(PodWriter<ReIm<f64>>),
+    }
 }
 
 /// Makes the writer of one raw type (creating or resuming its dataset).
@@ -53,71 +44,24 @@ pub(super) trait MakeWriter {
     fn make<R: Pod>(&self) -> Result<PodWriter<R>>;
 }
 
-/// Runs `$body` with `$w` bound to the writer of any numeric variant
-/// and `$arrow` to its Arrow type; the `$other` arms for `Bool`, `F16`,
-/// `C32` and `C64`.
-macro_rules! each_number {
-    ($leaves:expr, $w:ident, $arrow:ident => $body:expr, $($other:pat => $else:expr),+ $(,)?) => {
-        match $leaves {
-            Leaves::I8($w) => {
-                type $arrow = Int8Type;
-                $body
-            }
-            Leaves::I16($w) => {
-                type $arrow = Int16Type;
-                $body
-            }
-            Leaves::I32($w) => {
-                type $arrow = Int32Type;
-                $body
-            }
-            Leaves::I64($w) => {
-                type $arrow = Int64Type;
-                $body
-            }
-            Leaves::U8($w) => {
-                type $arrow = UInt8Type;
-                $body
-            }
-            Leaves::U16($w) => {
-                type $arrow = UInt16Type;
-                $body
-            }
-            Leaves::U32($w) => {
-                type $arrow = UInt32Type;
-                $body
-            }
-            Leaves::U64($w) => {
-                type $arrow = UInt64Type;
-                $body
-            }
-            Leaves::F32($w) => {
-                type $arrow = Float32Type;
-                $body
-            }
-            Leaves::F64($w) => {
-                type $arrow = Float64Type;
-                $body
-            }
-            $($other => $else,)+
-        }
+/// Runs `$body` with `$w` bound to the writer of any variant.
+macro_rules! each_leaves {
+    ($leaves:expr, $w:ident => $body:expr) => {
+        numbers!(match ($leaves) {
+            Leaves::number($w) as _A => $body,
+            Leaves::Bool($w) => $body,
+            Leaves::F16($w) => $body,
+            Leaves::C32($w) => $body,
+            Leaves::C64($w) => $body,
+        })
     };
 }
 
 impl Leaves {
     /// The writer of encoded type `enc` (`Int8` .. `Float64`, `Bool`).
     pub(super) fn make(enc: &str, m: &impl MakeWriter, path: &str) -> Result<Leaves> {
-        Ok(match enc {
-            "Int8" => Leaves::I8(m.make()?),
-            "Int16" => Leaves::I16(m.make()?),
-            "Int32" => Leaves::I32(m.make()?),
-            "Int64" => Leaves::I64(m.make()?),
-            "UInt8" => Leaves::U8(m.make()?),
-            "UInt16" => Leaves::U16(m.make()?),
-            "UInt32" => Leaves::U32(m.make()?),
-            "UInt64" => Leaves::U64(m.make()?),
-            "Float32" => Leaves::F32(m.make()?),
-            "Float64" => Leaves::F64(m.make()?),
+        Ok(numbers!(by_name (enc) {
+            Leaves::number(m.make()?),
             "Bool" => Leaves::Bool(m.make()?),
             "Float16" => Leaves::F16(m.make()?),
             "ComplexF32" => Leaves::C32(m.make()?),
@@ -129,40 +73,23 @@ impl Leaves {
                     format!("`{e}`"),
                 ))
             }
-        })
+        }))
     }
 
     /// Values buffered.
     fn buffered(&self) -> usize {
-        each_number!(
-            self, w, _A => w.buf.len(),
-            Leaves::Bool(w) => w.buf.len(),
-            Leaves::F16(w) => w.buf.len(),
-            Leaves::C32(w) => w.buf.len(),
-            Leaves::C64(w) => w.buf.len(),
-        )
+        each_leaves!(self, w => w.buf.len())
     }
 
     /// Counts `n` rows without values (`[T; 0]`).
     fn add_empty_rows(&mut self, n: u64) {
-        each_number!(
-            self, w, _A => w.empty_rows += n,
-            Leaves::Bool(w) => w.empty_rows += n,
-            Leaves::F16(w) => w.empty_rows += n,
-            Leaves::C32(w) => w.empty_rows += n,
-            Leaves::C64(w) => w.empty_rows += n,
-        )
+        each_leaves!(self, w => w.empty_rows += n)
     }
 
-    /// Sets `n` buffered values from `start` on to the placeholder (zero).
+    /// Sets `n` buffered values from `start` on to the placeholder (zero;
+    /// `Bits8(0)`, false, for `Bool`).
     fn zero(&mut self, start: usize, n: usize) {
-        each_number!(
-            self, w, _A => w.buf[start..start + n].fill(Default::default()),
-            Leaves::Bool(w) => w.buf[start..start + n].fill(Bits8(0)),
-            Leaves::F16(w) => w.buf[start..start + n].fill(Default::default()),
-            Leaves::C32(w) => w.buf[start..start + n].fill(Default::default()),
-            Leaves::C64(w) => w.buf[start..start + n].fill(Default::default()),
-        )
+        each_leaves!(self, w => w.buf[start..start + n].fill(Default::default()))
     }
 
     /// Appends every value of `leaves` (nulls under placeholders included,
@@ -213,14 +140,14 @@ impl Leaves {
             (Src::Number, Leaves::C64(w)) => {
                 complex::arrow::push_parts::<Float64Type>(leaves, &mut w.buf).ok_or_else(wrong)
             }
-            (Src::Number, leaves_w) => each_number!(
-                leaves_w, w, A => {
+            (Src::Number, leaves_w) => numbers!(match (leaves_w) {
+                Leaves::number(w) as A => {
                     let a = leaves.as_primitive_opt::<A>().ok_or_else(wrong)?;
                     w.buf.extend_from_slice(a.values());
                     Ok(())
                 },
-                Leaves::Bool(_) | Leaves::F16(_) | Leaves::C32(_) | Leaves::C64(_) => Err(wrong())
-            ),
+                Leaves::Bool(_) | Leaves::F16(_) | Leaves::C32(_) | Leaves::C64(_) => Err(wrong()),
+            }),
             _ => Err(wrong()),
         }
     }
@@ -229,46 +156,26 @@ impl Leaves {
         match (src, self) {
             (Src::Char, _) => "a char column (strings of one character)",
             (Src::Bool, _) => "a Bool column (Boolean)",
-            (Src::Number, Leaves::I8(_)) => "an Int8 column",
-            (Src::Number, Leaves::I16(_)) => "an Int16 column",
-            (Src::Number, Leaves::I32(_)) => "an Int32 column",
-            (Src::Number, Leaves::I64(_)) => "an Int64 column",
-            (Src::Number, Leaves::U8(_)) => "a UInt8 column",
-            (Src::Number, Leaves::U16(_)) => "a UInt16 column",
-            (Src::Number, Leaves::U32(_)) => "a UInt32 column",
-            (Src::Number, Leaves::U64(_)) => "a UInt64 column",
-            (Src::Number, Leaves::F32(_)) => "a Float32 column",
-            (Src::Number, Leaves::F64(_)) => "a Float64 column",
-            (Src::Number, Leaves::Bool(_)) => "a Bool column",
-            (Src::Number, Leaves::F16(_)) => "a Float16 column",
-            (Src::Number, Leaves::C32(_)) => "a ComplexF32 column (Struct { r, i } of Float32)",
-            (Src::Number, Leaves::C64(_)) => "a ComplexF64 column (Struct { r, i } of Float64)",
+            (Src::Number, w) => numbers!(match (w) {
+                Leaves::number(_) as A => A::COLUMN,
+                Leaves::Bool(_) => "a Bool column",
+                Leaves::F16(_) => "a Float16 column",
+                Leaves::C32(_) => "a ComplexF32 column (Struct { r, i } of Float32)",
+                Leaves::C64(_) => "a ComplexF64 column (Struct { r, i } of Float64)",
+            }),
         }
     }
 
     pub(super) fn flush(&mut self) -> Result<()> {
-        each_number!(
-            self, w, _A => w.flush(),
-            Leaves::Bool(w) => w.flush(),
-            Leaves::F16(w) => w.flush(),
-            Leaves::C32(w) => w.flush(),
-            Leaves::C64(w) => w.flush(),
-        )
+        each_leaves!(self, w => w.flush())
     }
 }
 
-/// A `fill_nullable` element writer of one of the number types.
-pub(crate) enum Fill {
-    I8(FillEncoder<i8>),
-    I16(FillEncoder<i16>),
-    I32(FillEncoder<i32>),
-    I64(FillEncoder<i64>),
-    U8(FillEncoder<u8>),
-    U16(FillEncoder<u16>),
-    U32(FillEncoder<u32>),
-    U64(FillEncoder<u64>),
-    F32(FillEncoder<f32>),
-    F64(FillEncoder<f64>),
+numbers! {
+    /// A `fill_nullable` element writer of one of the number types.
+    pub(crate) enum Fill {
+        numbers(FillEncoder<native>),
+    }
 }
 
 pub(super) trait MakeFill {
@@ -277,67 +184,10 @@ pub(super) trait MakeFill {
         FillItem<T>: ItemCodec<Encoder = FillEncoder<T>>;
 }
 
-macro_rules! each_fill {
-    ($fill:expr, $e:ident, $arrow:ident => $body:expr) => {
-        match $fill {
-            Fill::I8($e) => {
-                type $arrow = Int8Type;
-                $body
-            }
-            Fill::I16($e) => {
-                type $arrow = Int16Type;
-                $body
-            }
-            Fill::I32($e) => {
-                type $arrow = Int32Type;
-                $body
-            }
-            Fill::I64($e) => {
-                type $arrow = Int64Type;
-                $body
-            }
-            Fill::U8($e) => {
-                type $arrow = UInt8Type;
-                $body
-            }
-            Fill::U16($e) => {
-                type $arrow = UInt16Type;
-                $body
-            }
-            Fill::U32($e) => {
-                type $arrow = UInt32Type;
-                $body
-            }
-            Fill::U64($e) => {
-                type $arrow = UInt64Type;
-                $body
-            }
-            Fill::F32($e) => {
-                type $arrow = Float32Type;
-                $body
-            }
-            Fill::F64($e) => {
-                type $arrow = Float64Type;
-                $body
-            }
-        }
-    };
-}
-pub(super) use each_fill;
-
 impl Fill {
     pub(super) fn make(enc: Option<&str>, m: &impl MakeFill, path: &str) -> Result<Fill> {
-        Ok(match enc.unwrap_or("") {
-            "Int8" => Fill::I8(m.make()?),
-            "Int16" => Fill::I16(m.make()?),
-            "Int32" => Fill::I32(m.make()?),
-            "Int64" => Fill::I64(m.make()?),
-            "UInt8" => Fill::U8(m.make()?),
-            "UInt16" => Fill::U16(m.make()?),
-            "UInt32" => Fill::U32(m.make()?),
-            "UInt64" => Fill::U64(m.make()?),
-            "Float32" => Fill::F32(m.make()?),
-            "Float64" => Fill::F64(m.make()?),
+        Ok(numbers!(by_name (enc.unwrap_or("")) {
+            Fill::number(m.make()?),
             e => {
                 return Err(Error::mismatch(
                     path,
@@ -345,7 +195,7 @@ impl Fill {
                     format!("encoded type `{e}`"),
                 ))
             }
-        })
+        }))
     }
 }
 

@@ -6,6 +6,7 @@
 use ::serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::node::{DKind, DNode};
+use crate::arrow::numbers::numbers;
 use crate::serde::fast::{PathError, R};
 
 /// `Deserializer` methods for the scalar kinds: the stored array's value
@@ -51,18 +52,10 @@ impl<'de> de::Deserializer<'de> for De<'_> {
             return v.visit_none();
         }
         let r = self.row;
-        match &self.node.kind {
+        numbers!(match (&self.node.kind) {
+            // `visit_i8` .. `visit_f64`.
+            DKind::number(a) as _A => a.value(r).into_deserializer().deserialize_any(v),
             DKind::Bool(a) => v.visit_bool(a.value(r)),
-            DKind::I8(a) => v.visit_i8(a.value(r)),
-            DKind::I16(a) => v.visit_i16(a.value(r)),
-            DKind::I32(a) => v.visit_i32(a.value(r)),
-            DKind::I64(a) => v.visit_i64(a.value(r)),
-            DKind::U8(a) => v.visit_u8(a.value(r)),
-            DKind::U16(a) => v.visit_u16(a.value(r)),
-            DKind::U32(a) => v.visit_u32(a.value(r)),
-            DKind::U64(a) => v.visit_u64(a.value(r)),
-            DKind::F32(a) => v.visit_f32(a.value(r)),
-            DKind::F64(a) => v.visit_f64(a.value(r)),
             DKind::Str(a) => v.visit_str(a.value(r)),
             DKind::List(l, item) => {
                 let o = l.value_offsets();
@@ -126,7 +119,7 @@ impl<'de> de::Deserializer<'de> for De<'_> {
                 })
                 .map_err(|e| e.at(name))
             }
-        }
+        })
     }
 
     #[inline(always)]

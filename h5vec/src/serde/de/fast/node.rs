@@ -2,13 +2,10 @@
 //! array read for it (its [`DKind`]; unions checked up front), read row by
 //! row by `deserializer.rs` under the reader (`mod.rs`).
 
+use crate::arrow::numbers::numbers;
 use crate::serde::fast::{plain, Shape};
 use crate::serde::fields::is_tuple;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
-};
 use arrow_array::{
     Array, ArrayRef, BooleanArray, LargeListArray, LargeStringArray, PrimitiveArray, UnionArray,
 };
@@ -16,35 +13,28 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field};
 use std::cell::Cell;
 
-pub(super) enum DKind {
-    Bool(BooleanArray),
-    I8(PrimitiveArray<Int8Type>),
-    I16(PrimitiveArray<Int16Type>),
-    I32(PrimitiveArray<Int32Type>),
-    I64(PrimitiveArray<Int64Type>),
-    U8(PrimitiveArray<UInt8Type>),
-    U16(PrimitiveArray<UInt16Type>),
-    U32(PrimitiveArray<UInt32Type>),
-    U64(PrimitiveArray<UInt64Type>),
-    F32(PrimitiveArray<Float32Type>),
-    F64(PrimitiveArray<Float64Type>),
-    Str(LargeStringArray),
-    List(LargeListArray, Box<DNode>),
-    Fixed(usize, Box<DNode>),
-    Record {
-        names: Vec<String>,
-        tuple: bool,
-        children: Vec<DNode>,
-        order: InOrder,
-    },
-    /// An enum with data: each row's variant and its row there (checked
-    /// against the variants' lengths), and one record per variant.
-    Union {
-        types: arrow_buffer::ScalarBuffer<i8>,
-        offsets: arrow_buffer::ScalarBuffer<i32>,
-        names: Vec<String>,
-        variants: Vec<DNode>,
-    },
+numbers! {
+    pub(super) enum DKind {
+        numbers(PrimitiveArray<arrow>),
+        Bool(BooleanArray),
+        Str(LargeStringArray),
+        List(LargeListArray, Box<DNode>),
+        Fixed(usize, Box<DNode>),
+        Record {
+            names: Vec<String>,
+            tuple: bool,
+            children: Vec<DNode>,
+            order: InOrder,
+        },
+        /// An enum with data: each row's variant and its row there (checked
+        /// against the variants' lengths), and one record per variant.
+        Union {
+            types: arrow_buffer::ScalarBuffer<i8>,
+            offsets: arrow_buffer::ScalarBuffer<i32>,
+            names: Vec<String>,
+            variants: Vec<DNode>,
+        },
+    }
 }
 
 /// Whether a struct's fields (serde's `&'static` field list) are the
@@ -132,19 +122,12 @@ impl DNode {
             }
             (DataType::Union(..), DataType::Union(..)) => union_reader(sf, a)?,
             (s, _) if s.is_nested() => return None,
-            (_, DataType::Boolean) => DKind::Bool(a.as_boolean().clone()),
-            (_, DataType::Int8) => DKind::I8(a.as_primitive().clone()),
-            (_, DataType::Int16) => DKind::I16(a.as_primitive().clone()),
-            (_, DataType::Int32) => DKind::I32(a.as_primitive().clone()),
-            (_, DataType::Int64) => DKind::I64(a.as_primitive().clone()),
-            (_, DataType::UInt8) => DKind::U8(a.as_primitive().clone()),
-            (_, DataType::UInt16) => DKind::U16(a.as_primitive().clone()),
-            (_, DataType::UInt32) => DKind::U32(a.as_primitive().clone()),
-            (_, DataType::UInt64) => DKind::U64(a.as_primitive().clone()),
-            (_, DataType::Float32) => DKind::F32(a.as_primitive().clone()),
-            (_, DataType::Float64) => DKind::F64(a.as_primitive().clone()),
-            (_, DataType::LargeUtf8) => DKind::Str(a.as_string::<i64>().clone()),
-            _ => return None,
+            (_, t) => numbers!(by_type (t) {
+                DKind::number(a.as_primitive().clone()),
+                DataType::Boolean => DKind::Bool(a.as_boolean().clone()),
+                DataType::LargeUtf8 => DKind::Str(a.as_string::<i64>().clone()),
+                _ => return None,
+            }),
         };
         // Values are indexed from the array's start (sliced views go through serde_arrow).
         if a.offset() != 0 {

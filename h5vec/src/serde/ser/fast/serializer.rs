@@ -10,6 +10,24 @@ use super::columns::{Leaf, Offsets};
 use super::node::{valid, Kind, Node};
 use crate::serde::fast::{PathError, Shape, R};
 
+/// `Serializer` methods for the numbers: `v` pushed to a column of its own
+/// type, else converted to the column's by `Leaf::$conv` (`i64`, `u64`,
+/// `f64`).
+macro_rules! exact {
+    ($($method:ident $t:ident $kind:ident $conv:ident;)*) => {$(
+        #[inline(always)]
+        fn $method(self, v: $t) -> R {
+            match self.0.leaf()? {
+                Leaf::$kind(b) => {
+                    b.push(v);
+                    Ok(())
+                }
+                l => l.$conv(v.into()),
+            }
+        }
+    )*};
+}
+
 pub(super) struct Ser<'a>(pub(super) &'a mut Node);
 
 impl<'a> ser::Serializer for Ser<'a> {
@@ -34,105 +52,17 @@ impl<'a> ser::Serializer for Ser<'a> {
         }
         Ok(())
     }
-    #[inline(always)]
-    fn serialize_i8(self, v: i8) -> R {
-        match self.0.leaf()? {
-            Leaf::I8(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.i64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_i16(self, v: i16) -> R {
-        match self.0.leaf()? {
-            Leaf::I16(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.i64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_i32(self, v: i32) -> R {
-        match self.0.leaf()? {
-            Leaf::I32(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.i64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_i64(self, v: i64) -> R {
-        match self.0.leaf()? {
-            Leaf::I64(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.i64(v),
-        }
-    }
-    #[inline(always)]
-    fn serialize_u8(self, v: u8) -> R {
-        match self.0.leaf()? {
-            Leaf::U8(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.u64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_u16(self, v: u16) -> R {
-        match self.0.leaf()? {
-            Leaf::U16(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.u64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_u32(self, v: u32) -> R {
-        match self.0.leaf()? {
-            Leaf::U32(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.u64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_u64(self, v: u64) -> R {
-        match self.0.leaf()? {
-            Leaf::U64(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.u64(v),
-        }
-    }
-    #[inline(always)]
-    fn serialize_f32(self, v: f32) -> R {
-        match self.0.leaf()? {
-            Leaf::F32(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.f64(v.into()),
-        }
-    }
-    #[inline(always)]
-    fn serialize_f64(self, v: f64) -> R {
-        match self.0.leaf()? {
-            Leaf::F64(b) => {
-                b.push(v);
-                Ok(())
-            }
-            l => l.f64(v),
-        }
+    exact! {
+        serialize_i8 i8 I8 i64;
+        serialize_i16 i16 I16 i64;
+        serialize_i32 i32 I32 i64;
+        serialize_i64 i64 I64 i64;
+        serialize_u8 u8 U8 u64;
+        serialize_u16 u16 U16 u64;
+        serialize_u32 u32 U32 u64;
+        serialize_u64 u64 U64 u64;
+        serialize_f32 f32 F32 f64;
+        serialize_f64 f64 F64 f64;
     }
     #[inline]
     fn serialize_char(self, v: char) -> R {
