@@ -25,6 +25,15 @@ ITEM = re.compile(
     r"(fn|struct|enum|trait|type|const|static|union|macro_rules!)\s+([A-Za-z_][A-Za-z0-9_]*)",
     re.M,
 )
+# `mod name { ... }` in a file: its items count as the file's (a path
+# through it, `file_mod::name::item`, resolves to the file).
+INLINE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*\{", re.M)
+# Items of inline modules are indented.
+INNER_ITEM = re.compile(
+    r"^\s+(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+|extern\s+\"C\"\s+)*"
+    r"(fn|struct|enum|trait|type|const|static|union|macro_rules!)\s+([A-Za-z_][A-Za-z0-9_]*)",
+    re.M,
+)
 MOD = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
 USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
 PATH = re.compile(r"(?<![A-Za-z0-9_:])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za-z0-9_]*)")
@@ -131,6 +140,10 @@ class Crate:
         text = strip(file.read_text())
         self.text[file] = text
         self.defs[file] = {m.group(2) for m in ITEM.finditer(text)}
+        self.inline = getattr(self, "inline", {})
+        self.inline[file] = {m.group(1) for m in INLINE.finditer(text)}
+        if self.inline[file]:
+            self.defs[file] |= {m.group(2) for m in INNER_ITEM.finditer(text)}
         children = {}
         for m in MOD.finditer(text):
             name = m.group(1)
@@ -219,6 +232,8 @@ class Crate:
             file = self.files[mod]
             if seg in self.defs[file]:
                 return file
+            if seg in self.inline.get(file, ()):
+                continue  # an inline module: its items are the file's
             alias = self.aliases(file).get(seg)
             if alias is not None:
                 return self.resolve(alias + tuple(path[i + 1 :]), seen)

@@ -133,16 +133,6 @@ pub(crate) fn unknown<N: NodeView>(node: &N) -> Option<String> {
     None
 }
 
-/// The error of reading a field this version does not know (`why`, from
-/// [`unknown_node`]).
-pub(crate) fn unknown_error(path: &str, why: &str) -> Error {
-    Error::mismatch(
-        path,
-        "a schema kind and codec this version of h5vec reads",
-        format!("{why}: this version of h5vec cannot read it"),
-    )
-}
-
 /// The Arrow field of node `node` named `name`, with its metadata.
 pub(crate) fn field_for(name: &str, node: &Schema) -> Result<Field> {
     field_of(name, node, true, "$")

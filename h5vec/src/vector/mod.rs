@@ -32,10 +32,13 @@ mod writer;
 
 pub use crate::containers::{FORMAT_NAME, FORMAT_VERSION};
 pub use append::{append_vector, append_vector_with, repair};
+#[cfg(feature = "arrow")]
 pub(crate) use load::check_range;
 pub use load::{load_column, load_range, load_range_with, load_vector, load_vector_with};
+pub(crate) use open::open_vector;
+#[cfg(feature = "arrow")]
+pub(crate) use open::Opened;
 pub use open::{list_vectors, vector_exists, vector_len};
-pub(crate) use open::{open_vector, Opened};
 pub use reader::VectorReader;
 pub use save::{save_vector, save_vector_with};
 pub use session::COMMIT_BATCHES;

@@ -257,6 +257,7 @@ impl<E: Batches> WriteSession<E> {
     }
 
     /// Marks the session failed (an error of the writer above it).
+    #[cfg(feature = "arrow")]
     pub(crate) fn fail(&mut self) {
         self.failed = true;
     }
@@ -267,6 +268,7 @@ impl<E: Batches> WriteSession<E> {
     }
 
     /// The row number the next row given to the encoder will have.
+    #[cfg(feature = "arrow")]
     pub(crate) fn next_row(&self) -> u64 {
         self.committed + self.pending
     }

@@ -705,7 +705,7 @@ pub(super) struct Unknown {
 
 impl Node for Unknown {
     fn read(&mut self, _rows: Range<u64>, _nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        Err(super::super::mapping::unknown_error(&self.path, &self.why))
+        Err(unknown_error(&self.path, &self.why))
     }
 }
 
@@ -715,4 +715,14 @@ pub(crate) fn check_len(arr: &ArrayRef, n: usize, at: &Place) -> Result<()> {
         return Err(crate::codec::exhausted(at));
     }
     Ok(())
+}
+
+/// The error of reading a field this version does not know (`why`, from
+/// `mapping::unknown_node`).
+pub(crate) fn unknown_error(path: &str, why: &str) -> Error {
+    Error::mismatch(
+        path,
+        "a schema kind and codec this version of h5vec reads",
+        format!("{why}: this version of h5vec cannot read it"),
+    )
 }

@@ -7,8 +7,8 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 
 use crate::codec::{child_path, Codec};
 use crate::error::{Error, Result};
+use crate::kinds::adapters::map::entry_options;
 use crate::kinds::list::{items_path, FillItem, ItemCodec, LeafItem, StringValuesItem};
-use crate::kinds::map::entry_options;
 use crate::kinds::nullable::nullable_schema;
 use crate::kinds::scalar::ScalarCodec;
 use crate::kinds::string::{OptStringCodec, StringCodec};

@@ -39,9 +39,11 @@ pub(crate) use fill::{FillDecoder, FillEncoder, FillNumber};
 pub(crate) use group::{ListCodec, ListDecoder, ListEncoder};
 pub use item::ListItem;
 pub(crate) use item::{GroupShaped, ItemCodec};
-pub(crate) use offsets::{
-    check_class, create_list_group, items_path, open_list_group_with, RowSpans, RECORD_VALUES,
-};
+#[cfg(feature = "arrow")]
+pub(crate) use offsets::check_class;
+#[cfg(any(feature = "arrow", feature = "chrono", feature = "time"))]
+pub(crate) use offsets::RECORD_VALUES;
+pub(crate) use offsets::{create_list_group, items_path, open_list_group_with, RowSpans};
 // What the schema-driven reader and writer (`crate::arrow`) check lists with.
 #[cfg(feature = "arrow")]
 pub(crate) use offsets::{

@@ -22,8 +22,8 @@ use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder};
 use crate::error::{Context, Error, Place, Result};
+use crate::kinds::adapters::mapped::{MappedCodec, MappedDecoder, MappedEncoder};
 use crate::kinds::list::{GroupItem, GroupShaped, RECORD_VALUES};
-use crate::kinds::mapped::{MappedCodec, MappedDecoder, MappedEncoder};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::kinds::scalar::ScalarCodec;
 use crate::options::WriteCtx;
@@ -44,12 +44,12 @@ pub trait OffsetInstant: Sized + 'static {
 /// The `instant` column: a UTC instant in nanoseconds.
 pub(crate) struct UtcNanos(i64);
 
-impl crate::kinds::mapped::Mapped for UtcNanos {
+impl crate::kinds::adapters::mapped::Mapped for UtcNanos {
     type Raw = i64;
     const SHAPE: &'static [usize] = &[];
     const CODEC: &'static str = ids::INSTANT_CODEC;
-    const TIME_UNIT: Option<&'static str> = Some(crate::kinds::time::NS);
-    const TIME_ZONE: Option<&'static str> = Some(crate::kinds::time::UTC);
+    const TIME_UNIT: Option<&'static str> = Some(crate::kinds::adapters::time::NS);
+    const TIME_ZONE: Option<&'static str> = Some(crate::kinds::adapters::time::UTC);
     fn encode(&self, out: &mut Vec<i64>) -> std::result::Result<(), String> {
         out.push(self.0);
         Ok(())
@@ -252,8 +252,8 @@ mod chrono_offset {
 
     impl OffsetInstant for DateTime<FixedOffset> {
         fn split(&self) -> std::result::Result<(i64, i32), String> {
-            let ns = crate::kinds::time::utc_ns(&self.to_utc())
-                .map_err(|_| crate::kinds::time::instant_range(self))?;
+            let ns = crate::kinds::adapters::time::utc_ns(&self.to_utc())
+                .map_err(|_| crate::kinds::adapters::time::instant_range(self))?;
             Ok((ns, self.offset().fix().local_minus_utc()))
         }
         fn join(ns: i64, offset: i32) -> std::result::Result<Self, String> {
@@ -276,14 +276,14 @@ mod time_offset {
     impl OffsetInstant for OffsetDateTime {
         fn split(&self) -> std::result::Result<(i64, i32), String> {
             let ns = i64::try_from(self.unix_timestamp_nanos())
-                .map_err(|_| crate::kinds::time::instant_range(self))?;
+                .map_err(|_| crate::kinds::adapters::time::instant_range(self))?;
             Ok((ns, self.offset().whole_seconds()))
         }
         fn join(ns: i64, offset: i32) -> std::result::Result<Self, String> {
             let off = UtcOffset::from_whole_seconds(offset).map_err(|_| {
                 format!("offset {offset} s is not a UTC offset (-93599 ..= 93599 s)")
             })?;
-            crate::kinds::time::from_ns(ns)?
+            crate::kinds::adapters::time::from_ns(ns)?
                 .checked_to_offset(off)
                 .ok_or_else(|| format!("{ns} ns at offset {offset} s is outside time's range"))
         }
