@@ -22,10 +22,13 @@
 //! [`ListDecoder`], [`ListCodec`]), `offsets` (the `OFFSETS` rules and the
 //! group's attributes every offsets-based member shares), `item` (the
 //! [`ListItem`], [`ItemCodec`] and [`GroupShaped`] traits), `elements`
-//! (leaves, group-shaped layouts as elements, the nullable wrapper), `strings` (`STRING_VALUES`), `fill`
-//! (`Option<number>` elements) and `table` (which Rust type is which
-//! element layout). Imports go one way: `table` -> layouts -> `group` ->
+//! (leaves, group-shaped layouts as elements, the nullable wrapper),
+//! `strings` (`STRING_VALUES`), `fill` (`Option<number>` elements) and
+//! `table` (which Rust type is which element layout). Imports go one way: `table` -> layouts -> `group` ->
 //! `item`, `offsets`.
+
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
 
 mod elements;
 mod fill;

@@ -21,6 +21,9 @@
 //! [`Record`] trait and the cons list of field codecs ([`FieldList`]),
 //! `matching` the match of stored fields to the type's on open.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 mod fields;
 mod matching;
 

@@ -13,6 +13,9 @@
 //! overlapping slices. For `Option<String>`, an element equal to the
 //! placeholder attribute is `None`.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 mod decoder;
 mod encoder;
 mod pointers;

@@ -9,6 +9,9 @@
 //! (`[d2, d1]`), so HDF5.jl sees `(d2, d1, Z)`. `dataset[k]` in h5py is
 //! element `k`, laid out exactly like the Rust array.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

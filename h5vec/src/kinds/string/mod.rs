@@ -10,6 +10,9 @@
 //! `#[h5vec(vls)]`, a string field uses the compressed VLS layout of
 //! [`super::vls`] instead (SPEC.md section 6).
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::ops::Range;
 
 use hdf5::Group;

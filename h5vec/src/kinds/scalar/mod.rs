@@ -9,6 +9,9 @@
 //! Int32 Unicode code point (`HDF5Vectors.CharCodec`); an enum is its
 //! `#[repr]` integer (`HDF5Vectors.EnumCodec`).
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

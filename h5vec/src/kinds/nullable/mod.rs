@@ -12,6 +12,9 @@
 //! (`h5vec.NullableSchema`, codec `h5vec.MaskCodec`) with `T`'s node as its
 //! only child.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

@@ -16,6 +16,9 @@
 //! Schema: kind `vls_string`, codec `HDF5Vectors.JSONCodec`, encoded type
 //! `String`, one child (the scalar `String` node). Loads read both.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

@@ -10,6 +10,9 @@
 //! `serialized_value` entry that older HDF5Vectors versions wrote beside the
 //! node is ignored.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

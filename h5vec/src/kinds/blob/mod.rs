@@ -9,6 +9,9 @@
 //! repeated stops are empty encodings. The codec identifier is
 //! `h5vec.BincodeCodec`: these are not Julia-serialized bytes.
 
+#[cfg(feature = "arrow")]
+pub(crate) mod arrow;
+
 use std::marker::PhantomData;
 use std::ops::Range;
 

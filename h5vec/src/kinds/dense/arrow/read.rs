@@ -1,0 +1,1 @@
+//! The `dense` kind's Arrow reader (none yet: see `crate::arrow::read`).

@@ -1,0 +1,1 @@
+//! The `json` kind's Arrow writer (none yet: see `crate::arrow::write`).

@@ -1,0 +1,1 @@
+//! The `list` kind's Arrow reader (none yet: see `crate::arrow::read`).

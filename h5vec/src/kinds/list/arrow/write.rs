@@ -1,0 +1,1 @@
+//! The `list` kind's Arrow writer (none yet: see `crate::arrow::write`).

@@ -1,0 +1,1 @@
+//! The `nullable` kind's Arrow writer (none yet: see `crate::arrow::write`).

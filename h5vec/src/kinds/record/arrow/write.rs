@@ -1,0 +1,1 @@
+//! The `record` kind's Arrow writer (none yet: see `crate::arrow::write`).

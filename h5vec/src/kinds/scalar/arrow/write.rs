@@ -1,0 +1,1 @@
+//! The `scalar` kind's Arrow writer (none yet: see `crate::arrow::write`).

@@ -1,0 +1,1 @@
+//! The `string` kind's Arrow writer (none yet: see `crate::arrow::write`).

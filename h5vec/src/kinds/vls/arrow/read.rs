@@ -1,0 +1,1 @@
+//! The `vls` kind's Arrow reader (none yet: see `crate::arrow::read`).
