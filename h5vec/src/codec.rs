@@ -17,6 +17,7 @@ use std::ops::Range;
 use hdf5::{Dataset, Group};
 
 use crate::error::{Context, Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::raw::{self, TypeInfo};
 use crate::schema::{Schema, Stored};
@@ -63,8 +64,22 @@ pub trait Codec {
     ) -> Result<Self::Encoder>;
 
     /// Validates `group` (the field's data group) against the stored schema
-    /// `node` and the vector length `count`, and returns a decoder.
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder>;
+    /// `node` and the vector length `count`, and returns a decoder; `load`
+    /// says what the load allows beyond an exact match (SPEC.md section
+    /// 12), and goes to the children's `open_with`.
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder>;
+
+    /// [`open_with`](Self::open_with) allowing nothing beyond an exact
+    /// match (appends, and loads without [`LoadOptions`](crate::LoadOptions)).
+    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+        Self::open_with(group, node, path, count, LoadFlags::default())
+    }
 }
 
 /// Buffers values of one column and writes them in bulk.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::codec::{expect_members, open_column};
 use crate::error::{Context, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::options::{Compression, WriteCtx};
 use crate::pipeline::deferred::{Space, WriteJob};
 use crate::pipeline::detect::Pipeline;
@@ -739,11 +740,8 @@ pub(crate) fn create_values<R: Pod>(
     PodWriter::create(group, "values", shape, chunk, path, ctx)
 }
 
-/// Checks a scalar or dense node against `want` and its data group (exactly
-/// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
-/// least `count` of them. What the typed decoders and the schema-driven
-/// reader (`crate::arrow`) both open. A load that widens numbers reads a
-/// narrower stored number as `R` (SPEC.md section 12).
+/// [`open_values_with`] for an exact match (the Arrow readers and writers).
+#[cfg(feature = "arrow")]
 pub(crate) fn open_values<R: Pod>(
     group: &Group,
     node: &Stored,
@@ -752,7 +750,24 @@ pub(crate) fn open_values<R: Pod>(
     want: &Schema,
     inner: &[u64],
 ) -> Result<PodReader<R>> {
-    let check = crate::evolution::expect_number::<R>(node, want, path)?;
+    open_values_with(group, node, path, count, want, inner, LoadFlags::default())
+}
+
+/// Checks a scalar or dense node against `want` and its data group (exactly
+/// `values`), and opens `values`: rows of shape `inner` of `R`'s type, at
+/// least `count` of them. What the typed decoders and the schema-driven
+/// reader (`crate::arrow`) both open. A load that widens numbers reads a
+/// narrower stored number as `R` (SPEC.md section 12).
+pub(crate) fn open_values_with<R: Pod>(
+    group: &Group,
+    node: &Stored,
+    path: &str,
+    count: u64,
+    want: &Schema,
+    inner: &[u64],
+    load: LoadFlags,
+) -> Result<PodReader<R>> {
+    let check = crate::evolution::expect_number::<R>(node, want, path, load)?;
     expect_members(group, &["values"], node, path)?;
     let (ds, rows) = open_column(
         group,

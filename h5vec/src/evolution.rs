@@ -1,12 +1,24 @@
 //! Reading a vector with another type than the one that wrote it (SPEC.md
 //! section 12): the options a load takes ([`LoadOptions`]), the flags they
-//! set on every node of the stored schema tree ([`LoadFlags`]), and the
-//! one rule for widening numbers. Records match their fields by name in
-//! `kinds/record.rs`.
+//! pass to every codec's `open_with` ([`LoadFlags`]), and the one rule for
+//! widening numbers. Records match their fields by name in
+//! `kinds/record/matching.rs`.
 
 use crate::error::{Error, Result};
 use crate::raw::{Pod, TypeInfo};
-use crate::schema::{ids, LoadFlags, Schema, Stored};
+use crate::schema::{ids, Schema, Stored};
+
+/// What a load allows beyond an exact match (set from [`LoadOptions`]):
+/// passed to every codec's `Codec::open_with` (and down to its children's),
+/// never part of the stored schema, which describes the file only. Appends
+/// and the untyped readers open with the default (nothing allowed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadFlags {
+    /// Records skip stored fields the type does not have.
+    pub(crate) ignore_extra_fields: bool,
+    /// Numbers may be read into a wider number type.
+    pub(crate) widen_numbers: bool,
+}
 
 /// How a load may read a vector written by another type: a struct with
 /// fewer fields, or wider numbers (SPEC.md section 12).
@@ -121,7 +133,7 @@ impl LoadOptions {
         self.flags.widen_numbers
     }
 
-    /// The flags every node of the stored schema tree gets.
+    /// The flags a load passes to every codec's `open_with`.
     pub(crate) fn flags(&self) -> LoadFlags {
         self.flags
     }
@@ -239,6 +251,7 @@ pub(crate) fn expect_number<R: Pod>(
     node: &Stored,
     want: &Schema,
     path: &str,
+    load: LoadFlags,
 ) -> Result<NumberCheck<R>> {
     let same = NumberCheck {
         stored: Source::Same,
@@ -261,8 +274,8 @@ pub(crate) fn expect_number<R: Pod>(
         return Ok(same);
     }
     let lossless = from.widens_to(to);
-    if !node.load.widen_numbers || !lossless {
-        let why = match (lossless, node.load.widen_numbers) {
+    if !load.widen_numbers || !lossless {
+        let why = match (lossless, load.widen_numbers) {
             (true, _) => format!(
                 "`{}` (LoadOptions::widen_numbers(true) reads it as `{}` without loss)",
                 from.name, to.name

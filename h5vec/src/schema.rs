@@ -323,9 +323,6 @@ pub struct Stored {
     /// Members an enclosing layout adds to this node's data group (not
     /// read from the file; e.g. `MASK` beside the values of an `Option`).
     pub extra_members: Vec<String>,
-    /// What the load allows beyond an exact match (not read from the
-    /// file; set on the whole tree by [`Stored::set_load`]).
-    pub(crate) load: LoadFlags,
 }
 
 /// Deepest schema tree h5vec reads (guards against cyclic links).
@@ -499,17 +496,7 @@ impl Stored {
             time_zone,
             children,
             extra_members: Vec::new(),
-            load: Default::default(),
         })
-    }
-
-    /// Sets what the load allows on this node and every node below it
-    /// (SPEC.md section 12).
-    pub(crate) fn set_load(&mut self, flags: LoadFlags) {
-        self.load = flags;
-        for c in &mut self.children {
-            c.set_load(flags);
-        }
     }
 
     /// Checks this node (not its children) against what the Rust type
@@ -679,20 +666,6 @@ impl From<&Schema> for Stored {
             time_zone: s.time_zone.clone(),
             children: s.children.iter().map(Stored::from).collect(),
             extra_members: Vec::new(),
-            load: Default::default(),
         }
     }
-}
-
-/// What a load allows beyond an exact match (set from
-/// `crate::evolution::LoadOptions`), carried on every node of the stored
-/// schema tree ([`Stored::load`]) so that each kind's `open` sees it
-/// without a parameter of its own. Not read from the file; appends and the
-/// untyped readers leave it at the default (nothing allowed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct LoadFlags {
-    /// Records skip stored fields the type does not have.
-    pub(crate) ignore_extra_fields: bool,
-    /// Numbers may be read into a wider number type.
-    pub(crate) widen_numbers: bool,
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::codec::{Codec, Decoder, Encoder, H5Vector};
 use crate::error::Result;
+use crate::evolution::LoadFlags;
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::json::JsonCodec;
 use crate::options::WriteCtx;
@@ -136,8 +137,14 @@ impl<W: Wrapper> Codec for WrapperCodec<W> {
     ) -> Result<Self::Encoder> {
         W::Inner::append(group, node, path, count, ctx).map(WrapperEncoder)
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        W::Inner::open(group, node, path, count).map(WrapperDecoder)
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
+        W::Inner::open_with(group, node, path, count, load).map(WrapperDecoder)
     }
 }
 

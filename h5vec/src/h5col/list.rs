@@ -17,6 +17,7 @@ use hdf5::Group;
 use crate::codec::{Codec, Decoder, Encoder};
 use crate::column::PodWriter;
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::list::{ListCodec, ListDecoder, ListEncoder, ListItem};
 use crate::kinds::nullable::{create_mask, open_mask, MaskedDecoder, MaskedEncoder, MASK};
 use crate::options::{SaveOptions, WriteCtx};
@@ -147,7 +148,13 @@ impl<T: ListItem> TableColumn for Vec<T> {
     fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
         let path = column_path(name);
         let g = list_group(table, name)?;
-        let list = ListDecoder::open_in(&g, &list_node::<T>(false), &path, nrows)?;
+        let list = ListDecoder::open_in(
+            &g,
+            &list_node::<T>(false),
+            &path,
+            nrows,
+            LoadFlags::default(),
+        )?;
         Ok(ListReader(list))
     }
 }
@@ -170,7 +177,13 @@ impl<T: ListItem> TableColumn for Option<Vec<T>> {
         let path = column_path(name);
         let g = list_group(table, name)?;
         let mask = open_mask(&g, &path, nrows)?;
-        let list = ListDecoder::open_in(&g, &list_node::<T>(true), &path, nrows)?;
+        let list = ListDecoder::open_in(
+            &g,
+            &list_node::<T>(true),
+            &path,
+            nrows,
+            LoadFlags::default(),
+        )?;
         Ok(NullableListReader(MaskedDecoder::new(list, mask)))
     }
 }

@@ -87,9 +87,8 @@ pub fn load_vector_with<T: H5Vector>(
     name: &str,
     opts: &LoadOptions,
 ) -> Result<Vec<T>> {
-    let mut v = open_vector(parent, name, Access::Read)?;
-    v.schema.set_load(opts.flags());
-    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    let v = open_vector(parent, name, Access::Read)?;
+    let mut dec = T::Codec::open_with(&v.data, &v.schema, "$", v.count, opts.flags())?;
     read_rows(&mut dec, 0..v.count)
 }
 
@@ -135,10 +134,9 @@ pub fn load_range_with<T: H5Vector>(
     range: Range<u64>,
     opts: &LoadOptions,
 ) -> Result<Vec<T>> {
-    let mut v = open_vector(parent, name, Access::Read)?;
+    let v = open_vector(parent, name, Access::Read)?;
     check_range(&range, v.count)?;
-    v.schema.set_load(opts.flags());
-    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    let mut dec = T::Codec::open_with(&v.data, &v.schema, "$", v.count, opts.flags())?;
     read_rows(&mut dec, range)
 }
 

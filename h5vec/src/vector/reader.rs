@@ -127,15 +127,14 @@ impl<T: H5Vector> VectorReader<T> {
         batch_rows: usize,
         opts: &LoadOptions,
     ) -> Result<Self> {
-        let mut v = open_vector(parent, name, Access::Read)?;
+        let v = open_vector(parent, name, Access::Read)?;
         let end = if range.end == u64::MAX {
             v.count
         } else {
             range.end
         };
         check_range(&(range.start..end), v.count)?;
-        v.schema.set_load(opts.flags());
-        let dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+        let dec = T::Codec::open_with(&v.data, &v.schema, "$", v.count, opts.flags())?;
         Ok(VectorReader {
             dec,
             next: range.start,

@@ -32,6 +32,7 @@ use hdf5::Group;
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder, H5Vector};
 use crate::column::PodWriter;
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::list::{
     create_list_group, create_record_values, items_path, open_list_group_with, open_record_values,
     GroupItem, GroupShaped, ListItem, NullableItem, RowSpans,
@@ -229,7 +230,13 @@ impl<M: MapLike> MapEncoder<M> {
 
 impl<M: MapLike> MapDecoder<M> {
     /// Opens a map's list group of `count` rows and checks it.
-    fn open_in(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
+    fn open_in(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self> {
         let (offsets, total) = open_list_group_with(group, node, path, count, ids::MAP_CODEC)?;
         let ip = items_path(path);
         limits::check_empty_rows::<(M::Key, M::Val)>(total, &ip)?;
@@ -237,17 +244,19 @@ impl<M: MapLike> MapDecoder<M> {
         let entry = node.child(0, path)?;
         check_entry(&vg, entry, &ip)?;
         let (kp, vp) = (child_path(&ip, "key"), child_path(&ip, "value"));
-        let keys = KeyCodec::<M>::open(
+        let keys = KeyCodec::<M>::open_with(
             &open_group(&vg, "key", &kp)?,
             entry.child(0, &ip)?,
             &kp,
             total,
+            load,
         )?;
-        let vals = ValCodec::<M>::open(
+        let vals = ValCodec::<M>::open_with(
             &open_group(&vg, "value", &vp)?,
             entry.child(1, &ip)?,
             &vp,
             total,
+            load,
         )?;
         Ok(MapDecoder {
             spans: RowSpans::new(offsets, total),
@@ -338,8 +347,14 @@ impl<M: MapLike> Codec for MapCodec<M> {
     ) -> Result<Self::Encoder> {
         MapEncoder::resume_in(group, node, path, count, ctx)
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        MapDecoder::open_in(group, node, path, count)
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
+        MapDecoder::open_in(group, node, path, count, load)
     }
 }
 

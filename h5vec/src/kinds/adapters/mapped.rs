@@ -25,10 +25,11 @@ use hdf5::Group;
 
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder};
 use crate::column::create_values;
-use crate::column::open_values;
+use crate::column::open_values_with;
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
-use crate::kinds::list::{create_leaf, open_leaf_values, ItemCodec};
+use crate::evolution::LoadFlags;
+use crate::kinds::list::{create_leaf, open_leaf_checked, open_leaf_values, ItemCodec};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
 use crate::raw::Pod;
@@ -146,9 +147,15 @@ impl<T: Mapped> Codec for MappedCodec<T> {
         Ok(MappedEncoder::new(col, path))
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         let want = mapped_schema::<T>();
-        let col = open_values(group, node, path, count, &want, &inner::<T>())?;
+        let col = open_values_with(group, node, path, count, &want, &inner::<T>(), load)?;
         Ok(MappedDecoder::new(col))
     }
 }
@@ -228,16 +235,18 @@ impl<T: Mapped> ItemCodec for MappedItem<T> {
         let col = create_leaf::<T::Raw>(parent, name, T::SHAPE, path, ctx)?;
         Ok(MappedEncoder::new(col, path))
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoder> {
         let inner = inner::<T>();
         let want = mapped_schema::<T>();
-        let (ds, n) = open_leaf_values::<T::Raw>(parent, name, node, path, rows, &want, &inner)?;
+        let check = crate::evolution::expect_number::<T::Raw>(node, &want, path, load)?;
+        let (ds, n) = open_leaf_checked(parent, name, path, rows, &inner, &check)?;
         Ok(MappedDecoder::new(PodReader::new(ds, inner, n, path)?))
     }
     fn append(

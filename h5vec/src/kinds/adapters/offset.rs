@@ -22,6 +22,7 @@ use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec, Decoder, Encoder};
 use crate::error::{Context, Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::adapters::mapped::{MappedCodec, MappedDecoder, MappedEncoder};
 use crate::kinds::list::{GroupItem, GroupShaped, RECORD_VALUES};
 use crate::kinds::nullable::{Nullable, NullableCodec};
@@ -159,21 +160,29 @@ impl<T: OffsetInstant> Codec for OffsetCodec<T> {
         })
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         check::<T>(group, node, path)?;
         let (pi, po) = (child_path(path, FIELDS[0]), child_path(path, FIELDS[1]));
         Ok(OffsetDecoder {
-            instant: MappedCodec::<UtcNanos>::open(
+            instant: MappedCodec::<UtcNanos>::open_with(
                 &open_group(group, FIELDS[0], &pi)?,
                 node.child(0, path)?,
                 &pi,
                 count,
+                load,
             )?,
-            offset: Offsets::open(
+            offset: Offsets::open_with(
                 &open_group(group, FIELDS[1], &po)?,
                 node.child(1, path)?,
                 &po,
                 count,
+                load,
             )?,
             place: Place::new(path, group.name()),
             row: 0,

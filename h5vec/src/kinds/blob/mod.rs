@@ -23,6 +23,7 @@ use crate::bincode_codec;
 use crate::codec::{exhausted, expect_members, open_column, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::limits;
 use crate::options::WriteCtx;
 use crate::raw::Pod;
@@ -111,7 +112,13 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for BlobCodec<T> {
         })
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         node.expect(&blob_schema::<T>(), path)?;
         expect_members(group, &["bytes", "stops"], node, path)?;
         let (bds, brows) =

@@ -20,6 +20,7 @@ use hdf5::Group;
 
 use crate::codec::{expect_members, Codec, Decoder, Encoder, H5Vector};
 use crate::error::Result;
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
@@ -80,7 +81,13 @@ impl<T: Constant> Codec for ConstantCodec<T> {
         Self::open(group, node, path, count)?;
         Ok(ConstantEncoder)
     }
-    fn open(group: &Group, node: &Stored, path: &str, _count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        _count: u64,
+        _load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         node.expect(
             &Self::schema(&WriteCtx {
                 opts: &Default::default(),

@@ -18,9 +18,10 @@ use std::ops::Range;
 use hdf5::Group;
 
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
-use crate::column::{create_values, open_values};
+use crate::column::{create_values, open_values_with};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::scalar::Scalar;
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
@@ -217,14 +218,20 @@ impl<A: DenseElem> Codec for DenseCodec<A> {
         })
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         let want = Self::schema(&WriteCtx {
             opts: &Default::default(),
             len_hint: 0,
         });
         let inner = shape_of_u64::<A>();
         Ok(DenseDecoder {
-            col: open_values(group, node, path, count, &want, &inner)?,
+            col: open_values_with(group, node, path, count, &want, &inner, load)?,
             buf: PooledVec::take(),
             pos: 0,
             next_row: 0,

@@ -29,6 +29,7 @@ use serde::Serialize;
 use crate::codec::{expect_members, Codec, Decoder, Encoder};
 use crate::column::StrWriter;
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::scalar::scalar_schema;
 use crate::kinds::string::{StringDecoder, StringEncoder, VlenStrDecoder};
 use crate::kinds::vls::{vls_node, VlsDecoder, VlsEncoder};
@@ -98,7 +99,13 @@ impl<T: Serialize + DeserializeOwned + 'static> Codec for JsonCodec<T> {
         };
         Ok(JsonEncoder::new(col, path))
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         let col = if node.kind == Kind::VlsString {
             node.expect(&json_vls_schema::<T>(), path)?;
             expect_members(group, &["heap", "pointers"], node, path)?;

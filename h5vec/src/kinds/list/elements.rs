@@ -23,6 +23,7 @@ use hdf5::Group;
 use crate::codec::{open_column, open_group};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Result};
+use crate::evolution::{expect_number, LoadFlags, NumberCheck};
 use crate::kinds::dense::{
     dense_schema, shape_of, shape_of_u64, DenseDecoder, DenseElem, DenseEncoder, RawOf,
 };
@@ -84,18 +85,20 @@ impl<C: GroupShaped + 'static> ItemCodec for GroupItem<C> {
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         C::create(&create_item_group(parent, name, C::CLASS, path)?, path, ctx)
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoder> {
-        C::open(
+        C::open_with(
             &open_item_group(parent, name, C::CLASS, path)?,
             node,
             path,
             rows,
+            load,
         )
     }
     fn append(
@@ -165,17 +168,25 @@ impl<I: ItemCodec> ItemCodec for NullableItem<I> {
             create_item_mask(parent, name, path, ctx)?,
         ))
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoder> {
         check_nullable(node, path)?;
         let g = open_group(parent, name, path)?;
         let mask = open_mask(&g, path, rows)?;
-        let inner = I::open(parent, name, &child_with_mask(node, path)?, path, rows)?;
+        let inner = I::open_with(
+            parent,
+            name,
+            &child_with_mask(node, path)?,
+            path,
+            rows,
+            load,
+        )?;
         Ok(MaskedDecoder::new(inner, mask))
     }
     fn append(
@@ -217,17 +228,17 @@ fn open_leaf<A: DenseElem>(
     node: &Stored,
     path: &str,
     rows: u64,
+    load: LoadFlags,
 ) -> Result<(hdf5::Dataset, u64, Vec<u64>)> {
     let inner = shape_of_u64::<A>();
-    let (ds, n) =
-        open_leaf_values::<RawOf<A>>(parent, name, node, path, rows, &leaf_schema::<A>(), &inner)?;
+    let check = expect_number::<RawOf<A>>(node, &leaf_schema::<A>(), path, load)?;
+    let (ds, n) = open_leaf_checked(parent, name, path, rows, &inner, &check)?;
     Ok((ds, n, inner))
 }
 
-/// Checks a leaf element node against `want` and opens the leaf dataset
-/// `name` of `parent`: rows of shape `inner` of `R`'s type, at least `rows`
-/// of them (a narrower number, where the load widens numbers: SPEC.md
-/// section 12). Returns the dataset and its rows.
+/// Checks a leaf element node against `want` (exactly: appends, the Arrow
+/// readers and writers) and opens the leaf dataset `name` of `parent`, as
+/// [`open_leaf_checked`] does.
 pub(crate) fn open_leaf_values<R: Pod>(
     parent: &Group,
     name: &str,
@@ -237,7 +248,22 @@ pub(crate) fn open_leaf_values<R: Pod>(
     want: &Schema,
     inner: &[u64],
 ) -> Result<(hdf5::Dataset, u64)> {
-    let check = crate::evolution::expect_number::<R>(node, want, path)?;
+    let check = crate::evolution::expect_number::<R>(node, want, path, LoadFlags::default())?;
+    open_leaf_checked(parent, name, path, rows, inner, &check)
+}
+
+/// Opens the leaf dataset `name` of `parent` of a node `check` came from
+/// (`evolution::expect_number`: a narrower number, where the load widens
+/// numbers, SPEC.md section 12): rows of shape `inner`, at least `rows` of
+/// them. Returns the dataset and its rows.
+pub(crate) fn open_leaf_checked<R: Pod>(
+    parent: &Group,
+    name: &str,
+    path: &str,
+    rows: u64,
+    inner: &[u64],
+    check: &NumberCheck<R>,
+) -> Result<(hdf5::Dataset, u64)> {
     open_column(
         parent,
         name,
@@ -291,14 +317,15 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
         let w = create_leaf::<RawOf<A>>(parent, name, &shape_of::<A>(), path, ctx)?;
         Ok(DenseEncoder::from_writer(w))
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoder> {
-        let (ds, n, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
+        let (ds, n, inner) = open_leaf::<A>(parent, name, node, path, rows, load)?;
         Ok(DenseDecoder::from_reader(PodReader::new(
             ds, inner, n, path,
         )?))
@@ -311,7 +338,7 @@ impl<A: DenseElem> ItemCodec for LeafItem<A> {
         rows: u64,
         _ctx: &WriteCtx<'_>,
     ) -> Result<Self::Encoder> {
-        let (ds, _, inner) = open_leaf::<A>(parent, name, node, path, rows)?;
+        let (ds, _, inner) = open_leaf::<A>(parent, name, node, path, rows, LoadFlags::default())?;
         Ok(DenseEncoder::from_writer(PodWriter::resume(
             ds, inner, rows, path,
         )?))

@@ -20,6 +20,7 @@ use hdf5::{Dataset, Group};
 use crate::codec::{exhausted, open_column, range_len, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::raw::{self, Pod};
 use crate::schema::{ids, Kind, Schema, Stored};
@@ -214,14 +215,15 @@ impl<T: FillNumber> ItemCodec for FillItem<T> {
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder> {
         FillEncoder::create(parent, name, path, ctx)
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoder> {
-        let check = crate::evolution::expect_number::<T>(node, &fill_schema::<T>(), path)?;
+        let check = crate::evolution::expect_number::<T>(node, &fill_schema::<T>(), path, load)?;
         FillDecoder::open_as(
             parent,
             name,

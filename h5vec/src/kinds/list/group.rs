@@ -11,6 +11,7 @@ use crate::codec::H5Vector;
 use crate::codec::{Codec, Decoder, Encoder};
 use crate::column::PodWriter;
 use crate::error::Result;
+use crate::evolution::LoadFlags;
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::limits;
 use crate::options::WriteCtx;
@@ -52,7 +53,7 @@ impl<I: ItemCodec> ListEncoder<I> {
         count: u64,
         ctx: &WriteCtx<'_>,
     ) -> Result<Self> {
-        let dec = ListDecoder::<I>::open_in(group, node, path, count)?;
+        let dec = ListDecoder::<I>::open_in(group, node, path, count, LoadFlags::default())?;
         let end = dec.spans.offsets.read(count, 1)?[0];
         let items = I::append(
             group,
@@ -110,15 +111,22 @@ impl<I: ItemCodec> ListEncoder<I> {
 
 impl<I: ItemCodec> ListDecoder<I> {
     /// Opens list group `group` of `count` rows and checks it.
-    pub fn open_in(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self> {
+    pub fn open_in(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self> {
         let (offsets, total) = open_list_group(group, node, path, count)?;
         limits::check_empty_rows::<I::Value>(total, &items_path(path))?;
-        let items = I::open(
+        let items = I::open_with(
             group,
             "VALUES",
             node.child(0, path)?,
             &items_path(path),
             total,
+            load,
         )?;
         Ok(ListDecoder {
             spans: RowSpans::new(offsets, total),
@@ -208,8 +216,14 @@ impl<T: ListItem> Codec for ListCodec<T> {
     ) -> Result<Self::Encoder> {
         ListEncoder::resume_in(group, node, path, count, ctx)
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        ListDecoder::open_in(group, node, path, count)
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
+        ListDecoder::open_in(group, node, path, count, load)
     }
 }
 

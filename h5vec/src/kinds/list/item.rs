@@ -9,6 +9,7 @@ use hdf5::Group;
 
 use crate::codec::Codec;
 use crate::error::Result;
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
 
@@ -34,14 +35,26 @@ pub trait ItemCodec: 'static {
     fn schema(ctx: &WriteCtx<'_>) -> Schema;
     /// Creates the member.
     fn create(parent: &Group, name: &str, path: &str, ctx: &WriteCtx<'_>) -> Result<Self::Encoder>;
-    /// Opens the member, which must hold at least `rows` elements.
+    /// Opens the member, which must hold at least `rows` elements; `load`
+    /// as for [`Codec::open_with`](crate::codec::Codec::open_with).
+    fn open_with(
+        parent: &Group,
+        name: &str,
+        node: &Stored,
+        path: &str,
+        rows: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder>;
+    /// [`open_with`](Self::open_with) allowing nothing beyond an exact match.
     fn open(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
-    ) -> Result<Self::Decoder>;
+    ) -> Result<Self::Decoder> {
+        Self::open_with(parent, name, node, path, rows, LoadFlags::default())
+    }
     /// Opens the member for appending after its first `rows` elements.
     fn append(
         parent: &Group,

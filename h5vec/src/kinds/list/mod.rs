@@ -62,7 +62,7 @@ pub(crate) use elements::{append_nullable_item, create_item_mask};
 pub(crate) use fill::FillItem;
 // What element layouts outside this module (maps, mapped values) build on.
 pub(crate) use elements::{
-    create_leaf, create_record_values, open_leaf_values, open_record_values,
+    create_leaf, create_record_values, open_leaf_checked, open_leaf_values, open_record_values,
 };
 pub(crate) use elements::{GroupItem, NullableItem};
 pub use elements::{LeafItem, RecordItem};

@@ -16,6 +16,7 @@ use hdf5::Group;
 use crate::codec::{exhausted, expect_members, open_column, open_group, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::pipeline::ahead::Ahead;
 use crate::pipeline::buffers::{give_vec, take_vec};
@@ -92,12 +93,13 @@ impl ItemCodec for StringValuesItem {
             end: 0,
         })
     }
-    fn open(
+    fn open_with(
         parent: &Group,
         name: &str,
         node: &Stored,
         path: &str,
         rows: u64,
+        _load: LoadFlags,
     ) -> Result<Self::Decoder> {
         node.expect(&string_values_schema(), path)?;
         let g = open_group(parent, name, path)?;

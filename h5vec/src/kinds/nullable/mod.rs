@@ -23,6 +23,7 @@ use hdf5::Group;
 use crate::codec::{exhausted, open_column, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::options::{Compression, WriteCtx};
 use crate::raw::{self, Bits8};
 use crate::schema::{ids, Kind, Schema, Stored};
@@ -335,10 +336,16 @@ impl<C: Codec> Codec for NullableCodec<C> {
         })
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         check_nullable(node, path)?;
         let mask = open_mask(group, path, count)?;
-        let inner = C::open(group, &child_with_mask(node, path)?, path, count)?;
+        let inner = C::open_with(group, &child_with_mask(node, path)?, path, count, load)?;
         Ok(MaskedDecoder::new(inner, mask))
     }
 }

@@ -9,6 +9,7 @@ use hdf5::Group;
 
 use crate::codec::{child_path, open_group, Codec, Decoder, Encoder};
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
 
@@ -88,6 +89,7 @@ pub trait FieldList: 'static {
         defaults: Self::Defaults,
         path: &str,
         count: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoders>;
     /// Opens every stored field as [`open`](Self::open) does, collecting
     /// each field's error instead of stopping at the first (for an error
@@ -97,6 +99,7 @@ pub trait FieldList: 'static {
         fields: &[Option<(&str, &Stored)>],
         path: &str,
         count: u64,
+        load: LoadFlags,
         out: &mut Vec<Error>,
     );
     /// Pushes one value's fields.
@@ -152,10 +155,25 @@ impl FieldList for () {
     ) -> Result<()> {
         Ok(())
     }
-    fn open(_: &Group, _: &[Option<(&str, &Stored)>], _: (), _: &str, _: u64) -> Result<()> {
+    fn open(
+        _: &Group,
+        _: &[Option<(&str, &Stored)>],
+        _: (),
+        _: &str,
+        _: u64,
+        _: LoadFlags,
+    ) -> Result<()> {
         Ok(())
     }
-    fn open_errors(_: &Group, _: &[Option<(&str, &Stored)>], _: &str, _: u64, _: &mut Vec<Error>) {}
+    fn open_errors(
+        _: &Group,
+        _: &[Option<(&str, &Stored)>],
+        _: &str,
+        _: u64,
+        _: LoadFlags,
+        _: &mut Vec<Error>,
+    ) {
+    }
     #[inline]
     fn push(_: &mut (), _: ()) -> Result<()> {
         Ok(())
@@ -293,6 +311,7 @@ where
         defaults: Self::Defaults,
         path: &str,
         count: u64,
+        load: LoadFlags,
     ) -> Result<Self::Decoders> {
         let (mine, rest) = fields
             .split_first()
@@ -300,7 +319,13 @@ where
         let d = match (mine, defaults.0) {
             (Some((name, node)), _) => {
                 let p = child_path(path, name);
-                FieldDecoder::Read(C::open(&open_group(group, name, &p)?, node, &p, count)?)
+                FieldDecoder::Read(C::open_with(
+                    &open_group(group, name, &p)?,
+                    node,
+                    &p,
+                    count,
+                    load,
+                )?)
             }
             (None, Some(fill)) => FieldDecoder::Fill(fill),
             (None, None) => {
@@ -309,7 +334,7 @@ where
         };
         Ok((
             d,
-            Box::new(Rest::open(group, rest, defaults.1, path, count)?),
+            Box::new(Rest::open(group, rest, defaults.1, path, count, load)?),
         ))
     }
     fn open_errors(
@@ -317,6 +342,7 @@ where
         fields: &[Option<(&str, &Stored)>],
         path: &str,
         count: u64,
+        load: LoadFlags,
         out: &mut Vec<Error>,
     ) {
         let Some((mine, rest)) = fields.split_first() else {
@@ -324,11 +350,13 @@ where
         };
         if let Some((name, node)) = mine {
             let p = child_path(path, name);
-            if let Err(e) = open_group(group, name, &p).and_then(|g| C::open(&g, node, &p, count)) {
+            let opened =
+                open_group(group, name, &p).and_then(|g| C::open_with(&g, node, &p, count, load));
+            if let Err(e) = opened {
                 out.push(e);
             }
         }
-        Rest::open_errors(group, rest, path, count, out)
+        Rest::open_errors(group, rest, path, count, load, out)
     }
     #[inline]
     fn push(enc: &mut Self::Encoders, refs: Self::Refs<'_>) -> Result<()> {

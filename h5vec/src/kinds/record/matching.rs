@@ -7,6 +7,7 @@ use hdf5::Group;
 
 use crate::codec::expect_members;
 use crate::error::{Error, Place, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
@@ -16,7 +17,8 @@ use super::fields::{FieldList, Record};
 /// load allows, extra stored fields) or an append (exactly the stored fields).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Use {
-    Load,
+    /// A load, with what it allows beyond an exact match.
+    Load(LoadFlags),
     Append,
 }
 
@@ -65,7 +67,7 @@ pub(super) fn match_record<R: Record>(
     let mut missing = Vec::new();
     for (i, name) in R::FIELD_NAMES.iter().enumerate() {
         let mut at = position(name);
-        if at.is_none() && use_ == Use::Load {
+        if at.is_none() && matches!(use_, Use::Load(_)) {
             let aliases = R::FIELD_ALIASES.get(i).copied().unwrap_or(&[]);
             let hits: Vec<&str> = aliases
                 .iter()
@@ -87,7 +89,7 @@ pub(super) fn match_record<R: Record>(
             }
             at = hits.first().and_then(|a| position(a));
         }
-        let default = use_ == Use::Load && has_default.get(i).copied().unwrap_or(false);
+        let default = matches!(use_, Use::Load(_)) && has_default.get(i).copied().unwrap_or(false);
         if at.is_none() && !default {
             missing.push(i);
         }
@@ -95,7 +97,7 @@ pub(super) fn match_record<R: Record>(
     }
     let taken: Vec<usize> = found.iter().flatten().copied().collect();
     let unclaimed: Vec<usize> = (0..stored.len()).filter(|j| !taken.contains(j)).collect();
-    let extra_ok = use_ == Use::Load && node.load.ignore_extra_fields;
+    let extra_ok = matches!(use_, Use::Load(f) if f.ignore_extra_fields);
     if missing.is_empty() && (unclaimed.is_empty() || extra_ok) {
         return Ok(found);
     }
@@ -177,7 +179,7 @@ fn field_differences<R: Record>(
         parts.insert(
             0,
             match use_ {
-                Use::Load => format!(
+                Use::Load(_) => format!(
                     "missing field{s} {list} (#[h5vec(default)] fills {it} in files without {it})"
                 ),
                 Use::Append => format!("missing field{s} {list}"),
@@ -195,7 +197,7 @@ fn field_differences<R: Record>(
             let (s, it) = plural(extra.len());
             let list = extra.join(", ");
             parts.push(match use_ {
-                Use::Load => format!(
+                Use::Load(_) => format!(
                     "extra stored field{s} {list} (LoadOptions::ignore_extra_fields(true) skips {it})"
                 ),
                 Use::Append => format!("extra stored field{s} {list}"),
@@ -203,7 +205,7 @@ fn field_differences<R: Record>(
         }
     }
     let expected = match use_ {
-        Use::Load => format!("the fields of `{}`", std::any::type_name::<R>()),
+        Use::Load(_) => format!("the fields of `{}`", std::any::type_name::<R>()),
         Use::Append => format!(
             "the fields of `{}` (an append needs exactly the stored fields: \
              no defaults, aliases or extra fields)",

@@ -34,6 +34,7 @@ use hdf5::Group;
 
 use crate::codec::{Codec, Decoder, Encoder, H5Vector};
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
@@ -108,7 +109,13 @@ impl<R: Record> Codec for RecordCodec<R> {
         )?))
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         let defaults = R::defaults();
         let mut has = Vec::with_capacity(R::Fields::LEN);
         R::Fields::has_defaults(&defaults, &mut has);
@@ -123,13 +130,13 @@ impl<R: Record> Codec for RecordCodec<R> {
         // listed with the missing and extra fields when there are any.
         let changed = |found: &[Option<usize>]| {
             let mut errs = Vec::new();
-            R::Fields::open_errors(group, &fields_of(found), path, count, &mut errs);
+            R::Fields::open_errors(group, &fields_of(found), path, count, load, &mut errs);
             errs
         };
-        let found = match_record::<R>(group, node, path, &has, Use::Load, &changed)?;
+        let found = match_record::<R>(group, node, path, &has, Use::Load(load), &changed)?;
         let fields = fields_of(&found);
         Ok(RecordDecoder(R::Fields::open(
-            group, &fields, defaults, path, count,
+            group, &fields, defaults, path, count, load,
         )?))
     }
 }

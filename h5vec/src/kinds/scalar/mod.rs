@@ -18,8 +18,9 @@ use std::ops::Range;
 use hdf5::Group;
 
 use crate::codec::{exhausted, range_len, Codec, Decoder, Encoder, H5Vector};
-use crate::column::{create_values, open_values, PodReader, PodWriter};
+use crate::column::{create_values, open_values_with, PodReader, PodWriter};
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::options::WriteCtx;
 use crate::pipeline::buffers::PooledVec;
 use crate::raw::{Bits8, Pod};
@@ -202,13 +203,19 @@ impl<T: Scalar> Codec for ScalarCodec<T> {
         })
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         let want = Self::schema(&WriteCtx {
             opts: &Default::default(),
             len_hint: 0,
         });
         Ok(ScalarDecoder {
-            col: open_values(group, node, path, count, &want, &[])?,
+            col: open_values_with(group, node, path, count, &want, &[], load)?,
             buf: PooledVec::take(),
             pos: 0,
             next_row: 0,

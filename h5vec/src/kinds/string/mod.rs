@@ -20,6 +20,7 @@ use hdf5::Group;
 use crate::codec::{exhausted, expect_members, range_len, Codec, Decoder, Encoder, H5Vector};
 use crate::column::{open_str_column, StrWriter};
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::nullable::{MaskedDecoder, MaskedEncoder, Nullable, NullableCodec};
 use crate::kinds::scalar::scalar_schema;
 use crate::kinds::vls::{OptVlsStringCodec, VlsDecoder, VlsEncoder, VlsStringCodec};
@@ -97,14 +98,20 @@ impl Codec for StringCodec {
         }
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         if node.kind == Kind::Scalar {
             Ok(StringDecoder::Scalar(VlenStrDecoder::open(
                 group, node, path, count,
             )?))
         } else {
-            Ok(StringDecoder::Vls(Box::new(VlsStringCodec::open(
-                group, node, path, count,
+            Ok(StringDecoder::Vls(Box::new(VlsStringCodec::open_with(
+                group, node, path, count, load,
             )?)))
         }
     }
@@ -324,14 +331,20 @@ impl Codec for OptStringCodec {
             ))
         }
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         if node.kind == Kind::VlsString {
-            Ok(OptStringDecoder::Vls(OptVlsStringCodec::open(
-                group, node, path, count,
+            Ok(OptStringDecoder::Vls(OptVlsStringCodec::open_with(
+                group, node, path, count, load,
             )?))
         } else {
             Ok(OptStringDecoder::Masked(
-                NullableCodec::<StringCodec>::open(group, node, path, count)?,
+                NullableCodec::<StringCodec>::open_with(group, node, path, count, load)?,
             ))
         }
     }

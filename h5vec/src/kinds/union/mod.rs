@@ -36,6 +36,7 @@ use hdf5::Group;
 use crate::codec::{child_path, exhausted, open_group, range_len, Codec, Decoder, Encoder};
 use crate::column::{PodReader, PodWriter};
 use crate::error::{Context, Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::list::{GroupItem, GroupShaped};
 use crate::kinds::nullable::{Nullable, NullableCodec};
 use crate::options::WriteCtx;
@@ -74,6 +75,8 @@ pub struct UnionDecoder<U> {
     opened: Vec<u64>,
     groups: Vec<Group>,
     nodes: Vec<Stored>,
+    /// What the load allows, for the variants opened again.
+    load: LoadFlags,
     fns: Vec<VariantFns<U>>,
     buf: Vec<u16>,
     ibuf: Vec<u64>,
@@ -137,7 +140,13 @@ impl<U: Union> UnionCodec<U> {
         })
     }
 
-    fn open_in(group: &Group, node: &Stored, path: &str, count: u64) -> Result<UnionDecoder<U>> {
+    fn open_in(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<UnionDecoder<U>> {
         let names = U::VARIANT_NAMES;
         check_union(group, node, names, path)?;
         let tags = open_tags(group, names, path, count)?;
@@ -148,7 +157,7 @@ impl<U: Union> UnionCodec<U> {
             let p = child_path(path, name);
             let g = open_group(group, name, &p)?;
             let node = node.child(i, path)?;
-            variants.push((v.open)(&g, node, &p, 0)?);
+            variants.push((v.open)(&g, node, &p, 0, load)?);
             groups.push(g);
             nodes.push(node.clone());
         }
@@ -159,6 +168,7 @@ impl<U: Union> UnionCodec<U> {
             opened: vec![0; names.len()],
             groups,
             nodes,
+            load,
             fns,
             buf: Vec::new(),
             ibuf: Vec::new(),
@@ -189,8 +199,14 @@ impl<U: Union> Codec for UnionCodec<U> {
     ) -> Result<Self::Encoder> {
         Self::append_in(group, node, path, count, ctx)
     }
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
-        Self::open_in(group, node, path, count)
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        load: LoadFlags,
+    ) -> Result<Self::Decoder> {
+        Self::open_in(group, node, path, count, load)
     }
 }
 
@@ -258,8 +274,13 @@ impl<U: Union> Decoder<U> for UnionDecoder<U> {
             let loaded = (|| {
                 if span.end > self.opened[k] {
                     let p = child_path(&self.path, name);
-                    self.variants[k] =
-                        (self.fns[k].open)(&self.groups[k], &self.nodes[k], &p, span.end)?;
+                    self.variants[k] = (self.fns[k].open)(
+                        &self.groups[k],
+                        &self.nodes[k],
+                        &p,
+                        span.end,
+                        self.load,
+                    )?;
                     self.opened[k] = span.end;
                 }
                 self.variants[k].load(span.clone())

@@ -10,6 +10,7 @@ use hdf5::Group;
 
 use crate::codec::expect_members;
 use crate::error::{Error, Result};
+use crate::evolution::LoadFlags;
 use crate::kinds::record::FieldList;
 use crate::options::{FieldStorage, WriteCtx};
 use crate::schema::{ids, Kind, Schema, Stored};
@@ -66,7 +67,7 @@ pub struct VariantFns<U> {
     pub(super) schema: fn(&WriteCtx<'_>) -> Schema,
     pub(super) create: fn(&Group, &str, &WriteCtx<'_>) -> Result<BoxEnc<U>>,
     pub(super) append: fn(&Group, &Stored, &str, u64, &WriteCtx<'_>) -> Result<BoxEnc<U>>,
-    pub(super) open: fn(&Group, &Stored, &str, u64) -> Result<BoxDec<U>>,
+    pub(super) open: fn(&Group, &Stored, &str, u64, LoadFlags) -> Result<BoxDec<U>>,
 }
 
 impl<U: Union> VariantFns<U> {
@@ -107,7 +108,7 @@ impl<U: Union> VariantFns<U> {
                     _m: PhantomData,
                 }))
             },
-            open: |g, node, path, rows| {
+            open: |g, node, path, rows, load| {
                 check_variant::<U, M>(g, node, path)?;
                 let fields: Vec<Option<(&str, &Stored)>> = <U as Variant<M>>::FIELD_NAMES
                     .iter()
@@ -120,6 +121,7 @@ impl<U: Union> VariantFns<U> {
                     <<U as Variant<M>>::Fields as FieldList>::no_defaults(),
                     path,
                     rows,
+                    load,
                 )?;
                 Ok(Box::new(VarDecoder::<U, M> {
                     dec,

@@ -27,6 +27,7 @@ use hdf5::Group;
 
 use crate::codec::{expect_members, Codec, Decoder, Encoder};
 use crate::error::Result;
+use crate::evolution::LoadFlags;
 use crate::kinds::scalar::scalar_schema;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
@@ -154,7 +155,13 @@ where
         VlsEncoder::resume(Self::open(group, node, path, count)?, count, ctx)
     }
 
-    fn open(group: &Group, node: &Stored, path: &str, count: u64) -> Result<Self::Decoder> {
+    fn open_with(
+        group: &Group,
+        node: &Stored,
+        path: &str,
+        count: u64,
+        _load: LoadFlags,
+    ) -> Result<Self::Decoder> {
         node.expect(&vls_schema(V::NULLABLE), path)?;
         expect_members(group, &["heap", "pointers"], node, path)?;
         VlsDecoder::open_datasets(group, path, count)
