@@ -975,3 +975,99 @@ fn missing_fields_and_type_changes_come_before_extra_fields_each_hint_once() {
          extra stored fields `label`, `note` (LoadOptions::ignore_extra_fields(true) skips them)"
     );
 }
+
+/// Written with narrow numbers inside an enum's variants and a map.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum EventV1 {
+    Tick(u16),
+    Move { dx: i8, dy: i8 },
+    Quit,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct LogV1 {
+    event: EventV1,
+    counts: std::collections::BTreeMap<String, u16>,
+    maybe: Option<EventV1>,
+}
+
+/// The same names, wider numbers.
+#[derive(H5Vector, Debug, PartialEq)]
+enum EventV2 {
+    Tick(u64),
+    Move { dx: i32, dy: i64 },
+    Quit,
+}
+
+#[derive(H5Vector, Debug, PartialEq)]
+struct LogV2 {
+    event: EventV2,
+    counts: std::collections::BTreeMap<String, u32>,
+    maybe: Option<EventV2>,
+}
+
+fn wide(e: &EventV1) -> EventV2 {
+    match *e {
+        EventV1::Tick(t) => EventV2::Tick(t.into()),
+        EventV1::Move { dx, dy } => EventV2::Move {
+            dx: dx.into(),
+            dy: dy.into(),
+        },
+        EventV1::Quit => EventV2::Quit,
+    }
+}
+
+/// The load's options reach the numbers inside a union's variants (also
+/// the variants a later batch opens again for more rows), a map's values
+/// and an optional union.
+#[test]
+fn widening_reaches_union_variants_and_map_values() {
+    let rows: Vec<LogV1> = (0..50u16)
+        .map(|i| LogV1 {
+            event: match i % 3 {
+                0 => EventV1::Tick(u16::MAX - i),
+                1 => EventV1::Move {
+                    dx: i8::MIN + i as i8,
+                    dy: -(i as i8),
+                },
+                _ => EventV1::Quit,
+            },
+            counts: (0..i % 4)
+                .map(|k| (format!("k{k}"), u16::MAX - k))
+                .collect(),
+            maybe: (i % 2 == 0).then_some(EventV1::Tick(i)),
+        })
+        .collect();
+    let f = file();
+    save_vector(&f, "log", &rows).unwrap();
+    let want: Vec<LogV2> = rows
+        .iter()
+        .map(|r| LogV2 {
+            event: wide(&r.event),
+            counts: r
+                .counts
+                .iter()
+                .map(|(k, &v)| (k.clone(), v.into()))
+                .collect(),
+            maybe: r.maybe.as_ref().map(wide),
+        })
+        .collect();
+    // Without widening: an error naming a number inside a variant.
+    let e = load_vector::<LogV2>(&f, "log").unwrap_err();
+    assert!(found(&e).contains("widen_numbers(true)"), "{e}");
+    assert_eq!(
+        load_vector_with::<LogV2>(&f, "log", &widen()).unwrap(),
+        want
+    );
+    // In batches of 7 rows: each batch opens the variants again for more rows.
+    let mut r = VectorReader::<LogV2>::open_with(&f, "log", 7, &widen()).unwrap();
+    let mut got = Vec::new();
+    for b in &mut r {
+        got.extend(b.unwrap());
+    }
+    assert_eq!(got, want);
+    assert_eq!(
+        load_range_with::<LogV2>(&f, "log", 10..30, &widen()).unwrap(),
+        want[10..30]
+    );
+}
