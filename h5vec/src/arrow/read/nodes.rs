@@ -5,10 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeListArray, LargeBinaryArray, LargeListArray,
-    LargeStringArray, NullArray, PrimitiveArray, StringArray, StructArray,
+    Array, ArrayRef, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray,
+    NullArray, StructArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, FieldRef, Fields};
@@ -18,13 +17,10 @@ use crate::codec::{range_len, Decoder};
 use crate::column::open_values;
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
-use crate::h5col::FixedStrReader;
 use crate::kinds::blob::BlobDecoder;
-use crate::kinds::dense::bad_entry;
 use crate::kinds::list::open_leaf_values;
-use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
+use crate::kinds::list::{load_list_offsets, null_row_not_empty, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
-use crate::kinds::scalar::{bad_value, bool_refused, first_non_bool};
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsDecoder;
 use crate::raw::{Bits8, Pod};
@@ -52,14 +48,14 @@ pub(crate) fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
 }
 
 /// Validity bits as a null buffer, `None` when nothing is null.
-fn validity(bits: BooleanBuffer) -> Option<NullBuffer> {
+pub(crate) fn validity(bits: BooleanBuffer) -> Option<NullBuffer> {
     let nb = NullBuffer::new(bits);
     (nb.null_count() > 0).then_some(nb)
 }
 
 /// Offsets that start at 0, as an offset buffer (checked, so that Arrow's
 /// own assertions cannot fire).
-fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
+pub(crate) fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
     let ok = offs.first().is_some_and(|&f| f >= 0) && offs.windows(2).all(|w| w[0] <= w[1]);
     if !ok {
         return Err(Error::invalid(
@@ -71,7 +67,7 @@ fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
 }
 
 /// `u64` offsets `offs` made relative to `offs[0]`, as `i64`.
-fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
+pub(crate) fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
     let base = offs.first().copied().unwrap_or(0);
     let mut out = Vec::new();
     crate::limits::reserve(&mut out, offs.len() as u64, at)?;
@@ -86,7 +82,7 @@ fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
 }
 
 /// End positions (`ends[i]` = end of row `i`) as offsets from 0.
-fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
+pub(crate) fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
     let mut out = Vec::new();
     crate::limits::reserve(&mut out, ends.len() as u64 + 1, at)?;
     out.push(0);
@@ -99,7 +95,7 @@ fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
 /// A `LargeUtf8` array of `values` cut at `offsets`. Invalid UTF-8 in a
 /// row that is not null is the error `bad(i)` for its index `i` in the
 /// batch; bytes under null rows are dropped (typed loads skip them too).
-fn utf8_array(
+pub(crate) fn utf8_array(
     offsets: Vec<i64>,
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
@@ -147,7 +143,7 @@ fn utf8_array(
 
 /// Union of two optional null buffers, each of `n` entries (Arrow's own
 /// union asserts equal lengths).
-fn both(
+pub(crate) fn both(
     a: Option<NullBuffer>,
     b: Option<NullBuffer>,
     n: usize,
@@ -190,6 +186,57 @@ pub(crate) fn leaf_column<R: Pod>(
     }
 }
 
+/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
+macro_rules! with_prim {
+    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {{
+        use arrow_array::types::*;
+        match $dt {
+            DataType::Int8 => {
+                type $T = Int8Type;
+                $body
+            }
+            DataType::Int16 => {
+                type $T = Int16Type;
+                $body
+            }
+            DataType::Int32 => {
+                type $T = Int32Type;
+                $body
+            }
+            DataType::Int64 => {
+                type $T = Int64Type;
+                $body
+            }
+            DataType::UInt8 => {
+                type $T = UInt8Type;
+                $body
+            }
+            DataType::UInt16 => {
+                type $T = UInt16Type;
+                $body
+            }
+            DataType::UInt32 => {
+                type $T = UInt32Type;
+                $body
+            }
+            DataType::UInt64 => {
+                type $T = UInt64Type;
+                $body
+            }
+            DataType::Float32 => {
+                type $T = Float32Type;
+                $body
+            }
+            DataType::Float64 => {
+                type $T = Float64Type;
+                $body
+            }
+            _ => $other,
+        }
+    }};
+}
+pub(crate) use with_prim;
+
 // ---------------------------------------------------------------------------
 // Dense: FixedSizeList levels around a flat leaf array.
 
@@ -200,7 +247,7 @@ pub(crate) struct Levels(pub(crate) Vec<(FieldRef, i32)>);
 
 impl Levels {
     /// Leaves per row.
-    fn leaves(&self, at: &Place) -> Result<u64> {
+    pub(crate) fn leaves(&self, at: &Place) -> Result<u64> {
         self.0.iter().try_fold(1u64, |a, (_, s)| {
             a.checked_mul(u64::try_from(*s).unwrap_or(0))
                 .ok_or_else(|| Error::invalid(at, "dense element too large"))
@@ -229,143 +276,6 @@ impl Levels {
             );
         }
         Ok(arr)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Numbers (scalar, dense leaves, enums, fill_nullable, h5col numbers).
-
-/// Numbers of Arrow type `A`, read straight into the array's buffer; with
-/// `fill`, an element equal to it is null.
-pub(super) struct Prim<A: ArrowPrimitiveType>
-where
-    A::Native: FillNumber,
-{
-    pub(super) col: PodReader<A::Native>,
-    pub(super) fill: Option<A::Native>,
-    pub(super) levels: Levels,
-    /// The buffer of the last array read: the next read reuses it if the
-    /// caller has dropped that array (batch by batch readers).
-    pub(super) lent: Option<Buffer>,
-}
-
-impl<A: ArrowPrimitiveType> Node for Prim<A>
-where
-    A::Native: FillNumber,
-{
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let mut v = match self.lent.take().map(Buffer::into_vec::<A::Native>) {
-            Some(Ok(v)) => v,
-            _ => Vec::new(),
-        };
-        self.col.read_into(rows.start, n as u64, &mut v)?;
-        let own = self
-            .fill
-            .and_then(|f| validity(BooleanBuffer::collect_bool(v.len(), |i| !v[i].is_fill(f))));
-        let len = v.len();
-        let buf = Buffer::from_vec(v);
-        self.lent = Some(buf.clone());
-        let values = ScalarBuffer::new(buf, 0, len);
-        if self.levels.0.is_empty() {
-            let nulls = both(nulls, own, n, &at)?;
-            let arr = PrimitiveArray::<A>::try_new(values, nulls).map_err(arrow_err(&at))?;
-            return Ok(Arc::new(arr));
-        }
-        let leaf = PrimitiveArray::<A>::try_new(values, None).map_err(arrow_err(&at))?;
-        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
-    }
-}
-
-/// Booleans (bitfield, h5col bool, 1-byte integers): 0 is false, 1 is
-/// true, any other code is an error naming the row (SPEC.md section 7).
-pub(super) struct Bools {
-    pub(super) col: PodReader<Bits8>,
-    pub(super) levels: Levels,
-}
-
-impl Node for Bools {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let leaves = self.levels.leaves(&at)?;
-        let total = (n as u64)
-            .checked_mul(leaves)
-            .ok_or_else(|| Error::invalid(&at, "rows too large"))?;
-        let v = self.col.read(rows.start, n as u64)?;
-        if v.len() as u64 != total {
-            return Err(crate::codec::exhausted(&at));
-        }
-        if let Some((i, code)) = first_non_bool(&v) {
-            let i = i as u64;
-            let row = rows.start + i.checked_div(leaves).unwrap_or(0);
-            let msg = bool_refused(code);
-            // As the typed decoders say it: an array's entry is named.
-            return Err(if leaves > 1 {
-                Error::invalid(
-                    self.col.element(row),
-                    format!("entry {}: {msg}", i.checked_rem(leaves).unwrap_or(0)),
-                )
-            } else {
-                Error::invalid(self.col.element(row), msg)
-            });
-        }
-        let values = BooleanBuffer::collect_bool(v.len(), |i| v[i].0 != 0);
-        check_nulls(nulls.as_ref(), n, &at)?;
-        if self.levels.0.is_empty() {
-            return Ok(Arc::new(BooleanArray::new(values, nulls)));
-        }
-        let leaf = BooleanArray::new(values, None);
-        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
-    }
-}
-
-/// `char`s (Int32 code points) as one-character `Utf8` strings.
-pub(super) struct Chars {
-    pub(super) col: PodReader<i32>,
-    pub(super) levels: Levels,
-}
-
-impl Node for Chars {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let leaves = self.levels.leaves(&at)?;
-        let mut v = Vec::new();
-        self.col.read_into(rows.start, n as u64, &mut v)?;
-        let mut values = Vec::new();
-        crate::limits::reserve(&mut values, v.len() as u64, &at)?;
-        let mut offsets = Vec::new();
-        crate::limits::reserve(&mut offsets, v.len() as u64 + 1, &at)?;
-        offsets.push(0i32);
-        let mut utf8 = [0u8; 4];
-        for (i, &c) in v.iter().enumerate() {
-            let Some(ch) = u32::try_from(c).ok().and_then(char::from_u32) else {
-                let row = rows.start + (i as u64).checked_div(leaves).unwrap_or(0);
-                return Err(if self.levels.0.is_empty() {
-                    bad_value::<char>(&self.col, row)
-                } else {
-                    bad_entry::<char>(&self.col, row, &[])
-                });
-            };
-            values.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
-            let end = i32::try_from(values.len())
-                .map_err(|_| Error::invalid(&at, "more than 2 GiB of characters in one batch"))?;
-            offsets.push(end);
-        }
-        let offs = OffsetBuffer::new(ScalarBuffer::from(offsets));
-        let flat_nulls = if self.levels.0.is_empty() {
-            nulls.clone()
-        } else {
-            None
-        };
-        let arr = StringArray::try_new(offs, Buffer::from_vec(values), flat_nulls)
-            .map_err(arrow_err(&at))?;
-        if self.levels.0.is_empty() {
-            return Ok(Arc::new(arr));
-        }
-        self.levels.wrap(Arc::new(arr), n, nulls, &at)
     }
 }
 
@@ -557,39 +467,6 @@ impl Node for StrValues {
         utf8_array(offsets, buf, nulls, &self.at, |i| {
             Error::invalid(
                 dec.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
-/// A fixed-length string column of an h5col table: the fill value is null.
-pub(super) struct FixedStrs {
-    pub(super) rdr: FixedStrReader,
-    pub(super) at: Place,
-}
-
-impl Node for FixedStrs {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let mut values = Vec::new();
-        let mut ends = Vec::with_capacity(n);
-        let mut valid = Vec::with_capacity(n);
-        self.rdr.read_each(rows.clone(), |v| {
-            values.extend_from_slice(v.unwrap_or("").as_bytes());
-            ends.push(values.len());
-            valid.push(v.is_some());
-        })?;
-        if ends.len() != n {
-            return Err(crate::codec::exhausted(&self.at));
-        }
-        let own = validity(BooleanBuffer::collect_bool(n, |i| valid[i]));
-        let offsets = ends_to_offsets(&ends, &self.at)?;
-        let at = self.at.clone();
-        let nulls = both(nulls, own, n, &at)?;
-        utf8_array(offsets, values, nulls, &self.at, |i| {
-            Error::invalid(
-                at.element(rows.start + i as u64),
                 "string is not valid UTF-8",
             )
         })

@@ -4,201 +4,28 @@
 use arrow_schema::{DataType, Field, FieldRef};
 use hdf5::Group;
 
-use crate::arrow::mapping::{self, dense_shape, number_type};
+use crate::arrow::mapping;
 use crate::codec::{expect_members, open_group, Codec};
-use crate::column::open_values;
 use crate::error::{Error, Place, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::list::{
-    check_class, open_leaf_values, open_list_group, FillDecoder, FillNumber, ItemCodec,
-    StringValuesItem, RECORD_VALUES,
+    check_class, open_list_group, FillDecoder, FillNumber, ItemCodec, StringValuesItem,
+    RECORD_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
 use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsCodec;
-use crate::raw::{Bits8, Pod};
 use crate::schema::{ids, Kind, Schema, Stored};
 
+use crate::kinds::scalar::arrow::read::Prim;
+use crate::kinds::{dense, scalar};
+
 use super::nodes::{
-    Blob, Bools, BoxNode, Chars, Constant, Levels, List, Nullable, Prim, Record, StrValues,
-    Unknown, VlenStrs, Vls,
+    with_prim, Blob, BoxNode, Constant, Levels, List, Nullable, Record, StrValues, Unknown,
+    VlenStrs, Vls,
 };
 use super::select::has_data;
 use super::typed;
-
-/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
-macro_rules! with_prim {
-    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {{
-        use arrow_array::types::*;
-        match $dt {
-            DataType::Int8 => {
-                type $T = Int8Type;
-                $body
-            }
-            DataType::Int16 => {
-                type $T = Int16Type;
-                $body
-            }
-            DataType::Int32 => {
-                type $T = Int32Type;
-                $body
-            }
-            DataType::Int64 => {
-                type $T = Int64Type;
-                $body
-            }
-            DataType::UInt8 => {
-                type $T = UInt8Type;
-                $body
-            }
-            DataType::UInt16 => {
-                type $T = UInt16Type;
-                $body
-            }
-            DataType::UInt32 => {
-                type $T = UInt32Type;
-                $body
-            }
-            DataType::UInt64 => {
-                type $T = UInt64Type;
-                $body
-            }
-            DataType::Float32 => {
-                type $T = Float32Type;
-                $body
-            }
-            DataType::Float64 => {
-                type $T = Float64Type;
-                $body
-            }
-            _ => $other,
-        }
-    }};
-}
-pub(super) use with_prim;
-
-/// The `FixedSizeList` levels of `ty` (innermost first) and its leaf type.
-fn levels_of(ty: &DataType) -> (Levels, DataType) {
-    let mut levels = Vec::new();
-    let mut t = ty.clone();
-    while let DataType::FixedSizeList(f, n) = t {
-        levels.push((f.clone(), n));
-        t = f.data_type().clone();
-    }
-    levels.reverse();
-    (Levels(levels), t)
-}
-
-/// The node a scalar or dense leaf is checked against (kind, identifiers,
-/// encoded type, dimensions).
-fn leaf_want(node: &Stored) -> Schema {
-    let mut want = Schema::new(
-        node.kind.clone(),
-        if node.kind == Kind::Dense {
-            ids::DENSE
-        } else {
-            ids::SCALAR
-        },
-        &node.codec,
-        "",
-    );
-    want.encoded_type = node.encoded_type.clone();
-    want.dimensions = node.dimensions.clone();
-    want
-}
-
-/// Where a scalar, dense or leaf node's values are: a `values` dataset in
-/// the node's data group, or a list's `VALUES` dataset.
-enum LeafAt<'a> {
-    Group(&'a Group),
-    Member(&'a Group, &'a str),
-}
-
-/// Opens a numbers, bool or char leaf (scalar, dense, list element) of
-/// Arrow type `ty`; `count` rows at least.
-fn open_leaf(
-    at: LeafAt<'_>,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    ty: &DataType,
-) -> Result<BoxNode> {
-    let (levels, leaf) = levels_of(ty);
-    let inner: Vec<u64> = if node.kind == Kind::Dense {
-        dense_shape(&Schema::from(node), path)?
-            .into_iter()
-            .map(|d| d as u64)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let want = leaf_want(node);
-    fn col<R: Pod>(
-        at: &LeafAt<'_>,
-        node: &Stored,
-        path: &str,
-        count: u64,
-        want: &Schema,
-        inner: &[u64],
-    ) -> Result<crate::column::PodReader<R>> {
-        match at {
-            LeafAt::Group(g) => open_values::<R>(g, node, path, count, want, inner),
-            LeafAt::Member(g, name) => {
-                let (ds, n) = open_leaf_values::<R>(g, name, node, path, count, want, inner)?;
-                crate::column::PodReader::new(ds, inner.to_vec(), n, path)
-            }
-        }
-    }
-    if matches!(leaf, DataType::Dictionary(..)) {
-        // A labelled enum (SPEC.md section 11): its codes, then their labels.
-        let schema = Schema::from(node);
-        let Some((names, values)) = mapping::labels(&schema, path)? else {
-            return Err(Error::invalid(
-                path,
-                "a dictionary for an enum without labels",
-            ));
-        };
-        let (names, codes) = crate::kinds::union::arrow::read::Labels::tables(names, values);
-        let enc = number_type(node.encoded_type.as_deref().unwrap_or("")).unwrap_or(DataType::Null);
-        let per = inner
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?));
-        let per = per.ok_or_else(|| Error::invalid(path, "dense element too large"))?;
-        let (inner_node, at) = with_prim!(&enc, T => {
-            let c = col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?;
-            let place = c.place().clone();
-            (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default(), lent: None }) as BoxNode, place)
-        }, _ => return Err(Error::mismatch(path, "an enum of integers", format!("encoded type {:?}", node.encoded_type))));
-        return Ok(Box::new(crate::kinds::union::arrow::read::Labels {
-            inner: inner_node,
-            levels,
-            per,
-            names,
-            codes,
-            at,
-        }));
-    }
-    Ok(match &leaf {
-        DataType::Boolean => Box::new(Bools {
-            col: col::<Bits8>(&at, node, path, count, &want, &inner)?,
-            levels,
-        }),
-        DataType::Utf8 => Box::new(Chars {
-            col: col::<i32>(&at, node, path, count, &want, &inner)?,
-            levels,
-        }),
-        t => with_prim!(t, T => Box::new(Prim::<T> {
-            col: col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?,
-            fill: None,
-            levels,
-            lent: None,
-        }) as BoxNode, _ => return Err(Error::mismatch(
-            path,
-            "numbers, Bool or char values",
-            format!("a `{}` node", node.kind),
-        ))),
-    })
-}
 
 /// The reader of a node this version does not know (SPEC.md section 11):
 /// nothing below it is opened, and reading it is an error naming `path`.
@@ -239,9 +66,8 @@ pub(super) fn open_node(
         Kind::Scalar | Kind::Dense if typed::is_typed(field.data_type()) => {
             typed::open_typed(group, None, node, path, count, field.data_type())?
         }
-        Kind::Scalar | Kind::Dense => {
-            open_leaf(LeafAt::Group(group), node, path, count, field.data_type())?
-        }
+        Kind::Scalar => scalar::arrow::read::open(group, node, path, count, field.data_type())?,
+        Kind::Dense => dense::arrow::read::open(group, node, path, count, field.data_type())?,
         Kind::List if node.codec == ids::MAP_CODEC => {
             typed::open_map(group, node, path, count, field, open_item)?
         }
@@ -390,22 +216,19 @@ fn open_item(
             let g = open_group(parent, name, path)?;
             typed::open_map(&g, node, path, rows, field, open_item)?
         }
-        Kind::Scalar | Kind::Dense => {
-            if matches!(field.data_type(), DataType::LargeUtf8) {
-                return Err(Error::mismatch(
-                    path,
-                    "list elements h5vec stores (numbers, bool, char, enums, arrays, strings as \
-                     string_values, lists, records)",
-                    "variable-length strings",
-                ));
-            }
-            open_leaf(
-                LeafAt::Member(parent, name),
-                node,
+        Kind::Scalar | Kind::Dense if matches!(field.data_type(), DataType::LargeUtf8) => {
+            return Err(Error::mismatch(
                 path,
-                rows,
-                field.data_type(),
-            )?
+                "list elements h5vec stores (numbers, bool, char, enums, arrays, strings as \
+                 string_values, lists, records)",
+                "variable-length strings",
+            ));
+        }
+        Kind::Scalar => {
+            scalar::arrow::read::open_element(parent, name, node, path, rows, field.data_type())?
+        }
+        Kind::Dense => {
+            dense::arrow::read::open_element(parent, name, node, path, rows, field.data_type())?
         }
         Kind::FillNullable => {
             let want = Schema::new(Kind::FillNullable, ids::FILL_SCHEMA, ids::FILL_CODEC, "")
