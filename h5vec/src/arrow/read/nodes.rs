@@ -21,7 +21,6 @@ use crate::kinds::blob::BlobDecoder;
 use crate::kinds::list::open_leaf_values;
 use crate::kinds::list::{load_list_offsets, null_row_not_empty, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
-use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsDecoder;
 use crate::raw::{Bits8, Pod};
 use crate::schema::{Schema, Stored};
@@ -282,54 +281,10 @@ impl Levels {
 // ---------------------------------------------------------------------------
 // Strings and bytes.
 
-/// HDF5 variable-length strings (`String`, JSON text); with `json`, every
-/// row read that is not null must be JSON (the `arrow.json` extension's
-/// promise, and what a typed load checks by parsing it).
-pub(super) struct VlenStrs {
-    pub(super) dec: VlenStrDecoder,
-    pub(super) at: Place,
-    pub(super) json: bool,
-}
-
-impl Node for VlenStrs {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let mut values = Vec::new();
-        let mut ends = Vec::new();
-        crate::limits::reserve(&mut ends, n as u64, &self.at)?;
-        self.dec.read_bytes(rows.clone(), &mut values, &mut ends)?;
-        if self.json {
-            check_nulls(nulls.as_ref(), ends.len(), &self.at)?;
-            let mut a = 0;
-            for (i, &b) in ends.iter().enumerate() {
-                let valid = nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
-                let text = values.get(a..b).unwrap_or_default();
-                if valid {
-                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
-                        Error::invalid(
-                            self.at.element(rows.start + i as u64),
-                            format!("bad JSON: {e}"),
-                        )
-                    })?;
-                }
-                a = b;
-            }
-        }
-        let offsets = ends_to_offsets(&ends, &self.at)?;
-        let at = self.at.clone();
-        // Every row was checked as UTF-8 when read.
-        utf8_array(offsets, values, nulls, &self.at, |i| {
-            Error::invalid(
-                at.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
 /// A VLS heap and its pointers; `nullable` (placeholder codec): an element
 /// equal to the placeholder is null, else it is an error; `json` (JSON
-/// codec): every row that is not null must be JSON, as for [`VlenStrs`].
+/// codec): every row that is not null must be JSON, as for the `string`
+/// kind's `VlenStrs`.
 pub(super) struct Vls {
     pub(super) dec: VlsDecoder,
     pub(super) nullable: bool,

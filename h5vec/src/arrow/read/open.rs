@@ -13,16 +13,14 @@ use crate::kinds::list::{
     RECORD_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
-use crate::kinds::string::VlenStrDecoder;
 use crate::kinds::vls::VlsCodec;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use crate::kinds::scalar::arrow::read::Prim;
-use crate::kinds::{dense, scalar};
+use crate::kinds::{dense, scalar, string};
 
 use super::nodes::{
-    with_prim, Blob, BoxNode, Constant, Levels, List, Nullable, Record, StrValues, Unknown,
-    VlenStrs, Vls,
+    with_prim, Blob, BoxNode, Constant, Levels, List, Nullable, Record, StrValues, Unknown, Vls,
 };
 use super::select::has_data;
 use super::typed;
@@ -52,16 +50,7 @@ pub(super) fn open_node(
     let at = Place::new(path, group.name());
     Ok(match &node.kind {
         Kind::Scalar if matches!(field.data_type(), DataType::LargeUtf8) => {
-            let mut want =
-                Schema::new(Kind::Scalar, ids::SCALAR, &node.codec, "").encoded("String");
-            if node.codec != ids::JSON {
-                want.codec = ids::IDENTITY.into();
-            }
-            Box::new(VlenStrs {
-                dec: VlenStrDecoder::open_with(group, node, path, count, &want)?,
-                at,
-                json: node.codec == ids::JSON,
-            })
+            string::arrow::read::open(group, node, path, count)?
         }
         Kind::Scalar | Kind::Dense if typed::is_typed(field.data_type()) => {
             typed::open_typed(group, None, node, path, count, field.data_type())?
