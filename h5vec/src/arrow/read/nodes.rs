@@ -6,22 +6,19 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{
-    Array, ArrayRef, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray,
-    NullArray, StructArray,
+    Array, ArrayRef, FixedSizeListArray, LargeListArray, LargeStringArray, StructArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, FieldRef, Fields};
 use hdf5::Group;
 
-use crate::codec::{range_len, Decoder};
+use crate::codec::range_len;
 use crate::column::open_values;
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
-use crate::kinds::blob::BlobDecoder;
 use crate::kinds::list::open_leaf_values;
 use crate::kinds::list::{load_list_offsets, null_row_not_empty, StringValuesDecoder};
 use crate::kinds::nullable::read_mask;
-use crate::kinds::vls::VlsDecoder;
 use crate::raw::{Bits8, Pod};
 use crate::schema::{Schema, Stored};
 
@@ -281,132 +278,6 @@ impl Levels {
 // ---------------------------------------------------------------------------
 // Strings and bytes.
 
-/// A VLS heap and its pointers; `nullable` (placeholder codec): an element
-/// equal to the placeholder is null, else it is an error; `json` (JSON
-/// codec): every row that is not null must be JSON, as for the `string`
-/// kind's `VlenStrs`.
-pub(super) struct Vls {
-    pub(super) dec: VlsDecoder,
-    pub(super) nullable: bool,
-    pub(super) ptrs: Vec<crate::kinds::vls::Pointer>,
-    pub(super) json: bool,
-}
-
-impl Node for Vls {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.dec.place().clone();
-        let n = length(&rows, &at)?;
-        let mut heap = Vec::new();
-        let lo = self.dec.read_raw(&rows, &mut self.ptrs, &mut heap)?;
-        // Each element's slice in `heap`, cut at its first NUL.
-        let slice = |p: &crate::kinds::vls::Pointer| -> (usize, usize) {
-            if p.length == 0 {
-                return (0, 0);
-            }
-            // In range: `read_raw` checked every slice against the heap.
-            let a = (p.offset - lo) as usize;
-            let len = p.length as usize;
-            let b = heap[a..a + len]
-                .iter()
-                .position(|&c| c == 0)
-                .map_or(a + len, |z| a + z);
-            (a, b)
-        };
-        // Zero-copy when the rows' slices lie back to back from heap[0] to its end.
-        let mut contiguous = true;
-        let mut pos = 0usize;
-        for p in &self.ptrs {
-            let (a, b) = slice(p);
-            if a == b {
-                continue;
-            }
-            if a != pos || b - a != p.length as usize {
-                contiguous = false;
-                break;
-            }
-            pos = b;
-        }
-        contiguous &= pos == heap.len();
-        let mut offsets = Vec::new();
-        crate::limits::reserve(&mut offsets, n as u64 + 1, &at)?;
-        offsets.push(0i64);
-        let values = if contiguous {
-            let mut end = 0i64;
-            for p in &self.ptrs {
-                let (a, b) = slice(p);
-                end = end.saturating_add((b - a) as i64);
-                offsets.push(end);
-            }
-            heap
-        } else {
-            // Rows may share slices (deduplicated strings): the output can
-            // be far larger than the heap read, so its size is checked and
-            // allocated first, an error rather than an abort if it fails.
-            let total = self.ptrs.iter().try_fold(0u64, |t, p| {
-                let (a, b) = slice(p);
-                t.checked_add((b - a) as u64)
-            });
-            let total = total.ok_or_else(|| Error::invalid(&at, "string bytes overflow"))?;
-            let mut v = Vec::new();
-            crate::limits::reserve(&mut v, total, &at)?;
-            for p in &self.ptrs {
-                let (a, b) = slice(p);
-                v.extend_from_slice(&heap[a..b]);
-                offsets.push(i64::try_from(v.len()).unwrap_or(i64::MAX));
-            }
-            v
-        };
-        let own = match self.dec.placeholder() {
-            Some(ph) => {
-                let ph = ph.as_bytes();
-                let bits = BooleanBuffer::collect_bool(n, |i| {
-                    let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    values.get(a..b) != Some(ph)
-                });
-                let nb = validity(bits);
-                if nb.is_some() && !self.nullable {
-                    return Err(self.dec.missing_error());
-                }
-                nb
-            }
-            None => None,
-        };
-        let dec = &self.dec;
-        let nulls = both(nulls, own, n, &at)?;
-        if self.json {
-            for i in 0..n {
-                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-                if nulls.as_ref().is_none_or(|nb| nb.is_valid(i)) {
-                    let text = values.get(a..b).unwrap_or_default();
-                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
-                        Error::invalid(at.element(rows.start + i as u64), format!("bad JSON: {e}"))
-                    })?;
-                }
-            }
-        }
-        utf8_array(offsets, values, nulls, &at, |i| {
-            dec.bad_utf8(rows.start + i as u64)
-        })
-    }
-}
-
-/// Blob bytes, one `LargeBinary` value per row (not decoded).
-pub(super) struct Blob {
-    pub(super) dec: BlobDecoder<()>,
-    pub(super) at: Place,
-}
-
-impl Node for Blob {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        Decoder::<()>::load(&mut self.dec, rows)?;
-        let (buf, ends) = self.dec.take_loaded();
-        let offs = offset_buffer(ends_to_offsets(&ends, &self.at)?, &self.at)?;
-        let arr = LargeBinaryArray::try_new(offs, Buffer::from_vec(buf), nulls)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
 /// A STRING_VALUES group (list elements): every byte kept.
 pub(super) struct StrValues {
     pub(super) dec: StringValuesDecoder,
@@ -504,26 +375,6 @@ impl Node for Nullable {
         let own = validity(BooleanBuffer::collect_bool(m.len(), |i| m[i].0 != 0));
         let nulls = both(nulls, own, m.len(), self.mask.place())?;
         self.inner.read(rows, nulls)
-    }
-}
-
-/// A constant: `Null` values, nothing read; with `empty_struct` (the child
-/// of a `nullable`), a struct without fields whose validity is the MASK.
-pub(super) struct Constant {
-    pub(super) at: Place,
-    pub(super) empty_struct: bool,
-}
-
-impl Node for Constant {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        if !self.empty_struct {
-            return Ok(Arc::new(NullArray::new(n)));
-        }
-        check_nulls(nulls.as_ref(), n, &self.at)?;
-        let arr = StructArray::try_new_with_length(Fields::empty(), Vec::new(), nulls, n)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
     }
 }
 

@@ -5,23 +5,19 @@ use arrow_schema::{DataType, Field, FieldRef};
 use hdf5::Group;
 
 use crate::arrow::mapping;
-use crate::codec::{expect_members, open_group, Codec};
+use crate::codec::{expect_members, open_group};
 use crate::error::{Error, Place, Result};
-use crate::kinds::blob::BlobCodec;
 use crate::kinds::list::{
     check_class, open_list_group, FillDecoder, FillNumber, ItemCodec, StringValuesItem,
     RECORD_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
-use crate::kinds::vls::VlsCodec;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use crate::kinds::scalar::arrow::read::Prim;
-use crate::kinds::{dense, scalar, string};
+use crate::kinds::{blob, constant, dense, json, scalar, string, vls};
 
-use super::nodes::{
-    with_prim, Blob, BoxNode, Constant, Levels, List, Nullable, Record, StrValues, Unknown, Vls,
-};
+use super::nodes::{with_prim, BoxNode, Levels, List, Nullable, Record, StrValues, Unknown};
 use super::select::has_data;
 use super::typed;
 
@@ -47,7 +43,6 @@ pub(super) fn open_node(
     if let Some(node) = unknown_reader(node, path) {
         return Ok(node);
     }
-    let at = Place::new(path, group.name());
     Ok(match &node.kind {
         Kind::Scalar if matches!(field.data_type(), DataType::LargeUtf8) => {
             string::arrow::read::open(group, node, path, count)?
@@ -64,47 +59,12 @@ pub(super) fn open_node(
         Kind::Union => crate::kinds::union::arrow::read::open_union(
             group, node, path, count, field, open_node,
         )?,
-        Kind::Constant => {
-            let want = Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "");
-            node.expect(&want, path)?;
-            expect_members(group, &[], node, path)?;
-            // Inside a `nullable`: a struct without fields (SPEC.md section 11).
-            let empty_struct = matches!(field.data_type(), DataType::Struct(f) if f.is_empty());
-            Box::new(Constant { at, empty_struct })
-        }
-        Kind::Blob => Box::new(Blob {
-            dec: <BlobCodec<()> as Codec>::open(group, node, path, count)?,
-            at,
-        }),
+        Kind::Constant => constant::arrow::read::open(group, node, path, field)?,
+        Kind::Blob => blob::arrow::read::open(group, node, path, count)?,
         Kind::VlsString if node.codec == ids::JSON => {
-            // JSON text in the VLS layout (SPEC.md section 4.1): checked as
-            // the typed load checks it.
-            let dec = <crate::kinds::json::JsonCodec<serde_json::Value> as Codec>::open(
-                group, node, path, count,
-            )?
-            .into_vls()
-            .ok_or_else(|| Error::mismatch(path, "a vls_string node", "another layout"))?;
-            Box::new(Vls {
-                dec,
-                nullable: false,
-                ptrs: Vec::new(),
-                json: true,
-            })
+            json::arrow::read::open(group, node, path, count)?
         }
-        Kind::VlsString => {
-            let nullable = node.codec == ids::PLACEHOLDER_CODEC;
-            let dec = if nullable {
-                <VlsCodec<Option<String>> as Codec>::open(group, node, path, count)?
-            } else {
-                <VlsCodec<String> as Codec>::open(group, node, path, count)?
-            };
-            Box::new(Vls {
-                dec,
-                nullable,
-                ptrs: Vec::new(),
-                json: false,
-            })
-        }
+        Kind::VlsString => vls::arrow::read::open(group, node, path, count)?,
         Kind::List => open_list(group, node, path, count, field)?,
         Kind::Nullable => {
             check_nullable(node, path)?;
