@@ -5,11 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{
-    Array, ArrayRef, FixedSizeListArray, LargeListArray, LargeStringArray, StructArray,
-};
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, LargeListArray, LargeStringArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{ArrowError, FieldRef, Fields};
+use arrow_schema::{ArrowError, Field, FieldRef};
 use hdf5::Group;
 
 use crate::codec::range_len;
@@ -31,6 +29,10 @@ pub(crate) trait Node {
 
 /// A boxed node.
 pub(crate) type BoxNode = Box<dyn Node + Send + Sync>;
+
+/// The reader of a schema node (`open::open_node`), handed to the kinds
+/// whose readers open their children's (records, nullable, unions).
+pub(crate) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
 
 /// Rows as an Arrow length.
 pub(crate) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
@@ -301,27 +303,6 @@ impl Node for StrValues {
 
 // ---------------------------------------------------------------------------
 // Records, lists, nulls, constants.
-
-/// A record: one child per field.
-pub(super) struct Record {
-    pub(super) fields: Fields,
-    pub(super) children: Vec<BoxNode>,
-    pub(super) at: Place,
-}
-
-impl Node for Record {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let arrays = self
-            .children
-            .iter_mut()
-            .map(|c| c.read(rows.clone(), None))
-            .collect::<Result<Vec<_>>>()?;
-        let arr = StructArray::try_new_with_length(self.fields.clone(), arrays, nulls, n)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
-    }
-}
 
 /// A list group: OFFSETS, and the element node over `VALUES`.
 pub(super) struct List {

@@ -5,19 +5,18 @@ use arrow_schema::{DataType, Field, FieldRef};
 use hdf5::Group;
 
 use crate::arrow::mapping;
-use crate::codec::{expect_members, open_group};
+use crate::codec::open_group;
 use crate::error::{Error, Place, Result};
 use crate::kinds::list::{
     check_class, open_list_group, FillDecoder, FillNumber, ItemCodec, StringValuesItem,
-    RECORD_VALUES,
 };
 use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use crate::kinds::scalar::arrow::read::Prim;
-use crate::kinds::{blob, constant, dense, json, scalar, string, vls};
+use crate::kinds::{blob, constant, dense, json, record, scalar, string, vls};
 
-use super::nodes::{with_prim, BoxNode, Levels, List, Nullable, Record, StrValues, Unknown};
+use super::nodes::{with_prim, BoxNode, Levels, List, Nullable, StrValues, Unknown};
 use super::select::has_data;
 use super::typed;
 
@@ -55,7 +54,7 @@ pub(super) fn open_node(
         Kind::List if node.codec == ids::MAP_CODEC => {
             typed::open_map(group, node, path, count, field, open_item)?
         }
-        Kind::Record => open_record(group, node, path, count, field)?,
+        Kind::Record => record::arrow::read::open(group, node, path, count, field, open_node)?,
         Kind::Union => crate::kinds::union::arrow::read::open_union(
             group, node, path, count, field, open_node,
         )?,
@@ -81,41 +80,6 @@ pub(super) fn open_node(
             ))
         }
     })
-}
-
-fn open_record(
-    group: &Group,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    field: &Field,
-) -> Result<BoxNode> {
-    let codec = if node.codec == ids::TUPLE || node.codec == ids::OFFSET_DATE_TIME_CODEC {
-        node.codec.as_str()
-    } else {
-        ids::STRUCT
-    };
-    let mut want = Schema::new(Kind::Record, ids::RECORD, codec, "");
-    let names = node.field_names.clone().unwrap_or_default();
-    want.field_names = Some(names.clone());
-    want.children = vec![Schema::new(Kind::default(), "", "", ""); names.len()];
-    node.expect(&want, path)?;
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    expect_members(group, &refs, node, path)?;
-    let DataType::Struct(fields) = field.data_type() else {
-        return Err(Error::invalid(path, "a record without a struct type"));
-    };
-    let mut children = Vec::with_capacity(names.len());
-    for ((name, child), f) in names.iter().zip(&node.children).zip(fields.iter()) {
-        let p = format!("{path}.{name}");
-        let g = open_group(group, name, &p)?;
-        children.push(open_node(&g, child, &p, count, f)?);
-    }
-    Ok(Box::new(Record {
-        fields: fields.clone(),
-        children,
-        at: Place::new(path, group.name()),
-    }))
 }
 
 /// A list group `group` of `count` rows.
@@ -213,9 +177,7 @@ fn open_item(
             open_list(&g, node, path, rows, field)?
         }
         Kind::Record => {
-            let g = open_group(parent, name, path)?;
-            check_class(&g, RECORD_VALUES, path)?;
-            open_record(&g, node, path, rows, field)?
+            record::arrow::read::open_element(parent, name, node, path, rows, field, open_node)?
         }
         Kind::Union => {
             let g = open_group(parent, name, path)?;

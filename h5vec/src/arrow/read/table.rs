@@ -18,9 +18,10 @@ use crate::raw;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::container::{Keep, Source};
+use crate::kinds::record::arrow::read::Record;
 use crate::kinds::scalar::arrow::read::{Bools, FixedStrs, Prim};
 
-use super::nodes::{with_prim, BoxNode, Levels, Record};
+use super::nodes::{with_prim, BoxNode, Levels};
 use super::open::open_node;
 use super::select::{select_columns, Pick};
 
