@@ -27,7 +27,7 @@ mod container;
 pub(crate) mod nodes;
 mod open;
 pub(crate) mod retyped;
-mod select;
+pub(crate) mod select;
 mod source;
 mod table;
 mod typed;

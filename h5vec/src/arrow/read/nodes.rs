@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, FixedSizeListArray, LargeListArray, LargeStringArray};
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, LargeStringArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, Field, FieldRef};
 use hdf5::Group;
@@ -15,9 +15,7 @@ use crate::column::open_values;
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
 use crate::kinds::list::open_leaf_values;
-use crate::kinds::list::{load_list_offsets, null_row_not_empty, StringValuesDecoder};
-use crate::kinds::nullable::read_mask;
-use crate::raw::{Bits8, Pod};
+use crate::raw::Pod;
 use crate::schema::{Schema, Stored};
 
 /// Reads rows of one node into an Arrow array.
@@ -33,6 +31,11 @@ pub(crate) type BoxNode = Box<dyn Node + Send + Sync>;
 /// The reader of a schema node (`open::open_node`), handed to the kinds
 /// whose readers open their children's (records, nullable, unions).
 pub(crate) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
+
+/// The reader of the list elements in member `name` of a list group
+/// (`open::open_item`), handed to the kinds whose readers open list
+/// elements (lists, nullable elements).
+pub(crate) type OpenItem = fn(&Group, &str, &Stored, &str, u64, &FieldRef) -> Result<BoxNode>;
 
 /// Rows as an Arrow length.
 pub(crate) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
@@ -278,86 +281,7 @@ impl Levels {
 }
 
 // ---------------------------------------------------------------------------
-// Strings and bytes.
-
-/// A STRING_VALUES group (list elements): every byte kept.
-pub(super) struct StrValues {
-    pub(super) dec: StringValuesDecoder,
-    pub(super) at: Place,
-}
-
-impl Node for StrValues {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        self.dec.load_stored(rows.clone())?;
-        let (offs, buf) = self.dec.take_loaded();
-        let offsets = rebase(offs, &self.at)?;
-        let dec = &self.dec;
-        utf8_array(offsets, buf, nulls, &self.at, |i| {
-            Error::invalid(
-                dec.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Records, lists, nulls, constants.
-
-/// A list group: OFFSETS, and the element node over `VALUES`.
-pub(super) struct List {
-    pub(super) offsets: PodReader<u64>,
-    /// `OFFSETS[count]` (checked on open).
-    pub(super) total: u64,
-    pub(super) item: BoxNode,
-    pub(super) field: FieldRef,
-    pub(super) offs: Vec<u64>,
-}
-
-impl Node for List {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.offsets.place().clone();
-        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
-        check_nulls(nulls.as_ref(), self.offs.len() - 1, &at)?;
-        if let Some(nb) = &nulls {
-            for i in (0..nb.len()).filter(|&i| nb.is_null(i)) {
-                let (a, b) = (self.offs[i], self.offs[i + 1]);
-                if a != b {
-                    return Err(null_row_not_empty(
-                        self.offsets.element(rows.start + i as u64),
-                        b - a,
-                    ));
-                }
-            }
-        }
-        let (first, last) = (self.offs[0], self.offs[self.offs.len() - 1]);
-        let offsets = rebase(&self.offs, &at)?;
-        let values = self.item.read(first..last, None)?;
-        let arr = LargeListArray::try_new(
-            self.field.clone(),
-            offset_buffer(offsets, &at)?,
-            values,
-            nulls,
-        )
-        .map_err(arrow_err(&at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
-/// A MASK beside the values of its child (TRUE = present).
-pub(super) struct Nullable {
-    pub(super) mask: PodReader<Bits8>,
-    pub(super) inner: BoxNode,
-}
-
-impl Node for Nullable {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let m = read_mask(&self.mask, &rows)?;
-        let own = validity(BooleanBuffer::collect_bool(m.len(), |i| m[i].0 != 0));
-        let nulls = both(nulls, own, m.len(), self.mask.place())?;
-        self.inner.read(rows, nulls)
-    }
-}
+// Fields this version does not know.
 
 /// A field this version of h5vec cannot read (an unknown kind or codec,
 /// SPEC.md section 11): opening it succeeds, so that the other fields can

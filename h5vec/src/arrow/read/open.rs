@@ -6,18 +6,12 @@ use hdf5::Group;
 
 use crate::arrow::mapping;
 use crate::codec::open_group;
-use crate::error::{Error, Place, Result};
-use crate::kinds::list::{
-    check_class, open_list_group, FillDecoder, FillNumber, ItemCodec, StringValuesItem,
-};
-use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
-use crate::schema::{ids, Kind, Schema, Stored};
+use crate::error::{Error, Result};
+use crate::kinds::list::check_class;
+use crate::kinds::{blob, constant, dense, json, list, nullable, record, scalar, string, vls};
+use crate::schema::{ids, Kind, Stored};
 
-use crate::kinds::scalar::arrow::read::Prim;
-use crate::kinds::{blob, constant, dense, json, record, scalar, string, vls};
-
-use super::nodes::{with_prim, BoxNode, Levels, List, Nullable, StrValues, Unknown};
-use super::select::has_data;
+use super::nodes::{BoxNode, Unknown};
 use super::typed;
 
 /// The reader of a node this version does not know (SPEC.md section 11):
@@ -64,13 +58,8 @@ pub(super) fn open_node(
             json::arrow::read::open(group, node, path, count)?
         }
         Kind::VlsString => vls::arrow::read::open(group, node, path, count)?,
-        Kind::List => open_list(group, node, path, count, field)?,
-        Kind::Nullable => {
-            check_nullable(node, path)?;
-            let mask = open_mask(group, path, count)?;
-            let inner = open_node(group, &child_with_mask(node, path)?, path, count, field)?;
-            Box::new(Nullable { mask, inner })
-        }
+        Kind::List => list::arrow::read::open(group, node, path, count, field, open_item)?,
+        Kind::Nullable => nullable::arrow::read::open(group, node, path, count, field, open_node)?,
         other => {
             return Err(Error::mismatch(
                 path,
@@ -82,35 +71,8 @@ pub(super) fn open_node(
     })
 }
 
-/// A list group `group` of `count` rows.
-fn open_list(
-    group: &Group,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    field: &Field,
-) -> Result<BoxNode> {
-    let (offsets, total) = open_list_group(group, node, path, count)?;
-    let DataType::LargeList(item_field) = field.data_type() else {
-        return Err(Error::invalid(path, "a list without a list type"));
-    };
-    let child = node.child(0, path)?;
-    let ipath = format!("{path}[]");
-    if !has_data(child) {
-        crate::limits::check_rows_without_data(total, "list elements without data", &ipath)?;
-    }
-    let item = open_item(group, "VALUES", child, &ipath, total, item_field)?;
-    Ok(Box::new(List {
-        offsets,
-        total,
-        item,
-        field: item_field.clone(),
-        offs: Vec::new(),
-    }))
-}
-
 /// The element member `name` of a list group `parent`, at least `rows` elements.
-fn open_item(
+pub(super) fn open_item(
     parent: &Group,
     name: &str,
     node: &Stored,
@@ -143,38 +105,10 @@ fn open_item(
         Kind::Dense => {
             dense::arrow::read::open_element(parent, name, node, path, rows, field.data_type())?
         }
-        Kind::FillNullable => {
-            let want = Schema::new(Kind::FillNullable, ids::FILL_SCHEMA, ids::FILL_CODEC, "")
-                .encoded(node.encoded_type.as_deref().unwrap_or(""));
-            node.expect(&want, path)?;
-            fn fill<T: arrow_array::types::ArrowPrimitiveType>(
-                parent: &Group,
-                name: &str,
-                path: &str,
-                rows: u64,
-            ) -> Result<BoxNode>
-            where
-                T::Native: FillNumber,
-            {
-                let (col, fill) =
-                    FillDecoder::<T::Native>::open(parent, name, path, rows)?.into_parts();
-                Ok(Box::new(Prim::<T> {
-                    col,
-                    fill,
-                    levels: Levels::default(),
-                    lent: None,
-                }))
-            }
-            with_prim!(field.data_type(), T => fill::<T>(parent, name, path, rows)?,
-                _ => return Err(Error::mismatch(path, "a fill_nullable number", field.data_type())))
-        }
-        Kind::StringValues => Box::new(StrValues {
-            dec: StringValuesItem::open(parent, name, node, path, rows)?,
-            at: Place::new(path, crate::codec::member_path(parent, name)),
-        }),
+        Kind::FillNullable => list::arrow::read::open_fill(parent, name, node, path, rows, field)?,
+        Kind::StringValues => list::arrow::read::open_strings(parent, name, node, path, rows)?,
         Kind::List => {
-            let g = open_group(parent, name, path)?;
-            open_list(&g, node, path, rows, field)?
+            list::arrow::read::open_element(parent, name, node, path, rows, field, open_item)?
         }
         Kind::Record => {
             record::arrow::read::open_element(parent, name, node, path, rows, field, open_node)?
@@ -185,19 +119,7 @@ fn open_item(
             crate::kinds::union::arrow::read::open_union(&g, node, path, rows, field, open_node)?
         }
         Kind::Nullable => {
-            check_nullable(node, path)?;
-            let child = child_with_mask(node, path)?;
-            if child.kind != Kind::StringValues && child.kind != Kind::List {
-                return Err(Error::mismatch(
-                    path,
-                    "nullable list elements of strings or lists",
-                    format!("nullable `{}` elements", child.kind),
-                ));
-            }
-            let g = open_group(parent, name, path)?;
-            let mask = open_mask(&g, path, rows)?;
-            let inner = open_item(parent, name, &child, path, rows, field)?;
-            Box::new(Nullable { mask, inner })
+            nullable::arrow::read::open_element(parent, name, node, path, rows, field, open_item)?
         }
         other => {
             return Err(Error::mismatch(
