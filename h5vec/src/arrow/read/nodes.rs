@@ -1,6 +1,11 @@
-//! The column readers of the schema-driven reader: one per schema node,
-//! each reading a range of rows into one Arrow array with one HDF5 read per
-//! dataset, on the kinds' own checked readers (SPEC.md sections 7 and 11).
+//! What the column readers of the schema-driven reader share: the [`Node`]
+//! trait (one reader per schema node, each reading a range of rows into one
+//! Arrow array with one HDF5 read per dataset, on the kinds' own checked
+//! readers: SPEC.md sections 7 and 11), the dispatcher types handed to the
+//! kinds that open children ([`OpenNode`], [`OpenItem`]), the `FixedSizeList`
+//! [`Levels`], the buffer and validity helpers, and the reader of a field
+//! this version does not know. Each storage kind's reader is in
+//! `kinds/<kind>/arrow/read.rs`.
 
 use std::ops::Range;
 use std::sync::Arc;

@@ -1,5 +1,8 @@
 //! Building the readers of a schema tree: one column reader per node of a
 //! vector's stored schema, each opened on the checks of the typed load.
+//! `open_node` (a vector's nodes) and `open_item` (list elements) dispatch
+//! on the node's kind to the kind's reader (`kinds/<kind>/arrow/read.rs`),
+//! handing themselves to the kinds that open children.
 
 use arrow_schema::{DataType, Field, FieldRef};
 use hdf5::Group;
