@@ -4,7 +4,8 @@
 //!
 //! The container is opened as a typed load opens it (the walk of section
 //! 7, the metadata, the schema tree); then a tree of column readers
-//! ([`nodes`]) is built from the schema node and the data group, each
+//! ([`nodes`]'s `Node`, one per kind in `kinds/<kind>/arrow/read.rs`) is
+//! built from the schema node and the data group, each
 //! checked on open by the same functions the typed decoders use. Reading a
 //! range of rows is one HDF5 read per dataset; numbers go straight into the
 //! Arrow buffers.
@@ -27,7 +28,7 @@ mod container;
 pub(crate) mod nodes;
 mod open;
 pub(crate) mod retyped;
-mod select;
+pub(crate) mod select;
 mod source;
 mod table;
 mod typed;

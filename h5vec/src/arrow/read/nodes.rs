@@ -1,33 +1,26 @@
-//! The column readers of the schema-driven reader: one per schema node,
-//! each reading a range of rows into one Arrow array with one HDF5 read per
-//! dataset, on the kinds' own checked readers (SPEC.md sections 7 and 11).
+//! What the column readers of the schema-driven reader share: the [`Node`]
+//! trait (one reader per schema node, each reading a range of rows into one
+//! Arrow array with one HDF5 read per dataset, on the kinds' own checked
+//! readers: SPEC.md sections 7 and 11), the dispatcher types handed to the
+//! kinds that open children ([`OpenNode`], [`OpenItem`]), the `FixedSizeList`
+//! [`Levels`], the buffer and validity helpers, and the reader of a field
+//! this version does not know. Each storage kind's reader is in
+//! `kinds/<kind>/arrow/read.rs`.
 
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::types::ArrowPrimitiveType;
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeListArray, LargeBinaryArray, LargeListArray,
-    LargeStringArray, NullArray, PrimitiveArray, StringArray, StructArray,
-};
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, LargeStringArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{ArrowError, FieldRef, Fields};
+use arrow_schema::{ArrowError, Field, FieldRef};
 use hdf5::Group;
 
-use crate::codec::{range_len, Decoder};
+use crate::codec::range_len;
 use crate::column::open_values;
 use crate::column::PodReader;
 use crate::error::{Error, Place, Result};
-use crate::h5col::FixedStrReader;
-use crate::kinds::blob::BlobDecoder;
-use crate::kinds::dense::bad_entry;
 use crate::kinds::list::open_leaf_values;
-use crate::kinds::list::{load_list_offsets, null_row_not_empty, FillNumber, StringValuesDecoder};
-use crate::kinds::nullable::read_mask;
-use crate::kinds::scalar::{bad_value, bool_refused, first_non_bool};
-use crate::kinds::string::VlenStrDecoder;
-use crate::kinds::vls::VlsDecoder;
-use crate::raw::{Bits8, Pod};
+use crate::raw::Pod;
 use crate::schema::{Schema, Stored};
 
 /// Reads rows of one node into an Arrow array.
@@ -39,6 +32,15 @@ pub(crate) trait Node {
 
 /// A boxed node.
 pub(crate) type BoxNode = Box<dyn Node + Send + Sync>;
+
+/// The reader of a schema node (`open::open_node`), handed to the kinds
+/// whose readers open their children's (records, nullable, unions).
+pub(crate) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
+
+/// The reader of the list elements in member `name` of a list group
+/// (`open::open_item`), handed to the kinds whose readers open list
+/// elements (lists, nullable elements).
+pub(crate) type OpenItem = fn(&Group, &str, &Stored, &str, u64, &FieldRef) -> Result<BoxNode>;
 
 /// Rows as an Arrow length.
 pub(crate) fn length(rows: &Range<u64>, at: &Place) -> Result<usize> {
@@ -52,14 +54,14 @@ pub(crate) fn arrow_err(at: &Place) -> impl Fn(ArrowError) -> Error + '_ {
 }
 
 /// Validity bits as a null buffer, `None` when nothing is null.
-fn validity(bits: BooleanBuffer) -> Option<NullBuffer> {
+pub(crate) fn validity(bits: BooleanBuffer) -> Option<NullBuffer> {
     let nb = NullBuffer::new(bits);
     (nb.null_count() > 0).then_some(nb)
 }
 
 /// Offsets that start at 0, as an offset buffer (checked, so that Arrow's
 /// own assertions cannot fire).
-fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
+pub(crate) fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
     let ok = offs.first().is_some_and(|&f| f >= 0) && offs.windows(2).all(|w| w[0] <= w[1]);
     if !ok {
         return Err(Error::invalid(
@@ -71,7 +73,7 @@ fn offset_buffer(offs: Vec<i64>, at: &Place) -> Result<OffsetBuffer<i64>> {
 }
 
 /// `u64` offsets `offs` made relative to `offs[0]`, as `i64`.
-fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
+pub(crate) fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
     let base = offs.first().copied().unwrap_or(0);
     let mut out = Vec::new();
     crate::limits::reserve(&mut out, offs.len() as u64, at)?;
@@ -86,7 +88,7 @@ fn rebase(offs: &[u64], at: &Place) -> Result<Vec<i64>> {
 }
 
 /// End positions (`ends[i]` = end of row `i`) as offsets from 0.
-fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
+pub(crate) fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
     let mut out = Vec::new();
     crate::limits::reserve(&mut out, ends.len() as u64 + 1, at)?;
     out.push(0);
@@ -99,7 +101,7 @@ fn ends_to_offsets(ends: &[usize], at: &Place) -> Result<Vec<i64>> {
 /// A `LargeUtf8` array of `values` cut at `offsets`. Invalid UTF-8 in a
 /// row that is not null is the error `bad(i)` for its index `i` in the
 /// batch; bytes under null rows are dropped (typed loads skip them too).
-fn utf8_array(
+pub(crate) fn utf8_array(
     offsets: Vec<i64>,
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
@@ -147,7 +149,7 @@ fn utf8_array(
 
 /// Union of two optional null buffers, each of `n` entries (Arrow's own
 /// union asserts equal lengths).
-fn both(
+pub(crate) fn both(
     a: Option<NullBuffer>,
     b: Option<NullBuffer>,
     n: usize,
@@ -190,6 +192,57 @@ pub(crate) fn leaf_column<R: Pod>(
     }
 }
 
+/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
+macro_rules! with_prim {
+    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {{
+        use arrow_array::types::*;
+        match $dt {
+            DataType::Int8 => {
+                type $T = Int8Type;
+                $body
+            }
+            DataType::Int16 => {
+                type $T = Int16Type;
+                $body
+            }
+            DataType::Int32 => {
+                type $T = Int32Type;
+                $body
+            }
+            DataType::Int64 => {
+                type $T = Int64Type;
+                $body
+            }
+            DataType::UInt8 => {
+                type $T = UInt8Type;
+                $body
+            }
+            DataType::UInt16 => {
+                type $T = UInt16Type;
+                $body
+            }
+            DataType::UInt32 => {
+                type $T = UInt32Type;
+                $body
+            }
+            DataType::UInt64 => {
+                type $T = UInt64Type;
+                $body
+            }
+            DataType::Float32 => {
+                type $T = Float32Type;
+                $body
+            }
+            DataType::Float64 => {
+                type $T = Float64Type;
+                $body
+            }
+            _ => $other,
+        }
+    }};
+}
+pub(crate) use with_prim;
+
 // ---------------------------------------------------------------------------
 // Dense: FixedSizeList levels around a flat leaf array.
 
@@ -200,7 +253,7 @@ pub(crate) struct Levels(pub(crate) Vec<(FieldRef, i32)>);
 
 impl Levels {
     /// Leaves per row.
-    fn leaves(&self, at: &Place) -> Result<u64> {
+    pub(crate) fn leaves(&self, at: &Place) -> Result<u64> {
         self.0.iter().try_fold(1u64, |a, (_, s)| {
             a.checked_mul(u64::try_from(*s).unwrap_or(0))
                 .ok_or_else(|| Error::invalid(at, "dense element too large"))
@@ -233,467 +286,7 @@ impl Levels {
 }
 
 // ---------------------------------------------------------------------------
-// Numbers (scalar, dense leaves, enums, fill_nullable, h5col numbers).
-
-/// Numbers of Arrow type `A`, read straight into the array's buffer; with
-/// `fill`, an element equal to it is null.
-pub(super) struct Prim<A: ArrowPrimitiveType>
-where
-    A::Native: FillNumber,
-{
-    pub(super) col: PodReader<A::Native>,
-    pub(super) fill: Option<A::Native>,
-    pub(super) levels: Levels,
-    /// The buffer of the last array read: the next read reuses it if the
-    /// caller has dropped that array (batch by batch readers).
-    pub(super) lent: Option<Buffer>,
-}
-
-impl<A: ArrowPrimitiveType> Node for Prim<A>
-where
-    A::Native: FillNumber,
-{
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let mut v = match self.lent.take().map(Buffer::into_vec::<A::Native>) {
-            Some(Ok(v)) => v,
-            _ => Vec::new(),
-        };
-        self.col.read_into(rows.start, n as u64, &mut v)?;
-        let own = self
-            .fill
-            .and_then(|f| validity(BooleanBuffer::collect_bool(v.len(), |i| !v[i].is_fill(f))));
-        let len = v.len();
-        let buf = Buffer::from_vec(v);
-        self.lent = Some(buf.clone());
-        let values = ScalarBuffer::new(buf, 0, len);
-        if self.levels.0.is_empty() {
-            let nulls = both(nulls, own, n, &at)?;
-            let arr = PrimitiveArray::<A>::try_new(values, nulls).map_err(arrow_err(&at))?;
-            return Ok(Arc::new(arr));
-        }
-        let leaf = PrimitiveArray::<A>::try_new(values, None).map_err(arrow_err(&at))?;
-        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
-    }
-}
-
-/// Booleans (bitfield, h5col bool, 1-byte integers): 0 is false, 1 is
-/// true, any other code is an error naming the row (SPEC.md section 7).
-pub(super) struct Bools {
-    pub(super) col: PodReader<Bits8>,
-    pub(super) levels: Levels,
-}
-
-impl Node for Bools {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let leaves = self.levels.leaves(&at)?;
-        let total = (n as u64)
-            .checked_mul(leaves)
-            .ok_or_else(|| Error::invalid(&at, "rows too large"))?;
-        let v = self.col.read(rows.start, n as u64)?;
-        if v.len() as u64 != total {
-            return Err(crate::codec::exhausted(&at));
-        }
-        if let Some((i, code)) = first_non_bool(&v) {
-            let i = i as u64;
-            let row = rows.start + i.checked_div(leaves).unwrap_or(0);
-            let msg = bool_refused(code);
-            // As the typed decoders say it: an array's entry is named.
-            return Err(if leaves > 1 {
-                Error::invalid(
-                    self.col.element(row),
-                    format!("entry {}: {msg}", i.checked_rem(leaves).unwrap_or(0)),
-                )
-            } else {
-                Error::invalid(self.col.element(row), msg)
-            });
-        }
-        let values = BooleanBuffer::collect_bool(v.len(), |i| v[i].0 != 0);
-        check_nulls(nulls.as_ref(), n, &at)?;
-        if self.levels.0.is_empty() {
-            return Ok(Arc::new(BooleanArray::new(values, nulls)));
-        }
-        let leaf = BooleanArray::new(values, None);
-        self.levels.wrap(Arc::new(leaf), n, nulls, &at)
-    }
-}
-
-/// `char`s (Int32 code points) as one-character `Utf8` strings.
-pub(super) struct Chars {
-    pub(super) col: PodReader<i32>,
-    pub(super) levels: Levels,
-}
-
-impl Node for Chars {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.col.place().clone();
-        let n = length(&rows, &at)?;
-        let leaves = self.levels.leaves(&at)?;
-        let mut v = Vec::new();
-        self.col.read_into(rows.start, n as u64, &mut v)?;
-        let mut values = Vec::new();
-        crate::limits::reserve(&mut values, v.len() as u64, &at)?;
-        let mut offsets = Vec::new();
-        crate::limits::reserve(&mut offsets, v.len() as u64 + 1, &at)?;
-        offsets.push(0i32);
-        let mut utf8 = [0u8; 4];
-        for (i, &c) in v.iter().enumerate() {
-            let Some(ch) = u32::try_from(c).ok().and_then(char::from_u32) else {
-                let row = rows.start + (i as u64).checked_div(leaves).unwrap_or(0);
-                return Err(if self.levels.0.is_empty() {
-                    bad_value::<char>(&self.col, row)
-                } else {
-                    bad_entry::<char>(&self.col, row, &[])
-                });
-            };
-            values.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
-            let end = i32::try_from(values.len())
-                .map_err(|_| Error::invalid(&at, "more than 2 GiB of characters in one batch"))?;
-            offsets.push(end);
-        }
-        let offs = OffsetBuffer::new(ScalarBuffer::from(offsets));
-        let flat_nulls = if self.levels.0.is_empty() {
-            nulls.clone()
-        } else {
-            None
-        };
-        let arr = StringArray::try_new(offs, Buffer::from_vec(values), flat_nulls)
-            .map_err(arrow_err(&at))?;
-        if self.levels.0.is_empty() {
-            return Ok(Arc::new(arr));
-        }
-        self.levels.wrap(Arc::new(arr), n, nulls, &at)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Strings and bytes.
-
-/// HDF5 variable-length strings (`String`, JSON text); with `json`, every
-/// row read that is not null must be JSON (the `arrow.json` extension's
-/// promise, and what a typed load checks by parsing it).
-pub(super) struct VlenStrs {
-    pub(super) dec: VlenStrDecoder,
-    pub(super) at: Place,
-    pub(super) json: bool,
-}
-
-impl Node for VlenStrs {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let mut values = Vec::new();
-        let mut ends = Vec::new();
-        crate::limits::reserve(&mut ends, n as u64, &self.at)?;
-        self.dec.read_bytes(rows.clone(), &mut values, &mut ends)?;
-        if self.json {
-            check_nulls(nulls.as_ref(), ends.len(), &self.at)?;
-            let mut a = 0;
-            for (i, &b) in ends.iter().enumerate() {
-                let valid = nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
-                let text = values.get(a..b).unwrap_or_default();
-                if valid {
-                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
-                        Error::invalid(
-                            self.at.element(rows.start + i as u64),
-                            format!("bad JSON: {e}"),
-                        )
-                    })?;
-                }
-                a = b;
-            }
-        }
-        let offsets = ends_to_offsets(&ends, &self.at)?;
-        let at = self.at.clone();
-        // Every row was checked as UTF-8 when read.
-        utf8_array(offsets, values, nulls, &self.at, |i| {
-            Error::invalid(
-                at.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
-/// A VLS heap and its pointers; `nullable` (placeholder codec): an element
-/// equal to the placeholder is null, else it is an error; `json` (JSON
-/// codec): every row that is not null must be JSON, as for [`VlenStrs`].
-pub(super) struct Vls {
-    pub(super) dec: VlsDecoder,
-    pub(super) nullable: bool,
-    pub(super) ptrs: Vec<crate::kinds::vls::Pointer>,
-    pub(super) json: bool,
-}
-
-impl Node for Vls {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.dec.place().clone();
-        let n = length(&rows, &at)?;
-        let mut heap = Vec::new();
-        let lo = self.dec.read_raw(&rows, &mut self.ptrs, &mut heap)?;
-        // Each element's slice in `heap`, cut at its first NUL.
-        let slice = |p: &crate::kinds::vls::Pointer| -> (usize, usize) {
-            if p.length == 0 {
-                return (0, 0);
-            }
-            // In range: `read_raw` checked every slice against the heap.
-            let a = (p.offset - lo) as usize;
-            let len = p.length as usize;
-            let b = heap[a..a + len]
-                .iter()
-                .position(|&c| c == 0)
-                .map_or(a + len, |z| a + z);
-            (a, b)
-        };
-        // Zero-copy when the rows' slices lie back to back from heap[0] to its end.
-        let mut contiguous = true;
-        let mut pos = 0usize;
-        for p in &self.ptrs {
-            let (a, b) = slice(p);
-            if a == b {
-                continue;
-            }
-            if a != pos || b - a != p.length as usize {
-                contiguous = false;
-                break;
-            }
-            pos = b;
-        }
-        contiguous &= pos == heap.len();
-        let mut offsets = Vec::new();
-        crate::limits::reserve(&mut offsets, n as u64 + 1, &at)?;
-        offsets.push(0i64);
-        let values = if contiguous {
-            let mut end = 0i64;
-            for p in &self.ptrs {
-                let (a, b) = slice(p);
-                end = end.saturating_add((b - a) as i64);
-                offsets.push(end);
-            }
-            heap
-        } else {
-            // Rows may share slices (deduplicated strings): the output can
-            // be far larger than the heap read, so its size is checked and
-            // allocated first, an error rather than an abort if it fails.
-            let total = self.ptrs.iter().try_fold(0u64, |t, p| {
-                let (a, b) = slice(p);
-                t.checked_add((b - a) as u64)
-            });
-            let total = total.ok_or_else(|| Error::invalid(&at, "string bytes overflow"))?;
-            let mut v = Vec::new();
-            crate::limits::reserve(&mut v, total, &at)?;
-            for p in &self.ptrs {
-                let (a, b) = slice(p);
-                v.extend_from_slice(&heap[a..b]);
-                offsets.push(i64::try_from(v.len()).unwrap_or(i64::MAX));
-            }
-            v
-        };
-        let own = match self.dec.placeholder() {
-            Some(ph) => {
-                let ph = ph.as_bytes();
-                let bits = BooleanBuffer::collect_bool(n, |i| {
-                    let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    values.get(a..b) != Some(ph)
-                });
-                let nb = validity(bits);
-                if nb.is_some() && !self.nullable {
-                    return Err(self.dec.missing_error());
-                }
-                nb
-            }
-            None => None,
-        };
-        let dec = &self.dec;
-        let nulls = both(nulls, own, n, &at)?;
-        if self.json {
-            for i in 0..n {
-                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-                if nulls.as_ref().is_none_or(|nb| nb.is_valid(i)) {
-                    let text = values.get(a..b).unwrap_or_default();
-                    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|e| {
-                        Error::invalid(at.element(rows.start + i as u64), format!("bad JSON: {e}"))
-                    })?;
-                }
-            }
-        }
-        utf8_array(offsets, values, nulls, &at, |i| {
-            dec.bad_utf8(rows.start + i as u64)
-        })
-    }
-}
-
-/// Blob bytes, one `LargeBinary` value per row (not decoded).
-pub(super) struct Blob {
-    pub(super) dec: BlobDecoder<()>,
-    pub(super) at: Place,
-}
-
-impl Node for Blob {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        Decoder::<()>::load(&mut self.dec, rows)?;
-        let (buf, ends) = self.dec.take_loaded();
-        let offs = offset_buffer(ends_to_offsets(&ends, &self.at)?, &self.at)?;
-        let arr = LargeBinaryArray::try_new(offs, Buffer::from_vec(buf), nulls)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
-/// A STRING_VALUES group (list elements): every byte kept.
-pub(super) struct StrValues {
-    pub(super) dec: StringValuesDecoder,
-    pub(super) at: Place,
-}
-
-impl Node for StrValues {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        self.dec.load_stored(rows.clone())?;
-        let (offs, buf) = self.dec.take_loaded();
-        let offsets = rebase(offs, &self.at)?;
-        let dec = &self.dec;
-        utf8_array(offsets, buf, nulls, &self.at, |i| {
-            Error::invalid(
-                dec.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
-/// A fixed-length string column of an h5col table: the fill value is null.
-pub(super) struct FixedStrs {
-    pub(super) rdr: FixedStrReader,
-    pub(super) at: Place,
-}
-
-impl Node for FixedStrs {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let mut values = Vec::new();
-        let mut ends = Vec::with_capacity(n);
-        let mut valid = Vec::with_capacity(n);
-        self.rdr.read_each(rows.clone(), |v| {
-            values.extend_from_slice(v.unwrap_or("").as_bytes());
-            ends.push(values.len());
-            valid.push(v.is_some());
-        })?;
-        if ends.len() != n {
-            return Err(crate::codec::exhausted(&self.at));
-        }
-        let own = validity(BooleanBuffer::collect_bool(n, |i| valid[i]));
-        let offsets = ends_to_offsets(&ends, &self.at)?;
-        let at = self.at.clone();
-        let nulls = both(nulls, own, n, &at)?;
-        utf8_array(offsets, values, nulls, &self.at, |i| {
-            Error::invalid(
-                at.element(rows.start + i as u64),
-                "string is not valid UTF-8",
-            )
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Records, lists, nulls, constants.
-
-/// A record: one child per field.
-pub(super) struct Record {
-    pub(super) fields: Fields,
-    pub(super) children: Vec<BoxNode>,
-    pub(super) at: Place,
-}
-
-impl Node for Record {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        let arrays = self
-            .children
-            .iter_mut()
-            .map(|c| c.read(rows.clone(), None))
-            .collect::<Result<Vec<_>>>()?;
-        let arr = StructArray::try_new_with_length(self.fields.clone(), arrays, nulls, n)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
-/// A list group: OFFSETS, and the element node over `VALUES`.
-pub(super) struct List {
-    pub(super) offsets: PodReader<u64>,
-    /// `OFFSETS[count]` (checked on open).
-    pub(super) total: u64,
-    pub(super) item: BoxNode,
-    pub(super) field: FieldRef,
-    pub(super) offs: Vec<u64>,
-}
-
-impl Node for List {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let at = self.offsets.place().clone();
-        load_list_offsets(&self.offsets, &rows, &mut self.offs, self.total)?;
-        check_nulls(nulls.as_ref(), self.offs.len() - 1, &at)?;
-        if let Some(nb) = &nulls {
-            for i in (0..nb.len()).filter(|&i| nb.is_null(i)) {
-                let (a, b) = (self.offs[i], self.offs[i + 1]);
-                if a != b {
-                    return Err(null_row_not_empty(
-                        self.offsets.element(rows.start + i as u64),
-                        b - a,
-                    ));
-                }
-            }
-        }
-        let (first, last) = (self.offs[0], self.offs[self.offs.len() - 1]);
-        let offsets = rebase(&self.offs, &at)?;
-        let values = self.item.read(first..last, None)?;
-        let arr = LargeListArray::try_new(
-            self.field.clone(),
-            offset_buffer(offsets, &at)?,
-            values,
-            nulls,
-        )
-        .map_err(arrow_err(&at))?;
-        Ok(Arc::new(arr))
-    }
-}
-
-/// A MASK beside the values of its child (TRUE = present).
-pub(super) struct Nullable {
-    pub(super) mask: PodReader<Bits8>,
-    pub(super) inner: BoxNode,
-}
-
-impl Node for Nullable {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let m = read_mask(&self.mask, &rows)?;
-        let own = validity(BooleanBuffer::collect_bool(m.len(), |i| m[i].0 != 0));
-        let nulls = both(nulls, own, m.len(), self.mask.place())?;
-        self.inner.read(rows, nulls)
-    }
-}
-
-/// A constant: `Null` values, nothing read; with `empty_struct` (the child
-/// of a `nullable`), a struct without fields whose validity is the MASK.
-pub(super) struct Constant {
-    pub(super) at: Place,
-    pub(super) empty_struct: bool,
-}
-
-impl Node for Constant {
-    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let n = length(&rows, &self.at)?;
-        if !self.empty_struct {
-            return Ok(Arc::new(NullArray::new(n)));
-        }
-        check_nulls(nulls.as_ref(), n, &self.at)?;
-        let arr = StructArray::try_new_with_length(Fields::empty(), Vec::new(), nulls, n)
-            .map_err(arrow_err(&self.at))?;
-        Ok(Arc::new(arr))
-    }
-}
+// Fields this version does not know.
 
 /// A field this version of h5vec cannot read (an unknown kind or codec,
 /// SPEC.md section 11): opening it succeeds, so that the other fields can

@@ -1,204 +1,21 @@
 //! Building the readers of a schema tree: one column reader per node of a
 //! vector's stored schema, each opened on the checks of the typed load.
+//! `open_node` (a vector's nodes) and `open_item` (list elements) dispatch
+//! on the node's kind to the kind's reader (`kinds/<kind>/arrow/read.rs`),
+//! handing themselves to the kinds that open children.
 
 use arrow_schema::{DataType, Field, FieldRef};
 use hdf5::Group;
 
-use crate::arrow::mapping::{self, dense_shape, number_type};
-use crate::codec::{expect_members, open_group, Codec};
-use crate::column::open_values;
-use crate::error::{Error, Place, Result};
-use crate::kinds::blob::BlobCodec;
-use crate::kinds::list::{
-    check_class, open_leaf_values, open_list_group, FillDecoder, FillNumber, ItemCodec,
-    StringValuesItem, RECORD_VALUES,
-};
-use crate::kinds::nullable::{check_nullable, child_with_mask, open_mask};
-use crate::kinds::string::VlenStrDecoder;
-use crate::kinds::vls::VlsCodec;
-use crate::raw::{Bits8, Pod};
-use crate::schema::{ids, Kind, Schema, Stored};
+use crate::arrow::mapping;
+use crate::codec::open_group;
+use crate::error::{Error, Result};
+use crate::kinds::list::check_class;
+use crate::kinds::{blob, constant, dense, json, list, nullable, record, scalar, string, vls};
+use crate::schema::{ids, Kind, Stored};
 
-use super::nodes::{
-    Blob, Bools, BoxNode, Chars, Constant, Levels, List, Nullable, Prim, Record, StrValues,
-    Unknown, VlenStrs, Vls,
-};
-use super::select::has_data;
+use super::nodes::{BoxNode, Unknown};
 use super::typed;
-
-/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
-macro_rules! with_prim {
-    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {{
-        use arrow_array::types::*;
-        match $dt {
-            DataType::Int8 => {
-                type $T = Int8Type;
-                $body
-            }
-            DataType::Int16 => {
-                type $T = Int16Type;
-                $body
-            }
-            DataType::Int32 => {
-                type $T = Int32Type;
-                $body
-            }
-            DataType::Int64 => {
-                type $T = Int64Type;
-                $body
-            }
-            DataType::UInt8 => {
-                type $T = UInt8Type;
-                $body
-            }
-            DataType::UInt16 => {
-                type $T = UInt16Type;
-                $body
-            }
-            DataType::UInt32 => {
-                type $T = UInt32Type;
-                $body
-            }
-            DataType::UInt64 => {
-                type $T = UInt64Type;
-                $body
-            }
-            DataType::Float32 => {
-                type $T = Float32Type;
-                $body
-            }
-            DataType::Float64 => {
-                type $T = Float64Type;
-                $body
-            }
-            _ => $other,
-        }
-    }};
-}
-pub(super) use with_prim;
-
-/// The `FixedSizeList` levels of `ty` (innermost first) and its leaf type.
-fn levels_of(ty: &DataType) -> (Levels, DataType) {
-    let mut levels = Vec::new();
-    let mut t = ty.clone();
-    while let DataType::FixedSizeList(f, n) = t {
-        levels.push((f.clone(), n));
-        t = f.data_type().clone();
-    }
-    levels.reverse();
-    (Levels(levels), t)
-}
-
-/// The node a scalar or dense leaf is checked against (kind, identifiers,
-/// encoded type, dimensions).
-fn leaf_want(node: &Stored) -> Schema {
-    let mut want = Schema::new(
-        node.kind.clone(),
-        if node.kind == Kind::Dense {
-            ids::DENSE
-        } else {
-            ids::SCALAR
-        },
-        &node.codec,
-        "",
-    );
-    want.encoded_type = node.encoded_type.clone();
-    want.dimensions = node.dimensions.clone();
-    want
-}
-
-/// Where a scalar, dense or leaf node's values are: a `values` dataset in
-/// the node's data group, or a list's `VALUES` dataset.
-enum LeafAt<'a> {
-    Group(&'a Group),
-    Member(&'a Group, &'a str),
-}
-
-/// Opens a numbers, bool or char leaf (scalar, dense, list element) of
-/// Arrow type `ty`; `count` rows at least.
-fn open_leaf(
-    at: LeafAt<'_>,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    ty: &DataType,
-) -> Result<BoxNode> {
-    let (levels, leaf) = levels_of(ty);
-    let inner: Vec<u64> = if node.kind == Kind::Dense {
-        dense_shape(&Schema::from(node), path)?
-            .into_iter()
-            .map(|d| d as u64)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let want = leaf_want(node);
-    fn col<R: Pod>(
-        at: &LeafAt<'_>,
-        node: &Stored,
-        path: &str,
-        count: u64,
-        want: &Schema,
-        inner: &[u64],
-    ) -> Result<crate::column::PodReader<R>> {
-        match at {
-            LeafAt::Group(g) => open_values::<R>(g, node, path, count, want, inner),
-            LeafAt::Member(g, name) => {
-                let (ds, n) = open_leaf_values::<R>(g, name, node, path, count, want, inner)?;
-                crate::column::PodReader::new(ds, inner.to_vec(), n, path)
-            }
-        }
-    }
-    if matches!(leaf, DataType::Dictionary(..)) {
-        // A labelled enum (SPEC.md section 11): its codes, then their labels.
-        let schema = Schema::from(node);
-        let Some((names, values)) = mapping::labels(&schema, path)? else {
-            return Err(Error::invalid(
-                path,
-                "a dictionary for an enum without labels",
-            ));
-        };
-        let (names, codes) = crate::kinds::union::arrow::read::Labels::tables(names, values);
-        let enc = number_type(node.encoded_type.as_deref().unwrap_or("")).unwrap_or(DataType::Null);
-        let per = inner
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?));
-        let per = per.ok_or_else(|| Error::invalid(path, "dense element too large"))?;
-        let (inner_node, at) = with_prim!(&enc, T => {
-            let c = col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?;
-            let place = c.place().clone();
-            (Box::new(Prim::<T> { col: c, fill: None, levels: Levels::default(), lent: None }) as BoxNode, place)
-        }, _ => return Err(Error::mismatch(path, "an enum of integers", format!("encoded type {:?}", node.encoded_type))));
-        return Ok(Box::new(crate::kinds::union::arrow::read::Labels {
-            inner: inner_node,
-            levels,
-            per,
-            names,
-            codes,
-            at,
-        }));
-    }
-    Ok(match &leaf {
-        DataType::Boolean => Box::new(Bools {
-            col: col::<Bits8>(&at, node, path, count, &want, &inner)?,
-            levels,
-        }),
-        DataType::Utf8 => Box::new(Chars {
-            col: col::<i32>(&at, node, path, count, &want, &inner)?,
-            levels,
-        }),
-        t => with_prim!(t, T => Box::new(Prim::<T> {
-            col: col::<<T as arrow_array::types::ArrowPrimitiveType>::Native>(&at, node, path, count, &want, &inner)?,
-            fill: None,
-            levels,
-            lent: None,
-        }) as BoxNode, _ => return Err(Error::mismatch(
-            path,
-            "numbers, Bool or char values",
-            format!("a `{}` node", node.kind),
-        ))),
-    })
-}
 
 /// The reader of a node this version does not know (SPEC.md section 11):
 /// nothing below it is opened, and reading it is an error naming `path`.
@@ -222,81 +39,30 @@ pub(super) fn open_node(
     if let Some(node) = unknown_reader(node, path) {
         return Ok(node);
     }
-    let at = Place::new(path, group.name());
     Ok(match &node.kind {
         Kind::Scalar if matches!(field.data_type(), DataType::LargeUtf8) => {
-            let mut want =
-                Schema::new(Kind::Scalar, ids::SCALAR, &node.codec, "").encoded("String");
-            if node.codec != ids::JSON {
-                want.codec = ids::IDENTITY.into();
-            }
-            Box::new(VlenStrs {
-                dec: VlenStrDecoder::open_with(group, node, path, count, &want)?,
-                at,
-                json: node.codec == ids::JSON,
-            })
+            string::arrow::read::open(group, node, path, count)?
         }
         Kind::Scalar | Kind::Dense if typed::is_typed(field.data_type()) => {
             typed::open_typed(group, None, node, path, count, field.data_type())?
         }
-        Kind::Scalar | Kind::Dense => {
-            open_leaf(LeafAt::Group(group), node, path, count, field.data_type())?
-        }
+        Kind::Scalar => scalar::arrow::read::open(group, node, path, count, field.data_type())?,
+        Kind::Dense => dense::arrow::read::open(group, node, path, count, field.data_type())?,
         Kind::List if node.codec == ids::MAP_CODEC => {
             typed::open_map(group, node, path, count, field, open_item)?
         }
-        Kind::Record => open_record(group, node, path, count, field)?,
+        Kind::Record => record::arrow::read::open(group, node, path, count, field, open_node)?,
         Kind::Union => crate::kinds::union::arrow::read::open_union(
             group, node, path, count, field, open_node,
         )?,
-        Kind::Constant => {
-            let want = Schema::new(Kind::Constant, ids::CONSTANT, ids::CONSTANT_CODEC, "");
-            node.expect(&want, path)?;
-            expect_members(group, &[], node, path)?;
-            // Inside a `nullable`: a struct without fields (SPEC.md section 11).
-            let empty_struct = matches!(field.data_type(), DataType::Struct(f) if f.is_empty());
-            Box::new(Constant { at, empty_struct })
-        }
-        Kind::Blob => Box::new(Blob {
-            dec: <BlobCodec<()> as Codec>::open(group, node, path, count)?,
-            at,
-        }),
+        Kind::Constant => constant::arrow::read::open(group, node, path, field)?,
+        Kind::Blob => blob::arrow::read::open(group, node, path, count)?,
         Kind::VlsString if node.codec == ids::JSON => {
-            // JSON text in the VLS layout (SPEC.md section 4.1): checked as
-            // the typed load checks it.
-            let dec = <crate::kinds::json::JsonCodec<serde_json::Value> as Codec>::open(
-                group, node, path, count,
-            )?
-            .into_vls()
-            .ok_or_else(|| Error::mismatch(path, "a vls_string node", "another layout"))?;
-            Box::new(Vls {
-                dec,
-                nullable: false,
-                ptrs: Vec::new(),
-                json: true,
-            })
+            json::arrow::read::open(group, node, path, count)?
         }
-        Kind::VlsString => {
-            let nullable = node.codec == ids::PLACEHOLDER_CODEC;
-            let dec = if nullable {
-                <VlsCodec<Option<String>> as Codec>::open(group, node, path, count)?
-            } else {
-                <VlsCodec<String> as Codec>::open(group, node, path, count)?
-            };
-            Box::new(Vls {
-                dec,
-                nullable,
-                ptrs: Vec::new(),
-                json: false,
-            })
-        }
-        Kind::List => open_list(group, node, path, count, field)?,
-        Kind::Nullable => {
-            check_nullable(node, path)?;
-            let mask = open_mask(group, path, count)?;
-            let inner = open_node(group, &child_with_mask(node, path)?, path, count, field)?;
-            Box::new(Nullable { mask, inner })
-        }
+        Kind::VlsString => vls::arrow::read::open(group, node, path, count)?,
+        Kind::List => list::arrow::read::open(group, node, path, count, field, open_item)?,
+        Kind::Nullable => nullable::arrow::read::open(group, node, path, count, field, open_node)?,
         other => {
             return Err(Error::mismatch(
                 path,
@@ -308,70 +74,8 @@ pub(super) fn open_node(
     })
 }
 
-fn open_record(
-    group: &Group,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    field: &Field,
-) -> Result<BoxNode> {
-    let codec = if node.codec == ids::TUPLE || node.codec == ids::OFFSET_DATE_TIME_CODEC {
-        node.codec.as_str()
-    } else {
-        ids::STRUCT
-    };
-    let mut want = Schema::new(Kind::Record, ids::RECORD, codec, "");
-    let names = node.field_names.clone().unwrap_or_default();
-    want.field_names = Some(names.clone());
-    want.children = vec![Schema::new(Kind::default(), "", "", ""); names.len()];
-    node.expect(&want, path)?;
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    expect_members(group, &refs, node, path)?;
-    let DataType::Struct(fields) = field.data_type() else {
-        return Err(Error::invalid(path, "a record without a struct type"));
-    };
-    let mut children = Vec::with_capacity(names.len());
-    for ((name, child), f) in names.iter().zip(&node.children).zip(fields.iter()) {
-        let p = format!("{path}.{name}");
-        let g = open_group(group, name, &p)?;
-        children.push(open_node(&g, child, &p, count, f)?);
-    }
-    Ok(Box::new(Record {
-        fields: fields.clone(),
-        children,
-        at: Place::new(path, group.name()),
-    }))
-}
-
-/// A list group `group` of `count` rows.
-fn open_list(
-    group: &Group,
-    node: &Stored,
-    path: &str,
-    count: u64,
-    field: &Field,
-) -> Result<BoxNode> {
-    let (offsets, total) = open_list_group(group, node, path, count)?;
-    let DataType::LargeList(item_field) = field.data_type() else {
-        return Err(Error::invalid(path, "a list without a list type"));
-    };
-    let child = node.child(0, path)?;
-    let ipath = format!("{path}[]");
-    if !has_data(child) {
-        crate::limits::check_rows_without_data(total, "list elements without data", &ipath)?;
-    }
-    let item = open_item(group, "VALUES", child, &ipath, total, item_field)?;
-    Ok(Box::new(List {
-        offsets,
-        total,
-        item,
-        field: item_field.clone(),
-        offs: Vec::new(),
-    }))
-}
-
 /// The element member `name` of a list group `parent`, at least `rows` elements.
-fn open_item(
+pub(super) fn open_item(
     parent: &Group,
     name: &str,
     node: &Stored,
@@ -390,60 +94,27 @@ fn open_item(
             let g = open_group(parent, name, path)?;
             typed::open_map(&g, node, path, rows, field, open_item)?
         }
-        Kind::Scalar | Kind::Dense => {
-            if matches!(field.data_type(), DataType::LargeUtf8) {
-                return Err(Error::mismatch(
-                    path,
-                    "list elements h5vec stores (numbers, bool, char, enums, arrays, strings as \
-                     string_values, lists, records)",
-                    "variable-length strings",
-                ));
-            }
-            open_leaf(
-                LeafAt::Member(parent, name),
-                node,
+        Kind::Scalar | Kind::Dense if matches!(field.data_type(), DataType::LargeUtf8) => {
+            return Err(Error::mismatch(
                 path,
-                rows,
-                field.data_type(),
-            )?
+                "list elements h5vec stores (numbers, bool, char, enums, arrays, strings as \
+                 string_values, lists, records)",
+                "variable-length strings",
+            ));
         }
-        Kind::FillNullable => {
-            let want = Schema::new(Kind::FillNullable, ids::FILL_SCHEMA, ids::FILL_CODEC, "")
-                .encoded(node.encoded_type.as_deref().unwrap_or(""));
-            node.expect(&want, path)?;
-            fn fill<T: arrow_array::types::ArrowPrimitiveType>(
-                parent: &Group,
-                name: &str,
-                path: &str,
-                rows: u64,
-            ) -> Result<BoxNode>
-            where
-                T::Native: FillNumber,
-            {
-                let (col, fill) =
-                    FillDecoder::<T::Native>::open(parent, name, path, rows)?.into_parts();
-                Ok(Box::new(Prim::<T> {
-                    col,
-                    fill,
-                    levels: Levels::default(),
-                    lent: None,
-                }))
-            }
-            with_prim!(field.data_type(), T => fill::<T>(parent, name, path, rows)?,
-                _ => return Err(Error::mismatch(path, "a fill_nullable number", field.data_type())))
+        Kind::Scalar => {
+            scalar::arrow::read::open_element(parent, name, node, path, rows, field.data_type())?
         }
-        Kind::StringValues => Box::new(StrValues {
-            dec: StringValuesItem::open(parent, name, node, path, rows)?,
-            at: Place::new(path, crate::codec::member_path(parent, name)),
-        }),
+        Kind::Dense => {
+            dense::arrow::read::open_element(parent, name, node, path, rows, field.data_type())?
+        }
+        Kind::FillNullable => list::arrow::read::open_fill(parent, name, node, path, rows, field)?,
+        Kind::StringValues => list::arrow::read::open_strings(parent, name, node, path, rows)?,
         Kind::List => {
-            let g = open_group(parent, name, path)?;
-            open_list(&g, node, path, rows, field)?
+            list::arrow::read::open_element(parent, name, node, path, rows, field, open_item)?
         }
         Kind::Record => {
-            let g = open_group(parent, name, path)?;
-            check_class(&g, RECORD_VALUES, path)?;
-            open_record(&g, node, path, rows, field)?
+            record::arrow::read::open_element(parent, name, node, path, rows, field, open_node)?
         }
         Kind::Union => {
             let g = open_group(parent, name, path)?;
@@ -451,19 +122,7 @@ fn open_item(
             crate::kinds::union::arrow::read::open_union(&g, node, path, rows, field, open_node)?
         }
         Kind::Nullable => {
-            check_nullable(node, path)?;
-            let child = child_with_mask(node, path)?;
-            if child.kind != Kind::StringValues && child.kind != Kind::List {
-                return Err(Error::mismatch(
-                    path,
-                    "nullable list elements of strings or lists",
-                    format!("nullable `{}` elements", child.kind),
-                ));
-            }
-            let g = open_group(parent, name, path)?;
-            let mask = open_mask(&g, path, rows)?;
-            let inner = open_item(parent, name, &child, path, rows, field)?;
-            Box::new(Nullable { mask, inner })
+            nullable::arrow::read::open_element(parent, name, node, path, rows, field, open_item)?
         }
         other => {
             return Err(Error::mismatch(

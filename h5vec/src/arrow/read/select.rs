@@ -163,7 +163,7 @@ fn select_nested(node: &Stored, picks: &[Pick], path: &str) -> Result<Stored> {
 
 /// Whether a node stores anything (not a constant, nor a record of them,
 /// nor a dense array without elements).
-pub(super) fn has_data(node: &Stored) -> bool {
+pub(crate) fn has_data(node: &Stored) -> bool {
     match node.kind {
         Kind::Constant => false,
         Kind::Record => node.children.iter().any(has_data),

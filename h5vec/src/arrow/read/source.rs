@@ -17,7 +17,9 @@ use crate::schema::{Kind, Schema};
 use crate::vector::open_vector;
 
 use super::container::{Keep, Source};
-use super::nodes::{check_len, Vls};
+use crate::kinds::vls::arrow::read::Vls;
+
+use super::nodes::check_len;
 use super::open::open_node;
 use super::select::{check_value_pick, has_data, select_node, Pick};
 use super::table::open_table;

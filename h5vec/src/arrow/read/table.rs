@@ -18,8 +18,11 @@ use crate::raw;
 use crate::schema::{ids, Kind, Schema, Stored};
 
 use super::container::{Keep, Source};
-use super::nodes::{Bools, BoxNode, FixedStrs, Levels, Prim, Record};
-use super::open::{open_node, with_prim};
+use crate::kinds::record::arrow::read::Record;
+use crate::kinds::scalar::arrow::read::{Bools, FixedStrs, Prim};
+
+use super::nodes::{with_prim, BoxNode, Levels};
+use super::open::open_node;
 use super::select::{select_columns, Pick};
 
 pub(super) fn open_table(parent: &Group, name: &str, select: Option<&[Pick]>) -> Result<Source> {

@@ -18,7 +18,9 @@ use crate::kinds::adapters::{self, complex, half};
 use crate::kinds::list::open_list_group_with;
 use crate::schema::{ids, Stored};
 
-use super::nodes::{arrow_err, BoxNode, List, Node};
+use crate::kinds::list::arrow::read::List;
+
+use super::nodes::{arrow_err, BoxNode, Node};
 
 /// Whether a scalar or dense node typed `ty` is read here.
 pub(super) fn is_typed(ty: &DataType) -> bool {

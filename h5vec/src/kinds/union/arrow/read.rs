@@ -23,7 +23,9 @@ use crate::error::{Error, Place, Result};
 use crate::kinds::union::{check_union, open_index, open_tags, variant_spans, TagReader};
 use crate::schema::Stored;
 
-use crate::arrow::read::nodes::{arrow_err, check_len, check_nulls, length, BoxNode, Levels, Node};
+use crate::arrow::read::nodes::{
+    arrow_err, check_len, check_nulls, length, BoxNode, Levels, Node, OpenNode,
+};
 
 // ---------------------------------------------------------------------------
 // Labels.
@@ -164,10 +166,6 @@ pub(crate) struct Union {
     buf: Vec<u16>,
     ibuf: Vec<u64>,
 }
-
-/// The reader of a schema node: `open::open_node`, passed in (it opens
-/// unions, whose variants it opens in turn).
-pub(crate) type OpenNode = fn(&Group, &Stored, &str, u64, &Field) -> Result<BoxNode>;
 
 /// Opens the union whose group is `group`, `count` rows at least, typed as
 /// `field` (a dense `Union` of the mapping), after the typed load's checks;
