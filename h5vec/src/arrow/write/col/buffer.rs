@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::raw::Bits8;
 
 use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
-use super::numbers::{write_values, Fill};
+use super::numbers::Fill;
 use super::{Any, Col};
 
 impl Col {
@@ -28,7 +28,7 @@ impl Col {
         let normal = super::typed::normalize(arr, |i| at.row(i))?;
         let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
         match self {
-            Col::Values { w, per, src } => write_values(w, *per, *src, arr, holes, at),
+            Col::Values(v) => v.write(arr, holes, at),
             Col::Str(e) => {
                 let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
                 let nulls = arr.logical_nulls();
@@ -178,7 +178,7 @@ impl Col {
     /// order, values before OFFSETS and before masks (SPEC.md section 8).
     pub(crate) fn flush(&mut self) -> Result<()> {
         match self {
-            Col::Values { w, .. } => w.flush(),
+            Col::Values(v) => v.flush(),
             Col::Str(e) => Encoder::<String>::flush(e),
             Col::OptVls(e) => e.flush(),
             Col::Json(e) => Encoder::<Any>::flush(e),

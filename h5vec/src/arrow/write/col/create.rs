@@ -4,73 +4,22 @@
 use hdf5::Group;
 
 use crate::codec::{child_path, Codec};
-use crate::column::create_values;
-use crate::column::PodWriter;
 use crate::error::{Context, Error, ErrorKind, Place, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::{
-    create_item_mask, create_leaf, create_list_group, create_record_values, items_path,
-    FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
+    create_item_mask, create_list_group, create_record_values, items_path, FillEncoder, FillItem,
+    FillNumber, ItemCodec, StringValuesItem,
 };
 use crate::kinds::nullable::{create_nullable, MaskedEncoder};
+use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
-use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema};
 
-use super::numbers::{Fill, Leaves, MakeFill, MakeWriter};
-use super::{first_child, leaf_of, not_here, record_names, shape_of, with_vls, Any, Col, ListCol};
-
-/// The column of a scalar or dense node (numbers, bools, chars, enums):
-/// `leaves` makes its dataset for the encoded type and element shape; the
-/// column is wrapped for labels.
-fn leaf_col(
-    node: &Schema,
-    path: &str,
-    leaves: impl FnOnce(&str, &[usize]) -> Result<Leaves>,
-) -> Result<Col> {
-    let (enc, src) = leaf_of(node, path)?;
-    let (shape, per) = if node.kind == Kind::Dense {
-        shape_of(node, path)?
-    } else {
-        (Vec::new(), 1)
-    };
-    let col = Col::Values {
-        w: leaves(&enc, &shape)?,
-        per,
-        src,
-    };
-    super::with_labels(node, col, path)
-}
-
-struct CreateValues<'a> {
-    group: &'a Group,
-    shape: &'a [usize],
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeWriter for CreateValues<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        create_values(self.group, self.shape, self.path, self.ctx)
-    }
-}
-
-struct CreateLeaf<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    shape: &'a [usize],
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeWriter for CreateLeaf<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        create_leaf(self.parent, self.name, self.shape, self.path, self.ctx)
-    }
-}
+use super::numbers::{Fill, MakeFill};
+use super::{first_child, not_here, record_names, with_labels, with_vls, Any, Col, ListCol};
 
 struct CreateFill<'a> {
     parent: &'a Group,
@@ -121,15 +70,10 @@ impl Col {
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => {
                 with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
             }
-            Kind::Scalar | Kind::Dense => leaf_col(node, path, |enc, shape| {
-                let m = CreateValues {
-                    group,
-                    shape,
-                    path,
-                    ctx,
-                };
-                Leaves::make(enc, &m, path)
-            }),
+            Kind::Scalar | Kind::Dense => {
+                let col = Col::Values(ValuesCol::create(node, group, path, ctx)?);
+                with_labels(node, col, path)
+            }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::create(node, group, path, ctx)?,
             ))),
@@ -180,7 +124,7 @@ impl Col {
     }
 
     /// Creates list element member `name` of `parent` for element node `node`.
-    fn create_item(
+    pub(super) fn create_item(
         node: &Schema,
         parent: &Group,
         name: &str,
@@ -189,16 +133,8 @@ impl Col {
     ) -> Result<Col> {
         match &node.kind {
             Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
-                leaf_col(node, path, |enc, shape| {
-                    let m = CreateLeaf {
-                        parent,
-                        name,
-                        shape,
-                        path,
-                        ctx,
-                    };
-                    Leaves::make(enc, &m, path)
-                })
+                let col = Col::Values(ValuesCol::create_item(node, parent, name, path, ctx)?);
+                with_labels(node, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::create_item(

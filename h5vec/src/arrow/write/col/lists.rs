@@ -8,8 +8,7 @@ use crate::error::{Error, Result};
 use crate::kinds::list::items_path;
 
 use super::arrays::{hole, At, Bytes};
-use super::numbers::{Leaves, Src};
-use super::{Col, ListCol};
+use super::{ChildCol, ListCol};
 
 impl ListCol {
     /// A list array: OFFSETS from its spans (a null row an empty span),
@@ -80,12 +79,7 @@ impl ListCol {
         holes: Option<&NullBuffer>,
         at: &At<'_>,
     ) -> Result<()> {
-        let Col::Values {
-            w: Leaves::U8(w),
-            per: 1,
-            src: Src::Number,
-        } = &mut self.items
-        else {
+        let Some(w) = self.items.u8_leaf() else {
             return Err(Error::mismatch(
                 at.path,
                 "a list of UInt8 for Arrow binary values",

@@ -15,6 +15,7 @@
 
 mod arrays;
 mod buffer;
+mod child;
 mod create;
 mod lists;
 mod numbers;
@@ -30,75 +31,21 @@ use crate::kinds::blob::BlobEncoder;
 use crate::kinds::json::JsonEncoder;
 use crate::kinds::list::StringValuesEncoder;
 use crate::kinds::nullable::MaskedEncoder;
+use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringEncoder;
 use crate::kinds::vls::VlsEncoder;
 use crate::options::WriteCtx;
-use crate::schema::{ids, Kind, Schema, Stored};
-
-use crate::arrow::mapping::{dense_shape, number_type};
+use crate::schema::{Schema, Stored};
 
 use super::typed;
 
-pub(crate) use arrays::{check_nulls, hole, wrong_array, At};
-use numbers::{Fill, Leaves, Src};
+pub(crate) use arrays::{bad_key, check_nulls, hole, wrong_array, At, Texts};
+pub(crate) use child::{first_child, not_here, ChildCol};
+use numbers::Fill;
 
 /// JSON and blob columns are written from text and bytes already encoded:
 /// their codecs' value type is never serialized here.
 type Any = serde_json::Value;
-
-/// The raw leaf of a scalar or dense node: its encoded type and where its
-/// values come from.
-fn leaf_of(node: &Schema, path: &str) -> Result<(String, Src)> {
-    let enc = node.encoded_type.clone().unwrap_or_default();
-    let number = number_type(&enc).is_some();
-    let src = match node.codec.as_str() {
-        ids::IDENTITY if enc == "Bool" => Src::Bool,
-        ids::IDENTITY | ids::ENUM if number => Src::Number,
-        ids::IDENTITY if matches!(enc.as_str(), "Float16" | "ComplexF32" | "ComplexF64") => {
-            Src::Number
-        }
-        // SPEC.md sections 4.6 and 4.7: the adapters' numbers (times'
-        // Int64/Int32 counts, UUIDs' bytes).
-        c if number
-            && crate::kinds::adapters::ARROW_ADAPTERS
-                .iter()
-                .any(|a| a.codec() == c) =>
-        {
-            Src::Number
-        }
-        ids::CHAR if enc == "Int32" => Src::Char,
-        c => {
-            return Err(Error::mismatch(
-                path,
-                "numbers or Bool (IdentityCodec), Int32 (CharCodec) or integers (EnumCodec)",
-                format!("codec `{c}` with encoded type `{enc}`"),
-            ))
-        }
-    };
-    Ok((enc, src))
-}
-
-/// A dense node's element shape, outermost first, and its leaves per row.
-fn shape_of(node: &Schema, path: &str) -> Result<(Vec<usize>, usize)> {
-    let dims = dense_shape(node, path)?;
-    let mut shape = Vec::with_capacity(dims.len());
-    let mut per = 1usize;
-    for d in dims {
-        let d = usize::try_from(d)
-            .map_err(|_| Error::invalid(path, format!("dense dimension {d} out of range")))?;
-        per = per
-            .checked_mul(d)
-            .ok_or_else(|| Error::invalid(path, "dense element too large"))?;
-        shape.push(d);
-    }
-    Ok((shape, per))
-}
-
-fn first_child<'a>(node: &'a Schema, path: &str) -> Result<&'a Schema> {
-    node.children
-        .first()
-        .ok_or_else(|| Error::mismatch(path, "schema child 1", "nothing"))
-}
 
 fn record_names<'a>(node: &'a Schema, path: &str) -> Result<&'a [String]> {
     let names = node.field_names.as_deref().unwrap_or(&[]);
@@ -122,25 +69,13 @@ fn with_vls<R>(ctx: &WriteCtx<'_>, vls: bool, f: impl FnOnce(&WriteCtx<'_>) -> R
     })
 }
 
-fn not_here(node_kind: &Kind, what: &str, path: &str) -> Error {
-    Error::mismatch(
-        path,
-        format!("a schema kind that can be {what}"),
-        format!("kind `{node_kind}`"),
-    )
-}
-
 /// One node's encoder.
 // One encoder per column, built once per save: the size of the largest
 // variant costs nothing, and boxing would add an indirection per batch.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Col {
     /// Scalars and dense arrays of numbers, Bool, char, enums (and list leaves).
-    Values {
-        w: Leaves,
-        per: usize,
-        src: Src,
-    },
+    Values(ValuesCol),
     /// `String` (variable-length or VLS).
     Str(StringEncoder),
     /// `Option<String>` as VLS with a placeholder.
@@ -171,7 +106,7 @@ pub(super) struct ListCol {
     items: Col,
 }
 
-impl crate::kinds::union::arrow::write::VariantCol for Col {
+impl ChildCol for Col {
     fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self> {
         Col::create(node, group, path, ctx)
     }
@@ -184,11 +119,36 @@ impl crate::kinds::union::arrow::write::VariantCol for Col {
     ) -> Result<Self> {
         Col::append(node, group, path, rows, ctx)
     }
+    fn create_item(
+        node: &Schema,
+        parent: &Group,
+        name: &str,
+        path: &str,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self> {
+        Col::create_item(node, parent, name, path, ctx)
+    }
+    fn append_item(
+        node: &Stored,
+        parent: &Group,
+        name: &str,
+        path: &str,
+        rows: u64,
+        ctx: &WriteCtx<'_>,
+    ) -> Result<Self> {
+        Col::append_item(node, parent, name, path, rows, ctx)
+    }
     fn write(&mut self, arr: &dyn Array, holes: Option<&NullBuffer>, at: &At<'_>) -> Result<()> {
         Col::write(self, arr, holes, at)
     }
     fn flush(&mut self) -> Result<()> {
         Col::flush(self)
+    }
+    fn u8_leaf(&mut self) -> Option<&mut PodWriter<u8>> {
+        match self {
+            Col::Values(v) => v.u8_leaf(),
+            _ => None,
+        }
     }
 }
 

@@ -4,68 +4,24 @@
 use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec};
-use crate::column::open_values;
 use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::constant::ConstantCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::{
-    append_nullable_item, items_path, open_leaf_values, open_list_group, open_list_group_with,
-    open_record_values, FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
+    append_nullable_item, items_path, open_list_group, open_list_group_with, open_record_values,
+    FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
 };
 use crate::kinds::nullable::append_nullable;
+use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
-use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::numbers::{Fill, Leaves, MakeFill, MakeWriter};
-use super::{leaf_of, not_here, record_names, shape_of, Any, Col, ListCol};
-
-struct ResumeValues<'a> {
-    group: &'a Group,
-    node: &'a Stored,
-    want: &'a Schema,
-    inner: &'a [u64],
-    path: &'a str,
-    count: u64,
-}
-
-impl MakeWriter for ResumeValues<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        let r = open_values::<R>(
-            self.group, self.node, self.path, self.count, self.want, self.inner,
-        )?;
-        PodWriter::resume(r.ds, self.inner.to_vec(), self.count, self.path)
-    }
-}
-
-struct ResumeLeaf<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    node: &'a Stored,
-    want: &'a Schema,
-    inner: &'a [u64],
-    path: &'a str,
-    rows: u64,
-}
-
-impl MakeWriter for ResumeLeaf<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        let (ds, _) = open_leaf_values::<R>(
-            self.parent,
-            self.name,
-            self.node,
-            self.path,
-            self.rows,
-            self.want,
-            self.inner,
-        )?;
-        PodWriter::resume(ds, self.inner.to_vec(), self.rows, self.path)
-    }
-}
+use super::numbers::{Fill, MakeFill};
+use super::{not_here, record_names, with_labels, Any, Col, ListCol};
 
 struct ResumeFill<'a> {
     parent: &'a Group,
@@ -111,27 +67,8 @@ impl Col {
                 StringCodec::append(group, node, path, count, ctx)?,
             )),
             Kind::Scalar | Kind::Dense => {
-                let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == Kind::Dense {
-                    shape_of(&schema, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
-                let inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-                let m = ResumeValues {
-                    group,
-                    node,
-                    want: &schema,
-                    inner: &inner,
-                    path,
-                    count,
-                };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::with_labels(&schema, col, path)
+                let col = Col::Values(ValuesCol::append(node, &schema, group, path, count)?);
+                with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::append(node, group, path, count, ctx)?,
@@ -203,7 +140,7 @@ impl Col {
     }
 
     /// Opens list element member `name` of `parent` (`rows` elements) for appending.
-    fn append_item(
+    pub(super) fn append_item(
         node: &Stored,
         parent: &Group,
         name: &str,
@@ -214,28 +151,10 @@ impl Col {
         let schema = Schema::from(node);
         match &node.kind {
             Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
-                let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == Kind::Dense {
-                    shape_of(&schema, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
-                let inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-                let m = ResumeLeaf {
-                    parent,
-                    name,
-                    node,
-                    want: &schema,
-                    inner: &inner,
-                    path,
-                    rows,
-                };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::with_labels(&schema, col, path)
+                let col = Col::Values(ValuesCol::append_item(
+                    node, &schema, parent, name, path, rows,
+                )?);
+                with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::append_item(
