@@ -6,14 +6,13 @@ use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 
-use crate::arrow::numbers::numbers;
 use crate::codec::{child_path, Encoder};
 use crate::error::{Error, Result};
 use crate::raw::Bits8;
 
 use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
-use super::numbers::Fill;
 use super::{Any, Col};
+use crate::kinds::list::arrow::write::write_strings;
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing
@@ -115,18 +114,7 @@ impl Col {
                 }
                 Ok(())
             }
-            Col::List(l) => {
-                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
-                if let Some(a) = arr.as_list_opt::<i32>() {
-                    l.write_spans(a.value_offsets(), a.values(), holes, at)
-                } else if let Some(a) = arr.as_list_opt::<i64>() {
-                    l.write_spans(a.value_offsets(), a.values(), holes, at)
-                } else if let Some(b) = Bytes::of(arr) {
-                    l.write_bytes(&b, arr.len(), holes, at)
-                } else {
-                    Err(wrong_array(at, "a list", arr))
-                }
-            }
+            Col::List(l) => l.write(arr, holes, at),
             Col::Masked(m) => {
                 let nulls = arr.logical_nulls();
                 let joined = NullBuffer::union(holes, nulls.as_ref());
@@ -137,40 +125,8 @@ impl Col {
                 }
                 m.inner_mut().write(arr, joined.as_ref(), at)
             }
-            Col::Fill(f) => {
-                let nulls = arr.logical_nulls();
-                let missing =
-                    |i: usize| hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i));
-                numbers!(match (f) {
-                    Fill::number(e) as A => {
-                        let a = arr
-                            .as_primitive_opt::<A>()
-                            .ok_or_else(|| wrong_array(at, "numbers", arr))?;
-                        for (i, &v) in a.values().iter().enumerate() {
-                            if missing(i) {
-                                Encoder::push_null(e)?;
-                            } else {
-                                e.push_value(v)?;
-                            }
-                        }
-                        Ok(())
-                    },
-                })
-            }
-            Col::StrValues(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<String>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?);
-                    }
-                }
-                Ok(())
-            }
+            Col::Fill(f) => f.write(arr, holes, at),
+            Col::StrValues(e) => write_strings(e, arr, holes, at),
         }
     }
 
@@ -185,17 +141,12 @@ impl Col {
             Col::Blob(e) => Encoder::<Any>::flush(e),
             Col::Constant => Ok(()),
             Col::Record { cols, .. } => cols.iter_mut().try_for_each(Col::flush),
-            Col::List(l) => {
-                l.items.flush()?;
-                l.offsets.flush()
-            }
+            Col::List(l) => l.flush(),
             Col::Masked(m) => {
                 m.inner_mut().flush()?;
                 m.flush_mask()
             }
-            Col::Fill(f) => numbers!(match (f) {
-                Fill::number(e) as _A => Encoder::flush(e),
-            }),
+            Col::Fill(f) => f.flush(),
             Col::StrValues(e) => Encoder::<String>::flush(e),
             Col::Union(u) => u.flush(),
             Col::Labels(l) => l.inner.flush(),

@@ -7,10 +7,8 @@ use crate::codec::{child_path, Codec};
 use crate::error::{Context, Error, ErrorKind, Place, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::json::JsonCodec;
-use crate::kinds::list::{
-    create_item_mask, create_list_group, create_record_values, items_path, FillEncoder, FillItem,
-    FillNumber, ItemCodec, StringValuesItem,
-};
+use crate::kinds::list::arrow::write::{Fill, ListCol};
+use crate::kinds::list::{create_item_mask, create_record_values, ItemCodec, StringValuesItem};
 use crate::kinds::nullable::{create_nullable, MaskedEncoder};
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
@@ -18,24 +16,7 @@ use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema};
 
-use super::numbers::{Fill, MakeFill};
-use super::{first_child, not_here, record_names, with_labels, with_vls, Any, Col, ListCol};
-
-struct CreateFill<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeFill for CreateFill<'_> {
-    fn make<T: FillNumber>(&self) -> Result<FillEncoder<T>>
-    where
-        FillItem<T>: ItemCodec<Encoder = FillEncoder<T>>,
-    {
-        FillItem::<T>::create(self.parent, self.name, self.path, self.ctx)
-    }
-}
+use super::{first_child, not_here, record_names, with_labels, with_vls, Any, Col};
 
 /// Checks a record field name as a vector name is checked (SPEC.md
 /// section 1, "Names"), with the field's path in the error.
@@ -102,16 +83,9 @@ impl Col {
             Kind::VlsString => {
                 with_vls(ctx, true, |c| StringCodec::create(group, path, c)).map(Col::Str)
             }
-            Kind::List => {
-                let offsets = create_list_group(group, path, ctx)?;
-                let child = first_child(node, path)?;
-                let items = Col::create_item(child, group, "VALUES", &items_path(path), ctx)?;
-                Ok(Col::List(Box::new(ListCol {
-                    offsets,
-                    end: 0,
-                    items,
-                })))
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::create(
+                node, group, path, ctx,
+            )?))),
             Kind::Nullable => {
                 let child = first_child(node, path)?;
                 let m = create_nullable(group, path, ctx, || {
@@ -141,26 +115,13 @@ impl Col {
                     node, parent, name, path, ctx,
                 )?,
             ))),
-            Kind::FillNullable => {
-                let m = CreateFill {
-                    parent,
-                    name,
-                    path,
-                    ctx,
-                };
-                Ok(Col::Fill(Fill::make(
-                    node.encoded_type.as_deref(),
-                    &m,
-                    path,
-                )?))
-            }
+            Kind::FillNullable => Ok(Col::Fill(Fill::create_item(node, parent, name, path, ctx)?)),
             Kind::StringValues => Ok(Col::StrValues(StringValuesItem::create(
                 parent, name, path, ctx,
             )?)),
-            Kind::List => {
-                let g = parent.create_group(name).at(path)?;
-                Col::create(node, &g, path, ctx)
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::create_item(
+                node, parent, name, path, ctx,
+            )?))),
             Kind::Record => {
                 let g = create_record_values(parent, name, path)?;
                 Col::create(node, &g, path, ctx)

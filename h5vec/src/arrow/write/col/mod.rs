@@ -17,8 +17,6 @@ mod arrays;
 mod buffer;
 mod child;
 mod create;
-mod lists;
-mod numbers;
 mod resume;
 
 use arrow_array::Array;
@@ -29,6 +27,7 @@ use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::blob::BlobEncoder;
 use crate::kinds::json::JsonEncoder;
+use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::StringValuesEncoder;
 use crate::kinds::nullable::MaskedEncoder;
 use crate::kinds::scalar::arrow::write::ValuesCol;
@@ -39,9 +38,8 @@ use crate::schema::{Schema, Stored};
 
 use super::typed;
 
-pub(crate) use arrays::{bad_key, check_nulls, hole, wrong_array, At, Texts};
+pub(crate) use arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
 pub(crate) use child::{first_child, not_here, ChildCol};
-use numbers::Fill;
 
 /// JSON and blob columns are written from text and bytes already encoded:
 /// their codecs' value type is never serialized here.
@@ -87,7 +85,7 @@ pub(super) enum Col {
         names: Vec<String>,
         cols: Vec<Col>,
     },
-    List(Box<ListCol>),
+    List(Box<ListCol<Col>>),
     Masked(MaskedEncoder<Box<Col>>),
     /// `Option<number>` list elements.
     Fill(Fill),
@@ -97,13 +95,6 @@ pub(super) enum Col {
     Union(Box<crate::kinds::union::arrow::write::UnionCol<Col>>),
     /// Labelled enums: codes from a dictionary of labels.
     Labels(Box<crate::kinds::union::arrow::write::LabelsCol<Col>>),
-}
-
-/// A list group: `OFFSETS` and the elements' encoder.
-pub(super) struct ListCol {
-    offsets: PodWriter<u64>,
-    end: u64,
-    items: Col,
 }
 
 impl ChildCol for Col {

@@ -4,15 +4,12 @@
 use hdf5::Group;
 
 use crate::codec::{child_path, expect_members, open_group, Codec};
-use crate::column::PodWriter;
 use crate::error::{Error, Result};
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::constant::ConstantCodec;
 use crate::kinds::json::JsonCodec;
-use crate::kinds::list::{
-    append_nullable_item, items_path, open_list_group, open_list_group_with, open_record_values,
-    FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
-};
+use crate::kinds::list::arrow::write::{Fill, ListCol};
+use crate::kinds::list::{append_nullable_item, open_record_values, ItemCodec, StringValuesItem};
 use crate::kinds::nullable::append_nullable;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
@@ -20,33 +17,7 @@ use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::numbers::{Fill, MakeFill};
-use super::{not_here, record_names, with_labels, Any, Col, ListCol};
-
-struct ResumeFill<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    node: &'a Stored,
-    path: &'a str,
-    rows: u64,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeFill for ResumeFill<'_> {
-    fn make<T: FillNumber>(&self) -> Result<FillEncoder<T>>
-    where
-        FillItem<T>: ItemCodec<Encoder = FillEncoder<T>>,
-    {
-        FillItem::<T>::append(
-            self.parent,
-            self.name,
-            self.node,
-            self.path,
-            self.rows,
-            self.ctx,
-        )
-    }
-}
+use super::{not_here, record_names, with_labels, Any, Col};
 
 impl Col {
     /// Opens vector field `node` of `count` rows in `group` for appending,
@@ -111,24 +82,9 @@ impl Col {
             Kind::VlsString => Ok(Col::Str(StringCodec::append(
                 group, node, path, count, ctx,
             )?)),
-            Kind::List => {
-                let (offsets, total) = if node.codec == ids::MAP_CODEC {
-                    open_list_group_with(group, node, path, count, ids::MAP_CODEC)?
-                } else {
-                    open_list_group(group, node, path, count)?
-                };
-                let child = node.child(0, path)?;
-                let items =
-                    Col::append_item(child, group, "VALUES", &items_path(path), total, ctx)?;
-                let rows = count
-                    .checked_add(1)
-                    .ok_or_else(|| Error::invalid(path, "count overflows"))?;
-                Ok(Col::List(Box::new(ListCol {
-                    offsets: PodWriter::resume(offsets.ds, Vec::new(), rows, path)?,
-                    end: total,
-                    items,
-                })))
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::append(
+                node, group, path, count, ctx,
+            )?))),
             Kind::Nullable => {
                 let m = append_nullable(group, node, path, count, |child| {
                     Col::append(child, group, path, count, ctx).map(Box::new)
@@ -161,25 +117,15 @@ impl Col {
                     node, parent, name, path, rows, ctx,
                 )?,
             ))),
-            Kind::FillNullable => {
-                let m = ResumeFill {
-                    parent,
-                    name,
-                    node,
-                    path,
-                    rows,
-                    ctx,
-                };
-                Ok(Col::Fill(Fill::make(
-                    node.encoded_type.as_deref(),
-                    &m,
-                    path,
-                )?))
-            }
+            Kind::FillNullable => Ok(Col::Fill(Fill::append_item(
+                node, parent, name, path, rows, ctx,
+            )?)),
             Kind::StringValues => Ok(Col::StrValues(StringValuesItem::append(
                 parent, name, node, path, rows, ctx,
             )?)),
-            Kind::List => Col::append(node, &open_group(parent, name, path)?, path, rows, ctx),
+            Kind::List => Ok(Col::List(Box::new(ListCol::append_item(
+                node, parent, name, path, rows, ctx,
+            )?))),
             Kind::Record => Col::append(
                 node,
                 &open_record_values(parent, name, path)?,
