@@ -2,15 +2,14 @@
 //! encoder's buffers (placeholders under enclosing nulls), and the buffers
 //! to their datasets in the typed encoders' order.
 
-use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 
-use crate::codec::{child_path, Encoder};
+use crate::codec::Encoder;
 use crate::error::{Error, Result};
 use crate::raw::Bits8;
 
-use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
+use super::arrays::{bad_key, hole, null_value, wrong_array, At, Bytes, Texts};
 use super::{Any, Col};
 use crate::kinds::list::arrow::write::write_strings;
 
@@ -89,31 +88,7 @@ impl Col {
             Col::Constant => Ok(()),
             Col::Union(u) => u.write(arr, holes, at),
             Col::Labels(l) => l.write(arr, holes, at),
-            Col::Record { names, cols } => {
-                let s = arr
-                    .as_struct_opt()
-                    .ok_or_else(|| wrong_array(at, "a record", arr))?;
-                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
-                if s.num_columns() != cols.len() {
-                    return Err(Error::mismatch(
-                        at.path,
-                        format!("a struct of {} fields", cols.len()),
-                        s.num_columns(),
-                    ));
-                }
-                for ((c, name), a) in cols.iter_mut().zip(names.iter()).zip(s.columns()) {
-                    let p = child_path(at.path, name);
-                    c.write(
-                        a.as_ref(),
-                        holes,
-                        &At {
-                            path: &p,
-                            base: at.base,
-                        },
-                    )?;
-                }
-                Ok(())
-            }
+            Col::Record(r) => r.write(arr, holes, at),
             Col::List(l) => l.write(arr, holes, at),
             Col::Masked(m) => {
                 let nulls = arr.logical_nulls();
@@ -140,7 +115,7 @@ impl Col {
             Col::Json(e) => Encoder::<Any>::flush(e),
             Col::Blob(e) => Encoder::<Any>::flush(e),
             Col::Constant => Ok(()),
-            Col::Record { cols, .. } => cols.iter_mut().try_for_each(Col::flush),
+            Col::Record(r) => r.flush(),
             Col::List(l) => l.flush(),
             Col::Masked(m) => {
                 m.inner_mut().flush()?;

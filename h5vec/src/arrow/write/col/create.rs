@@ -3,35 +3,21 @@
 
 use hdf5::Group;
 
-use crate::codec::{child_path, Codec};
-use crate::error::{Context, Error, ErrorKind, Place, Result};
+use crate::codec::Codec;
+use crate::error::Result;
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
-use crate::kinds::list::{create_item_mask, create_record_values, ItemCodec, StringValuesItem};
+use crate::kinds::list::{create_item_mask, ItemCodec, StringValuesItem};
 use crate::kinds::nullable::{create_nullable, MaskedEncoder};
+use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema};
 
-use super::{first_child, not_here, record_names, with_labels, with_vls, Any, Col};
-
-/// Checks a record field name as a vector name is checked (SPEC.md
-/// section 1, "Names"), with the field's path in the error.
-fn check_field_name(group: &Group, name: &str, path: &str) -> Result<()> {
-    crate::containers::check_name(group, name, "record field").map_err(|e| match e.kind() {
-        ErrorKind::BadName(m) => Error::bad_name(
-            Place::new(
-                path,
-                crate::codec::member_path(group, &name.escape_debug().to_string()),
-            ),
-            m,
-        ),
-        _ => e,
-    })
-}
+use super::{first_child, not_here, with_labels, with_vls, Any, Col};
 
 impl Col {
     /// Creates the datasets of vector field `node` in its data group `group`.
@@ -58,23 +44,7 @@ impl Col {
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::create(node, group, path, ctx)?,
             ))),
-            Kind::Record => {
-                let names = record_names(node, path)?;
-                let mut cols = Vec::with_capacity(names.len());
-                for (i, (name, child)) in names.iter().zip(&node.children).enumerate() {
-                    let p = child_path(path, name);
-                    check_field_name(group, name, &p)?;
-                    if names[..i].contains(name) {
-                        return Err(Error::bad_name(p, format!("two fields named {name:?}")));
-                    }
-                    let g = group.create_group(name).at(&p)?;
-                    cols.push(Col::create(child, &g, &p, ctx)?);
-                }
-                Ok(Col::Record {
-                    names: names.to_vec(),
-                    cols,
-                })
-            }
+            Kind::Record => Ok(Col::Record(RecordCol::create(node, group, path, ctx)?)),
             Kind::Constant => Ok(Col::Constant),
             Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::create(group, path, ctx)?)),
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => {
@@ -122,10 +92,9 @@ impl Col {
             Kind::List => Ok(Col::List(Box::new(ListCol::create_item(
                 node, parent, name, path, ctx,
             )?))),
-            Kind::Record => {
-                let g = create_record_values(parent, name, path)?;
-                Col::create(node, &g, path, ctx)
-            }
+            Kind::Record => Ok(Col::Record(RecordCol::create_item(
+                node, parent, name, path, ctx,
+            )?)),
             Kind::Nullable => {
                 let child = first_child(node, path)?;
                 if child.kind != Kind::StringValues && child.kind != Kind::List {

@@ -24,12 +24,13 @@ use arrow_buffer::NullBuffer;
 use hdf5::Group;
 
 use crate::column::PodWriter;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kinds::blob::BlobEncoder;
 use crate::kinds::json::JsonEncoder;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::StringValuesEncoder;
 use crate::kinds::nullable::MaskedEncoder;
+use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringEncoder;
 use crate::kinds::vls::VlsEncoder;
@@ -44,18 +45,6 @@ pub(crate) use child::{first_child, not_here, ChildCol};
 /// JSON and blob columns are written from text and bytes already encoded:
 /// their codecs' value type is never serialized here.
 type Any = serde_json::Value;
-
-fn record_names<'a>(node: &'a Schema, path: &str) -> Result<&'a [String]> {
-    let names = node.field_names.as_deref().unwrap_or(&[]);
-    if names.len() != node.children.len() {
-        return Err(Error::mismatch(
-            path,
-            format!("{} field names (one per child schema)", node.children.len()),
-            names.len(),
-        ));
-    }
-    Ok(names)
-}
 
 /// The options of `ctx` with `vls_strings` as a node says, so that
 /// `StringCodec` creates the layout of that node.
@@ -81,10 +70,7 @@ pub(super) enum Col {
     Json(JsonEncoder<Any>),
     Blob(BlobEncoder<Any>),
     Constant,
-    Record {
-        names: Vec<String>,
-        cols: Vec<Col>,
-    },
+    Record(RecordCol<Col>),
     List(Box<ListCol<Col>>),
     Masked(MaskedEncoder<Box<Col>>),
     /// `Option<number>` list elements.

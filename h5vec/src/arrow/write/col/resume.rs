@@ -3,21 +3,22 @@
 
 use hdf5::Group;
 
-use crate::codec::{child_path, expect_members, open_group, Codec};
-use crate::error::{Error, Result};
+use crate::codec::Codec;
+use crate::error::Result;
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::constant::ConstantCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
-use crate::kinds::list::{append_nullable_item, open_record_values, ItemCodec, StringValuesItem};
+use crate::kinds::list::{append_nullable_item, ItemCodec, StringValuesItem};
 use crate::kinds::nullable::append_nullable;
+use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::{not_here, record_names, with_labels, Any, Col};
+use super::{not_here, with_labels, Any, Col};
 
 impl Col {
     /// Opens vector field `node` of `count` rows in `group` for appending,
@@ -44,31 +45,9 @@ impl Col {
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::append(node, group, path, count, ctx)?,
             ))),
-            Kind::Record => {
-                let names = record_names(&schema, path)?;
-                if node.codec != ids::STRUCT
-                    && node.codec != ids::TUPLE
-                    && node.codec != ids::OFFSET_DATE_TIME_CODEC
-                {
-                    return Err(Error::mismatch(
-                        path,
-                        format!("codec `{}` or `{}`", ids::STRUCT, ids::TUPLE),
-                        format!("`{}`", node.codec),
-                    ));
-                }
-                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                expect_members(group, &refs, node, path)?;
-                let mut cols = Vec::with_capacity(names.len());
-                for (name, child) in names.iter().zip(&node.children) {
-                    let p = child_path(path, name);
-                    let g = open_group(group, name, &p)?;
-                    cols.push(Col::append(child, &g, &p, count, ctx)?);
-                }
-                Ok(Col::Record {
-                    names: names.to_vec(),
-                    cols,
-                })
-            }
+            Kind::Record => Ok(Col::Record(RecordCol::append(
+                node, &schema, group, path, count, ctx,
+            )?)),
             Kind::Constant => {
                 ConstantCodec::<()>::append(group, node, path, count, ctx)?;
                 Ok(Col::Constant)
@@ -126,13 +105,9 @@ impl Col {
             Kind::List => Ok(Col::List(Box::new(ListCol::append_item(
                 node, parent, name, path, rows, ctx,
             )?))),
-            Kind::Record => Col::append(
-                node,
-                &open_record_values(parent, name, path)?,
-                path,
-                rows,
-                ctx,
-            ),
+            Kind::Record => Ok(Col::Record(RecordCol::append_item(
+                node, &schema, parent, name, path, rows, ctx,
+            )?)),
             Kind::Nullable => {
                 let m = append_nullable_item(parent, name, node, path, rows, |child| {
                     Col::append_item(child, parent, name, path, rows, ctx).map(Box::new)
