@@ -7,11 +7,11 @@ use arrow_buffer::NullBuffer;
 
 use crate::codec::Encoder;
 use crate::error::{Error, Result};
-use crate::raw::Bits8;
 
 use super::arrays::{bad_key, hole, null_value, wrong_array, At, Bytes, Texts};
 use super::{Any, Col};
 use crate::kinds::list::arrow::write::write_strings;
+use crate::kinds::nullable::arrow::write::{flush_masked, write_masked};
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing
@@ -90,16 +90,7 @@ impl Col {
             Col::Labels(l) => l.write(arr, holes, at),
             Col::Record(r) => r.write(arr, holes, at),
             Col::List(l) => l.write(arr, holes, at),
-            Col::Masked(m) => {
-                let nulls = arr.logical_nulls();
-                let joined = NullBuffer::union(holes, nulls.as_ref());
-                let mask = &mut m.mask_mut().buf;
-                match &joined {
-                    Some(j) => mask.extend(j.inner().iter().map(|v| Bits8(v as u8))),
-                    None => mask.extend(std::iter::repeat_n(Bits8(1), arr.len())),
-                }
-                m.inner_mut().write(arr, joined.as_ref(), at)
-            }
+            Col::Masked(m) => write_masked(m, arr, holes, at),
             Col::Fill(f) => f.write(arr, holes, at),
             Col::StrValues(e) => write_strings(e, arr, holes, at),
         }
@@ -117,10 +108,7 @@ impl Col {
             Col::Constant => Ok(()),
             Col::Record(r) => r.flush(),
             Col::List(l) => l.flush(),
-            Col::Masked(m) => {
-                m.inner_mut().flush()?;
-                m.flush_mask()
-            }
+            Col::Masked(m) => flush_masked(m),
             Col::Fill(f) => f.flush(),
             Col::StrValues(e) => Encoder::<String>::flush(e),
             Col::Union(u) => u.flush(),

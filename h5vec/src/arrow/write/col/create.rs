@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::kinds::blob::BlobCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
-use crate::kinds::list::{create_item_mask, ItemCodec, StringValuesItem};
-use crate::kinds::nullable::{create_nullable, MaskedEncoder};
+use crate::kinds::list::{ItemCodec, StringValuesItem};
+use crate::kinds::nullable::arrow::write::{create_masked, create_masked_item};
 use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
@@ -17,7 +17,7 @@ use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema};
 
-use super::{first_child, not_here, with_labels, with_vls, Any, Col};
+use super::{not_here, with_labels, with_vls, Any, Col};
 
 impl Col {
     /// Creates the datasets of vector field `node` in its data group `group`.
@@ -56,13 +56,7 @@ impl Col {
             Kind::List => Ok(Col::List(Box::new(ListCol::create(
                 node, group, path, ctx,
             )?))),
-            Kind::Nullable => {
-                let child = first_child(node, path)?;
-                let m = create_nullable(group, path, ctx, || {
-                    Col::create(child, group, path, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::Nullable => Ok(Col::Masked(create_masked(node, group, path, ctx)?)),
             k => Err(not_here(k, "a vector field", path)),
         }
     }
@@ -95,19 +89,9 @@ impl Col {
             Kind::Record => Ok(Col::Record(RecordCol::create_item(
                 node, parent, name, path, ctx,
             )?)),
-            Kind::Nullable => {
-                let child = first_child(node, path)?;
-                if child.kind != Kind::StringValues && child.kind != Kind::List {
-                    return Err(not_here(
-                        &child.kind,
-                        "a nullable list element (string_values or list)",
-                        path,
-                    ));
-                }
-                let inner = Col::create_item(child, parent, name, path, ctx)?;
-                let mask = create_item_mask(parent, name, path, ctx)?;
-                Ok(Col::Masked(MaskedEncoder::new(Box::new(inner), mask)))
-            }
+            Kind::Nullable => Ok(Col::Masked(create_masked_item(
+                node, parent, name, path, ctx,
+            )?)),
             k => Err(not_here(k, "a list element", path)),
         }
     }

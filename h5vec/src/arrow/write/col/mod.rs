@@ -29,7 +29,7 @@ use crate::kinds::blob::BlobEncoder;
 use crate::kinds::json::JsonEncoder;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::StringValuesEncoder;
-use crate::kinds::nullable::MaskedEncoder;
+use crate::kinds::nullable::arrow::write::MaskedCol;
 use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringEncoder;
@@ -72,7 +72,7 @@ pub(super) enum Col {
     Constant,
     Record(RecordCol<Col>),
     List(Box<ListCol<Col>>),
-    Masked(MaskedEncoder<Box<Col>>),
+    Masked(MaskedCol<Col>),
     /// `Option<number>` list elements.
     Fill(Fill),
     /// `String` list elements.

@@ -9,8 +9,8 @@ use crate::kinds::blob::BlobCodec;
 use crate::kinds::constant::ConstantCodec;
 use crate::kinds::json::JsonCodec;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
-use crate::kinds::list::{append_nullable_item, ItemCodec, StringValuesItem};
-use crate::kinds::nullable::append_nullable;
+use crate::kinds::list::{ItemCodec, StringValuesItem};
+use crate::kinds::nullable::arrow::write::{append_masked, append_masked_item};
 use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
@@ -64,12 +64,7 @@ impl Col {
             Kind::List => Ok(Col::List(Box::new(ListCol::append(
                 node, group, path, count, ctx,
             )?))),
-            Kind::Nullable => {
-                let m = append_nullable(group, node, path, count, |child| {
-                    Col::append(child, group, path, count, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::Nullable => Ok(Col::Masked(append_masked(node, group, path, count, ctx)?)),
             k => Err(not_here(k, "a vector field", path)),
         }
     }
@@ -108,12 +103,9 @@ impl Col {
             Kind::Record => Ok(Col::Record(RecordCol::append_item(
                 node, &schema, parent, name, path, rows, ctx,
             )?)),
-            Kind::Nullable => {
-                let m = append_nullable_item(parent, name, node, path, rows, |child| {
-                    Col::append_item(child, parent, name, path, rows, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::Nullable => Ok(Col::Masked(append_masked_item(
+                node, parent, name, path, rows, ctx,
+            )?)),
             k => Err(not_here(k, "a list element", path)),
         }
     }
