@@ -12,6 +12,7 @@ use super::arrays::{bad_key, hole, null_value, wrong_array, At, Bytes, Texts};
 use super::{Any, Col};
 use crate::kinds::list::arrow::write::write_strings;
 use crate::kinds::nullable::arrow::write::{flush_masked, write_masked};
+use crate::kinds::string::arrow::write::write_str;
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing
@@ -27,20 +28,7 @@ impl Col {
         let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
         match self {
             Col::Values(v) => v.write(arr, holes, at),
-            Col::Str(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<String>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
-                    }
-                }
-                Ok(())
-            }
+            Col::Str(e) => write_str(e, arr, holes, at),
             Col::OptVls(e) => {
                 let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
                 let nulls = arr.logical_nulls();

@@ -12,12 +12,12 @@ use crate::kinds::list::{ItemCodec, StringValuesItem};
 use crate::kinds::nullable::arrow::write::{create_masked, create_masked_item};
 use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
-use crate::kinds::string::StringCodec;
+use crate::kinds::string::arrow::write::{create_str, with_vls};
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema};
 
-use super::{not_here, with_labels, with_vls, Any, Col};
+use super::{not_here, with_labels, Any, Col};
 
 impl Col {
     /// Creates the datasets of vector field `node` in its data group `group`.
@@ -35,7 +35,7 @@ impl Col {
                 with_vls(ctx, true, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
             }
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => {
-                with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
+                create_str(group, path, false, ctx).map(Col::Str)
             }
             Kind::Scalar | Kind::Dense => {
                 let col = Col::Values(ValuesCol::create(node, group, path, ctx)?);
@@ -50,9 +50,7 @@ impl Col {
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => {
                 Ok(Col::OptVls(OptVlsStringCodec::create(group, path, ctx)?))
             }
-            Kind::VlsString => {
-                with_vls(ctx, true, |c| StringCodec::create(group, path, c)).map(Col::Str)
-            }
+            Kind::VlsString => create_str(group, path, true, ctx).map(Col::Str),
             Kind::List => Ok(Col::List(Box::new(ListCol::create(
                 node, group, path, ctx,
             )?))),

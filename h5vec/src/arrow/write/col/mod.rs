@@ -46,16 +46,6 @@ pub(crate) use child::{first_child, not_here, ChildCol};
 /// their codecs' value type is never serialized here.
 type Any = serde_json::Value;
 
-/// The options of `ctx` with `vls_strings` as a node says, so that
-/// `StringCodec` creates the layout of that node.
-fn with_vls<R>(ctx: &WriteCtx<'_>, vls: bool, f: impl FnOnce(&WriteCtx<'_>) -> R) -> R {
-    let opts = ctx.opts.clone().vls_strings(vls);
-    f(&WriteCtx {
-        opts: &opts,
-        len_hint: ctx.len_hint,
-    })
-}
-
 /// One node's encoder.
 // One encoder per column, built once per save: the size of the largest
 // variant costs nothing, and boxing would add an indirection per batch.
