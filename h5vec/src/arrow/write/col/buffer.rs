@@ -6,13 +6,16 @@ use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 
 use crate::codec::Encoder;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
-use super::arrays::{bad_key, hole, null_value, wrong_array, At, Bytes, Texts};
-use super::{Any, Col};
+use super::arrays::At;
+use super::Col;
+use crate::kinds::blob::arrow::write::{flush_blob, write_blob};
+use crate::kinds::json::arrow::write::{flush_json, write_json};
 use crate::kinds::list::arrow::write::write_strings;
 use crate::kinds::nullable::arrow::write::{flush_masked, write_masked};
 use crate::kinds::string::arrow::write::write_str;
+use crate::kinds::vls::arrow::write::write_opt_vls;
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing
@@ -29,50 +32,9 @@ impl Col {
         match self {
             Col::Values(v) => v.write(arr, holes, at),
             Col::Str(e) => write_str(e, arr, holes, at),
-            Col::OptVls(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        e.push_missing()?;
-                    } else {
-                        e.push(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
-                    }
-                }
-                Ok(())
-            }
-            Col::Json(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "JSON text", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<Any>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        let s = texts.get(i).ok_or_else(|| bad_key(at, i))?;
-                        // The typed encoder writes only JSON; a typed load parses it.
-                        serde_json::from_str::<serde::de::IgnoredAny>(s)
-                            .map_err(|err| Error::encode(at.row(i), format!("not JSON: {err}")))?;
-                        e.push_text(s)?;
-                    }
-                }
-                Ok(())
-            }
-            Col::Blob(e) => {
-                let bytes = Bytes::of(arr).ok_or_else(|| wrong_array(at, "a blob", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<Any>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_encoded(bytes.get(i));
-                    }
-                }
-                Ok(())
-            }
+            Col::OptVls(e) => write_opt_vls(e, arr, holes, at),
+            Col::Json(e) => write_json(e, arr, holes, at),
+            Col::Blob(e) => write_blob(e, arr, holes, at),
             Col::Constant => Ok(()),
             Col::Union(u) => u.write(arr, holes, at),
             Col::Labels(l) => l.write(arr, holes, at),
@@ -91,8 +53,8 @@ impl Col {
             Col::Values(v) => v.flush(),
             Col::Str(e) => Encoder::<String>::flush(e),
             Col::OptVls(e) => e.flush(),
-            Col::Json(e) => Encoder::<Any>::flush(e),
-            Col::Blob(e) => Encoder::<Any>::flush(e),
+            Col::Json(e) => flush_json(e),
+            Col::Blob(e) => flush_blob(e),
             Col::Constant => Ok(()),
             Col::Record(r) => r.flush(),
             Col::List(l) => l.flush(),

@@ -5,19 +5,19 @@ use hdf5::Group;
 
 use crate::codec::Codec;
 use crate::error::Result;
-use crate::kinds::blob::BlobCodec;
-use crate::kinds::json::JsonCodec;
+use crate::kinds::blob::arrow::write::create_blob;
+use crate::kinds::json::arrow::write::create_json;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::{ItemCodec, StringValuesItem};
 use crate::kinds::nullable::arrow::write::{create_masked, create_masked_item};
 use crate::kinds::record::arrow::write::RecordCol;
 use crate::kinds::scalar::arrow::write::ValuesCol;
-use crate::kinds::string::arrow::write::{create_str, with_vls};
+use crate::kinds::string::arrow::write::create_str;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema};
 
-use super::{not_here, with_labels, Any, Col};
+use super::{not_here, with_labels, Col};
 
 impl Col {
     /// Creates the datasets of vector field `node` in its data group `group`.
@@ -29,10 +29,10 @@ impl Col {
     ) -> Result<Col> {
         match &node.kind {
             Kind::Scalar if node.codec == ids::JSON => {
-                with_vls(ctx, false, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
+                create_json(group, path, false, ctx).map(Col::Json)
             }
             Kind::VlsString if node.codec == ids::JSON => {
-                with_vls(ctx, true, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
+                create_json(group, path, true, ctx).map(Col::Json)
             }
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => {
                 create_str(group, path, false, ctx).map(Col::Str)
@@ -46,7 +46,7 @@ impl Col {
             ))),
             Kind::Record => Ok(Col::Record(RecordCol::create(node, group, path, ctx)?)),
             Kind::Constant => Ok(Col::Constant),
-            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::create(group, path, ctx)?)),
+            Kind::Blob => Ok(Col::Blob(create_blob(group, path, ctx)?)),
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => {
                 Ok(Col::OptVls(OptVlsStringCodec::create(group, path, ctx)?))
             }

@@ -25,8 +25,8 @@ use hdf5::Group;
 
 use crate::column::PodWriter;
 use crate::error::Result;
-use crate::kinds::blob::BlobEncoder;
-use crate::kinds::json::JsonEncoder;
+use crate::kinds::blob::arrow::write::BlobCol;
+use crate::kinds::json::arrow::write::JsonCol;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::StringValuesEncoder;
 use crate::kinds::nullable::arrow::write::MaskedCol;
@@ -42,10 +42,6 @@ use super::typed;
 pub(crate) use arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
 pub(crate) use child::{first_child, not_here, ChildCol};
 
-/// JSON and blob columns are written from text and bytes already encoded:
-/// their codecs' value type is never serialized here.
-type Any = serde_json::Value;
-
 /// One node's encoder.
 // One encoder per column, built once per save: the size of the largest
 // variant costs nothing, and boxing would add an indirection per batch.
@@ -57,8 +53,8 @@ pub(super) enum Col {
     Str(StringEncoder),
     /// `Option<String>` as VLS with a placeholder.
     OptVls(VlsEncoder),
-    Json(JsonEncoder<Any>),
-    Blob(BlobEncoder<Any>),
+    Json(JsonCol),
+    Blob(BlobCol),
     Constant,
     Record(RecordCol<Col>),
     List(Box<ListCol<Col>>),

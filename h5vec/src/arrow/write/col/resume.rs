@@ -5,9 +5,9 @@ use hdf5::Group;
 
 use crate::codec::Codec;
 use crate::error::Result;
-use crate::kinds::blob::BlobCodec;
+use crate::kinds::blob::arrow::write::append_blob;
 use crate::kinds::constant::ConstantCodec;
-use crate::kinds::json::JsonCodec;
+use crate::kinds::json::arrow::write::append_json;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::{ItemCodec, StringValuesItem};
 use crate::kinds::nullable::arrow::write::{append_masked, append_masked_item};
@@ -18,7 +18,7 @@ use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::{not_here, with_labels, Any, Col};
+use super::{not_here, with_labels, Col};
 
 impl Col {
     /// Opens vector field `node` of `count` rows in `group` for appending,
@@ -32,9 +32,9 @@ impl Col {
     ) -> Result<Col> {
         let schema = Schema::from(node);
         match &node.kind {
-            Kind::Scalar | Kind::VlsString if node.codec == ids::JSON => Ok(Col::Json(
-                JsonCodec::<Any>::append(group, node, path, count, ctx)?,
-            )),
+            Kind::Scalar | Kind::VlsString if node.codec == ids::JSON => {
+                Ok(Col::Json(append_json(group, node, path, count, ctx)?))
+            }
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => Ok(Col::Str(
                 StringCodec::append(group, node, path, count, ctx)?,
             )),
@@ -52,9 +52,7 @@ impl Col {
                 ConstantCodec::<()>::append(group, node, path, count, ctx)?;
                 Ok(Col::Constant)
             }
-            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::append(
-                group, node, path, count, ctx,
-            )?)),
+            Kind::Blob => Ok(Col::Blob(append_blob(group, node, path, count, ctx)?)),
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => Ok(Col::OptVls(
                 OptVlsStringCodec::append(group, node, path, count, ctx)?,
             )),
