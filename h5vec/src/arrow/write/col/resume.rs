@@ -6,7 +6,7 @@ use hdf5::Group;
 use crate::codec::Codec;
 use crate::error::Result;
 use crate::kinds::blob::arrow::write::append_blob;
-use crate::kinds::constant::ConstantCodec;
+use crate::kinds::constant::arrow::write::append_constant;
 use crate::kinds::json::arrow::write::append_json;
 use crate::kinds::list::arrow::write::{Fill, ListCol};
 use crate::kinds::list::{ItemCodec, StringValuesItem};
@@ -49,7 +49,7 @@ impl Col {
                 node, &schema, group, path, count, ctx,
             )?)),
             Kind::Constant => {
-                ConstantCodec::<()>::append(group, node, path, count, ctx)?;
+                append_constant(group, node, path, count, ctx)?;
                 Ok(Col::Constant)
             }
             Kind::Blob => Ok(Col::Blob(append_blob(group, node, path, count, ctx)?)),

@@ -1,7 +1,7 @@
 //! The `blob` kind's Arrow writer: Arrow binary values (any binary type)
 //! as the blob's encoded bytes, created and opened by `BlobCodec`; a row
 //! under an enclosing null gets the typed encoder's placeholder (SPEC.md
-//! sections 4.1 and 11).
+//! sections 3.5 and 11).
 
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;

@@ -2,7 +2,7 @@
 //! scalar kind's leaf writers (`kinds/scalar/arrow/write.rs`, whose
 //! `ValuesCol` writes both: a scalar is a dense element of shape `[]`):
 //! the element shape of a dense node, and the leaves of nested
-//! `FixedSizeList`s, the Arrow form of its elements (SPEC.md section 11).
+//! `FixedSizeList`s, the Arrow form of its elements (SPEC.md sections 3.2 and 11).
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};

@@ -2,7 +2,7 @@
 //! (checked, not parsed into values) into a JSON column, variable-length
 //! or VLS as the node says, created and opened by `JsonCodec`; a row under
 //! an enclosing null gets the typed encoder's placeholder (SPEC.md
-//! sections 4.1 and 11).
+//! sections 3.1, 4.1 and 11).
 
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;

@@ -2,7 +2,7 @@
 //! into its field group, written by child writers (generic over
 //! `ChildCol`, so that this file names no other kind's writer); created
 //! and opened with the checks the typed record makes (SPEC.md sections
-//! 4.2 and 11).
+//! 3.3 and 11).
 
 use arrow_array::cast::AsArray;
 use arrow_array::Array;

@@ -1,5 +1,5 @@
 //! The `vls_string` kind's Arrow writer for `Option<String>` (codec
-//! `PlaceholderCodec`, SPEC.md sections 4.6 and 11): Arrow strings (any
+//! `PlaceholderCodec`, SPEC.md sections 4.1 and 11): Arrow strings (any
 //! string type, dictionaries decoded) into a VLS column made by
 //! `OptVlsStringCodec`, a null (its own or an enclosing one) as the
 //! missing value. (`String` and JSON in VLS form are the string and json
