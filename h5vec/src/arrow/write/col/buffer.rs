@@ -1,6 +1,7 @@
 //! `Col::write` and `Col::flush`: the values of an Arrow array into an
 //! encoder's buffers (placeholders under enclosing nulls), and the buffers
-//! to their datasets in the typed encoders' order.
+//! to their datasets in the typed encoders' order, each by its kind's
+//! writer.
 
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
@@ -8,14 +9,15 @@ use arrow_buffer::NullBuffer;
 use crate::codec::Encoder;
 use crate::error::Result;
 
-use super::arrays::At;
-use super::Col;
 use crate::kinds::blob::arrow::write::{flush_blob, write_blob};
 use crate::kinds::json::arrow::write::{flush_json, write_json};
 use crate::kinds::list::arrow::write::write_strings;
 use crate::kinds::nullable::arrow::write::{flush_masked, write_masked};
 use crate::kinds::string::arrow::write::write_str;
 use crate::kinds::vls::arrow::write::write_opt_vls;
+
+use super::arrays::At;
+use super::Col;
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing

@@ -6,12 +6,14 @@
 //! the column writers' buffers in bulk; nulls go to masks and to the
 //! placeholders the typed encoders write (SPEC.md sections 3, 4).
 //!
-//! This file holds the encoder type `Col` and the schema-node queries its
-//! constructors share; `create` and `resume` build it for a new vector and
-//! for an append, `buffer` moves Arrow arrays into it, `numbers` holds the
-//! number, Bool and char leaf writers, `lists` the list writer and `arrays`
-//! the Arrow input side (positions for errors, string and binary arrays,
-//! null checks).
+//! The writers themselves are the kinds' (`kinds/<kind>/arrow/write.rs`).
+//! This file holds the dispatcher `Col`, one variant per storage kind
+//! holding that kind's writer, and its `ChildCol` impl (how the writers
+//! that hold child writers, generic over `ChildCol`, reach it); `create`
+//! and `resume` pick the kind's constructor for a new vector and for an
+//! append, `buffer` the kind's write and flush; `child` holds the trait
+//! and the schema-node queries kinds share, `arrays` the Arrow input side
+//! (positions for errors, string and binary arrays, null checks).
 
 mod arrays;
 mod buffer;
