@@ -21,7 +21,7 @@ impl At<'_> {
     }
 }
 
-pub(super) fn bad_key(at: &At<'_>, i: usize) -> Error {
+pub(crate) fn bad_key(at: &At<'_>, i: usize) -> Error {
     Error::invalid(
         at.row(i),
         "dictionary key out of range of the dictionary's values",
@@ -29,7 +29,7 @@ pub(super) fn bad_key(at: &At<'_>, i: usize) -> Error {
 }
 
 /// A string column of any Arrow string type (dictionaries decoded).
-pub(super) enum Texts<'a> {
+pub(crate) enum Texts<'a> {
     Small(&'a arrow_array::StringArray),
     Large(&'a arrow_array::LargeStringArray),
     View(&'a arrow_array::StringViewArray),
@@ -37,7 +37,7 @@ pub(super) enum Texts<'a> {
 }
 
 impl<'a> Texts<'a> {
-    pub(super) fn of(a: &'a dyn Array) -> Option<Texts<'a>> {
+    pub(crate) fn of(a: &'a dyn Array) -> Option<Texts<'a>> {
         if let Some(s) = a.as_string_opt::<i32>() {
             return Some(Texts::Small(s));
         }
@@ -53,7 +53,7 @@ impl<'a> Texts<'a> {
     }
 
     /// Value `i`; `None` only for a dictionary key out of range.
-    pub(super) fn get(&self, i: usize) -> Option<&'a str> {
+    pub(crate) fn get(&self, i: usize) -> Option<&'a str> {
         match self {
             Texts::Small(s) => (i < s.len()).then(|| s.value(i)),
             Texts::Large(s) => (i < s.len()).then(|| s.value(i)),
@@ -64,14 +64,14 @@ impl<'a> Texts<'a> {
 }
 
 /// A binary column of any Arrow binary type.
-pub(super) enum Bytes<'a> {
+pub(crate) enum Bytes<'a> {
     Small(&'a arrow_array::BinaryArray),
     Large(&'a arrow_array::LargeBinaryArray),
     View(&'a arrow_array::BinaryViewArray),
 }
 
 impl<'a> Bytes<'a> {
-    pub(super) fn of(a: &'a dyn Array) -> Option<Bytes<'a>> {
+    pub(crate) fn of(a: &'a dyn Array) -> Option<Bytes<'a>> {
         if let Some(s) = a.as_binary_opt::<i32>() {
             return Some(Bytes::Small(s));
         }
@@ -81,7 +81,7 @@ impl<'a> Bytes<'a> {
         a.as_binary_view_opt().map(Bytes::View)
     }
 
-    pub(super) fn get(&self, i: usize) -> &'a [u8] {
+    pub(crate) fn get(&self, i: usize) -> &'a [u8] {
         match self {
             Bytes::Small(s) => s.value(i),
             Bytes::Large(s) => s.value(i),
@@ -109,7 +109,7 @@ pub(crate) fn check_nulls(
     }
 }
 
-pub(super) fn null_value(at: &At<'_>, i: usize) -> Error {
+pub(crate) fn null_value(at: &At<'_>, i: usize) -> Error {
     Error::mismatch(
         at.row(i),
         "a value (the field is not nullable: SPEC.md section 11)",

@@ -1,19 +1,23 @@
 //! `Col::write` and `Col::flush`: the values of an Arrow array into an
 //! encoder's buffers (placeholders under enclosing nulls), and the buffers
-//! to their datasets in the typed encoders' order.
+//! to their datasets in the typed encoders' order, each by its kind's
+//! writer.
 
-use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 
-use crate::arrow::numbers::numbers;
-use crate::codec::{child_path, Encoder};
-use crate::error::{Error, Result};
-use crate::raw::Bits8;
+use crate::codec::Encoder;
+use crate::error::Result;
 
-use super::arrays::{bad_key, check_nulls, hole, null_value, wrong_array, At, Bytes, Texts};
-use super::numbers::{write_values, Fill};
-use super::{Any, Col};
+use crate::kinds::blob::arrow::write::{flush_blob, write_blob};
+use crate::kinds::json::arrow::write::{flush_json, write_json};
+use crate::kinds::list::arrow::write::write_strings;
+use crate::kinds::nullable::arrow::write::{flush_masked, write_masked};
+use crate::kinds::string::arrow::write::write_str;
+use crate::kinds::vls::arrow::write::write_opt_vls;
+
+use super::arrays::At;
+use super::Col;
 
 impl Col {
     /// Buffers the values of `arr`; rows null in `holes` (an enclosing
@@ -28,149 +32,19 @@ impl Col {
         let normal = super::typed::normalize(arr, |i| at.row(i))?;
         let arr: &dyn Array = normal.as_deref().unwrap_or(arr);
         match self {
-            Col::Values { w, per, src } => write_values(w, *per, *src, arr, holes, at),
-            Col::Str(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<String>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
-                    }
-                }
-                Ok(())
-            }
-            Col::OptVls(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        e.push_missing()?;
-                    } else {
-                        e.push(texts.get(i).ok_or_else(|| bad_key(at, i))?)?;
-                    }
-                }
-                Ok(())
-            }
-            Col::Json(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "JSON text", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<Any>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        let s = texts.get(i).ok_or_else(|| bad_key(at, i))?;
-                        // The typed encoder writes only JSON; a typed load parses it.
-                        serde_json::from_str::<serde::de::IgnoredAny>(s)
-                            .map_err(|err| Error::encode(at.row(i), format!("not JSON: {err}")))?;
-                        e.push_text(s)?;
-                    }
-                }
-                Ok(())
-            }
-            Col::Blob(e) => {
-                let bytes = Bytes::of(arr).ok_or_else(|| wrong_array(at, "a blob", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<Any>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_encoded(bytes.get(i));
-                    }
-                }
-                Ok(())
-            }
+            Col::Values(v) => v.write(arr, holes, at),
+            Col::Str(e) => write_str(e, arr, holes, at),
+            Col::OptVls(e) => write_opt_vls(e, arr, holes, at),
+            Col::Json(e) => write_json(e, arr, holes, at),
+            Col::Blob(e) => write_blob(e, arr, holes, at),
             Col::Constant => Ok(()),
             Col::Union(u) => u.write(arr, holes, at),
             Col::Labels(l) => l.write(arr, holes, at),
-            Col::Record { names, cols } => {
-                let s = arr
-                    .as_struct_opt()
-                    .ok_or_else(|| wrong_array(at, "a record", arr))?;
-                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
-                if s.num_columns() != cols.len() {
-                    return Err(Error::mismatch(
-                        at.path,
-                        format!("a struct of {} fields", cols.len()),
-                        s.num_columns(),
-                    ));
-                }
-                for ((c, name), a) in cols.iter_mut().zip(names.iter()).zip(s.columns()) {
-                    let p = child_path(at.path, name);
-                    c.write(
-                        a.as_ref(),
-                        holes,
-                        &At {
-                            path: &p,
-                            base: at.base,
-                        },
-                    )?;
-                }
-                Ok(())
-            }
-            Col::List(l) => {
-                check_nulls(arr.logical_nulls().as_ref(), holes, at)?;
-                if let Some(a) = arr.as_list_opt::<i32>() {
-                    l.write_spans(a.value_offsets(), a.values(), holes, at)
-                } else if let Some(a) = arr.as_list_opt::<i64>() {
-                    l.write_spans(a.value_offsets(), a.values(), holes, at)
-                } else if let Some(b) = Bytes::of(arr) {
-                    l.write_bytes(&b, arr.len(), holes, at)
-                } else {
-                    Err(wrong_array(at, "a list", arr))
-                }
-            }
-            Col::Masked(m) => {
-                let nulls = arr.logical_nulls();
-                let joined = NullBuffer::union(holes, nulls.as_ref());
-                let mask = &mut m.mask_mut().buf;
-                match &joined {
-                    Some(j) => mask.extend(j.inner().iter().map(|v| Bits8(v as u8))),
-                    None => mask.extend(std::iter::repeat_n(Bits8(1), arr.len())),
-                }
-                m.inner_mut().write(arr, joined.as_ref(), at)
-            }
-            Col::Fill(f) => {
-                let nulls = arr.logical_nulls();
-                let missing =
-                    |i: usize| hole(holes, i) || nulls.as_ref().is_some_and(|n| n.is_null(i));
-                numbers!(match (f) {
-                    Fill::number(e) as A => {
-                        let a = arr
-                            .as_primitive_opt::<A>()
-                            .ok_or_else(|| wrong_array(at, "numbers", arr))?;
-                        for (i, &v) in a.values().iter().enumerate() {
-                            if missing(i) {
-                                Encoder::push_null(e)?;
-                            } else {
-                                e.push_value(v)?;
-                            }
-                        }
-                        Ok(())
-                    },
-                })
-            }
-            Col::StrValues(e) => {
-                let texts = Texts::of(arr).ok_or_else(|| wrong_array(at, "strings", arr))?;
-                let nulls = arr.logical_nulls();
-                for i in 0..arr.len() {
-                    if hole(holes, i) {
-                        Encoder::<String>::push_null(e)?;
-                    } else if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                        return Err(null_value(at, i));
-                    } else {
-                        e.push_str(texts.get(i).ok_or_else(|| bad_key(at, i))?);
-                    }
-                }
-                Ok(())
-            }
+            Col::Record(r) => r.write(arr, holes, at),
+            Col::List(l) => l.write(arr, holes, at),
+            Col::Masked(m) => write_masked(m, arr, holes, at),
+            Col::Fill(f) => f.write(arr, holes, at),
+            Col::StrValues(e) => write_strings(e, arr, holes, at),
         }
     }
 
@@ -178,24 +52,16 @@ impl Col {
     /// order, values before OFFSETS and before masks (SPEC.md section 8).
     pub(crate) fn flush(&mut self) -> Result<()> {
         match self {
-            Col::Values { w, .. } => w.flush(),
+            Col::Values(v) => v.flush(),
             Col::Str(e) => Encoder::<String>::flush(e),
             Col::OptVls(e) => e.flush(),
-            Col::Json(e) => Encoder::<Any>::flush(e),
-            Col::Blob(e) => Encoder::<Any>::flush(e),
+            Col::Json(e) => flush_json(e),
+            Col::Blob(e) => flush_blob(e),
             Col::Constant => Ok(()),
-            Col::Record { cols, .. } => cols.iter_mut().try_for_each(Col::flush),
-            Col::List(l) => {
-                l.items.flush()?;
-                l.offsets.flush()
-            }
-            Col::Masked(m) => {
-                m.inner_mut().flush()?;
-                m.flush_mask()
-            }
-            Col::Fill(f) => numbers!(match (f) {
-                Fill::number(e) as _A => Encoder::flush(e),
-            }),
+            Col::Record(r) => r.flush(),
+            Col::List(l) => l.flush(),
+            Col::Masked(m) => flush_masked(m),
+            Col::Fill(f) => f.flush(),
             Col::StrValues(e) => Encoder::<String>::flush(e),
             Col::Union(u) => u.flush(),
             Col::Labels(l) => l.inner.flush(),

@@ -3,105 +3,21 @@
 
 use hdf5::Group;
 
-use crate::codec::{child_path, Codec};
-use crate::column::create_values;
-use crate::column::PodWriter;
-use crate::error::{Context, Error, ErrorKind, Place, Result};
-use crate::kinds::blob::BlobCodec;
-use crate::kinds::json::JsonCodec;
-use crate::kinds::list::{
-    create_item_mask, create_leaf, create_list_group, create_record_values, items_path,
-    FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
-};
-use crate::kinds::nullable::{create_nullable, MaskedEncoder};
-use crate::kinds::string::StringCodec;
+use crate::codec::Codec;
+use crate::error::Result;
+use crate::kinds::blob::arrow::write::create_blob;
+use crate::kinds::json::arrow::write::create_json;
+use crate::kinds::list::arrow::write::{Fill, ListCol};
+use crate::kinds::list::{ItemCodec, StringValuesItem};
+use crate::kinds::nullable::arrow::write::{create_masked, create_masked_item};
+use crate::kinds::record::arrow::write::RecordCol;
+use crate::kinds::scalar::arrow::write::ValuesCol;
+use crate::kinds::string::arrow::write::create_str;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
-use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema};
 
-use super::numbers::{Fill, Leaves, MakeFill, MakeWriter};
-use super::{first_child, leaf_of, not_here, record_names, shape_of, with_vls, Any, Col, ListCol};
-
-/// The column of a scalar or dense node (numbers, bools, chars, enums):
-/// `leaves` makes its dataset for the encoded type and element shape; the
-/// column is wrapped for labels.
-fn leaf_col(
-    node: &Schema,
-    path: &str,
-    leaves: impl FnOnce(&str, &[usize]) -> Result<Leaves>,
-) -> Result<Col> {
-    let (enc, src) = leaf_of(node, path)?;
-    let (shape, per) = if node.kind == Kind::Dense {
-        shape_of(node, path)?
-    } else {
-        (Vec::new(), 1)
-    };
-    let col = Col::Values {
-        w: leaves(&enc, &shape)?,
-        per,
-        src,
-    };
-    super::with_labels(node, col, path)
-}
-
-struct CreateValues<'a> {
-    group: &'a Group,
-    shape: &'a [usize],
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeWriter for CreateValues<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        create_values(self.group, self.shape, self.path, self.ctx)
-    }
-}
-
-struct CreateLeaf<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    shape: &'a [usize],
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeWriter for CreateLeaf<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        create_leaf(self.parent, self.name, self.shape, self.path, self.ctx)
-    }
-}
-
-struct CreateFill<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    path: &'a str,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeFill for CreateFill<'_> {
-    fn make<T: FillNumber>(&self) -> Result<FillEncoder<T>>
-    where
-        FillItem<T>: ItemCodec<Encoder = FillEncoder<T>>,
-    {
-        FillItem::<T>::create(self.parent, self.name, self.path, self.ctx)
-    }
-}
-
-/// Checks a record field name as a vector name is checked (SPEC.md
-/// section 1, "Names"), with the field's path in the error.
-fn check_field_name(group: &Group, name: &str, path: &str) -> Result<()> {
-    crate::containers::check_name(group, name, "record field").map_err(|e| match e.kind() {
-        ErrorKind::BadName(m) => Error::bad_name(
-            Place::new(
-                path,
-                crate::codec::member_path(group, &name.escape_debug().to_string()),
-            ),
-            m,
-        ),
-        _ => e,
-    })
-}
+use super::{not_here, with_labels, Col};
 
 impl Col {
     /// Creates the datasets of vector field `node` in its data group `group`.
@@ -113,74 +29,38 @@ impl Col {
     ) -> Result<Col> {
         match &node.kind {
             Kind::Scalar if node.codec == ids::JSON => {
-                with_vls(ctx, false, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
+                create_json(group, path, false, ctx).map(Col::Json)
             }
             Kind::VlsString if node.codec == ids::JSON => {
-                with_vls(ctx, true, |c| JsonCodec::<Any>::create(group, path, c)).map(Col::Json)
+                create_json(group, path, true, ctx).map(Col::Json)
             }
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => {
-                with_vls(ctx, false, |c| StringCodec::create(group, path, c)).map(Col::Str)
+                create_str(group, path, false, ctx).map(Col::Str)
             }
-            Kind::Scalar | Kind::Dense => leaf_col(node, path, |enc, shape| {
-                let m = CreateValues {
-                    group,
-                    shape,
-                    path,
-                    ctx,
-                };
-                Leaves::make(enc, &m, path)
-            }),
+            Kind::Scalar | Kind::Dense => {
+                let col = Col::Values(ValuesCol::create(node, group, path, ctx)?);
+                with_labels(node, col, path)
+            }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::create(node, group, path, ctx)?,
             ))),
-            Kind::Record => {
-                let names = record_names(node, path)?;
-                let mut cols = Vec::with_capacity(names.len());
-                for (i, (name, child)) in names.iter().zip(&node.children).enumerate() {
-                    let p = child_path(path, name);
-                    check_field_name(group, name, &p)?;
-                    if names[..i].contains(name) {
-                        return Err(Error::bad_name(p, format!("two fields named {name:?}")));
-                    }
-                    let g = group.create_group(name).at(&p)?;
-                    cols.push(Col::create(child, &g, &p, ctx)?);
-                }
-                Ok(Col::Record {
-                    names: names.to_vec(),
-                    cols,
-                })
-            }
+            Kind::Record => Ok(Col::Record(RecordCol::create(node, group, path, ctx)?)),
             Kind::Constant => Ok(Col::Constant),
-            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::create(group, path, ctx)?)),
+            Kind::Blob => Ok(Col::Blob(create_blob(group, path, ctx)?)),
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => {
                 Ok(Col::OptVls(OptVlsStringCodec::create(group, path, ctx)?))
             }
-            Kind::VlsString => {
-                with_vls(ctx, true, |c| StringCodec::create(group, path, c)).map(Col::Str)
-            }
-            Kind::List => {
-                let offsets = create_list_group(group, path, ctx)?;
-                let child = first_child(node, path)?;
-                let items = Col::create_item(child, group, "VALUES", &items_path(path), ctx)?;
-                Ok(Col::List(Box::new(ListCol {
-                    offsets,
-                    end: 0,
-                    items,
-                })))
-            }
-            Kind::Nullable => {
-                let child = first_child(node, path)?;
-                let m = create_nullable(group, path, ctx, || {
-                    Col::create(child, group, path, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::VlsString => create_str(group, path, true, ctx).map(Col::Str),
+            Kind::List => Ok(Col::List(Box::new(ListCol::create(
+                node, group, path, ctx,
+            )?))),
+            Kind::Nullable => Ok(Col::Masked(create_masked(node, group, path, ctx)?)),
             k => Err(not_here(k, "a vector field", path)),
         }
     }
 
     /// Creates list element member `name` of `parent` for element node `node`.
-    fn create_item(
+    pub(super) fn create_item(
         node: &Schema,
         parent: &Group,
         name: &str,
@@ -189,59 +69,27 @@ impl Col {
     ) -> Result<Col> {
         match &node.kind {
             Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
-                leaf_col(node, path, |enc, shape| {
-                    let m = CreateLeaf {
-                        parent,
-                        name,
-                        shape,
-                        path,
-                        ctx,
-                    };
-                    Leaves::make(enc, &m, path)
-                })
+                let col = Col::Values(ValuesCol::create_item(node, parent, name, path, ctx)?);
+                with_labels(node, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::create_item(
                     node, parent, name, path, ctx,
                 )?,
             ))),
-            Kind::FillNullable => {
-                let m = CreateFill {
-                    parent,
-                    name,
-                    path,
-                    ctx,
-                };
-                Ok(Col::Fill(Fill::make(
-                    node.encoded_type.as_deref(),
-                    &m,
-                    path,
-                )?))
-            }
+            Kind::FillNullable => Ok(Col::Fill(Fill::create_item(node, parent, name, path, ctx)?)),
             Kind::StringValues => Ok(Col::StrValues(StringValuesItem::create(
                 parent, name, path, ctx,
             )?)),
-            Kind::List => {
-                let g = parent.create_group(name).at(path)?;
-                Col::create(node, &g, path, ctx)
-            }
-            Kind::Record => {
-                let g = create_record_values(parent, name, path)?;
-                Col::create(node, &g, path, ctx)
-            }
-            Kind::Nullable => {
-                let child = first_child(node, path)?;
-                if child.kind != Kind::StringValues && child.kind != Kind::List {
-                    return Err(not_here(
-                        &child.kind,
-                        "a nullable list element (string_values or list)",
-                        path,
-                    ));
-                }
-                let inner = Col::create_item(child, parent, name, path, ctx)?;
-                let mask = create_item_mask(parent, name, path, ctx)?;
-                Ok(Col::Masked(MaskedEncoder::new(Box::new(inner), mask)))
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::create_item(
+                node, parent, name, path, ctx,
+            )?))),
+            Kind::Record => Ok(Col::Record(RecordCol::create_item(
+                node, parent, name, path, ctx,
+            )?)),
+            Kind::Nullable => Ok(Col::Masked(create_masked_item(
+                node, parent, name, path, ctx,
+            )?)),
             k => Err(not_here(k, "a list element", path)),
         }
     }

@@ -3,94 +3,22 @@
 
 use hdf5::Group;
 
-use crate::codec::{child_path, expect_members, open_group, Codec};
-use crate::column::open_values;
-use crate::column::PodWriter;
-use crate::error::{Error, Result};
-use crate::kinds::blob::BlobCodec;
-use crate::kinds::constant::ConstantCodec;
-use crate::kinds::json::JsonCodec;
-use crate::kinds::list::{
-    append_nullable_item, items_path, open_leaf_values, open_list_group, open_list_group_with,
-    open_record_values, FillEncoder, FillItem, FillNumber, ItemCodec, StringValuesItem,
-};
-use crate::kinds::nullable::append_nullable;
+use crate::codec::Codec;
+use crate::error::Result;
+use crate::kinds::blob::arrow::write::append_blob;
+use crate::kinds::constant::arrow::write::append_constant;
+use crate::kinds::json::arrow::write::append_json;
+use crate::kinds::list::arrow::write::{Fill, ListCol};
+use crate::kinds::list::{ItemCodec, StringValuesItem};
+use crate::kinds::nullable::arrow::write::{append_masked, append_masked_item};
+use crate::kinds::record::arrow::write::RecordCol;
+use crate::kinds::scalar::arrow::write::ValuesCol;
 use crate::kinds::string::StringCodec;
 use crate::kinds::vls::OptVlsStringCodec;
 use crate::options::WriteCtx;
-use crate::raw::Pod;
 use crate::schema::{ids, Kind, Schema, Stored};
 
-use super::numbers::{Fill, Leaves, MakeFill, MakeWriter};
-use super::{leaf_of, not_here, record_names, shape_of, Any, Col, ListCol};
-
-struct ResumeValues<'a> {
-    group: &'a Group,
-    node: &'a Stored,
-    want: &'a Schema,
-    inner: &'a [u64],
-    path: &'a str,
-    count: u64,
-}
-
-impl MakeWriter for ResumeValues<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        let r = open_values::<R>(
-            self.group, self.node, self.path, self.count, self.want, self.inner,
-        )?;
-        PodWriter::resume(r.ds, self.inner.to_vec(), self.count, self.path)
-    }
-}
-
-struct ResumeLeaf<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    node: &'a Stored,
-    want: &'a Schema,
-    inner: &'a [u64],
-    path: &'a str,
-    rows: u64,
-}
-
-impl MakeWriter for ResumeLeaf<'_> {
-    fn make<R: Pod>(&self) -> Result<PodWriter<R>> {
-        let (ds, _) = open_leaf_values::<R>(
-            self.parent,
-            self.name,
-            self.node,
-            self.path,
-            self.rows,
-            self.want,
-            self.inner,
-        )?;
-        PodWriter::resume(ds, self.inner.to_vec(), self.rows, self.path)
-    }
-}
-
-struct ResumeFill<'a> {
-    parent: &'a Group,
-    name: &'a str,
-    node: &'a Stored,
-    path: &'a str,
-    rows: u64,
-    ctx: &'a WriteCtx<'a>,
-}
-
-impl MakeFill for ResumeFill<'_> {
-    fn make<T: FillNumber>(&self) -> Result<FillEncoder<T>>
-    where
-        FillItem<T>: ItemCodec<Encoder = FillEncoder<T>>,
-    {
-        FillItem::<T>::append(
-            self.parent,
-            self.name,
-            self.node,
-            self.path,
-            self.rows,
-            self.ctx,
-        )
-    }
-}
+use super::{not_here, with_labels, Col};
 
 impl Col {
     /// Opens vector field `node` of `count` rows in `group` for appending,
@@ -104,106 +32,43 @@ impl Col {
     ) -> Result<Col> {
         let schema = Schema::from(node);
         match &node.kind {
-            Kind::Scalar | Kind::VlsString if node.codec == ids::JSON => Ok(Col::Json(
-                JsonCodec::<Any>::append(group, node, path, count, ctx)?,
-            )),
+            Kind::Scalar | Kind::VlsString if node.codec == ids::JSON => {
+                Ok(Col::Json(append_json(group, node, path, count, ctx)?))
+            }
             Kind::Scalar if node.encoded_type.as_deref() == Some("String") => Ok(Col::Str(
                 StringCodec::append(group, node, path, count, ctx)?,
             )),
             Kind::Scalar | Kind::Dense => {
-                let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == Kind::Dense {
-                    shape_of(&schema, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
-                let inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-                let m = ResumeValues {
-                    group,
-                    node,
-                    want: &schema,
-                    inner: &inner,
-                    path,
-                    count,
-                };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::with_labels(&schema, col, path)
+                let col = Col::Values(ValuesCol::append(node, &schema, group, path, count)?);
+                with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::append(node, group, path, count, ctx)?,
             ))),
-            Kind::Record => {
-                let names = record_names(&schema, path)?;
-                if node.codec != ids::STRUCT
-                    && node.codec != ids::TUPLE
-                    && node.codec != ids::OFFSET_DATE_TIME_CODEC
-                {
-                    return Err(Error::mismatch(
-                        path,
-                        format!("codec `{}` or `{}`", ids::STRUCT, ids::TUPLE),
-                        format!("`{}`", node.codec),
-                    ));
-                }
-                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                expect_members(group, &refs, node, path)?;
-                let mut cols = Vec::with_capacity(names.len());
-                for (name, child) in names.iter().zip(&node.children) {
-                    let p = child_path(path, name);
-                    let g = open_group(group, name, &p)?;
-                    cols.push(Col::append(child, &g, &p, count, ctx)?);
-                }
-                Ok(Col::Record {
-                    names: names.to_vec(),
-                    cols,
-                })
-            }
+            Kind::Record => Ok(Col::Record(RecordCol::append(
+                node, &schema, group, path, count, ctx,
+            )?)),
             Kind::Constant => {
-                ConstantCodec::<()>::append(group, node, path, count, ctx)?;
+                append_constant(group, node, path, count, ctx)?;
                 Ok(Col::Constant)
             }
-            Kind::Blob => Ok(Col::Blob(BlobCodec::<Any>::append(
-                group, node, path, count, ctx,
-            )?)),
+            Kind::Blob => Ok(Col::Blob(append_blob(group, node, path, count, ctx)?)),
             Kind::VlsString if node.codec == ids::PLACEHOLDER_CODEC => Ok(Col::OptVls(
                 OptVlsStringCodec::append(group, node, path, count, ctx)?,
             )),
             Kind::VlsString => Ok(Col::Str(StringCodec::append(
                 group, node, path, count, ctx,
             )?)),
-            Kind::List => {
-                let (offsets, total) = if node.codec == ids::MAP_CODEC {
-                    open_list_group_with(group, node, path, count, ids::MAP_CODEC)?
-                } else {
-                    open_list_group(group, node, path, count)?
-                };
-                let child = node.child(0, path)?;
-                let items =
-                    Col::append_item(child, group, "VALUES", &items_path(path), total, ctx)?;
-                let rows = count
-                    .checked_add(1)
-                    .ok_or_else(|| Error::invalid(path, "count overflows"))?;
-                Ok(Col::List(Box::new(ListCol {
-                    offsets: PodWriter::resume(offsets.ds, Vec::new(), rows, path)?,
-                    end: total,
-                    items,
-                })))
-            }
-            Kind::Nullable => {
-                let m = append_nullable(group, node, path, count, |child| {
-                    Col::append(child, group, path, count, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::append(
+                node, group, path, count, ctx,
+            )?))),
+            Kind::Nullable => Ok(Col::Masked(append_masked(node, group, path, count, ctx)?)),
             k => Err(not_here(k, "a vector field", path)),
         }
     }
 
     /// Opens list element member `name` of `parent` (`rows` elements) for appending.
-    fn append_item(
+    pub(super) fn append_item(
         node: &Stored,
         parent: &Group,
         name: &str,
@@ -214,66 +79,31 @@ impl Col {
         let schema = Schema::from(node);
         match &node.kind {
             Kind::Scalar | Kind::Dense if node.encoded_type.as_deref() != Some("String") => {
-                let (enc, src) = leaf_of(&schema, path)?;
-                let (shape, per) = if node.kind == Kind::Dense {
-                    shape_of(&schema, path)?
-                } else {
-                    (Vec::new(), 1)
-                };
-                let inner: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-                let m = ResumeLeaf {
-                    parent,
-                    name,
-                    node,
-                    want: &schema,
-                    inner: &inner,
-                    path,
-                    rows,
-                };
-                let col = Col::Values {
-                    w: Leaves::make(&enc, &m, path)?,
-                    per,
-                    src,
-                };
-                super::with_labels(&schema, col, path)
+                let col = Col::Values(ValuesCol::append_item(
+                    node, &schema, parent, name, path, rows,
+                )?);
+                with_labels(&schema, col, path)
             }
             Kind::Union => Ok(Col::Union(Box::new(
                 crate::kinds::union::arrow::write::UnionCol::append_item(
                     node, parent, name, path, rows, ctx,
                 )?,
             ))),
-            Kind::FillNullable => {
-                let m = ResumeFill {
-                    parent,
-                    name,
-                    node,
-                    path,
-                    rows,
-                    ctx,
-                };
-                Ok(Col::Fill(Fill::make(
-                    node.encoded_type.as_deref(),
-                    &m,
-                    path,
-                )?))
-            }
+            Kind::FillNullable => Ok(Col::Fill(Fill::append_item(
+                node, parent, name, path, rows, ctx,
+            )?)),
             Kind::StringValues => Ok(Col::StrValues(StringValuesItem::append(
                 parent, name, node, path, rows, ctx,
             )?)),
-            Kind::List => Col::append(node, &open_group(parent, name, path)?, path, rows, ctx),
-            Kind::Record => Col::append(
-                node,
-                &open_record_values(parent, name, path)?,
-                path,
-                rows,
-                ctx,
-            ),
-            Kind::Nullable => {
-                let m = append_nullable_item(parent, name, node, path, rows, |child| {
-                    Col::append_item(child, parent, name, path, rows, ctx).map(Box::new)
-                })?;
-                Ok(Col::Masked(m))
-            }
+            Kind::List => Ok(Col::List(Box::new(ListCol::append_item(
+                node, parent, name, path, rows, ctx,
+            )?))),
+            Kind::Record => Ok(Col::Record(RecordCol::append_item(
+                node, &schema, parent, name, path, rows, ctx,
+            )?)),
+            Kind::Nullable => Ok(Col::Masked(append_masked_item(
+                node, parent, name, path, rows, ctx,
+            )?)),
             k => Err(not_here(k, "a list element", path)),
         }
     }

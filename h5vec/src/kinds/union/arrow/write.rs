@@ -26,27 +26,7 @@ use crate::options::WriteCtx;
 use crate::schema::{Schema, Stored};
 
 use crate::arrow::mapping::{field_of, labels};
-use crate::arrow::write::col::{check_nulls, hole, wrong_array, At};
-
-/// The column writer of a union's variants and of a labelled enum's codes
-/// (`col::Col`, which holds these writers in turn: a type parameter, so
-/// that this file does not name it).
-pub(crate) trait VariantCol: Sized {
-    /// Creates the datasets of node `node` in `group`.
-    fn create(node: &Schema, group: &Group, path: &str, ctx: &WriteCtx<'_>) -> Result<Self>;
-    /// Opens node `node` of `rows` rows in `group` for appending.
-    fn append(
-        node: &Stored,
-        group: &Group,
-        path: &str,
-        rows: u64,
-        ctx: &WriteCtx<'_>,
-    ) -> Result<Self>;
-    /// Buffers the values of `arr` (rows null in `holes` get placeholders).
-    fn write(&mut self, arr: &dyn Array, holes: Option<&NullBuffer>, at: &At<'_>) -> Result<()>;
-    /// Writes what is buffered.
-    fn flush(&mut self) -> Result<()>;
-}
+use crate::arrow::write::col::{check_nulls, hole, wrong_array, At, ChildCol};
 
 /// A union's writers: TAG, INDEX, each variant's rows so far, and one
 /// column writer per variant (a record, or a constant).
@@ -93,7 +73,7 @@ fn variant_types(node: &Schema, path: &str) -> Result<Vec<DataType>> {
     }
 }
 
-impl<C: VariantCol> UnionCol<C> {
+impl<C: ChildCol> UnionCol<C> {
     /// Creates union field `node` in its data group `group`.
     pub(crate) fn create(
         node: &Schema,
@@ -284,7 +264,7 @@ pub(crate) struct LabelsCol<C> {
     per: usize,
 }
 
-impl<C: VariantCol> LabelsCol<C> {
+impl<C: ChildCol> LabelsCol<C> {
     /// `col` (the codes' writer of scalar or dense node `node`) with the
     /// node's labels, or `Err(col)` for an enum without labels.
     pub(crate) fn wrap(node: &Schema, col: C, path: &str) -> Result<std::result::Result<Self, C>> {
