@@ -23,6 +23,9 @@ use arrow_array::ArrowPrimitiveType;
 ///   holding `value`; the other arms for other names.
 /// - `numbers!(by_type (data_type) { Name::number(value), other arms })`:
 ///   the same by Arrow `DataType`.
+/// - `numbers!(with_type (data_type) A => body, _ => other)`: `body` with
+///   `A` the Arrow type of a number `data_type`, else `other` (the Arrow
+///   readers' `with_prim!`).
 macro_rules! numbers {
     (@with [$(($V:ident $t:ident $A:ident $D:ident $art:ident $kind:ident))*]
         $(#[$m:meta])* $vis:vis enum $name:ident { numbers($w:ident<native>), $($rest:tt)* }
@@ -63,6 +66,17 @@ macro_rules! numbers {
             $($arms)*
         }
     };
+    (@with [$(($V:ident $t:ident $A:ident $D:ident $art:ident $kind:ident))*]
+        with_type ($e:expr) $alias:ident => $body:expr, _ => $other:expr
+    ) => {
+        match $e {
+            $(::arrow_schema::DataType::$D => {
+                type $alias = ::arrow_array::types::$A;
+                $body
+            })*
+            _ => $other,
+        }
+    };
     (@with [$(($V:ident $t:ident $A:ident $D:ident $art:ident $kind:ident))*] impl Number) => {$(
         impl $crate::arrow::numbers::Number for ::arrow_array::types::$A {
             const COLUMN: &'static str = concat!(
@@ -85,7 +99,7 @@ macro_rules! numbers {
         Some($v as $t)
     };
     (@with $($args:tt)*) => {
-        compile_error!("numbers!: not an enum, match, by_name, by_type or impl Number")
+        compile_error!("numbers!: not an enum, match, by_name, by_type, with_type or impl Number")
     };
     ($($args:tt)*) => {
         $crate::arrow::numbers::numbers! { @with [

@@ -192,54 +192,12 @@ pub(crate) fn leaf_column<R: Pod>(
     }
 }
 
-/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`.
+/// Calls `$body` with `$T` the arrow primitive type of `$dt`, or `$other`
+/// (the number types of `numbers!`'s one table).
 macro_rules! with_prim {
-    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {{
-        use arrow_array::types::*;
-        match $dt {
-            DataType::Int8 => {
-                type $T = Int8Type;
-                $body
-            }
-            DataType::Int16 => {
-                type $T = Int16Type;
-                $body
-            }
-            DataType::Int32 => {
-                type $T = Int32Type;
-                $body
-            }
-            DataType::Int64 => {
-                type $T = Int64Type;
-                $body
-            }
-            DataType::UInt8 => {
-                type $T = UInt8Type;
-                $body
-            }
-            DataType::UInt16 => {
-                type $T = UInt16Type;
-                $body
-            }
-            DataType::UInt32 => {
-                type $T = UInt32Type;
-                $body
-            }
-            DataType::UInt64 => {
-                type $T = UInt64Type;
-                $body
-            }
-            DataType::Float32 => {
-                type $T = Float32Type;
-                $body
-            }
-            DataType::Float64 => {
-                type $T = Float64Type;
-                $body
-            }
-            _ => $other,
-        }
-    }};
+    ($dt:expr, $T:ident => $body:expr, _ => $other:expr) => {
+        $crate::arrow::numbers::numbers!(with_type ($dt) $T => $body, _ => $other)
+    };
 }
 pub(crate) use with_prim;
 
