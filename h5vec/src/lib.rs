@@ -132,6 +132,7 @@ mod live;
 pub mod lock_audit;
 mod options;
 mod pipeline;
+mod query;
 mod raw;
 mod schema;
 #[cfg(feature = "serde-columns")]
@@ -153,6 +154,7 @@ pub use inspect::{
     find_containers, inspect, ContainerInfo, ContainerKind, DatasetInfo, SchemaNode, VectorInfo,
 };
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
+pub use query::{col, Column, Filter, Value};
 pub use serde_value::{Blob, Json};
 #[cfg(unix)]
 pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolation};
