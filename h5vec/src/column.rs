@@ -4,7 +4,7 @@
 
 use hdf5::{Dataset, Datatype, Group};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::codec::{expect_members, open_column};
 use crate::error::{Context, Place, Result};
@@ -13,6 +13,7 @@ use crate::options::{Compression, WriteCtx};
 use crate::pipeline::deferred::{Space, WriteJob};
 use crate::pipeline::detect::Pipeline;
 use crate::pipeline::prefetch::{self, ReadAhead};
+use crate::query::stats::{self, ChunkStats};
 use crate::raw::{self, ColumnSpec, MemType, Pod};
 use crate::schema::{Schema, Stored};
 
@@ -59,6 +60,9 @@ pub struct PodWriter<T: Pod> {
     pending: Option<Arc<WriteJob>>,
     /// For writes through HDF5's filters (no `pipe`).
     guard: CommittedChunk,
+    /// The column's statistics, when its write session keeps them
+    /// (`crate::query::stats`).
+    stats: Option<Arc<Mutex<ChunkStats>>>,
 }
 
 /// Keeps a write through HDF5's own filter pipeline from freeing the
@@ -274,6 +278,7 @@ impl<T: Pod> PodWriter<T> {
             carried_stored: false,
             pending: None,
             guard: CommittedChunk::off(),
+            stats: None,
         };
         if pipe.is_none() {
             w.guard = CommittedChunk::new(&w.ds);
@@ -298,7 +303,20 @@ impl<T: Pod> PodWriter<T> {
                 w.carried_stored = true;
             }
         }
+        if w.inner.is_empty() {
+            w.stats = stats::register::<T>(path, &w.ds, w.written, w.pipe.is_none())?;
+        }
         Ok(w)
+    }
+
+    /// Notes the first `rows` buffered rows in the column's statistics.
+    fn note_stats(&self, rows: u64) {
+        if let Some(st) = &self.stats {
+            let n = (rows as usize).min(self.buf.len());
+            st.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .note(self.written, &self.buf[..n]);
+        }
     }
 
     /// The dataset written to.
@@ -330,6 +348,7 @@ impl<T: Pod> PodWriter<T> {
             // Nothing new; the extent is still set exactly (`repair`).
             return raw::set_rows(&self.ds, end, &self.inner, &self.path);
         }
+        self.note_stats(rows);
         let mut next = match self.pending.take() {
             Some(job) => {
                 let (r, spare, stored) = job.reclaim::<T>();
@@ -372,6 +391,7 @@ impl<T: Pod> PodWriter<T> {
         // AS_STORED types are single bytes and the dataset's own type is a
         // 1-byte type, so the buffer matches it value for value; any other
         // type describes `T` (`MemType`).
+        self.note_stats(rows);
         let mem = &self.mem;
         let per = self.inner.iter().product::<u64>() as usize;
         let (ds, buf, inner, written) = (&self.ds, &self.buf, &self.inner, self.written);

@@ -154,7 +154,9 @@ pub use inspect::{
     find_containers, inspect, ContainerInfo, ContainerKind, DatasetInfo, SchemaNode, VectorInfo,
 };
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
-pub use query::{col, Column, Filter, Value};
+pub use query::{
+    col, count_where, explain, load_where, select_rows, Column, Explain, Filter, Value,
+};
 pub use serde_value::{Blob, Json};
 #[cfg(unix)]
 pub use untrusted::{check_isolated, open_untrusted, open_untrusted_with, Isolation};

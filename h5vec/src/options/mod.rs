@@ -106,6 +106,7 @@ pub struct SaveOptions {
     replace: bool,
     by_role: [Option<Compression>; 4],
     checksum: bool,
+    no_statistics: bool,
 }
 
 impl SaveOptions {
@@ -357,6 +358,33 @@ impl SaveOptions {
     /// ([`checksum`](Self::checksum)).
     pub fn get_checksum(&self) -> bool {
         self.checksum
+    }
+
+    /// Whether a save records per-chunk statistics (minimum, maximum, NaN
+    /// and missing counts: HEP001 `CHUNK_MINMAX`, SPEC.md section 14) of
+    /// its number, bool, enum and time columns, which queries use to skip
+    /// chunks. On by default; appends keep the statistics a vector has
+    /// (and add none to a vector saved without).
+    ///
+    /// ```
+    /// use h5vec::{col, SaveOptions};
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let file = h5vec::create_file(dir.path().join("s.h5"))?;
+    /// let opts = SaveOptions::default().statistics(false);
+    /// h5vec::save_vector_with(&file, "xs", &[3u8, 1, 2], &opts)?;
+    /// // Queries still answer (by reading every chunk).
+    /// assert_eq!(h5vec::select_rows(&file, "xs", &col("").ge(2u8))?, [0, 2]);
+    /// # Ok(()) }
+    /// ```
+    pub fn statistics(mut self, on: bool) -> Self {
+        self.no_statistics = !on;
+        self
+    }
+
+    /// Whether saves record statistics ([`statistics`](Self::statistics)).
+    pub fn get_statistics(&self) -> bool {
+        !self.no_statistics
     }
 
     /// Whether repeated strings share heap slices.

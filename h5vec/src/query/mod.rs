@@ -1,11 +1,136 @@
-//! Queries: which rows of a vector or table match a [`Filter`].
+//! Queries: which rows of a vector match a [`Filter`], and reading only
+//! those (SPEC.md section 14).
 //!
 //! | file | holds |
 //! |---|---|
 //! | `filter.rs` | [`col`], [`Filter`], [`Value`]: the predicate tree |
 //! | `parse.rs` | the `--where` text syntax: `FromStr` and `Display` for [`Filter`] |
+//! | `leaf.rs` | a filter's column resolved to one leaf and read by ranges |
+//! | `eval.rs` | the filter compiled against its leaves; three-valued evaluation |
+//! | `time.rs` | instants, dates and times of day written as text |
+//! | `stats.rs` | `CHUNK_MINMAX` statistics: written by saves and appends, read to skip windows |
+//! | `plan.rs` | the scan: windows, which are skipped, [`Explain`] |
 
+mod eval;
 mod filter;
+mod leaf;
 mod parse;
+mod plan;
+pub(crate) mod stats;
+mod time;
+
+use std::ops::Range;
+
+use hdf5::Group;
 
 pub use filter::{col, Column, Filter, Value};
+pub use plan::Explain;
+
+use crate::codec::{Codec, Decoder, H5Vector};
+use crate::error::Result;
+use crate::guard::Access;
+use crate::vector::open_vector;
+
+/// The rows of vector `name` where `filter` is true, in increasing order.
+///
+/// Missing values follow HEP001's three-valued logic (see [`Filter`]);
+/// chunks whose statistics prove they hold no match are not read.
+///
+/// ```
+/// use h5vec::{col, H5Vector};
+///
+/// #[derive(H5Vector, Debug, PartialEq)]
+/// struct Reading { sensor: u16, temperature: f64, note: Option<String> }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("r.h5"))?;
+/// let rows: Vec<Reading> = (0..100)
+///     .map(|i| Reading { sensor: i % 4, temperature: i as f64 / 2.0, note: None })
+///     .collect();
+/// h5vec::save_vector(&file, "readings", &rows)?;
+/// let hot = col("temperature").ge(45.0) & col("sensor").eq(1u16);
+/// assert_eq!(h5vec::select_rows(&file, "readings", &hot)?, [93, 97]);
+/// assert_eq!(h5vec::count_where(&file, "readings", &hot)?, 2);
+/// let back: Vec<Reading> = h5vec::load_where(&file, "readings", &hot)?;
+/// assert_eq!(back[0].temperature, 46.5);
+/// // A missing value matches no value predicate, not even `ne`.
+/// assert_eq!(h5vec::count_where(&file, "readings", &col("note").ne("x"))?, 0);
+/// # Ok(()) }
+/// ```
+pub fn select_rows(group: &Group, name: &str, filter: &Filter) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    plan::Scan::open(group, name, filter)?.run(|r| out.extend(r))?;
+    Ok(out)
+}
+
+/// How many rows of vector `name` match `filter` (see [`select_rows`]).
+pub fn count_where(group: &Group, name: &str, filter: &Filter) -> Result<u64> {
+    let mut n = 0u64;
+    plan::Scan::open(group, name, filter)?.run(|r| n += r.count() as u64)?;
+    Ok(n)
+}
+
+/// How [`select_rows`] answers `filter` on vector `name`: for each column,
+/// the statistics it uses (or a scan); the windows of rows read and
+/// skipped. Runs the query to count them. `Display` prints a report.
+pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
+    let mut scan = plan::Scan::open(group, name, filter)?;
+    let mut rows = 0u64;
+    scan.run(|r| rows += r.count() as u64)?;
+    Ok(scan.explain(rows))
+}
+
+/// The elements of vector `name` where `filter` is true, in row order:
+/// [`select_rows`], then only the chunks holding those rows are read.
+///
+/// ```
+/// use h5vec::col;
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("x.h5"))?;
+/// h5vec::save_vector(&file, "xs", &[5i64, -3, 8, 0])?;
+/// let pos: Vec<i64> = h5vec::load_where(&file, "xs", &col("").gt(0))?;
+/// assert_eq!(pos, [5, 8]);
+/// # Ok(()) }
+/// ```
+pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Result<Vec<T>> {
+    let rows = select_rows(group, name, filter)?;
+    let v = open_vector(group, name, Access::Read)?;
+    let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
+    read_selected(&mut dec, &rows)
+}
+
+/// Rows closer than this are read in one call (skipping those between).
+const GAP_ROWS: u64 = 4096;
+
+/// Decodes the rows `rows` (increasing) with `dec`: runs of nearby rows
+/// are read with one `load` each, the rows between skipped.
+pub(crate) fn read_selected<T, D: Decoder<T>>(dec: &mut D, rows: &[u64]) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, rows.len() as u64, "$")?;
+    let mut i = 0;
+    while i < rows.len() {
+        let start = rows[i];
+        let mut j = i + 1;
+        while j < rows.len()
+            && rows[j] - rows[j - 1] <= GAP_ROWS
+            && rows[j] - start < crate::options::READ_BATCH_ROWS
+        {
+            j += 1;
+        }
+        let span: Range<u64> = start..rows[j - 1] + 1;
+        dec.load(span.clone())?;
+        let mut k = i;
+        for r in span {
+            if k < j && rows[k] == r {
+                out.push(dec.next()?);
+                k += 1;
+            } else {
+                dec.skip()?;
+            }
+        }
+        i = j;
+    }
+    Ok(out)
+}

@@ -44,6 +44,7 @@ pub(crate) mod ffi;
 mod files;
 mod filters;
 pub(crate) mod gheap;
+pub(crate) mod minmax;
 mod h5col;
 mod links;
 mod pipeline;

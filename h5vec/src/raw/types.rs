@@ -10,6 +10,26 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_sign_t, H5T_str_t};
 
 use super::ffi::{check, sync, Owned};
+use super::minmax::{Bound, BoundKind, Summary};
+
+/// An integer as a [`Bound`] (signed ones as i64, unsigned as u64).
+trait WrapInt {
+    fn wrap(self) -> Bound;
+}
+macro_rules! wrap_int {
+    ($($t:ty => $v:ident as $w:ty),*) => {$(
+        impl WrapInt for $t {
+            fn wrap(self) -> Bound {
+                Bound::$v(<$w>::from(self))
+            }
+        }
+    )*};
+}
+wrap_int!(i8 => I as i64, i16 => I as i64, i32 => I as i64, i64 => I as i64,
+    u8 => U as u64, u16 => U as u64, u32 => U as u64, u64 => U as u64);
+fn wrap_int<T: WrapInt>(x: T) -> Bound {
+    x.wrap()
+}
 use crate::error::{At, Context, Result};
 
 /// A plain value stored bit for bit: every bit pattern is a valid value.
@@ -29,6 +49,18 @@ pub unsafe trait Pod: Copy + Default + Send + Sync + 'static {
     /// Read and write with the dataset's own (1-byte) type as memory type,
     /// so a byte in any accepted encoding moves unchanged.
     const AS_STORED: bool = false;
+    /// The kind of bound statistics keep of this type (`None`: no
+    /// statistics: pointers, bytes of other types).
+    const BOUND: Option<BoundKind> = None;
+    /// The bounds and NaN count of `vals` (statistics, SPEC.md section 14);
+    /// only called when [`Pod::BOUND`] is set.
+    fn summarize(vals: &[Self]) -> Summary {
+        Summary {
+            bounds: None,
+            nan: 0,
+            n: vals.len() as u64,
+        }
+    }
 }
 
 macro_rules! pod_int {
@@ -42,6 +74,14 @@ macro_rules! pod_int {
                 *h5t::$file
             }
             const ENCODED: &'static str = $enc;
+            const BOUND: Option<BoundKind> = Some(if $signed { BoundKind::I } else { BoundKind::U });
+            fn summarize(vals: &[Self]) -> Summary {
+                let bounds = vals.first().map(|&f| {
+                    let (lo, hi) = vals.iter().fold((f, f), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                    (wrap_int(lo), wrap_int(hi))
+                });
+                Summary { bounds, nan: 0, n: vals.len() as u64 }
+            }
             fn accepts(t: &TypeInfo) -> bool {
                 t.class == H5T_class_t::H5T_INTEGER
                     && t.size == std::mem::size_of::<$t>()
@@ -70,6 +110,16 @@ macro_rules! pod_float {
                 *h5t::$file
             }
             const ENCODED: &'static str = $enc;
+            const BOUND: Option<BoundKind> = Some(BoundKind::F);
+            fn summarize(vals: &[Self]) -> Summary {
+                let nan = vals.iter().filter(|x| x.is_nan()).count() as u64;
+                let bounds = (nan < vals.len() as u64).then(|| {
+                    let lo = vals.iter().fold(<$t>::INFINITY, |a, &x| a.min(x));
+                    let hi = vals.iter().fold(<$t>::NEG_INFINITY, |a, &x| a.max(x));
+                    (Bound::F(f64::from(lo)), Bound::F(f64::from(hi)))
+                });
+                Summary { bounds, nan, n: vals.len() as u64 }
+            }
             fn accepts(t: &TypeInfo) -> bool {
                 t.class == H5T_class_t::H5T_FLOAT && t.size == std::mem::size_of::<$t>()
             }
@@ -98,6 +148,14 @@ unsafe impl Pod for Bits8 {
     }
     const ENCODED: &'static str = "Bool";
     const AS_STORED: bool = true;
+    const BOUND: Option<BoundKind> = Some(BoundKind::B);
+    fn summarize(vals: &[Self]) -> Summary {
+        let bounds = vals.first().map(|&f| {
+            let (lo, hi) = vals.iter().fold((f.0, f.0), |(lo, hi), x| (lo.min(x.0), hi.max(x.0)));
+            (Bound::B(lo), Bound::B(hi))
+        });
+        Summary { bounds, nan: 0, n: vals.len() as u64 }
+    }
     fn accepts(t: &TypeInfo) -> bool {
         t.size == 1
             && matches!(

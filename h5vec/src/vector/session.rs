@@ -31,6 +31,7 @@ use crate::containers::{check_new_member, check_replaceable};
 use crate::error::{Context, Result};
 use crate::guard::Access;
 use crate::options::{SaveOptions, WriteCtx};
+use crate::query::stats::{self, SessionStats};
 use crate::raw;
 use crate::schema::{Schema, Stored};
 
@@ -119,6 +120,8 @@ pub(crate) struct WriteSession<E: Batches> {
     failed: bool,
     /// Set for a live writer: the file is in SWMR writing mode.
     live: Option<crate::live::LiveLock>,
+    /// The leaves' statistics (SPEC.md section 14), written at commits.
+    stats: SessionStats,
     /// Metadata reaches the disk only at flushes while the session lives.
     _hold: crate::raw::HoldMetadata,
 }
@@ -179,7 +182,13 @@ impl<E: Batches> WriteSession<E> {
             len_hint: new.len_hint,
         };
         let data = crate::raw::create_group_small(&group, "data", "$")?;
-        let enc = make(&data, &ctx)?;
+        let leaves = if opts.get_statistics() {
+            stats::leaves(&Stored::from(new.schema))
+        } else {
+            Default::default()
+        };
+        let (enc, leaves) = stats::collect(leaves, || make(&data, &ctx));
+        let enc = enc?;
         let meta = crate::raw::create_group_small(&group, "metadata", "$")?;
         write_metadata(&meta, new.schema, new.logical_type, opts.get_checksum())?;
         write_count(&meta, 0)?;
@@ -199,6 +208,7 @@ impl<E: Batches> WriteSession<E> {
             commit_often: new.commit_often,
             failed: false,
             live: None,
+            stats: SessionStats::new(leaves),
             _hold: hold,
         })
     }
@@ -221,7 +231,19 @@ impl<E: Batches> WriteSession<E> {
             opts,
             len_hint: u64::MAX,
         };
-        let (enc, kept) = open(&v, &ctx)?;
+        let keep_stats = SessionStats::present(&v.meta);
+        let leaves = if keep_stats {
+            stats::leaves(&v.schema)
+        } else {
+            Default::default()
+        };
+        let (r, leaves) = stats::collect(leaves, || open(&v, &ctx));
+        let (enc, kept) = r?;
+        let stats = if keep_stats {
+            SessionStats::resume(&v.meta, leaves, v.count)?
+        } else {
+            SessionStats::new(Vec::new())
+        };
         let group = open_group(parent, name, "$")?;
         // Checking the schema read its strings, which put the global heap
         // collections holding them back in HDF5's cache: forget them again,
@@ -244,6 +266,7 @@ impl<E: Batches> WriteSession<E> {
             commit_often: true,
             failed: false,
             live: None,
+            stats,
             _hold: hold,
         };
         Ok((session, kept))
@@ -331,14 +354,20 @@ impl<E: Batches> WriteSession<E> {
         if link && self.link_as_new.is_some() {
             // Unlinked: `count` goes in first, and the link's own flush
             // (before it links) puts data and `count` on disk together.
+            self.stats.commit(&self.meta, n)?;
             if self.pending > 0 {
                 write_count(&self.meta, n)?;
             }
+            self.stats.committed(&self.meta)?;
             self.link_new()?;
         } else if self.pending > 0 {
             crate::column::complete_file(&self.group)?;
+            // Statistics with the next generation's tokens: stale until
+            // `count` and `GENERATION` say otherwise (SPEC.md section 14).
+            self.stats.commit(&self.meta, n)?;
             crate::raw::flush_file(&file, "$")?;
             write_count(&self.meta, n)?;
+            self.stats.committed(&self.meta)?;
             crate::raw::flush_file(&file, "$")?;
         } else {
             return Ok(());

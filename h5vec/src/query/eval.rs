@@ -1,0 +1,335 @@
+//! Evaluating a [`Filter`](super::Filter) on rows: the filter compiled
+//! against its leaves ([`Plan`]: each literal converted once into the
+//! column's domain, exactly), then evaluated window by window in HEP001's
+//! three-valued logic. Statistics decide which windows are read at all
+//! (`stats.rs`); this file decides rows.
+
+use std::cmp::Ordering;
+use std::ops::Range;
+
+use super::filter::{CmpOp, Expr, Value};
+use super::leaf::{Domain, Leaf, Vals};
+use super::time::parse_time_text;
+use crate::error::{Error, Result};
+
+/// A literal in a column's domain.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Lit {
+    /// An integer (integer, enum, time and bool columns).
+    I(i128),
+    /// A float (compared exactly with integer columns too).
+    F(f64),
+    /// Text.
+    S(String),
+    /// Matches no row (an enum label the column does not have).
+    Nothing,
+}
+
+/// One compiled predicate on leaf `leaf`.
+#[derive(Clone, Debug)]
+pub(crate) enum Pred {
+    Cmp(CmpOp, Lit),
+    Between(Lit, Lit),
+    In(Vec<Lit>),
+    Null(bool),
+}
+
+/// The filter with its columns replaced by leaf numbers.
+#[derive(Clone, Debug)]
+pub(crate) enum Node {
+    Leaf(usize, Pred),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+}
+
+/// Three-valued truth: [`F`], [`T`], [`U`]nknown.
+pub(crate) const F: u8 = 0;
+pub(crate) const T: u8 = 1;
+pub(crate) const U: u8 = 2;
+
+/// Converts `v` into the domain of `leaf` (errors name the column's path).
+fn lit(leaf: &Leaf, v: &Value, ordered: bool) -> Result<Lit> {
+    let bad = || {
+        Error::mismatch(
+            &leaf.path,
+            format!("a value for {} (filter column `{}`)", leaf.domain.describe(), leaf.column),
+            format!("{v}"),
+        )
+    };
+    let time = |text: &str| parse_time_text(text, &leaf.domain).ok_or_else(bad);
+    Ok(match (&leaf.domain, v) {
+        (Domain::Int | Domain::UInt, Value::Int(i)) => Lit::I(*i),
+        (Domain::Int | Domain::UInt | Domain::Float, Value::Float(x)) => {
+            if x.is_nan() {
+                return Err(Error::invalid(
+                    &leaf.path,
+                    format!(
+                        "NaN matches no predicate (filter column `{}`); NaN is a value, \
+                         not a missing row: use `is_null` for missing rows",
+                        leaf.column
+                    ),
+                ));
+            }
+            Lit::F(*x)
+        }
+        (Domain::Float, Value::Int(i)) => Lit::I(*i),
+        (Domain::Bool, Value::Bool(b)) => Lit::I(i128::from(*b)),
+        (Domain::Str, Value::Str(s)) => Lit::S(s.clone()),
+        (Domain::Enum(labels), Value::Str(s)) => match labels.iter().find(|(l, _)| l == s) {
+            Some((_, code)) => Lit::I(i128::from(*code)),
+            None if ordered => {
+                return Err(Error::mismatch(
+                    &leaf.path,
+                    format!("one of the labels {:?} (filter column `{}`)", labels.iter().map(|l| &l.0).collect::<Vec<_>>(), leaf.column),
+                    format!("{s:?}"),
+                ))
+            }
+            None => Lit::Nothing,
+        },
+        (Domain::Instant { utc }, Value::Instant { ns, utc: u }) if utc == u => Lit::I(*ns),
+        (Domain::Date, Value::Date(d)) => Lit::I(i128::from(*d)),
+        (Domain::TimeOfDay, Value::TimeOfDay(t)) => Lit::I(i128::from(*t)),
+        (Domain::Duration, Value::Duration(d)) => Lit::I(*d),
+        (Domain::Instant { .. } | Domain::Date | Domain::TimeOfDay, Value::Str(s)) => time(s)?,
+        (Domain::Duration, Value::Int(i)) => Lit::I(*i),
+        _ => return Err(bad()),
+    })
+}
+
+/// Compiles `e`, opening leaves with `open` (which returns the leaf's
+/// number in `leaves`).
+pub(crate) fn compile(
+    e: &Expr,
+    leaves: &mut Vec<Leaf>,
+    open: &mut dyn FnMut(&str) -> Result<Leaf>,
+) -> Result<Node> {
+    let mut leaf_of = |column: &str, leaves: &mut Vec<Leaf>| -> Result<usize> {
+        if let Some(i) = leaves.iter().position(|l| l.column == column) {
+            return Ok(i);
+        }
+        leaves.push(open(column)?);
+        Ok(leaves.len() - 1)
+    };
+    Ok(match e {
+        Expr::Cmp { column, op, value } => {
+            let i = leaf_of(column, leaves)?;
+            let ordered = !matches!(op, CmpOp::Eq | CmpOp::Ne);
+            let l = lit(&leaves[i], value, ordered)?;
+            match op {
+                CmpOp::Ne => Node::Not(Box::new(Node::Leaf(i, Pred::Cmp(CmpOp::Eq, l)))),
+                _ => Node::Leaf(i, Pred::Cmp(*op, l)),
+            }
+        }
+        Expr::Between { column, low, high } => {
+            let i = leaf_of(column, leaves)?;
+            let (a, b) = (lit(&leaves[i], low, true)?, lit(&leaves[i], high, true)?);
+            Node::Leaf(i, Pred::Between(a, b))
+        }
+        Expr::In { column, values } => {
+            let i = leaf_of(column, leaves)?;
+            let lits = values
+                .iter()
+                .map(|v| lit(&leaves[i], v, false))
+                .collect::<Result<Vec<_>>>()?;
+            Node::Leaf(i, Pred::In(lits))
+        }
+        Expr::Null { column, null } => {
+            let i = leaf_of(column, leaves)?;
+            Node::Leaf(i, Pred::Null(*null))
+        }
+        Expr::And(a, b) => Node::And(
+            Box::new(compile(a, leaves, open)?),
+            Box::new(compile(b, leaves, open)?),
+        ),
+        Expr::Or(a, b) => Node::Or(
+            Box::new(compile(a, leaves, open)?),
+            Box::new(compile(b, leaves, open)?),
+        ),
+        Expr::Not(a) => Node::Not(Box::new(compile(a, leaves, open)?)),
+    })
+}
+
+/// `i` against `f` (not NaN), exactly.
+pub(crate) fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    // Every i128 lies strictly between -2^127 - 1 and 2^127.
+    const TWO_127: f64 = 170141183460469231731687303715884105728.0;
+    if f >= TWO_127 {
+        return Ordering::Less;
+    }
+    if f < -TWO_127 {
+        return Ordering::Greater;
+    }
+    let fl = f.floor();
+    // |fl| < 2^127: exact as an i128.
+    let fi = fl as i128;
+    match i.cmp(&fi) {
+        Ordering::Equal if f > fl => Ordering::Less,
+        o => o,
+    }
+}
+
+/// `x` against the literal (`None`: unordered, i.e. a NaN).
+#[inline]
+fn cmp_f(x: f64, l: &Lit) -> Option<Ordering> {
+    match l {
+        Lit::F(y) => x.partial_cmp(y),
+        Lit::I(i) if x.is_nan() => None,
+        Lit::I(i) => Some(cmp_int_float(*i, x).reverse()),
+        _ => None,
+    }
+}
+
+#[inline]
+fn cmp_i(x: i128, l: &Lit) -> Option<Ordering> {
+    match l {
+        Lit::I(i) => Some(x.cmp(i)),
+        Lit::F(y) => Some(cmp_int_float(x, *y)),
+        _ => None,
+    }
+}
+
+#[inline]
+fn cmp_s(x: &str, l: &Lit) -> Option<Ordering> {
+    match l {
+        Lit::S(s) => Some(x.cmp(s.as_str())),
+        _ => None,
+    }
+}
+
+/// Whether `o` (the value against the literal) satisfies `op`.
+#[inline]
+fn holds(op: CmpOp, o: Option<Ordering>) -> bool {
+    match (op, o) {
+        (_, None) => false,
+        (CmpOp::Eq, Some(o)) => o == Ordering::Equal,
+        (CmpOp::Ne, Some(o)) => o != Ordering::Equal,
+        (CmpOp::Lt, Some(o)) => o == Ordering::Less,
+        (CmpOp::Le, Some(o)) => o != Ordering::Greater,
+        (CmpOp::Gt, Some(o)) => o == Ordering::Greater,
+        (CmpOp::Ge, Some(o)) => o != Ordering::Less,
+    }
+}
+
+/// Whether one value satisfies `p` (a value predicate).
+fn test(p: &Pred, c: &dyn Fn(&Lit) -> Option<Ordering>) -> bool {
+    match p {
+        Pred::Cmp(_, Lit::Nothing) => false,
+        Pred::Cmp(op, l) => holds(*op, c(l)),
+        Pred::Between(a, b) => holds(CmpOp::Ge, c(a)) && holds(CmpOp::Le, c(b)),
+        Pred::In(ls) => ls.iter().any(|l| holds(CmpOp::Eq, c(l))),
+        Pred::Null(_) => unreachable!("presence is not a value predicate"),
+    }
+}
+
+/// The truth of `p` on each row of `vals`.
+fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<u8> {
+    if let Pred::Null(null) = p {
+        return (0..n)
+            .map(|r| {
+                let m = missing.is_some_and(|m| m[r]);
+                u8::from(m == *null)
+            })
+            .collect();
+    }
+    let mut out: Vec<u8> = match vals {
+        Vals::I(v) => v
+            .iter()
+            .map(|&x| u8::from(test(p, &|l| cmp_i(i128::from(x), l))))
+            .collect(),
+        Vals::U(v) => v
+            .iter()
+            .map(|&x| u8::from(test(p, &|l| cmp_i(i128::from(x), l))))
+            .collect(),
+        Vals::B(v) => v
+            .iter()
+            .map(|&x| u8::from(test(p, &|l| cmp_i(i128::from(x), l))))
+            .collect(),
+        Vals::F(v) => v.iter().map(|&x| u8::from(test(p, &|l| cmp_f(x, l)))).collect(),
+        Vals::S(v) => v
+            .iter()
+            .map(|x| match x {
+                Some(s) => u8::from(test(p, &|l| cmp_s(s, l))),
+                None => U,
+            })
+            .collect(),
+    };
+    if let Some(m) = missing {
+        for (o, &m) in out.iter_mut().zip(m) {
+            if m {
+                *o = U;
+            }
+        }
+    }
+    out
+}
+
+/// Kleene AND, OR, NOT on truth values.
+#[inline]
+fn and(a: u8, b: u8) -> u8 {
+    match (a, b) {
+        (F, _) | (_, F) => F,
+        (T, T) => T,
+        _ => U,
+    }
+}
+#[inline]
+fn or(a: u8, b: u8) -> u8 {
+    match (a, b) {
+        (T, _) | (_, T) => T,
+        (F, F) => F,
+        _ => U,
+    }
+}
+#[inline]
+fn not(a: u8) -> u8 {
+    match a {
+        T => F,
+        F => T,
+        _ => U,
+    }
+}
+
+/// The truth of `node` on rows `rows`, reading each leaf once.
+pub(crate) fn truth(node: &Node, leaves: &mut [Leaf], rows: Range<u64>) -> Result<Vec<u8>> {
+    let n = (rows.end - rows.start) as usize;
+    let mut read: Vec<Option<(Vals, Option<Vec<bool>>)>> = (0..leaves.len()).map(|_| None).collect();
+    fn go(
+        node: &Node,
+        leaves: &mut [Leaf],
+        read: &mut [Option<(Vals, Option<Vec<bool>>)>],
+        rows: &Range<u64>,
+        n: usize,
+    ) -> Result<Vec<u8>> {
+        Ok(match node {
+            Node::Leaf(i, p) => {
+                if read[*i].is_none() {
+                    read[*i] = Some(leaves[*i].read(rows.clone())?);
+                }
+                let (v, m) = read[*i].as_ref().expect("read above");
+                leaf_truth(p, v, m.as_deref(), n)
+            }
+            Node::And(a, b) => {
+                let mut x = go(a, leaves, read, rows, n)?;
+                if x.iter().all(|&t| t == F) {
+                    return Ok(x);
+                }
+                let y = go(b, leaves, read, rows, n)?;
+                x.iter_mut().zip(y).for_each(|(a, b)| *a = and(*a, b));
+                x
+            }
+            Node::Or(a, b) => {
+                let mut x = go(a, leaves, read, rows, n)?;
+                let y = go(b, leaves, read, rows, n)?;
+                x.iter_mut().zip(y).for_each(|(a, b)| *a = or(*a, b));
+                x
+            }
+            Node::Not(a) => {
+                let mut x = go(a, leaves, read, rows, n)?;
+                x.iter_mut().for_each(|a| *a = not(*a));
+                x
+            }
+        })
+    }
+    go(node, leaves, &mut read, &rows, n)
+}

@@ -1,0 +1,370 @@
+//! The columns a filter names: a dotted path resolved through a vector's
+//! records to one leaf, what its values mean ([`Domain`]), and reading its
+//! values for a range of rows ([`Vals`]), with its missing rows.
+//!
+//! A leaf is a scalar column (numbers, `bool`, fieldless enums, instants,
+//! dates, times of day, durations, strings) below records only, or the
+//! same under an `Option` (its MASK says which rows are missing). Lists,
+//! unions, maps, arrays and blobs have no single value per row to compare:
+//! a filter on them is an error naming the column.
+
+use std::ops::Range;
+
+use hdf5::Group;
+
+use crate::codec::{expect_members, open_column, open_group, Codec, Decoder, H5Vector};
+use crate::column::PodReader;
+use crate::error::{Error, Result};
+use crate::kinds::vls::VlsField;
+use crate::raw::{Bits8, Pod};
+use crate::schema::{ids, Kind, Stored};
+
+/// What a leaf's values are.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Domain {
+    /// Signed integers (Int8 .. Int64).
+    Int,
+    /// Unsigned integers (UInt8 .. UInt64).
+    UInt,
+    /// Floats (Float32, Float64).
+    Float,
+    /// `bool`.
+    Bool,
+    /// Text.
+    Str,
+    /// A fieldless enum: its labels and their stored values.
+    Enum(Vec<(String, i64)>),
+    /// Instants in nanoseconds since 1970; `utc` when the zone is UTC.
+    Instant { utc: bool },
+    /// Days since 1970-01-01.
+    Date,
+    /// Nanoseconds since midnight.
+    TimeOfDay,
+    /// Nanoseconds.
+    Duration,
+}
+
+impl Domain {
+    /// A short description for errors.
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Domain::Int | Domain::UInt => "an integer column",
+            Domain::Float => "a float column",
+            Domain::Bool => "a bool column",
+            Domain::Str => "a text column",
+            Domain::Enum(_) => "an enum column (compare with its labels)",
+            Domain::Instant { utc: true } => "an instant column (UTC)",
+            Domain::Instant { utc: false } => "a date-time column without a zone",
+            Domain::Date => "a date column",
+            Domain::TimeOfDay => "a time-of-day column",
+            Domain::Duration => "a duration column",
+        }
+    }
+}
+
+/// Values of a range of rows, widened without loss.
+pub(crate) enum Vals {
+    I(Vec<i64>),
+    U(Vec<u64>),
+    F(Vec<f64>),
+    /// `bool` as 0 / 1.
+    B(Vec<u8>),
+    /// Text; `None` under a null of an `Option<String>`.
+    S(Vec<Option<String>>),
+}
+
+/// One leaf, opened.
+pub(crate) struct Leaf {
+    /// The column as the filter names it.
+    pub(crate) column: String,
+    /// Its logical path (`$.a.b`).
+    pub(crate) path: String,
+    /// The path of its values dataset below the vector group
+    /// (`data/a/b/values`); empty for text (no statistics).
+    pub(crate) source: String,
+    pub(crate) domain: Domain,
+    reader: Reader,
+    /// The MASK of an `Option` around the values (numbers only; text
+    /// decodes its own).
+    mask: Option<PodReader<Bits8>>,
+}
+
+enum Reader {
+    I8(PodReader<i8>),
+    I16(PodReader<i16>),
+    I32(PodReader<i32>),
+    I64(PodReader<i64>),
+    U8(PodReader<u8>),
+    U16(PodReader<u16>),
+    U32(PodReader<u32>),
+    U64(PodReader<u64>),
+    F32(PodReader<f32>),
+    F64(PodReader<f64>),
+    Bool(PodReader<Bits8>),
+    Text(Box<dyn Decoder<Option<String>>>),
+}
+
+/// Reads strings as `Option<String>` from a decoder of `String`.
+struct Some_<D>(D);
+
+impl<D: Decoder<String>> Decoder<Option<String>> for Some_<D> {
+    fn load(&mut self, rows: Range<u64>) -> Result<()> {
+        self.0.load(rows)
+    }
+    fn next(&mut self) -> Result<Option<String>> {
+        self.0.next().map(Some)
+    }
+    fn skip(&mut self) -> Result<()> {
+        self.0.skip()
+    }
+}
+
+/// Walks `column` (dotted) through record nodes from the vector's `data`.
+fn walk(data: &Group, schema: &Stored, column: &str) -> Result<(Group, Stored, String, String)> {
+    let mut group = data.clone();
+    let mut node = schema.clone();
+    let mut path = String::from("$");
+    let mut source = String::from("data");
+    if column.is_empty() {
+        return Ok((group, node, path, source));
+    }
+    for seg in column.split('.') {
+        let names = match (&node.kind, &node.field_names) {
+            (Kind::Record, Some(n)) => n.clone(),
+            _ => {
+                return Err(Error::mismatch(
+                    &path,
+                    format!("a record with a field `{seg}` (filter column `{column}`)"),
+                    format!("a `{}` node", node.kind),
+                ))
+            }
+        };
+        let i = names.iter().position(|n| n == seg).ok_or_else(|| {
+            Error::mismatch(
+                &path,
+                format!("a field `{seg}` (filter column `{column}`)"),
+                format!("fields {names:?}"),
+            )
+        })?;
+        path = format!("{path}.{seg}");
+        source = format!("{source}/{seg}");
+        group = open_group(&group, seg, &path)?;
+        node = node.child(i, &path)?.clone();
+    }
+    Ok((group, node, path, source))
+}
+
+/// The domain of a scalar node, from its codec, encoded type and labels.
+fn domain_of(node: &Stored, path: &str) -> Result<Domain> {
+    let enc = node.encoded_type.as_deref().unwrap_or("");
+    let int = enc.starts_with("Int");
+    let uint = enc.starts_with("UInt");
+    let d = match node.codec.as_str() {
+        ids::IDENTITY | ids::FILL_CODEC => match enc {
+            "Bool" => Some(Domain::Bool),
+            "String" => Some(Domain::Str),
+            "Float32" | "Float64" => Some(Domain::Float),
+            _ if uint => Some(Domain::UInt),
+            _ if int => Some(Domain::Int),
+            _ => None,
+        },
+        ids::ENUM => match (&node.variant_names, &node.variant_values) {
+            (Some(n), Some(v)) if n.len() == v.len() && (int || uint) => {
+                Some(Domain::Enum(n.iter().cloned().zip(v.iter().copied()).collect()))
+            }
+            _ => None,
+        },
+        ids::INSTANT_CODEC if enc == "Int64" && node.time_unit.as_deref() == Some("ns") => {
+            match node.time_zone.as_deref() {
+                Some("UTC") => Some(Domain::Instant { utc: true }),
+                None => Some(Domain::Instant { utc: false }),
+                Some(_) => None,
+            }
+        }
+        ids::DATE_CODEC if enc == "Int32" => Some(Domain::Date),
+        ids::TIME_OF_DAY_CODEC if enc == "Int64" => Some(Domain::TimeOfDay),
+        ids::DURATION_CODEC if enc == "Int64" => Some(Domain::Duration),
+        _ => None,
+    };
+    d.ok_or_else(|| {
+        Error::mismatch(
+            path,
+            "a column a filter can compare: numbers, bool, enums, text, instants, dates, times of day, durations",
+            format!("codec `{}` with encoded type `{enc}`", node.codec),
+        )
+    })
+}
+
+fn open_pod<R: Pod>(group: &Group, path: &str, count: u64) -> Result<PodReader<R>> {
+    let (ds, rows) = open_column(group, "values", path, &[], count, |t| R::accepts(t), R::ENCODED)?;
+    PodReader::new(ds, Vec::new(), rows, path)
+}
+
+impl Leaf {
+    /// Opens the leaf `column` of the vector whose `data` group and schema
+    /// are given, for `count` rows.
+    pub(crate) fn open(data: &Group, schema: &Stored, column: &str, count: u64) -> Result<Leaf> {
+        let (group, node, path, source) = walk(data, schema, column)?;
+        let (node, mask) = match node.kind {
+            Kind::Nullable => {
+                crate::kinds::nullable::check_nullable(&node, &path)?;
+                let child = crate::kinds::nullable::child_with_mask(&node, &path)?;
+                (child, true)
+            }
+            _ => (node, false),
+        };
+        let not_leaf = |kind: &Kind| {
+            Error::mismatch(
+                &path,
+                format!("a column with one value per row for filter column `{column}`"),
+                format!("a `{kind}` node"),
+            )
+        };
+        let text = |dec: Box<dyn Decoder<Option<String>>>| Leaf {
+            column: column.to_owned(),
+            path: path.clone(),
+            source: String::new(),
+            domain: Domain::Str,
+            reader: Reader::Text(dec),
+            mask: None,
+        };
+        match node.kind {
+            Kind::VlsString => {
+                let dec: Box<dyn Decoder<Option<String>>> = if mask {
+                    return Err(not_leaf(&Kind::Nullable));
+                } else if node.codec == ids::PLACEHOLDER_CODEC {
+                    Box::new(<Option<String> as VlsField>::Codec::open(
+                        &group, &node, &path, count,
+                    )?)
+                } else {
+                    Box::new(Some_(<String as VlsField>::Codec::open(
+                        &group, &node, &path, count,
+                    )?))
+                };
+                return Ok(text(dec));
+            }
+            Kind::Scalar => {}
+            k => return Err(not_leaf(&k)),
+        }
+        let domain = domain_of(&node, &path)?;
+        if domain == Domain::Str {
+            let dec: Box<dyn Decoder<Option<String>>> = if mask {
+                // The Option's whole node, read as Option<String>.
+                let (g, n, p, _) = walk(data, schema, column)?;
+                Box::new(<Option<String> as H5Vector>::Codec::open(&g, &n, &p, count)?)
+            } else {
+                Box::new(Some_(<String as H5Vector>::Codec::open(
+                    &group, &node, &path, count,
+                )?))
+            };
+            return Ok(text(dec));
+        }
+        expect_members(&group, &["values"], &node, &path)?;
+        let enc = node.encoded_type.as_deref().unwrap_or("");
+        let reader = match enc {
+            "Int8" => Reader::I8(open_pod(&group, &path, count)?),
+            "Int16" => Reader::I16(open_pod(&group, &path, count)?),
+            "Int32" => Reader::I32(open_pod(&group, &path, count)?),
+            "Int64" => Reader::I64(open_pod(&group, &path, count)?),
+            "UInt8" => Reader::U8(open_pod(&group, &path, count)?),
+            "UInt16" => Reader::U16(open_pod(&group, &path, count)?),
+            "UInt32" => Reader::U32(open_pod(&group, &path, count)?),
+            "UInt64" => Reader::U64(open_pod(&group, &path, count)?),
+            "Float32" => Reader::F32(open_pod(&group, &path, count)?),
+            "Float64" => Reader::F64(open_pod(&group, &path, count)?),
+            "Bool" => Reader::Bool(open_pod(&group, &path, count)?),
+            other => {
+                return Err(Error::mismatch(
+                    &path,
+                    "a number or bool encoded type",
+                    format!("`{other}`"),
+                ))
+            }
+        };
+        let mask = if mask {
+            Some(crate::kinds::nullable::open_mask(&group, &path, count)?)
+        } else {
+            None
+        };
+        Ok(Leaf {
+            column: column.to_owned(),
+            path,
+            source: format!("{source}/values"),
+            domain,
+            reader,
+            mask,
+        })
+    }
+
+    /// The values dataset of a number leaf outside an `Option` (the one
+    /// statistics describe); `None` for text and `Option`s.
+    pub(crate) fn dataset(&self) -> Option<&hdf5::Dataset> {
+        if self.mask.is_some() {
+            return None;
+        }
+        Some(match &self.reader {
+            Reader::I8(r) => &r.ds,
+            Reader::I16(r) => &r.ds,
+            Reader::I32(r) => &r.ds,
+            Reader::I64(r) => &r.ds,
+            Reader::U8(r) => &r.ds,
+            Reader::U16(r) => &r.ds,
+            Reader::U32(r) => &r.ds,
+            Reader::U64(r) => &r.ds,
+            Reader::F32(r) => &r.ds,
+            Reader::F64(r) => &r.ds,
+            Reader::Bool(r) => &r.ds,
+            Reader::Text(_) => return None,
+        })
+    }
+
+    /// Reads rows `rows`: the values, and which rows are missing (`None`:
+    /// no row is).
+    pub(crate) fn read(&mut self, rows: Range<u64>) -> Result<(Vals, Option<Vec<bool>>)> {
+        let (a, n) = (rows.start, rows.end - rows.start);
+        fn wide<T: Pod, U>(r: &PodReader<T>, a: u64, n: u64, f: impl Fn(T) -> U) -> Result<Vec<U>> {
+            Ok(r.read(a, n)?.into_iter().map(f).collect())
+        }
+        let vals = match &mut self.reader {
+            Reader::I8(r) => Vals::I(wide(r, a, n, i64::from)?),
+            Reader::I16(r) => Vals::I(wide(r, a, n, i64::from)?),
+            Reader::I32(r) => Vals::I(wide(r, a, n, i64::from)?),
+            Reader::I64(r) => Vals::I(r.read(a, n)?),
+            Reader::U8(r) => Vals::U(wide(r, a, n, u64::from)?),
+            Reader::U16(r) => Vals::U(wide(r, a, n, u64::from)?),
+            Reader::U32(r) => Vals::U(wide(r, a, n, u64::from)?),
+            Reader::U64(r) => Vals::U(r.read(a, n)?),
+            Reader::F32(r) => Vals::F(wide(r, a, n, f64::from)?),
+            Reader::F64(r) => Vals::F(r.read(a, n)?),
+            Reader::Bool(r) => {
+                let v = r.read(a, n)?;
+                if let Some(i) = v.iter().position(|b| b.0 > 1) {
+                    return Err(Error::invalid(
+                        r.element(a + i as u64),
+                        format!("a bool must be stored as 0 or 1, found {}", v[i].0),
+                    ));
+                }
+                Vals::B(v.into_iter().map(|b| b.0).collect())
+            }
+            Reader::Text(d) => {
+                d.load(rows.clone())?;
+                let mut out = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    out.push(d.next()?);
+                }
+                let missing = out.iter().map(Option::is_none).collect();
+                return Ok((Vals::S(out), Some(missing)));
+            }
+        };
+        let missing = match &self.mask {
+            Some(m) => Some(
+                crate::kinds::nullable::read_mask(m, &rows)?
+                    .into_iter()
+                    .map(|b| b.0 == 0)
+                    .collect(),
+            ),
+            None => None,
+        };
+        Ok((vals, missing))
+    }
+}

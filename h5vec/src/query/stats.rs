@@ -1,0 +1,514 @@
+//! Statistics: HEP001 `CHUNK_MINMAX` indexes of a vector's leaf columns
+//! (SPEC.md section 14), written by every save and append and read by
+//! queries to skip chunks.
+//!
+//! ```text
+//! NAME/metadata/SEARCH_INDEXES/           group, @GENERATION (scalar uint64)
+//!   temperature.values__chunk_minmax      1-D compound {min T, max T, nan_count u64, fill_count u64, n u64}
+//!     @KIND = "CHUNK_MINMAX"  @SOURCE = "data/temperature/values"
+//!     @SOURCE_GENERATION, @SOURCE_NROWS   (scalar uint64)
+//! ```
+//!
+//! Entry `i` covers rows `[i*C, min(count, (i+1)*C))` of the source (`C`
+//! its chunk length). An index is used only while `SOURCE_GENERATION ==
+//! GENERATION` and `SOURCE_NROWS == metadata/count`.
+//!
+//! Writing: a leaf's [`PodWriter`](crate::column::PodWriter) summarizes
+//! each batch it writes, chunk by chunk, into a [`ChunkStats`] that it
+//! shares with the write session ([`register`], inside [`collect`]); the
+//! session writes the entries at each commit ([`SessionStats::commit`]),
+//! future tokens first (HEP001's mutation order), and bumps `GENERATION`
+//! after `count`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hdf5::types::VarLenUnicode;
+use hdf5::{Dataset, Datatype, Group};
+
+use crate::error::{Context, Error, Place, Result};
+use crate::raw::minmax::{entry_type, memory_entry_type, BoundKind, Entry, Summary};
+use crate::raw::{self, MemType, Pod};
+use crate::schema::{ids, Kind, Stored};
+
+/// The group of a vector's indexes, in its `metadata`.
+pub(crate) const GROUP: &str = "SEARCH_INDEXES";
+const KIND_MINMAX: &str = "CHUNK_MINMAX";
+
+/// The statistics of one leaf being written.
+pub(crate) struct ChunkStats {
+    /// The source dataset's path below the vector group.
+    source: String,
+    kind: BoundKind,
+    /// Rows per chunk of the source.
+    chunk: u64,
+    /// The chunk `entries[0]` describes.
+    first: u64,
+    entries: Vec<Summary>,
+    /// The file's entries before `first` cannot be trusted (or are
+    /// missing): the next commit rebuilds them from the data.
+    rebuild: bool,
+    /// Reads the source's rows `0..rows` and summarizes them by chunk.
+    reread: fn(&Dataset, u64, u64, &str) -> Result<Vec<Summary>>,
+    ds: Dataset,
+}
+
+impl ChunkStats {
+    /// Notes the values `vals` written from row `start` on.
+    pub(crate) fn note<T: Pod>(&mut self, start: u64, vals: &[T]) {
+        let c = self.chunk;
+        let mut row = start;
+        let mut rest = vals;
+        while !rest.is_empty() {
+            let k = row / c;
+            let take = ((k + 1) * c - row).min(rest.len() as u64) as usize;
+            let s = T::summarize(&rest[..take]);
+            let fresh = row % c == 0;
+            if k < self.first {
+                // Before the first chunk of this session: cannot happen
+                // (writes only go forward); start over from here.
+                self.first = k;
+                self.entries.clear();
+                self.rebuild = true;
+            }
+            let i = (k - self.first) as usize;
+            if i < self.entries.len() {
+                self.entries[i] = if fresh { s } else { self.entries[i].merge(s) };
+                self.entries.truncate(i + 1);
+            } else {
+                while self.entries.len() < i {
+                    // A gap (never for whole-row writers): unknown chunks.
+                    self.rebuild = true;
+                    self.entries.push(Summary { bounds: None, nan: 0, n: 0 });
+                }
+                self.entries.push(s);
+            }
+            row += take as u64;
+            rest = &rest[take..];
+        }
+    }
+}
+
+/// Reads rows `0..rows` of `ds` as `T` and summarizes them per chunk.
+fn reread<T: Pod>(ds: &Dataset, rows: u64, chunk: u64, path: &str) -> Result<Vec<Summary>> {
+    let mem = if T::AS_STORED {
+        MemType::<T>::checked(raw::dataset_type(ds, path)?, path)?
+    } else {
+        MemType::<T>::native()
+    };
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut a = 0;
+    while a < rows {
+        let n = chunk.min(rows - a);
+        buf.clear();
+        crate::pipeline::rows::read_pod_rows::<T>(ds, &mem, a, n, &[], &mut buf, path)?;
+        out.push(T::summarize(&buf));
+        a += n;
+    }
+    Ok(out)
+}
+
+/// The leaves a session collects statistics for: logical path -> source.
+struct Sink {
+    leaves: HashMap<String, String>,
+    got: Vec<Arc<Mutex<ChunkStats>>>,
+}
+
+thread_local! {
+    static SINK: RefCell<Option<Sink>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (which makes a vector's encoder) collecting the statistics of
+/// the leaves `leaves` (logical path -> source) that its writers register.
+pub(crate) fn collect<R>(
+    leaves: HashMap<String, String>,
+    f: impl FnOnce() -> Result<R>,
+) -> (Result<R>, Vec<Arc<Mutex<ChunkStats>>>) {
+    SINK.with(|s| *s.borrow_mut() = Some(Sink { leaves, got: Vec::new() }));
+    let r = f();
+    let got = SINK.with(|s| s.borrow_mut().take()).map(|s| s.got).unwrap_or_default();
+    (r, got)
+}
+
+/// Called by a writer of 1-D rows of `T` at logical path `path`, about to
+/// write from row `written` (`partial`: rows of the chunk before
+/// `written` are not in its buffer): the statistics it must keep, if the
+/// session collects them for `path`.
+pub(crate) fn register<T: Pod>(
+    path: &str,
+    ds: &Dataset,
+    written: u64,
+    partial: bool,
+) -> Result<Option<Arc<Mutex<ChunkStats>>>> {
+    let Some(kind) = T::BOUND else {
+        return Ok(None);
+    };
+    let Some(source) = SINK.with(|s| {
+        s.borrow()
+            .as_ref()
+            .and_then(|s| s.leaves.get(path).cloned())
+    }) else {
+        return Ok(None);
+    };
+    let chunk = ds
+        .chunk()
+        .and_then(|c| c.first().copied())
+        .map_or(u64::MAX, |c| c.max(1) as u64);
+    let first = written / chunk;
+    let mut st = ChunkStats {
+        source,
+        kind,
+        chunk,
+        first,
+        entries: Vec::new(),
+        rebuild: false,
+        reread: reread::<T>,
+        ds: ds.clone(),
+    };
+    if partial && written % chunk != 0 {
+        let a = first * chunk;
+        let mem = if T::AS_STORED {
+            MemType::<T>::checked(raw::dataset_type(ds, path)?, path)?
+        } else {
+            MemType::<T>::native()
+        };
+        let mut buf = Vec::new();
+        crate::pipeline::rows::read_pod_rows::<T>(ds, &mem, a, written - a, &[], &mut buf, path)?;
+        st.entries.push(T::summarize(&buf));
+    }
+    let st = Arc::new(Mutex::new(st));
+    SINK.with(|s| {
+        if let Some(s) = s.borrow_mut().as_mut() {
+            s.got.push(st.clone());
+        }
+    });
+    Ok(Some(st))
+}
+
+/// The leaves of a schema that get statistics: scalar numbers, bools,
+/// fieldless enums and time values reached through records only.
+pub(crate) fn leaves(schema: &Stored) -> HashMap<String, String> {
+    fn go(node: &Stored, path: String, source: String, out: &mut HashMap<String, String>) {
+        match node.kind {
+            Kind::Record => {
+                if let Some(names) = &node.field_names {
+                    for (name, child) in names.iter().zip(&node.children) {
+                        go(child, format!("{path}.{name}"), format!("{source}/{name}"), out);
+                    }
+                }
+            }
+            Kind::Scalar => {
+                let enc = node.encoded_type.as_deref().unwrap_or("");
+                let number = enc == "Bool"
+                    || enc.starts_with("Int")
+                    || enc.starts_with("UInt")
+                    || enc == "Float32"
+                    || enc == "Float64";
+                let codec = matches!(
+                    node.codec.as_str(),
+                    ids::IDENTITY
+                        | ids::ENUM
+                        | ids::INSTANT_CODEC
+                        | ids::DATE_CODEC
+                        | ids::TIME_OF_DAY_CODEC
+                        | ids::DURATION_CODEC
+                );
+                if number && codec {
+                    out.insert(path, format!("{source}/values"));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = HashMap::new();
+    go(schema, "$".into(), "data".into(), &mut out);
+    out
+}
+
+/// The default name of the index of `source` (`data/a/b/values` ->
+/// `a.b.values__chunk_minmax`).
+fn index_name(source: &str) -> String {
+    let below = source.strip_prefix("data/").unwrap_or(source);
+    format!("{}__chunk_minmax", below.replace('/', "."))
+}
+
+fn at(name: &str) -> Place {
+    Place::new("$", format!("metadata/{GROUP}/{name}"))
+}
+
+/// Reads scalar uint64 attribute `name` of `obj`: `None` if absent or of
+/// another type or shape (a token that fails the check).
+pub(crate) fn read_u64_attr(obj: &hdf5::Location, name: &str) -> Option<u64> {
+    if !obj.attr_names().ok()?.iter().any(|n| n == name) {
+        return None;
+    }
+    let a = obj.attr(name).ok()?;
+    let t = a.dtype().ok()?;
+    let desc = t.to_descriptor().ok()?;
+    if desc != hdf5::types::TypeDescriptor::Unsigned(hdf5::types::IntSize::U8) || !a.is_scalar() {
+        return None;
+    }
+    a.read_scalar::<u64>().ok()
+}
+
+fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result<()> {
+    if obj.attr_names().at(p)?.iter().any(|n| n == name) {
+        obj.delete_attr(name).at(p)?;
+    }
+    obj.new_attr::<u64>().create(name).at(p)?.write_scalar(&v).at(p)
+}
+
+fn write_str_attr(obj: &hdf5::Location, name: &str, v: &str, p: &Place) -> Result<()> {
+    let s: VarLenUnicode = v
+        .parse()
+        .map_err(|_| Error::invalid(p, format!("{name} {v:?} holds a NUL byte")))?;
+    obj.new_attr::<VarLenUnicode>().create(name).at(p)?.write_scalar(&s).at(p)
+}
+
+/// The `CHUNK_MINMAX` index datasets in `SEARCH_INDEXES` of `meta`, by
+/// their `SOURCE`, when the group exists.
+fn minmax_indexes(meta: &Group) -> Result<Option<(Group, HashMap<String, Dataset>)>> {
+    if !meta.link_exists(GROUP) {
+        return Ok(None);
+    }
+    let p = Place::new("$", format!("metadata/{GROUP}"));
+    let g = meta.group(GROUP).map_err(|_| {
+        Error::mismatch(&p, "a group of search indexes", "something else")
+    })?;
+    let mut out = HashMap::new();
+    for name in g.member_names().at(&p)? {
+        let Ok(ds) = g.dataset(&name) else { continue };
+        let kind = raw::attr_string(&ds, "KIND", &at(&name)).ok().flatten();
+        if kind.as_deref() != Some(KIND_MINMAX) {
+            continue;
+        }
+        if let Ok(Some(src)) = raw::attr_string(&ds, "SOURCE", &at(&name)) {
+            out.insert(src, ds);
+        }
+    }
+    Ok(Some((g, out)))
+}
+
+/// Whether index `ds` is valid for `generation` and `count` rows.
+fn valid(ds: &Dataset, generation: Option<u64>, count: u64) -> bool {
+    let (g, n) = (
+        read_u64_attr(ds, "SOURCE_GENERATION"),
+        read_u64_attr(ds, "SOURCE_NROWS"),
+    );
+    generation.is_some() && g == generation && n == Some(count)
+}
+
+/// A valid `CHUNK_MINMAX` index of `source`: its entries for `count` rows,
+/// the source's chunk length, or `None` (no index, or a stale one: never
+/// an error, the query then reads every chunk).
+pub(crate) fn read_minmax(
+    meta: &Group,
+    source_ds: &Dataset,
+    source: &str,
+    count: u64,
+) -> Result<Option<(Vec<Entry>, u64, BoundKind)>> {
+    let Some((g, found)) = minmax_indexes(meta)? else {
+        return Ok(None);
+    };
+    let Some(ds) = found.get(source) else {
+        return Ok(None);
+    };
+    if !valid(ds, read_u64_attr(&g, "GENERATION"), count) {
+        return Ok(None);
+    }
+    let chunk = source_ds
+        .chunk()
+        .and_then(|c| c.first().copied())
+        .map_or(count.max(1), |c| c.max(1) as u64);
+    let n = count.div_ceil(chunk);
+    let p = Place::new("$", ds.name());
+    let info = raw::dataset_type(ds, &p)?;
+    let kind = match bound_kind_of(&raw::dataset_type(source_ds, &p)?) {
+        Some(k) => k,
+        None => return Ok(None),
+    };
+    let shape = raw::shape(ds, &p)?;
+    if shape.len() != 1 || shape[0] < n {
+        return Err(Error::invalid(
+            &p,
+            format!(
+                "a valid CHUNK_MINMAX index must have an entry for each of the {n} chunks, found shape {shape:?}"
+            ),
+        ));
+    }
+    drop(info);
+    let mem = MemType::<Entry>::checked(memory_entry_type(kind, &p)?, &p)?;
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, n, &p)?;
+    crate::pipeline::rows::read_pod_rows::<Entry>(ds, &mem, 0, n, &[], &mut out, &p)?;
+    for (i, e) in out.iter().enumerate() {
+        let want = chunk.min(count - i as u64 * chunk);
+        if e.n != want || e.nan_count.checked_add(e.fill_count).is_none_or(|m| m > e.n) {
+            return Err(Error::invalid(
+                p.element(i as u64),
+                format!(
+                    "CHUNK_MINMAX entry: n = {}, nan_count = {}, fill_count = {} for a chunk of {want} rows",
+                    e.n, e.nan_count, e.fill_count
+                ),
+            ));
+        }
+    }
+    Ok(Some((out, chunk, kind)))
+}
+
+/// The bound kind of a source dataset's element type.
+fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
+    use hdf5::types::TypeDescriptor as D;
+    match t.to_descriptor().ok()? {
+        D::Integer(_) => Some(BoundKind::I),
+        D::Unsigned(_) => Some(BoundKind::U),
+        D::Float(_) => Some(BoundKind::F),
+        _ if t.size() == 1 => Some(BoundKind::B),
+        _ => None,
+    }
+}
+
+/// The statistics of a write session.
+pub(crate) struct SessionStats {
+    leaves: Vec<Arc<Mutex<ChunkStats>>>,
+    /// `GENERATION` as committed.
+    generation: u64,
+}
+
+impl SessionStats {
+    /// The statistics of a new vector.
+    pub(crate) fn new(leaves: Vec<Arc<Mutex<ChunkStats>>>) -> SessionStats {
+        SessionStats {
+            leaves,
+            generation: 0,
+        }
+    }
+
+    /// The statistics of an appended vector with `count` rows: every leaf
+    /// whose index is missing or stale is rebuilt at the first commit;
+    /// `GENERATION` repaired if it is not a scalar uint64 (above every
+    /// `SOURCE_GENERATION`, as h5col does).
+    pub(crate) fn resume(
+        meta: &Group,
+        leaves: Vec<Arc<Mutex<ChunkStats>>>,
+        count: u64,
+    ) -> Result<SessionStats> {
+        let (g, found) = minmax_indexes(meta)?.expect("resumed only with SEARCH_INDEXES");
+        let generation = read_u64_attr(&g, "GENERATION");
+        for l in &leaves {
+            let mut l = l.lock().expect("not poisoned");
+            let ok = found.get(&l.source).is_some_and(|ds| valid(ds, generation, count));
+            if !ok {
+                l.rebuild = true;
+            }
+        }
+        let generation = match generation {
+            Some(g) => g,
+            None => {
+                let top = found
+                    .values()
+                    .filter_map(|ds| read_u64_attr(ds, "SOURCE_GENERATION"))
+                    .max()
+                    .unwrap_or(0);
+                top.saturating_add(1)
+            }
+        };
+        Ok(SessionStats { leaves, generation })
+    }
+
+    /// Whether `meta` has statistics an append must keep.
+    pub(crate) fn present(meta: &Group) -> bool {
+        meta.link_exists(GROUP)
+    }
+
+    /// Writes every leaf's entries for `count` rows, with tokens for the
+    /// next generation (before `count` is written: the index is stale
+    /// until [`Self::committed`]).
+    pub(crate) fn commit(&mut self, meta: &Group, count: u64) -> Result<()> {
+        if self.leaves.is_empty() {
+            return Ok(());
+        }
+        let gp = Place::new("$", format!("metadata/{GROUP}"));
+        let g = if meta.link_exists(GROUP) {
+            meta.group(GROUP).at(&gp)?
+        } else {
+            let g = raw::create_group_small(meta, GROUP, &gp)?;
+            write_u64_attr(&g, "GENERATION", self.generation, &gp)?;
+            g
+        };
+        let next = self.generation.checked_add(1).ok_or_else(|| {
+            Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1")
+        })?;
+        let found = minmax_indexes(meta)?.map(|x| x.1).unwrap_or_default();
+        for l in &self.leaves {
+            let mut l = l.lock().expect("not poisoned");
+            let name = index_name(&l.source);
+            let p = at(&name);
+            let ds = match found.get(&l.source) {
+                Some(ds) => ds.clone(),
+                None => {
+                    let file_t = raw::dataset_type(&l.ds, &p)?;
+                    let t = entry_type(file_t.id(), true, &p)?;
+                    let size = t.size().max(1);
+                    let spec = raw::ColumnSpec {
+                        dtype: &t,
+                        inner: &[],
+                        chunk_rows: (65_536 / size).max(1),
+                        compression: &crate::options::Compression::None,
+                        checksum: false,
+                    };
+                    let ds = raw::create_column(&g, &name, &spec, &p)?;
+                    raw::write_attr_ascii(&ds, "KIND", KIND_MINMAX, &p)?;
+                    write_str_attr(&ds, "SOURCE", &l.source, &p)?;
+                    ds
+                }
+            };
+            // Future tokens before the content (HEP001's mutation order).
+            write_u64_attr(&ds, "SOURCE_GENERATION", next, &p)?;
+            write_u64_attr(&ds, "SOURCE_NROWS", count, &p)?;
+            if l.rebuild {
+                let upto = l.first * l.chunk;
+                let mut all = (l.reread)(&l.ds, upto.min(count), l.chunk, &l.source)?;
+                all.append(&mut l.entries);
+                l.entries = all;
+                l.first = 0;
+                l.rebuild = false;
+            }
+            let entries: Vec<Entry> = l.entries.iter().map(|s| Entry::new(s, 0, l.kind)).collect();
+            let n_chunks = count.div_ceil(l.chunk);
+            let mem = MemType::<Entry>::checked(memory_entry_type(l.kind, &p)?, &p)?;
+            raw::set_rows(&ds, n_chunks, &[], &p)?;
+            crate::pipeline::rows::write_pod_rows::<Entry>(
+                &ds,
+                &mem,
+                l.first,
+                entries.len() as u64,
+                &[],
+                &entries,
+                &p,
+            )?;
+            // Keep the entry of a partly filled last chunk: the next
+            // batch adds to it.
+            let keep_from = count / l.chunk;
+            if keep_from > l.first {
+                let drop_n = ((keep_from - l.first) as usize).min(l.entries.len());
+                l.entries.drain(..drop_n);
+                l.first = keep_from;
+            }
+        }
+        Ok(())
+    }
+
+    /// After `count` is written: `GENERATION` of the tokens just written.
+    pub(crate) fn committed(&mut self, meta: &Group) -> Result<()> {
+        if self.leaves.is_empty() {
+            return Ok(());
+        }
+        let gp = Place::new("$", format!("metadata/{GROUP}"));
+        let g = meta.group(GROUP).at(&gp)?;
+        self.generation += 1;
+        write_u64_attr(&g, "GENERATION", self.generation, &gp)
+    }
+}

@@ -1,0 +1,226 @@
+//! HEP001 `CHUNK_MINMAX` entries: the compound types of the index dataset
+//! (in the file: `{min, max}` of the source's own type, then
+//! `nan_count`, `fill_count`, `n` as uint64, packed as h5py packs a numpy
+//! structured dtype) and of memory ([`Entry`]: 8-byte slots for `min` and
+//! `max` holding an i64, u64, f64 or a bool byte, [`Bound`]).
+
+use std::ffi::CString;
+
+use hdf5::Datatype;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5t::{self, H5T_class_t};
+
+use super::ffi::{check, sync};
+use super::types::{Pod, TypeInfo};
+use crate::error::{At, Context, Result};
+
+/// A bound of a chunk's values, widened without loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Bound {
+    /// A signed integer.
+    I(i64),
+    /// An unsigned integer.
+    U(u64),
+    /// A float.
+    F(f64),
+    /// A bool byte (0 or 1).
+    B(u8),
+}
+
+impl Bound {
+    fn slot(self) -> [u8; 8] {
+        match self {
+            Bound::I(v) => v.to_ne_bytes(),
+            Bound::U(v) => v.to_ne_bytes(),
+            Bound::F(v) => v.to_ne_bytes(),
+            Bound::B(v) => [v, 0, 0, 0, 0, 0, 0, 0],
+        }
+    }
+
+    /// The smaller of two bounds of the same kind.
+    pub(crate) fn min(self, o: Bound) -> Bound {
+        match (self, o) {
+            (Bound::I(a), Bound::I(b)) => Bound::I(a.min(b)),
+            (Bound::U(a), Bound::U(b)) => Bound::U(a.min(b)),
+            (Bound::F(a), Bound::F(b)) => Bound::F(a.min(b)),
+            (Bound::B(a), Bound::B(b)) => Bound::B(a.min(b)),
+            (a, _) => a,
+        }
+    }
+
+    /// The larger of two bounds of the same kind.
+    pub(crate) fn max(self, o: Bound) -> Bound {
+        match (self, o) {
+            (Bound::I(a), Bound::I(b)) => Bound::I(a.max(b)),
+            (Bound::U(a), Bound::U(b)) => Bound::U(a.max(b)),
+            (Bound::F(a), Bound::F(b)) => Bound::F(a.max(b)),
+            (Bound::B(a), Bound::B(b)) => Bound::B(a.max(b)),
+            (a, _) => a,
+        }
+    }
+}
+
+/// What a run of values holds: the bounds of its ordered values (none:
+/// every value is NaN, or there is no value) and its NaN count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub(crate) bounds: Option<(Bound, Bound)>,
+    pub(crate) nan: u64,
+    pub(crate) n: u64,
+}
+
+impl Summary {
+    /// The summary of two adjacent runs.
+    pub(crate) fn merge(self, o: Summary) -> Summary {
+        Summary {
+            bounds: match (self.bounds, o.bounds) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (x, None) => x,
+                (None, y) => y,
+            },
+            nan: self.nan + o.nan,
+            n: self.n + o.n,
+        }
+    }
+}
+
+/// Which kind of bound a value type has (its memory type in [`Entry`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    /// Signed integers, as i64.
+    I,
+    /// Unsigned integers, as u64.
+    U,
+    /// Floats, as f64.
+    F,
+    /// Bool bytes.
+    B,
+}
+
+impl BoundKind {
+    fn native(self) -> hid_t {
+        match self {
+            BoundKind::I => *h5t::H5T_NATIVE_INT64,
+            BoundKind::U => *h5t::H5T_NATIVE_UINT64,
+            BoundKind::F => *h5t::H5T_NATIVE_DOUBLE,
+            BoundKind::B => *h5t::H5T_NATIVE_B8,
+        }
+    }
+
+    fn bound(self, s: [u8; 8]) -> Bound {
+        match self {
+            BoundKind::I => Bound::I(i64::from_ne_bytes(s)),
+            BoundKind::U => Bound::U(u64::from_ne_bytes(s)),
+            BoundKind::F => Bound::F(f64::from_ne_bytes(s)),
+            BoundKind::B => Bound::B(s[0]),
+        }
+    }
+}
+
+/// One `CHUNK_MINMAX` entry in memory.
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+#[repr(C)]
+pub(crate) struct Entry {
+    min: [u8; 8],
+    max: [u8; 8],
+    pub(crate) nan_count: u64,
+    pub(crate) fill_count: u64,
+    pub(crate) n: u64,
+}
+
+impl Entry {
+    /// The entry of a chunk summarized by `s` with `fill` missing rows
+    /// (placeholders 0 when no value is ordered).
+    pub(crate) fn new(s: &Summary, fill: u64, kind: BoundKind) -> Entry {
+        let zero = match kind {
+            BoundKind::I => Bound::I(0),
+            BoundKind::U => Bound::U(0),
+            BoundKind::F => Bound::F(0.0),
+            BoundKind::B => Bound::B(0),
+        };
+        let (lo, hi) = s.bounds.unwrap_or((zero, zero));
+        Entry {
+            min: lo.slot(),
+            max: hi.slot(),
+            nan_count: s.nan,
+            fill_count: fill,
+            n: s.n,
+        }
+    }
+
+    /// `min` and `max`, read as `kind`.
+    pub(crate) fn bounds(&self, kind: BoundKind) -> (Bound, Bound) {
+        (kind.bound(self.min), kind.bound(self.max))
+    }
+}
+
+// SAFETY: `#[repr(C)]` of two 8-byte arrays and three u64: 40 bytes, no
+// padding, every bit pattern valid. It is only read and written with the
+// memory types of [`entry_type`], checked by `MemType::checked`;
+// `mem_type` and `file_type` describe the i64 form exactly.
+unsafe impl Pod for Entry {
+    fn mem_type() -> hid_t {
+        *ENTRY_I64
+    }
+    fn file_type() -> hid_t {
+        *ENTRY_I64
+    }
+    const ENCODED: &'static str = "CHUNK_MINMAX";
+    fn accepts(t: &TypeInfo) -> bool {
+        t.class == H5T_class_t::H5T_COMPOUND
+    }
+}
+
+/// The i64 memory entry type, made once for the process (never closed).
+static ENTRY_I64: std::sync::LazyLock<hid_t> = std::sync::LazyLock::new(|| {
+    entry_type(BoundKind::I.native(), false, "$")
+        .map(|t| {
+            let id = t.id();
+            std::mem::forget(t);
+            id
+        })
+        .unwrap_or(-1)
+});
+
+/// The entry compound over element type `elem`: packed (the file's: min,
+/// max, then the counts right after) or [`Entry`]'s memory layout.
+pub(crate) fn entry_type(elem: hid_t, packed: bool, path: impl At) -> Result<Datatype> {
+    let names = ["min", "max", "nan_count", "fill_count", "n"].map(|n| {
+        CString::new(n).expect("no NUL in the field names")
+    });
+    sync(|| {
+        // SAFETY: `elem` is a valid datatype id (the caller's); only its
+        // size is read.
+        let s = unsafe { h5t::H5Tget_size(elem) };
+        let (slot, total) = if packed { (s, 2 * s + 24) } else { (8, 40) };
+        // SAFETY: a new compound type of `total` bytes; each member fits
+        // inside it (offsets 0, slot, 2 slot, + 8, + 16; sizes s <= slot
+        // and 8); the names are NUL-terminated; the type is owned by the
+        // `Datatype` before any insert can fail.
+        unsafe {
+            let t = check(path, h5t::H5Tcreate(H5T_class_t::H5T_COMPOUND, total))?;
+            let dt = hdf5::from_id::<Datatype>(t).at(path)?;
+            let u64t = if packed {
+                *h5t::H5T_STD_U64LE
+            } else {
+                *h5t::H5T_NATIVE_UINT64
+            };
+            let members = [
+                (0, elem),
+                (slot, elem),
+                (2 * slot, u64t),
+                (2 * slot + 8, u64t),
+                (2 * slot + 16, u64t),
+            ];
+            for ((off, ty), name) in members.iter().zip(&names) {
+                check(path, h5t::H5Tinsert(t, name.as_ptr(), *off, *ty))?;
+            }
+            Ok(dt)
+        }
+    })
+}
+
+/// The memory entry type for bounds of `kind`.
+pub(crate) fn memory_entry_type(kind: BoundKind, path: impl At) -> Result<Datatype> {
+    entry_type(kind.native(), false, path)
+}
