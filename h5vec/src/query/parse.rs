@@ -265,7 +265,9 @@ impl fmt::Display for Filter {
 ///   backticks (same escapes): `` `max temp` > 3 ``.
 ///
 /// `a not in (...)` is `not (a in (...))`, `a not between x and y` is
-/// `not (a between x and y)`. A bad text is an [`ErrorKind::Invalid`](crate::ErrorKind::Invalid)
+/// `not (a between x and y)`. At most 200 parentheses and `not` nest, and
+/// the tree of `and`, `or`, `not` is at most 1000 deep (a chain of 1001
+/// `or`: write `column in (...)`). A bad text is an [`ErrorKind::Invalid`](crate::ErrorKind::Invalid)
 /// error whose message says where (the character position from 1) and what
 /// was expected: `--where: at 16: expected a value after ">=", found end of text`.
 ///
@@ -291,12 +293,13 @@ impl FromStr for Filter {
         let mut p = Parser {
             chars: text.chars().collect(),
             i: 0,
+            nesting: 0,
         };
         p.skip_ws();
         if p.at_end() {
             return Err(p.error(p.i, "expected a filter, found end of text"));
         }
-        let e = p.or()?;
+        let (e, _) = p.or()?;
         p.skip_ws();
         if !p.at_end() {
             return Err(p.error(
@@ -316,7 +319,20 @@ struct Parser {
     chars: Vec<char>,
     /// The next character.
     i: usize,
+    /// How many parentheses and `not` enclose the position.
+    nesting: usize,
 }
+
+/// An expression and its depth in `and`, `or` and `not` nodes.
+type Tree = (Expr, usize);
+
+/// At most this many parentheses and `not` nest (the parser recurses on
+/// them: a bound keeps a hostile text from overflowing the stack).
+const MAX_DEPTH: usize = 200;
+
+/// At most this deep a tree of `and`, `or`, `not` (whoever walks it
+/// recurses on it too).
+const MAX_TREE_DEPTH: usize = 1_000;
 
 impl Parser {
     /// `--where: at N: msg` (N: the character position from 1).
@@ -402,36 +418,99 @@ impl Parser {
         }
     }
 
-    fn or(&mut self) -> Result<Expr, Error> {
+    /// Fails if a parenthesis or `not` at `at` would nest the parser
+    /// deeper than [`MAX_DEPTH`] (its recursion is bounded).
+    fn enter(&mut self, at: usize) -> Result<(), Error> {
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return Err(self.error(
+                at,
+                format!("the filter nests more than {MAX_DEPTH} parentheses and \"not\""),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `left word right` as an `and` / `or` node, if the tree stays at most
+    /// [`MAX_TREE_DEPTH`] deep.
+    fn join(
+        &self,
+        left: Tree,
+        right: Tree,
+        at: usize,
+        make: fn(Box<Expr>, Box<Expr>) -> Expr,
+    ) -> Result<Tree, Error> {
+        let depth = left.1.max(right.1) + 1;
+        if depth > MAX_TREE_DEPTH {
+            return Err(self.too_deep(at));
+        }
+        Ok((make(Box::new(left.0), Box::new(right.0)), depth))
+    }
+
+    fn too_deep(&self, at: usize) -> Error {
+        self.error(
+            at,
+            format!(
+                "the filter nests more than {MAX_TREE_DEPTH} \"and\", \"or\" and \"not\": \
+                 write a long list of alternatives as \"column in (...)\""
+            ),
+        )
+    }
+
+    fn or(&mut self) -> Result<Tree, Error> {
         let mut e = self.and()?;
-        while self.keyword("or") {
-            e = Expr::Or(Box::new(e), Box::new(self.and()?));
+        loop {
+            self.skip_ws();
+            let at = self.i;
+            if !self.keyword("or") {
+                break;
+            }
+            let right = self.and()?;
+            e = self.join(e, right, at, Expr::Or)?;
         }
         Ok(e)
     }
 
-    fn and(&mut self) -> Result<Expr, Error> {
+    fn and(&mut self) -> Result<Tree, Error> {
         let mut e = self.not()?;
-        while self.keyword("and") {
-            e = Expr::And(Box::new(e), Box::new(self.not()?));
+        loop {
+            self.skip_ws();
+            let at = self.i;
+            if !self.keyword("and") {
+                break;
+            }
+            let right = self.not()?;
+            e = self.join(e, right, at, Expr::And)?;
         }
         Ok(e)
     }
 
-    fn not(&mut self) -> Result<Expr, Error> {
-        if self.keyword("not") {
-            return Ok(Expr::Not(Box::new(self.not()?)));
-        }
+    fn not(&mut self) -> Result<Tree, Error> {
         self.skip_ws();
+        let start = self.i;
+        if self.keyword("not") {
+            self.enter(start)?;
+            let (e, depth) = self.not()?;
+            self.nesting -= 1;
+            if depth + 1 > MAX_TREE_DEPTH {
+                return Err(self.too_deep(start));
+            }
+            return Ok((Expr::Not(Box::new(e)), depth + 1));
+        }
         if self.peek() == Some('(') {
-            let open = self.i;
+            self.enter(start)?;
             self.i += 1;
             let e = self.or()?;
+            self.nesting -= 1;
             return self
-                .expect_char(')', &format!("to close the \"(\" at {}", open + 1))
+                .expect_char(')', &format!("to close the \"(\" at {}", start + 1))
                 .map(|()| e);
         }
-        self.predicate()
+        // A `not` before `in` / `between` adds one level.
+        self.predicate().map(|e| {
+            let depth = usize::from(matches!(e, Expr::Not(_)));
+            (e, depth)
+        })
     }
 
     fn predicate(&mut self) -> Result<Expr, Error> {
@@ -1131,6 +1210,33 @@ mod tests {
             e.to_string(),
             "$: invalid data: --where: at 5: expected a value after \"==\", found end of text"
         );
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let parens = |n: usize| format!("{}a == 1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(parse(&parens(200)), col("a").eq(1));
+        assert_eq!(
+            error(&parens(201)),
+            "--where: at 201: the filter nests more than 200 parentheses and \"not\""
+        );
+        let nots = |n: usize| format!("{}a == 1", "not ".repeat(n));
+        round_trip(&parse(&nots(200)));
+        assert!(
+            error(&nots(100_000)).starts_with("--where: at 801: the filter nests more than 200")
+        );
+        // A chain of `or` is as deep as it is long.
+        let chain = |n: usize| vec!["a == 1"; n].join(" or ");
+        let f = parse(&chain(1_001));
+        round_trip(&f);
+        assert_eq!(
+            error(&chain(1_002)),
+            "--where: at 10008: the filter nests more than 1000 \"and\", \"or\" and \"not\": \
+             write a long list of alternatives as \"column in (...)\""
+        );
+        round_trip(&parse(&format!("({}) and a == 1", chain(1_000))));
+        assert!(error(&format!("({}) and a == 1", chain(1_001))).contains("more than 1000"));
+        assert!(error(&format!("not ({})", chain(1_001))).contains("more than 1000"));
     }
 
     #[test]
