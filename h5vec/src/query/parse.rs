@@ -882,8 +882,13 @@ impl Parser {
 /// `whole.fraction` times `scale` nanoseconds, if a whole number of them
 /// in the range of `i128`.
 fn duration_ns(whole: &str, fraction: &str, scale: i128, negative: bool) -> Option<i128> {
+    // Signed from the start, so that -2^127 ns (i128::MIN) reads back.
+    let sign = if negative { "-" } else { "" };
+    let mut ns = format!("{sign}{whole}")
+        .parse::<i128>()
+        .ok()?
+        .checked_mul(scale)?;
     let fraction = fraction.trim_end_matches('0');
-    let mut ns = whole.parse::<i128>().ok()?.checked_mul(scale)?;
     if !fraction.is_empty() {
         // A nanosecond is 1e-9 s and a day 8.64e13 ns: more than 14
         // significant fraction digits is never whole.
@@ -895,9 +900,14 @@ fn duration_ns(whole: &str, fraction: &str, scale: i128, negative: bool) -> Opti
         if part % denominator != 0 {
             return None;
         }
-        ns = ns.checked_add(part / denominator)?;
+        let part = part / denominator;
+        ns = if negative {
+            ns.checked_sub(part)?
+        } else {
+            ns.checked_add(part)?
+        };
     }
-    Some(if negative { -ns } else { ns })
+    Some(ns)
 }
 
 #[cfg(test)]
@@ -1077,6 +1087,10 @@ mod tests {
             parse("d > 1.5s"),
             col("d").gt(std::time::Duration::from_millis(1500))
         );
+        assert_eq!(parse("d > -1.5s"), d(-1_500_000_000));
+        assert_eq!(parse("d > +2.25min"), d(135_000_000_000));
+        assert_eq!(parse("d > -0s"), d(0));
+        assert!(error("d > 170141183460469231731687303715884105728ns").contains("within"));
         assert!(error("d > 1.5ns").contains("not a whole number of nanoseconds"));
         assert!(error("d > 0.0000000001s").contains("not a whole number"));
         assert!(error("d > 1e3s").contains("without an exponent"));
@@ -1410,6 +1424,7 @@ mod tests {
             col("z").eq(-0.0) & col("z").eq(5e-324) & col("w").eq(0.1 + 0.2),
             col("d").gt(std::time::Duration::new(3, 7)) & col("d").lt(Value::Duration(-5)),
             col("i").is_in([Value::Int(i128::MIN), Value::Int(i128::MAX)]),
+            col("d").is_in([Value::Duration(i128::MIN), Value::Duration(i128::MAX)]),
             col("e").is_in(Vec::<String>::new()),
             col("pair.0").is_not_null(),
             col("é.ß").eq("ü"),
@@ -1435,7 +1450,9 @@ mod tests {
             }
         }
         const COLUMNS: [&str; 8] = ["a", "b.c", "x y", "and", "0", "ts", "a\\b\"", "_1.2"];
-        const TEXT: [char; 10] = ['a', ' ', '\'', '"', '\\', '\n', '\t', '`', 'é', '\u{1}'];
+        const TEXT: [char; 12] = [
+            'a', ' ', '\'', '"', '\\', '\n', '\t', '`', 'é', '\u{1}', '\0', '\u{301}',
+        ];
         fn value(r: &mut Rng) -> Value {
             match r.below(5) {
                 0 => Value::Bool(r.next() & 1 == 0),
@@ -1446,8 +1463,8 @@ mod tests {
                         break Value::Float(x);
                     }
                 },
-                3 => Value::Str((0..r.below(6)).map(|_| TEXT[r.below(10)]).collect()),
-                _ => Value::Duration((r.next() as i64 as i128) >> r.below(64)),
+                3 => Value::Str((0..r.below(6)).map(|_| TEXT[r.below(12)]).collect()),
+                _ => Value::Duration(((r.next() as i128) << 64 | r.next() as i128) >> r.below(128)),
             }
         }
         fn filter(r: &mut Rng, depth: u32) -> Filter {
