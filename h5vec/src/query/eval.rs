@@ -53,7 +53,11 @@ fn lit(leaf: &Leaf, v: &Value, ordered: bool) -> Result<Lit> {
     let bad = || {
         Error::mismatch(
             &leaf.path,
-            format!("a value for {} (filter column `{}`)", leaf.domain.describe(), leaf.column),
+            format!(
+                "a value for {} (filter column `{}`)",
+                leaf.domain.describe(),
+                leaf.column
+            ),
             format!("{v}"),
         )
     };
@@ -81,7 +85,11 @@ fn lit(leaf: &Leaf, v: &Value, ordered: bool) -> Result<Lit> {
             None if ordered => {
                 return Err(Error::mismatch(
                     &leaf.path,
-                    format!("one of the labels {:?} (filter column `{}`)", labels.iter().map(|l| &l.0).collect::<Vec<_>>(), leaf.column),
+                    format!(
+                        "one of the labels {:?} (filter column `{}`)",
+                        labels.iter().map(|l| &l.0).collect::<Vec<_>>(),
+                        leaf.column
+                    ),
                     format!("{s:?}"),
                 ))
             }
@@ -245,7 +253,10 @@ fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<
             .iter()
             .map(|&x| u8::from(test(p, &|l| cmp_i(i128::from(x), l))))
             .collect(),
-        Vals::F(v) => v.iter().map(|&x| u8::from(test(p, &|l| cmp_f(x, l)))).collect(),
+        Vals::F(v) => v
+            .iter()
+            .map(|&x| u8::from(test(p, &|l| cmp_f(x, l))))
+            .collect(),
         Vals::S(v) => v
             .iter()
             .map(|x| match x {
@@ -293,7 +304,8 @@ fn not(a: u8) -> u8 {
 /// The truth of `node` on rows `rows`, reading each leaf once.
 pub(crate) fn truth(node: &Node, leaves: &mut [Leaf], rows: Range<u64>) -> Result<Vec<u8>> {
     let n = (rows.end - rows.start) as usize;
-    let mut read: Vec<Option<(Vals, Option<Vec<bool>>)>> = (0..leaves.len()).map(|_| None).collect();
+    let mut read: Vec<Option<(Vals, Option<Vec<bool>>)>> =
+        (0..leaves.len()).map(|_| None).collect();
     fn go(
         node: &Node,
         leaves: &mut [Leaf],

@@ -169,9 +169,9 @@ fn domain_of(node: &Stored, path: &str) -> Result<Domain> {
             _ => None,
         },
         ids::ENUM => match (&node.variant_names, &node.variant_values) {
-            (Some(n), Some(v)) if n.len() == v.len() && (int || uint) => {
-                Some(Domain::Enum(n.iter().cloned().zip(v.iter().copied()).collect()))
-            }
+            (Some(n), Some(v)) if n.len() == v.len() && (int || uint) => Some(Domain::Enum(
+                n.iter().cloned().zip(v.iter().copied()).collect(),
+            )),
             _ => None,
         },
         ids::INSTANT_CODEC if enc == "Int64" && node.time_unit.as_deref() == Some("ns") => {
@@ -196,7 +196,15 @@ fn domain_of(node: &Stored, path: &str) -> Result<Domain> {
 }
 
 fn open_pod<R: Pod>(group: &Group, path: &str, count: u64) -> Result<PodReader<R>> {
-    let (ds, rows) = open_column(group, "values", path, &[], count, |t| R::accepts(t), R::ENCODED)?;
+    let (ds, rows) = open_column(
+        group,
+        "values",
+        path,
+        &[],
+        count,
+        |t| R::accepts(t),
+        R::ENCODED,
+    )?;
     PodReader::new(ds, Vec::new(), rows, path)
 }
 
@@ -251,7 +259,9 @@ impl Leaf {
             let dec: Box<dyn Decoder<Option<String>>> = if mask {
                 // The Option's whole node, read as Option<String>.
                 let (g, n, p, _) = walk(data, schema, column)?;
-                Box::new(<Option<String> as H5Vector>::Codec::open(&g, &n, &p, count)?)
+                Box::new(<Option<String> as H5Vector>::Codec::open(
+                    &g, &n, &p, count,
+                )?)
             } else {
                 Box::new(Some_(<String as H5Vector>::Codec::open(
                     &group, &node, &path, count,

@@ -96,10 +96,22 @@ fn interval(p: &Pred, lo: Bound, hi: Bound) -> (bool, bool) {
     let all_eq = |l: &Lit| c(lo, l) == Some(Equal) && c(hi, l) == Some(Equal);
     match p {
         Pred::Cmp(CmpOp::Eq | CmpOp::Ne, l) => (may_eq(l), !all_eq(l)),
-        Pred::Cmp(CmpOp::Lt, l) => (c(lo, l) != Some(Greater) && c(lo, l) != Some(Equal), c(hi, l) != Some(Less)),
-        Pred::Cmp(CmpOp::Le, l) => (c(lo, l) != Some(Greater), c(hi, l) != Some(Less) && c(hi, l) != Some(Equal)),
-        Pred::Cmp(CmpOp::Gt, l) => (c(hi, l) != Some(Less) && c(hi, l) != Some(Equal), c(lo, l) != Some(Greater)),
-        Pred::Cmp(CmpOp::Ge, l) => (c(hi, l) != Some(Less), c(lo, l) != Some(Greater) && c(lo, l) != Some(Equal)),
+        Pred::Cmp(CmpOp::Lt, l) => (
+            c(lo, l) != Some(Greater) && c(lo, l) != Some(Equal),
+            c(hi, l) != Some(Less),
+        ),
+        Pred::Cmp(CmpOp::Le, l) => (
+            c(lo, l) != Some(Greater),
+            c(hi, l) != Some(Less) && c(hi, l) != Some(Equal),
+        ),
+        Pred::Cmp(CmpOp::Gt, l) => (
+            c(hi, l) != Some(Less) && c(hi, l) != Some(Equal),
+            c(lo, l) != Some(Greater),
+        ),
+        Pred::Cmp(CmpOp::Ge, l) => (
+            c(hi, l) != Some(Less),
+            c(lo, l) != Some(Greater) && c(lo, l) != Some(Equal),
+        ),
         Pred::Between(a, b) => (
             c(lo, b) != Some(Greater) && c(hi, a) != Some(Less),
             c(lo, a) == Some(Less) || c(hi, b) == Some(Greater) || c(lo, a).is_none(),
@@ -174,8 +186,13 @@ impl Scan {
         let mut st = Vec::new();
         for l in &leaves {
             let s = match l.dataset() {
-                Some(ds) => stats::read_minmax(&v.meta, ds, &l.source, v.count)?
-                    .map(|(entries, chunk, kind)| LeafStats { entries, chunk, kind }),
+                Some(ds) => stats::read_minmax(&v.meta, ds, &l.source, v.count)?.map(
+                    |(entries, chunk, kind)| LeafStats {
+                        entries,
+                        chunk,
+                        kind,
+                    },
+                ),
                 None => None,
             };
             st.push(s);
@@ -200,14 +217,21 @@ impl Scan {
     }
 
     /// Calls `each` with the matching rows of each window read, in order.
-    pub(crate) fn run(&mut self, mut each: impl FnMut(&mut dyn Iterator<Item = u64>)) -> Result<()> {
+    pub(crate) fn run(
+        &mut self,
+        mut each: impl FnMut(&mut dyn Iterator<Item = u64>),
+    ) -> Result<()> {
         let w = self.window;
         let batch = crate::options::READ_BATCH_ROWS.max(w);
         let mut a = 0u64;
         let mut run: Option<Range<u64>> = None;
         let mut flush = |r: Range<u64>, s: &mut Scan| -> Result<()> {
             let t = truth(&s.node, &mut s.leaves, r.clone())?;
-            let mut it = t.iter().enumerate().filter(|(_, &x)| x == T).map(|(i, _)| r.start + i as u64);
+            let mut it = t
+                .iter()
+                .enumerate()
+                .filter(|(_, &x)| x == T)
+                .map(|(i, _)| r.start + i as u64);
             each(&mut it);
             Ok(())
         };
@@ -251,7 +275,9 @@ impl Scan {
                 .map(|(l, s)| ExplainColumn {
                     column: l.column.clone(),
                     path: l.path.clone(),
-                    index: s.as_ref().map(|s| format!("CHUNK_MINMAX ({} entries)", s.entries.len())),
+                    index: s
+                        .as_ref()
+                        .map(|s| format!("CHUNK_MINMAX ({} entries)", s.entries.len())),
                 })
                 .collect(),
             rows: self.count,

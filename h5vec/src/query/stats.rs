@@ -80,7 +80,11 @@ impl ChunkStats {
                 while self.entries.len() < i {
                     // A gap (never for whole-row writers): unknown chunks.
                     self.rebuild = true;
-                    self.entries.push(Summary { bounds: None, nan: 0, n: 0 });
+                    self.entries.push(Summary {
+                        bounds: None,
+                        nan: 0,
+                        n: 0,
+                    });
                 }
                 self.entries.push(s);
             }
@@ -126,9 +130,17 @@ pub(crate) fn collect<R>(
     leaves: HashMap<String, String>,
     f: impl FnOnce() -> Result<R>,
 ) -> (Result<R>, Vec<Arc<Mutex<ChunkStats>>>) {
-    SINK.with(|s| *s.borrow_mut() = Some(Sink { leaves, got: Vec::new() }));
+    SINK.with(|s| {
+        *s.borrow_mut() = Some(Sink {
+            leaves,
+            got: Vec::new(),
+        })
+    });
     let r = f();
-    let got = SINK.with(|s| s.borrow_mut().take()).map(|s| s.got).unwrap_or_default();
+    let got = SINK
+        .with(|s| s.borrow_mut().take())
+        .map(|s| s.got)
+        .unwrap_or_default();
     (r, got)
 }
 
@@ -195,7 +207,12 @@ pub(crate) fn leaves(schema: &Stored) -> HashMap<String, String> {
             Kind::Record => {
                 if let Some(names) = &node.field_names {
                     for (name, child) in names.iter().zip(&node.children) {
-                        go(child, format!("{path}.{name}"), format!("{source}/{name}"), out);
+                        go(
+                            child,
+                            format!("{path}.{name}"),
+                            format!("{source}/{name}"),
+                            out,
+                        );
                     }
                 }
             }
@@ -257,14 +274,22 @@ fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result
     if obj.attr_names().at(p)?.iter().any(|n| n == name) {
         obj.delete_attr(name).at(p)?;
     }
-    obj.new_attr::<u64>().create(name).at(p)?.write_scalar(&v).at(p)
+    obj.new_attr::<u64>()
+        .create(name)
+        .at(p)?
+        .write_scalar(&v)
+        .at(p)
 }
 
 fn write_str_attr(obj: &hdf5::Location, name: &str, v: &str, p: &Place) -> Result<()> {
     let s: VarLenUnicode = v
         .parse()
         .map_err(|_| Error::invalid(p, format!("{name} {v:?} holds a NUL byte")))?;
-    obj.new_attr::<VarLenUnicode>().create(name).at(p)?.write_scalar(&s).at(p)
+    obj.new_attr::<VarLenUnicode>()
+        .create(name)
+        .at(p)?
+        .write_scalar(&s)
+        .at(p)
 }
 
 /// The `CHUNK_MINMAX` index datasets in `SEARCH_INDEXES` of `meta`, by
@@ -274,9 +299,9 @@ fn minmax_indexes(meta: &Group) -> Result<Option<(Group, HashMap<String, Dataset
         return Ok(None);
     }
     let p = Place::new("$", format!("metadata/{GROUP}"));
-    let g = meta.group(GROUP).map_err(|_| {
-        Error::mismatch(&p, "a group of search indexes", "something else")
-    })?;
+    let g = meta
+        .group(GROUP)
+        .map_err(|_| Error::mismatch(&p, "a group of search indexes", "something else"))?;
     let mut out = HashMap::new();
     for name in g.member_names().at(&p)? {
         let Ok(ds) = g.dataset(&name) else { continue };
@@ -345,7 +370,11 @@ pub(crate) fn read_minmax(
     crate::pipeline::rows::read_pod_rows::<Entry>(ds, &mem, 0, n, &[], &mut out, &p)?;
     for (i, e) in out.iter().enumerate() {
         let want = chunk.min(count - i as u64 * chunk);
-        if e.n != want || e.nan_count.checked_add(e.fill_count).is_none_or(|m| m > e.n) {
+        if e.n != want
+            || e.nan_count
+                .checked_add(e.fill_count)
+                .is_none_or(|m| m > e.n)
+        {
             return Err(Error::invalid(
                 p.element(i as u64),
                 format!(
@@ -399,7 +428,9 @@ impl SessionStats {
         let generation = read_u64_attr(&g, "GENERATION");
         for l in &leaves {
             let mut l = l.lock().expect("not poisoned");
-            let ok = found.get(&l.source).is_some_and(|ds| valid(ds, generation, count));
+            let ok = found
+                .get(&l.source)
+                .is_some_and(|ds| valid(ds, generation, count));
             if !ok {
                 l.rebuild = true;
             }
@@ -438,9 +469,10 @@ impl SessionStats {
             write_u64_attr(&g, "GENERATION", self.generation, &gp)?;
             g
         };
-        let next = self.generation.checked_add(1).ok_or_else(|| {
-            Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1")
-        })?;
+        let next = self
+            .generation
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1"))?;
         let found = minmax_indexes(meta)?.map(|x| x.1).unwrap_or_default();
         for l in &self.leaves {
             let mut l = l.lock().expect("not poisoned");

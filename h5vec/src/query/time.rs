@@ -78,7 +78,10 @@ fn time_of_day(s: &str) -> Option<(i64, &str)> {
     if h > 23 || mi > 59 || sec > 59 {
         return None;
     }
-    Some(((i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec)) * 1_000_000_000 + frac, s))
+    Some((
+        (i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec)) * 1_000_000_000 + frac,
+        s,
+    ))
 }
 
 /// `text` as a value of a time `domain` (`None`: not one).
@@ -141,7 +144,10 @@ mod tests {
     #[test]
     fn texts() {
         let utc = Domain::Instant { utc: true };
-        assert_eq!(parse_time_text("1970-01-01T00:00:00Z", &utc), Some(Lit::I(0)));
+        assert_eq!(
+            parse_time_text("1970-01-01T00:00:00Z", &utc),
+            Some(Lit::I(0))
+        );
         assert_eq!(
             parse_time_text("1970-01-01T01:00:00+01:00", &utc),
             Some(Lit::I(0))
@@ -156,10 +162,16 @@ mod tests {
         );
         assert_eq!(parse_time_text("1970-01-01T00:00:00", &utc), None);
         let naive = Domain::Instant { utc: false };
-        assert_eq!(parse_time_text("1970-01-02 00:00", &naive), Some(Lit::I(86_400_000_000_000)));
+        assert_eq!(
+            parse_time_text("1970-01-02 00:00", &naive),
+            Some(Lit::I(86_400_000_000_000))
+        );
         assert_eq!(parse_time_text("1970-01-01T00:00:00Z", &naive), None);
         assert_eq!(parse_time_text("2024-02-30", &Domain::Date), None);
-        assert_eq!(parse_time_text("2000-02-29", &Domain::Date), Some(Lit::I(11_016)));
+        assert_eq!(
+            parse_time_text("2000-02-29", &Domain::Date),
+            Some(Lit::I(11_016))
+        );
         assert_eq!(
             parse_time_text("00:00:01.5", &Domain::TimeOfDay),
             Some(Lit::I(1_500_000_000))

@@ -185,9 +185,8 @@ static ENTRY_I64: std::sync::LazyLock<hid_t> = std::sync::LazyLock::new(|| {
 /// The entry compound over element type `elem`: packed (the file's: min,
 /// max, then the counts right after) or [`Entry`]'s memory layout.
 pub(crate) fn entry_type(elem: hid_t, packed: bool, path: impl At) -> Result<Datatype> {
-    let names = ["min", "max", "nan_count", "fill_count", "n"].map(|n| {
-        CString::new(n).expect("no NUL in the field names")
-    });
+    let names = ["min", "max", "nan_count", "fill_count", "n"]
+        .map(|n| CString::new(n).expect("no NUL in the field names"));
     sync(|| {
         // SAFETY: `elem` is a valid datatype id (the caller's); only its
         // size is read.

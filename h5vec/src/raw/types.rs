@@ -74,13 +74,20 @@ macro_rules! pod_int {
                 *h5t::$file
             }
             const ENCODED: &'static str = $enc;
-            const BOUND: Option<BoundKind> = Some(if $signed { BoundKind::I } else { BoundKind::U });
+            const BOUND: Option<BoundKind> =
+                Some(if $signed { BoundKind::I } else { BoundKind::U });
             fn summarize(vals: &[Self]) -> Summary {
                 let bounds = vals.first().map(|&f| {
-                    let (lo, hi) = vals.iter().fold((f, f), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                    let (lo, hi) = vals
+                        .iter()
+                        .fold((f, f), |(lo, hi), &x| (lo.min(x), hi.max(x)));
                     (wrap_int(lo), wrap_int(hi))
                 });
-                Summary { bounds, nan: 0, n: vals.len() as u64 }
+                Summary {
+                    bounds,
+                    nan: 0,
+                    n: vals.len() as u64,
+                }
             }
             fn accepts(t: &TypeInfo) -> bool {
                 t.class == H5T_class_t::H5T_INTEGER
@@ -118,7 +125,11 @@ macro_rules! pod_float {
                     let hi = vals.iter().fold(<$t>::NEG_INFINITY, |a, &x| a.max(x));
                     (Bound::F(f64::from(lo)), Bound::F(f64::from(hi)))
                 });
-                Summary { bounds, nan, n: vals.len() as u64 }
+                Summary {
+                    bounds,
+                    nan,
+                    n: vals.len() as u64,
+                }
             }
             fn accepts(t: &TypeInfo) -> bool {
                 t.class == H5T_class_t::H5T_FLOAT && t.size == std::mem::size_of::<$t>()
@@ -151,10 +162,16 @@ unsafe impl Pod for Bits8 {
     const BOUND: Option<BoundKind> = Some(BoundKind::B);
     fn summarize(vals: &[Self]) -> Summary {
         let bounds = vals.first().map(|&f| {
-            let (lo, hi) = vals.iter().fold((f.0, f.0), |(lo, hi), x| (lo.min(x.0), hi.max(x.0)));
+            let (lo, hi) = vals
+                .iter()
+                .fold((f.0, f.0), |(lo, hi), x| (lo.min(x.0), hi.max(x.0)));
             (Bound::B(lo), Bound::B(hi))
         });
-        Summary { bounds, nan: 0, n: vals.len() as u64 }
+        Summary {
+            bounds,
+            nan: 0,
+            n: vals.len() as u64,
+        }
     }
     fn accepts(t: &TypeInfo) -> bool {
         t.size == 1
