@@ -185,6 +185,13 @@ fn h5vec_case<'a, T: h5vec::H5Vector + 'a>(
     group: &'static str,
     opts: SaveOptions,
 ) -> Case<'a, T> {
+    // H5VEC_BENCH_STATISTICS=0: saves without per-chunk statistics (to
+    // measure what they cost, SPEC.md section 14).
+    let opts = if std::env::var("H5VEC_BENCH_STATISTICS").as_deref() == Ok("0") {
+        opts.statistics(false)
+    } else {
+        opts
+    };
     let replacing = opts.clone().replace(true);
     Case {
         name,

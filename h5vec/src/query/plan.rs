@@ -17,7 +17,8 @@ use super::stats;
 use crate::error::Result;
 use crate::guard::Access;
 use crate::raw::minmax::{Bound, BoundKind, Entry};
-use crate::vector::{open_vector, Opened};
+use crate::vector::open::Opened;
+use crate::vector::open_vector;
 
 /// Statistics of one leaf over a window: bounds of its ordered values,
 /// and its NaN, missing and row counts.

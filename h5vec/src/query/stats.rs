@@ -483,11 +483,19 @@ impl SessionStats {
                 None => {
                     let file_t = raw::dataset_type(&l.ds, &p)?;
                     let t = entry_type(file_t.id(), true, &p)?;
+                    // Entries per chunk: what this commit writes, rounded
+                    // up, at least 64 (2.5 KiB) and at most 64 KiB of them
+                    // (a small vector keeps a small file).
                     let size = t.size().max(1);
+                    let rows = usize::try_from(count.div_ceil(l.chunk)).unwrap_or(usize::MAX);
                     let spec = raw::ColumnSpec {
                         dtype: &t,
                         inner: &[],
-                        chunk_rows: (65_536 / size).max(1),
+                        chunk_rows: rows
+                            .max(64)
+                            .checked_next_power_of_two()
+                            .unwrap_or(usize::MAX)
+                            .min((65_536 / size).max(64)),
                         compression: &crate::options::Compression::None,
                         checksum: false,
                     };

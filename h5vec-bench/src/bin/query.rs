@@ -1,0 +1,192 @@
+//! Queries (issue 30, SPEC.md section 14): rows of a 0.1% time window of a
+//! large vector, with the statistics saves write, against reading the
+//! timestamp column and filtering it.
+//!
+//! ```text
+//! cargo run --release -p h5vec-bench --bin query -- \
+//!     [--rows 20000000] [--reps 7] [--dir D] [--jsonl FILE] [--reuse]
+//! ```
+//!
+//! Untimed: `--rows` ticks (`ts` increasing by 1 ms from 2026-01-01, `id` a
+//! SplitMix64 hash of the row number: unsorted, `price`, `qty` derived from
+//! it; `scripts/query.py` makes the same rows with numpy for the Parquet
+//! peers) saved with Blosc Zstandard (level 1, bit shuffle) into
+//! `D/query-ROWS.h5` (kept with `--reuse`).
+//!
+//! Timed, each `--reps` times after one warm-up, the file opened fresh
+//! each time, the page cache warm:
+//! - **load_where**: `h5vec::load_where::<Tick>` of `ts` between the
+//!   window's ends (rows `[40%, 40.1%)` of the vector);
+//! - **column+filter**: `load_column::<SystemTime>("ts")` then the rows
+//!   in the window picked from it (the way without statistics or queries);
+//! - **count_where** of the window, and **select_rows** of `id == k`
+//!   (no index on `id` yet: every chunk of `id` is read).
+//!
+//! Every answer is checked against the generator. Prints medians; with
+//! `--jsonl` one JSON line per timed run.
+
+use std::error::Error;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use h5vec::{col, H5Vector, SaveOptions};
+use h5vec_bench::harness::loadavg;
+
+type AnyResult<T> = Result<T, Box<dyn Error>>;
+
+const NAME: &str = "ticks";
+/// 2026-01-01T00:00:00Z in seconds.
+const T0: u64 = 1_767_225_600;
+
+/// One row.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Tick {
+    ts: SystemTime,
+    id: u64,
+    price: f64,
+    qty: u32,
+}
+
+fn splitmix(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn tick(i: u64) -> Tick {
+    let id = splitmix(i);
+    Tick {
+        ts: UNIX_EPOCH + Duration::from_secs(T0) + Duration::from_millis(i),
+        id,
+        price: (id % 100_000) as f64 / 100.0,
+        qty: ((id >> 40) % 1000) as u32,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> AnyResult<()> {
+    let mut rows = 20_000_000u64;
+    let mut reps = 7usize;
+    let mut dir = std::env::temp_dir();
+    let mut jsonl: Option<PathBuf> = None;
+    let mut reuse = false;
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--rows" => rows = val()?.replace(['_', ','], "").parse()?,
+            "--reps" => reps = val()?.parse()?,
+            "--dir" => dir = val()?.into(),
+            "--jsonl" => jsonl = Some(val()?.into()),
+            "--reuse" => reuse = true,
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    let path = dir.join(format!("query-{rows}.h5"));
+    if !(reuse && path.exists()) {
+        let zstd = |s| h5vec::Compression::blosc(h5vec::BloscCompressor::Zstd, 1, s);
+        let opts = SaveOptions::default().compression(zstd(h5vec::BloscShuffle::Bit));
+        let data: Vec<Tick> = (0..rows).map(tick).collect();
+        let f = h5vec::create_file(&path)?;
+        let t = Instant::now();
+        h5vec::save_vector_with(&f, NAME, &data, &opts)?;
+        eprintln!("saved {rows} rows in {:.2} s", t.elapsed().as_secs_f64());
+    }
+    // The window: rows [40%, 40.1%).
+    let a = rows * 4 / 10;
+    let b = a + rows / 1000;
+    let ta = UNIX_EPOCH + Duration::from_secs(T0) + Duration::from_millis(a);
+    let tb = UNIX_EPOCH + Duration::from_secs(T0) + Duration::from_millis(b - 1);
+    let window = col("ts").between(ta, tb);
+    let k = splitmix(rows / 3);
+    let by_id = col("id").eq(k);
+    let want: Vec<Tick> = (a..b).map(tick).collect();
+
+    let mut out = Vec::new();
+    let mut record = |mode: &str, s: f64, pass: usize| {
+        out.push(format!(
+            "{{\"bench\":\"query\",\"rows\":{rows},\"mode\":\"{mode}\",\"pass\":{pass},\"seconds\":{s:.6},\"load\":\"{}\"}}",
+            loadavg()
+        ));
+    };
+    let mut times: Vec<(&str, Vec<f64>)> = vec![
+        ("load_where", vec![]),
+        ("column+filter", vec![]),
+        ("count_where", vec![]),
+        ("select_rows id==k (scan)", vec![]),
+    ];
+    for pass in 0..=reps {
+        // load_where
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let got: Vec<Tick> = h5vec::load_where(&f, NAME, &window)?;
+        drop(f);
+        let s0 = t.elapsed().as_secs_f64();
+        assert!(got == want, "load_where returned other rows");
+        // column + filter
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let ts: Vec<SystemTime> = h5vec::load_column(&f, NAME, "ts")?;
+        let hits: Vec<u64> = ts
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t >= ta && **t <= tb)
+            .map(|(i, _)| i as u64)
+            .collect();
+        drop(f);
+        let s1 = t.elapsed().as_secs_f64();
+        assert_eq!(hits, (a..b).collect::<Vec<_>>());
+        // count_where
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let n = h5vec::count_where(&f, NAME, &window)?;
+        drop(f);
+        let s2 = t.elapsed().as_secs_f64();
+        assert_eq!(n, b - a);
+        // id == k
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let r = h5vec::select_rows(&f, NAME, &by_id)?;
+        drop(f);
+        let s3 = t.elapsed().as_secs_f64();
+        assert_eq!(r, [rows / 3]);
+        if pass == 0 {
+            continue;
+        }
+        for (i, s) in [s0, s1, s2, s3].into_iter().enumerate() {
+            times[i].1.push(s);
+            record(times[i].0, s, pass);
+        }
+    }
+    println!(
+        "rows {rows}, window {} rows, {reps} reps, medians (load {}):",
+        b - a,
+        loadavg()
+    );
+    let base = median(times[1].1.clone());
+    for (mode, v) in &times {
+        let m = median(v.clone());
+        println!(
+            "  {mode:<28} {m:>10.5} s   column+filter / this = {:>7.1}x",
+            base / m
+        );
+    }
+    let f = h5vec::open_file(&path)?;
+    println!("explain (window):\n{}", h5vec::explain(&f, NAME, &window)?);
+    if let Some(p) = jsonl {
+        use std::io::Write;
+        let mut w = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)?;
+        for l in out {
+            writeln!(w, "{l}")?;
+        }
+    }
+    Ok(())
+}
