@@ -33,18 +33,24 @@
 use hdf5::Group;
 
 use crate::containers::create_container;
-use crate::error::{Context, Error, Result};
+use crate::error::{Error, Result};
 use crate::guard::Access;
 use crate::kinds::record::Record;
 use crate::options::{SaveOptions, WriteCtx};
 
 mod boolean;
+mod category;
 mod fields;
+mod generation;
 mod list;
 mod number;
 mod string;
 mod table;
 
+#[doc(hidden)]
+pub use category::TableEnum;
+#[cfg(feature = "arrow")]
+pub(crate) use category::{is_categorical, Categorical};
 use fields::TableFields;
 pub(crate) use table::open_checked;
 // The schema-driven reader (`crate::arrow`) reads tables column by column.
@@ -53,7 +59,7 @@ pub(crate) use boolean::open_bool_col;
 #[cfg(feature = "arrow")]
 pub(crate) use string::{open_fixed_str, FixedStrReader};
 #[cfg(feature = "arrow")]
-pub(crate) use table::{column_path, read_column_order, table_place};
+pub(crate) use table::{column_members, column_path, read_column_order, table_place};
 
 use table::{push_and_commit, write_new_table};
 
@@ -208,8 +214,7 @@ where
     crate::file::check_writable(parent, name)?;
     let (table, _walked, nrows) = open_checked(parent, name, Access::Append)?;
     let path = table::table_place(&table);
-    let mut members = table.member_names().at(&path)?;
-    members.sort();
+    let members = table::column_members(&table, &path)?;
     let mut want: Vec<&str> = T::FIELD_NAMES.to_vec();
     want.sort();
     if members != want {
@@ -225,5 +230,10 @@ where
         len_hint: nrows.saturating_add(rows.len() as u64),
     };
     let mut w = T::Fields::table_resume(&table, T::FIELD_NAMES, nrows, &ctx)?;
-    push_and_commit::<T>(&table, &mut w, rows, nrows)
+    let generation = if rows.is_empty() {
+        None
+    } else {
+        generation::mutation_generation(&table, &path)?
+    };
+    push_and_commit::<T>(&table, &mut w, rows, nrows, generation)
 }

@@ -240,16 +240,19 @@ where
         len_hint: rows.len() as u64,
     };
     let mut w = T::Fields::table_create(table, T::FIELD_NAMES, &ctx)?;
-    push_and_commit::<T>(table, &mut w, rows, 0)
+    push_and_commit::<T>(table, &mut w, rows, 0, None)
 }
 
 /// Pushes `rows` after the `nrows` committed ones and commits them in
-/// h5col's order: values, masks, offsets; flush; then NROWS.
+/// h5col's order: values, masks, offsets; flush; then, with `generation`
+/// (the table's `GENERATION` before the append, see `generation`), the
+/// next generation and a flush; then NROWS.
 pub(super) fn push_and_commit<T>(
     table: &Group,
     w: &mut <T::Fields as TableFields>::Writers,
     rows: &[T],
     nrows: u64,
+    generation: Option<u64>,
 ) -> Result<()>
 where
     T: Record,
@@ -265,11 +268,28 @@ where
     T::Fields::table_flush(w, Phase::Offsets)?;
     crate::column::complete_file(table)?;
     table.file().at(&path)?.flush().at(&path)?;
+    if let (Some(g), false) = (generation, rows.is_empty()) {
+        super::generation::bump(table, g, &path)?;
+    }
     let n = nrows
         .checked_add(rows.len() as u64)
         .ok_or_else(|| Error::encode(&path, "row count overflows"))?;
     write_nrows(table, n, &path)?;
     table.file().at(&path)?.flush().at(&path)
+}
+
+/// Whether `name` is one of the groups HEP001 reserves in a table group
+/// (`CATEGORIES`, `SEARCH_INDEXES`): not a column.
+pub(crate) fn is_reserved_member(name: &str) -> bool {
+    name == super::category::CATEGORIES || name == super::generation::SEARCH_INDEXES
+}
+
+/// The table's members that are columns, sorted.
+pub(crate) fn column_members(table: &Group, path: &Place) -> Result<Vec<String>> {
+    let mut m = table.member_names().at(path)?;
+    m.retain(|n| !is_reserved_member(n));
+    m.sort();
+    Ok(m)
 }
 
 /// Where table `table` is, for errors: `$` at its HDF5 path.
