@@ -178,3 +178,53 @@ def test_h5vec_append_leaves_h5col_indexes_stale_and_queries_exact(indexed, inte
     # The tables with unknown index kinds still load in Python (and Rust: `read` above).
     with h5py.File(indexed, "r") as f:
         assert h5vec.read_table(f["table"], format="arrow").num_rows == 14
+
+
+GOLDEN = WORKSPACE / "tests" / "golden" / "h5col" / "g_categorical_indexes.h5"
+
+
+def _hostile(tmp_path, damage):
+    path = tmp_path / "h.h5"
+    path.write_bytes(GOLDEN.read_bytes())
+    with h5py.File(path, "r+") as f:
+        damage(f)
+    return path
+
+
+@pytest.mark.parametrize("case", ["null", "elsewhere", "not_a_reference", "no_group", "code"])
+def test_hostile_categorical_columns_name_the_column(tmp_path, case):
+    def damage(f):
+        ds = f["table/pay"]
+        if case == "code":
+            codes = ds[...]
+            codes[5] = 7
+            ds[...] = codes
+            return
+        if case == "no_group":
+            del f["table/CATEGORIES"]
+            return
+        del ds.attrs["CATEGORIES"]
+        if case == "null":
+            ds.attrs.create("CATEGORIES", h5py.Reference(), dtype=h5py.ref_dtype)
+        elif case == "elsewhere":
+            ds.attrs.create("CATEGORIES", f["table/x"].ref, dtype=h5py.ref_dtype)
+        else:
+            ds.attrs["CATEGORIES"] = np.int32(3)
+
+    path = _hostile(tmp_path, damage)
+    want = {
+        "null": "a null reference",
+        "elsewhere": "a reference to no dataset of it",
+        "not_a_reference": "one object reference",
+        "no_group": "no CATEGORIES group in the table",
+        "code": "category code 7 is neither the column's fill value -1 nor a position in the 3 labels "
+                "of `/table/CATEGORIES/pay__CATEGORIES`",
+    }[case]
+    with h5py.File(path, "r") as f:
+        with pytest.raises(h5vec.FormatError) as e:
+            h5vec.read_table(f["table"])
+        assert want in str(e.value)
+        # Without the group every categorical column fails: the first is `level`.
+        col = "level" if case == "no_group" else "pay"
+        assert e.value.path == ("$.pay[5]" if case == "code" else f"$.{col}")
+        assert e.value.location.startswith(f"/table/{col}")
