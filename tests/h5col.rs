@@ -565,7 +565,7 @@ fn categorical_save_writes_h5col_layout() {
     let (bytes, size) = common::read_rows_bytes(&labels);
     assert_eq!(size, 4);
     assert_eq!(bytes, b"Low\0Mid\0High");
-    assert_eq!(common::str_type(&labels).utf8, true);
+    assert!(common::str_type(&labels).utf8);
     // The reference is an H5T_STD_REF_OBJ to the labels dataset.
     let r = ds
         .attr("CATEGORIES")

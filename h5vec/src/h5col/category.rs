@@ -35,11 +35,7 @@ use crate::options::WriteCtx;
 use crate::raw::{self, IntType, RefTarget};
 
 use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
-use super::table::column_place;
-
-/// The table's group of labels datasets, and the column attribute that
-/// references one.
-pub(crate) const CATEGORIES: &str = "CATEGORIES";
+use super::table::{column_place, CATEGORIES};
 
 /// Most labels h5vec reads from one labels dataset.
 const MAX_LABELS: u64 = 1 << 24;

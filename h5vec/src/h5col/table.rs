@@ -30,6 +30,9 @@ use super::fields::{Phase, TableFields};
 pub(super) const VERSION: &str = "1.0";
 /// Name of the row-count attribute.
 pub(super) const NROWS: &str = "NROWS";
+/// The table's group of labels datasets, and the attribute of a
+/// categorical column that references its labels (`category`).
+pub(crate) const CATEGORIES: &str = "CATEGORIES";
 /// Name of the column-order attribute.
 pub(super) const COLUMN_ORDER: &str = "column-order";
 
@@ -281,7 +284,7 @@ where
 /// Whether `name` is one of the groups HEP001 reserves in a table group
 /// (`CATEGORIES`, `SEARCH_INDEXES`): not a column.
 pub(crate) fn is_reserved_member(name: &str) -> bool {
-    name == super::category::CATEGORIES || name == super::generation::SEARCH_INDEXES
+    name == CATEGORIES || name == super::generation::SEARCH_INDEXES
 }
 
 /// The table's members that are columns, sorted.
