@@ -228,3 +228,15 @@ def test_hostile_categorical_columns_name_the_column(tmp_path, case):
         col = "level" if case == "no_group" else "pay"
         assert e.value.path == ("$.pay[5]" if case == "code" else f"$.{col}")
         assert e.value.location.startswith(f"/table/{col}")
+
+
+def test_spec_recipe_decodes_labels():
+    """SPEC.md section 9's h5py recipe for categorical columns, on the golden table."""
+    import re
+    spec = (WORKSPACE / "SPEC.md").read_text()
+    sec = spec[spec.index("### Categorical columns"):spec.index("### Search indexes and appends")]
+    code = re.search(r"```python\n(.*?)```", sec, re.S).group(1)
+    with h5py.File(GOLDEN, "r") as f:
+        scope = {"f": f, "h5py": h5py}
+        exec(code, scope)
+    assert scope["rows"] == fx.LEVELS

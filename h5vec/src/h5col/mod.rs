@@ -11,6 +11,11 @@
 //!                          (`string`)
 //! <table>/<col>/           a list column: exactly `crate::kinds::list`'s group, MASK for
 //!                          nullable lists (`list`)
+//! <table>/<col>            a categorical column: integer codes, @CATEGORIES = object
+//!                          reference to <table>/CATEGORIES/<col>__CATEGORIES, the labels
+//!                          (`category`)
+//! <table>/SEARCH_INDEXES/  h5col's search indexes: left alone; appends bump
+//!                          @GENERATION so they read as stale (`generation`)
 //! ```
 //! Every dataset may be longer than NROWS (a truncated table or an
 //! interrupted append): readers use rows `0..NROWS`, and offsets
@@ -24,11 +29,14 @@
 //! `Option<Vec<T>>` for every element type a `Vec<T>` field of a vector
 //! takes (numbers, `bool`, `char`, enums, `String`, `Option<String>`,
 //! nested `Vec`s, arrays, tuples, derived structs, and `Option<number>`,
-//! stored as the fill value).
+//! stored as the fill value); fieldless enums and `Option` of them are
+//! categorical columns, which `String` and `Option<String>` fields also
+//! read (and append to) as their labels.
 //!
 //! Modules: `table` (the table group and its attributes), `fields` (the
-//! traits mapping struct fields to columns), and one module per column kind
-//! (`number`, `boolean`, `string`, `list`).
+//! traits mapping struct fields to columns), `generation` (search-index
+//! tokens on appends), and one module per column kind (`number`,
+//! `boolean`, `string`, `list`, `category`).
 
 use hdf5::Group;
 
