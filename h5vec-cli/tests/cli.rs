@@ -516,6 +516,14 @@ fn golden_tables_and_vls_arrays_print() {
     let want = json["rows"].as_array().expect("rows in the golden JSON");
     assert_eq!(&rows, want);
 
+    // CATEGORIES and SEARCH_INDEXES are not columns.
+    assert_eq!(
+        run_ok(&["ls", &golden("h5col/g_categorical_indexes.h5")]),
+        "\
+PATH    KIND         ROWS  COLUMNS  STORED
+/table  h5col table    10        5   783 B
+"
+    );
     // Categorical columns print as their labels (null for the missing code).
     let out = run_ok(&[
         "cat",

@@ -66,8 +66,9 @@ pub(crate) use table::open_checked;
 pub(crate) use boolean::open_bool_col;
 #[cfg(feature = "arrow")]
 pub(crate) use string::{open_fixed_str, FixedStrReader};
+pub(crate) use table::{column_members, table_place};
 #[cfg(feature = "arrow")]
-pub(crate) use table::{column_members, column_path, read_column_order, table_place};
+pub(crate) use table::{column_path, read_column_order};
 
 use table::{push_and_commit, write_new_table};
 
