@@ -96,8 +96,12 @@ class FixedStrings:
         return C.Str(offsets, data, "utf8", self.node, valid)
 
 
+#: The logical type of a categorical column whose labels carry ordered = True.
+ORDERED_ENUM = "ordered enum"
+
+
 def _category_labels(table, ds, path):
-    """(labels, labels dataset name) of categorical column `ds` of h5col table
+    """(labels, labels dataset, ordered) of categorical column `ds` of h5col table
     group `table`: its CATEGORIES attribute is an object reference
     (H5T_STD_REF_OBJ) to a 1-D string dataset in the table's CATEGORIES
     group. The reference is compared with the addresses of that group's
@@ -137,14 +141,21 @@ def _category_labels(table, ds, path):
             labels.append(b.split(b"\0", 1)[0].decode("utf-8"))
         except UnicodeDecodeError:
             raise FormatError(path, target.name, f"label {i} is not valid UTF-8") from None
-    return labels, target.name
+    ordered = False
+    if "ordered" in target.attrs:
+        try:
+            ordered = bool(np.asarray(target.attrs["ordered"]).reshape(-1)[0])
+        except (TypeError, ValueError, IndexError):
+            ordered = False
+    return labels, target.name, ordered
 
 
 class Categories:
     """An h5col categorical column (SPEC section 9): integer codes, read as an
     enum whose labels are the categories (numpy: labels, pandas: Categorical,
-    Arrow: dictionary); the fill value is the missing code, any other code
-    outside the labels an error naming the row."""
+    Arrow: dictionary, both ordered when the labels dataset says ordered =
+    True); the fill value is the missing code, any other code outside the
+    labels an error naming the row."""
 
     def __init__(self, table, ds, path, rows):
         info = _h5.type_info(ds)
@@ -153,10 +164,10 @@ class Categories:
         if ds.shape[0] < rows:
             raise mismatch(path, ds.name, f"at least {rows} rows", ds.shape[0])
         self.ds, self.path = ds, path
-        self.labels, self.labels_at = _category_labels(table, ds, path)
+        self.labels, self.labels_at, ordered = _category_labels(table, ds, path)
         fill = _user_fill(ds)
         self.fill = None if fill is None else int(fill)
-        self.node = S.Node("scalar", encoded_type="Int32", logical_type="enum",
+        self.node = S.Node("scalar", encoded_type="Int32", logical_type=ORDERED_ENUM if ordered else "enum",
                            labels={lab: i for i, lab in enumerate(self.labels)})
 
     def read(self, a, b, sel=None):
@@ -294,14 +305,27 @@ def _table_numpy(cols):
     return {k: C.to_numpy(c) for k, c in cols.items()}
 
 
+def _ordered(col):
+    """Whether `col` is a categorical column whose labels dataset says ordered = True."""
+    return col.node.logical_type == ORDERED_ENUM
+
+
 def _table_arrow(cols, pa):
-    arrays = [C.to_arrow(c, pa) for c in cols.values()]
+    arrays = []
+    for c in cols.values():
+        arr = C.to_arrow(c, pa)
+        if _ordered(c):
+            arr = pa.DictionaryArray.from_arrays(arr.indices, arr.dictionary, ordered=True)
+        arrays.append(arr)
     return pa.Table.from_arrays(arrays, names=list(cols)) if arrays else pa.table({})
 
 
 def _table_pandas(cols, pd, a, b):
     idx = pd.RangeIndex(a, b)
-    series = [C.to_pandas_series(c, None, k, idx) for k, c in cols.items()]
+    series = []
+    for k, c in cols.items():
+        sr = C.to_pandas_series(c, None, k, idx)
+        series.append(sr.cat.as_ordered() if _ordered(c) else sr)
     return pd.concat(series, axis=1) if series else pd.DataFrame(index=idx)
 
 

@@ -99,10 +99,13 @@ def test_h5col_categorical_read_by_rust_python_and_cli(indexed, interop_exe):
         assert str(df["level"].dtype) == "category"
         assert list(df["level"].cat.categories) == fx.LEVEL_LABELS
         assert list(df["pay"].cat.categories) == fx.PAY_LABELS
+        # h5col's `ordered` flag (pay: ordered=True) carries over.
+        assert df["pay"].cat.ordered and not df["level"].cat.ordered
         assert [None if v != v else v for v in df["pay"].astype(object)] == fx.PAYS
         tab = h5vec.read_table(f["table"], format="arrow")
         assert str(tab.schema.field("level").type) == "dictionary<values=string, indices=int32, ordered=0>"
         assert tab.column("level").chunk(0).dictionary.to_pylist() == fx.LEVEL_LABELS
+        assert tab.schema.field("pay").type.ordered
         assert tab.to_pylist() == want
     # Rust: a typed load (Option<enum> and Option<String> fields).
     rust = [json.loads(line) for line in run(interop_exe, "read", indexed, "table").splitlines()]
