@@ -239,10 +239,5 @@ where
         len_hint: nrows.saturating_add(rows.len() as u64),
     };
     let mut w = T::Fields::table_resume(&table, T::FIELD_NAMES, nrows, &ctx)?;
-    let generation = if rows.is_empty() {
-        None
-    } else {
-        generation::mutation_generation(&table, &path)?
-    };
-    push_and_commit::<T>(&table, &mut w, rows, nrows, generation)
+    push_and_commit::<T>(&table, &mut w, rows, nrows, true)
 }

@@ -243,19 +243,20 @@ where
         len_hint: rows.len() as u64,
     };
     let mut w = T::Fields::table_create(table, T::FIELD_NAMES, &ctx)?;
-    push_and_commit::<T>(table, &mut w, rows, 0, None)
+    push_and_commit::<T>(table, &mut w, rows, 0, false)
 }
 
 /// Pushes `rows` after the `nrows` committed ones and commits them in
-/// h5col's order: values, masks, offsets; flush; then, with `generation`
-/// (the table's `GENERATION` before the append, see `generation`), the
-/// next generation and a flush; then NROWS.
+/// h5col's order: values, masks, offsets; flush; then, for an `append` of
+/// at least one row to a table with `GENERATION` (or search indexes), the
+/// next generation and a flush (`generation`: read, and repaired, once
+/// every row was accepted); then NROWS.
 pub(super) fn push_and_commit<T>(
     table: &Group,
     w: &mut <T::Fields as TableFields>::Writers,
     rows: &[T],
     nrows: u64,
-    generation: Option<u64>,
+    append: bool,
 ) -> Result<()>
 where
     T: Record,
@@ -265,13 +266,18 @@ where
     for r in rows {
         T::Fields::table_push(w, r.parts())?;
     }
+    let generation = if append && !rows.is_empty() {
+        super::generation::mutation_generation(table, &path)?
+    } else {
+        None
+    };
     // h5col's order: values, then masks, then offsets; flush; then NROWS.
     T::Fields::table_flush(w, Phase::Values)?;
     T::Fields::table_flush(w, Phase::Masks)?;
     T::Fields::table_flush(w, Phase::Offsets)?;
     crate::column::complete_file(table)?;
     table.file().at(&path)?.flush().at(&path)?;
-    if let (Some(g), false) = (generation, rows.is_empty()) {
+    if let Some(g) = generation {
         super::generation::bump(table, g, &path)?;
     }
     let n = nrows
