@@ -89,6 +89,25 @@ struct F {
     names: Option<Vec<Option<String>>>,
 }
 
+/// Labels of the categorical column `level` of `g_categorical_indexes`.
+#[derive(H5Vector, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum Level {
+    Low,
+    Mid,
+    High,
+}
+
+/// Categorical columns read as a fieldless enum (`level`) and as labels (`pay`).
+#[derive(H5Vector, Deserialize, Debug, PartialEq)]
+struct G {
+    id: i64,
+    x: Option<f64>,
+    level: Option<Level>,
+    pay: Option<String>,
+    flag: bool,
+}
+
 /// A row type of the golden tables, loaded from the table group `table`.
 trait Table: Sized + std::fmt::Debug {
     fn load(f: &File) -> h5vec::Result<Vec<Self>>;
@@ -103,7 +122,7 @@ macro_rules! tables {
         }
     )*};
 }
-tables!(A, B, C, D, E, F);
+tables!(A, B, C, D, E, F, G);
 
 fn h5col_path(stem: &str) -> PathBuf {
     golden_dir().join("h5col").join(format!("{stem}.h5"))
@@ -135,7 +154,8 @@ fn every_golden_file_is_checked() {
             "c_nested_int32",
             "d_mixed_table",
             "e_chunked_gzip",
-            "f_truncated_tail"
+            "f_truncated_tail",
+            "g_categorical_indexes"
         ]
     );
     // Every VLS file is checked by `vls_golden_files` (which walks the directory).
@@ -204,6 +224,15 @@ fn h5col_e_chunked_gzip() {
     assert_eq!(rows.len(), 200);
     assert_eq!(rows[0].event_id, 1000);
     assert_eq!(rows.iter().filter(|r| r.tags.is_none()).count(), 29);
+}
+
+#[test]
+fn h5col_g_categorical_indexes() {
+    let rows = check_table::<G>("g_categorical_indexes");
+    assert_eq!(rows[1].level, Some(Level::High));
+    assert_eq!(rows[4].level, None);
+    assert_eq!(rows[2].pay.as_deref(), Some("Credit card"));
+    assert_eq!(rows[3].pay, None);
 }
 
 #[test]

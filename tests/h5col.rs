@@ -7,6 +7,7 @@ use h5vec::h5col::{append_table, load_table, save_table};
 use h5vec::hdf5::File;
 use h5vec::vls::{load_strings, save_strings, save_strings_with};
 use h5vec::{H5Vector, SaveOptions};
+use h5vec_tests as common;
 
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 struct Row {
@@ -325,4 +326,419 @@ fn vls_write_errors() {
     save_strings(&f, "x", &[None]).unwrap();
     assert!(save_strings(&f, "x", &[None]).is_err());
     assert!(save_strings(&f, "a/b", &[None]).is_err());
+}
+
+// ---------------------------------------------------------------------------
+// Categorical columns and search-index tokens (SPEC.md section 9).
+
+/// The labels of `level` in the golden table `g_categorical_indexes`.
+#[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum Level {
+    Low,
+    Mid,
+    High,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Cat {
+    id: i64,
+    x: Option<f64>,
+    level: Option<Level>,
+    pay: Option<String>,
+    flag: bool,
+}
+
+fn attr_u64(obj: &h5vec::hdf5::Location, name: &str) -> u64 {
+    obj.attr(name).unwrap().read_scalar::<u64>().unwrap()
+}
+
+fn codes(f: &File, path: &str) -> Vec<i8> {
+    f.dataset(path).unwrap().read_raw::<i8>().unwrap()
+}
+
+#[test]
+fn categorical_golden_reads_as_labels_and_appends_stale_the_indexes() {
+    let (_d, f) = golden("h5col", "g_categorical_indexes");
+    let before = load_table::<Cat>(&f, "table").unwrap();
+    assert_eq!(before.len(), 10);
+    // The same column as labels, as codes and as a required enum.
+    #[derive(H5Vector, Debug, PartialEq)]
+    struct Labels {
+        level: Option<String>,
+    }
+    let labels: Vec<Option<String>> = load_table::<Labels>(&f, "table")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.level)
+        .collect();
+    let want = [
+        "Low", "High", "Mid", "Mid", "", "Low", "High", "Low", "Mid", "High",
+    ];
+    let want: Vec<Option<String>> = want
+        .iter()
+        .map(|s| (!s.is_empty()).then(|| s.to_string()))
+        .collect();
+    assert_eq!(labels, want);
+    // A number field reads the codes (the missing code is the fill value).
+    #[derive(H5Vector, Debug, PartialEq)]
+    struct Codes {
+        level: Option<i8>,
+    }
+    let c: Vec<Option<i8>> = load_table::<Codes>(&f, "table")
+        .unwrap()
+        .iter()
+        .map(|r| r.level)
+        .collect();
+    let c2 = [0, 2, 1, 1, -1, 0, 2, 0, 1, 2].map(|c| (c >= 0).then_some(c));
+    assert_eq!(c, c2);
+    assert_eq!(codes(&f, "table/level"), [0, 2, 1, 1, -1, 0, 2, 0, 1, 2]);
+    #[derive(H5Vector, Debug)]
+    struct RequiredLevel {
+        level: Level,
+    }
+    let e = load_table::<RequiredLevel>(&f, "table").unwrap_err();
+    assert_eq!(
+        (e.path(), e.location()),
+        ("$.level[4]", Some("/table/level"))
+    );
+    assert!(common::invalid(&e).contains("Option<Level>"), "{e}");
+    // An enum without the label "High": the error names the column, row and label.
+    #[derive(H5Vector, Debug)]
+    #[repr(u8)]
+    enum Short {
+        Low,
+        Mid,
+    }
+    #[derive(H5Vector, Debug)]
+    struct ShortLevel {
+        level: Option<Short>,
+    }
+    let e = load_table::<ShortLevel>(&f, "table").unwrap_err();
+    assert_eq!(
+        (e.path(), e.location()),
+        ("$.level[1]", Some("/table/level"))
+    );
+    let (expected, found) = common::mismatch(&e);
+    assert_eq!(expected, "a label naming a variant of `Short` (Low, Mid)");
+    assert_eq!(found, "the label \"High\"");
+
+    // Arrow: a dictionary of the labels, the missing code null.
+    let batch = h5vec::arrow::read_vector(&f, "table").unwrap();
+    let level = batch.column_by_name("level").unwrap();
+    assert_eq!(
+        level.data_type(),
+        &arrow_schema::DataType::Dictionary(
+            Box::new(arrow_schema::DataType::Int32),
+            Box::new(arrow_schema::DataType::Utf8)
+        )
+    );
+    let dict = level
+        .as_any()
+        .downcast_ref::<arrow_array::DictionaryArray<arrow_array::types::Int32Type>>()
+        .unwrap();
+    let values = dict
+        .values()
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .unwrap();
+    assert_eq!(
+        values.iter().flatten().collect::<Vec<_>>(),
+        ["Low", "Mid", "High"]
+    );
+    let keys: Vec<Option<i32>> = dict.keys().iter().collect();
+    assert_eq!(
+        keys,
+        [
+            Some(0),
+            Some(2),
+            Some(1),
+            Some(1),
+            None,
+            Some(0),
+            Some(2),
+            Some(0),
+            Some(1),
+            Some(2)
+        ]
+    );
+
+    // Append (enum and string labels): GENERATION 0 -> 1, the index tokens
+    // stay (0, 10): every index is stale, none is rewritten.
+    let g = f.group("table").unwrap();
+    assert_eq!(attr_u64(&g, "GENERATION"), 0);
+    let new = vec![
+        Cat {
+            id: 10,
+            x: Some(10.5),
+            level: Some(Level::High),
+            pay: Some("Dispute".into()),
+            flag: true,
+        },
+        Cat {
+            id: 11,
+            x: None,
+            level: None,
+            pay: None,
+            flag: false,
+        },
+    ];
+    append_table(&f, "table", &new).unwrap();
+    let mut all = before.clone();
+    all.extend(new.clone());
+    assert_eq!(load_table::<Cat>(&f, "table").unwrap(), all);
+    assert_eq!(attr_u64(&g, "GENERATION"), 1);
+    assert_eq!(attr_u64(&g, "NROWS"), 12);
+    let si = g.group("SEARCH_INDEXES").unwrap();
+    let mut names = si.member_names().unwrap();
+    names.sort();
+    for n in names {
+        let ds = si.dataset(&n).unwrap();
+        if ds.attr_names().unwrap().contains(&"KIND".to_string()) {
+            assert_eq!(attr_u64(&ds, "SOURCE_GENERATION"), 0, "{n}");
+            assert_eq!(attr_u64(&ds, "SOURCE_NROWS"), 10, "{n}");
+        }
+    }
+    assert_eq!(&codes(&f, "table/level")[10..], [2, -1]);
+    assert_eq!(&codes(&f, "table/pay")[10..], [2, -1]);
+    // The column attributes survive the append.
+    let id = f.dataset("table/id").unwrap();
+    assert_eq!(common::attr_string(&id, "units").as_deref(), Some("s"));
+    assert_eq!(
+        common::attr_string(&id, "description").as_deref(),
+        Some("row id")
+    );
+    assert_eq!(
+        id.attr("valid_min").unwrap().read_scalar::<i64>().unwrap(),
+        0
+    );
+    assert_eq!(
+        id.attr("valid_max").unwrap().read_scalar::<i64>().unwrap(),
+        1_000_000
+    );
+    assert_eq!(id.attr("SEARCH_INDEX_LIST").unwrap().shape(), [3]);
+    assert!(f.dataset("table/pay").unwrap().attr("CATEGORIES").is_ok());
+    // A label that is not a category, and a second append (GENERATION 2).
+    let bad = vec![Cat {
+        pay: Some("Barter".into()),
+        ..new[0].clone()
+    }];
+    let e = append_table(&f, "table", &bad).unwrap_err();
+    assert_eq!((e.path(), e.location()), ("$.pay[12]", Some("/table/pay")));
+    assert!(
+        common::encode(&e).starts_with("\"Barter\" is not a category of the column"),
+        "{e}"
+    );
+    assert_eq!(load_table::<Cat>(&f, "table").unwrap(), all);
+    append_table(&f, "table", &new[..1]).unwrap();
+    assert_eq!(attr_u64(&g, "GENERATION"), 2);
+    assert_eq!(load_table::<Cat>(&f, "table").unwrap().len(), 13);
+}
+
+#[test]
+fn categorical_save_writes_h5col_layout() {
+    let (_d, f) = tmp();
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct W {
+        level: Level,
+        maybe: Option<Level>,
+    }
+    let rows = vec![
+        W {
+            level: Level::High,
+            maybe: None,
+        },
+        W {
+            level: Level::Low,
+            maybe: Some(Level::Mid),
+        },
+    ];
+    save_table(&f, "w", &rows).unwrap();
+    assert_eq!(load_table::<W>(&f, "w").unwrap(), rows);
+    assert_eq!(codes(&f, "w/level"), [2, 0]);
+    assert_eq!(codes(&f, "w/maybe"), [-1, 1]);
+    let ds = f.dataset("w/maybe").unwrap();
+    assert_eq!(ds.dtype().unwrap().size(), 1);
+    assert_eq!(ds.fill_value().unwrap().unwrap().to_string(), "-1");
+    let labels = f.dataset("w/CATEGORIES/maybe__CATEGORIES").unwrap();
+    assert_eq!(labels.shape(), [3]);
+    let (bytes, size) = common::read_rows_bytes(&labels);
+    assert_eq!(size, 4);
+    assert_eq!(bytes, b"Low\0Mid\0High");
+    assert!(common::str_type(&labels).utf8);
+    // The reference is an H5T_STD_REF_OBJ to the labels dataset.
+    let r = ds
+        .attr("CATEGORIES")
+        .unwrap()
+        .read_scalar::<h5vec::hdf5::ObjectReference1>()
+        .unwrap();
+    match f.dereference(&r).unwrap() {
+        h5vec::hdf5::ReferencedObject::Dataset(d) => {
+            assert_eq!(d.name(), "/w/CATEGORIES/maybe__CATEGORIES")
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut members = f.group("w").unwrap().member_names().unwrap();
+    members.sort();
+    assert_eq!(members, ["CATEGORIES", "level", "maybe"]);
+    // Labels (String) append to a categorical column; a variant the enum
+    // read back does not know of cannot be appended from another enum.
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct S {
+        level: String,
+        maybe: Option<String>,
+    }
+    append_table(
+        &f,
+        "w",
+        &[S {
+            level: "Mid".into(),
+            maybe: Some("High".into()),
+        }],
+    )
+    .unwrap();
+    assert_eq!(codes(&f, "w/level"), [2, 0, 1]);
+    assert_eq!(
+        load_table::<S>(&f, "w").unwrap()[2],
+        S {
+            level: "Mid".into(),
+            maybe: Some("High".into())
+        }
+    );
+    #[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
+    #[repr(u8)]
+    enum Wide {
+        Low,
+        Huge,
+    }
+    #[derive(H5Vector, Debug, Clone, PartialEq)]
+    struct X {
+        level: Wide,
+        maybe: Option<Wide>,
+    }
+    let e = append_table(
+        &f,
+        "w",
+        &[X {
+            level: Wide::Huge,
+            maybe: None,
+        }],
+    )
+    .unwrap_err();
+    assert_eq!((e.path(), e.location()), ("$.level[3]", Some("/w/level")));
+    assert!(
+        common::encode(&e).starts_with("\"Huge\" is not a category"),
+        "{e}"
+    );
+    // No GENERATION on a table without search indexes.
+    assert!(!f
+        .group("w")
+        .unwrap()
+        .attr_names()
+        .unwrap()
+        .contains(&"GENERATION".into()));
+}
+
+#[test]
+fn categorical_hostile_references_and_codes() {
+    use h5vec::hdf5::{ObjectReference1, ObjectReference2};
+    #[derive(H5Vector, Debug)]
+    struct P {
+        pay: Option<String>,
+    }
+    let check = |f: &File, path: &str, want: &str| {
+        let e = load_table::<P>(f, "table").unwrap_err();
+        assert_eq!(e.path(), path, "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+        let e = h5vec::arrow::read_vector(f, "table").unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    };
+    let rewrite = |f: &File, r: Option<ObjectReference1>| {
+        let ds = f.dataset("table/pay").unwrap();
+        ds.delete_attr("CATEGORIES").unwrap();
+        let a = ds
+            .new_attr::<ObjectReference1>()
+            .shape(())
+            .create("CATEGORIES")
+            .unwrap();
+        if let Some(r) = r {
+            a.write_scalar(&r).unwrap();
+        }
+    };
+    // A null reference (an attribute never written holds zeros).
+    let (_d, f) = golden("h5col", "g_categorical_indexes");
+    rewrite(&f, None);
+    check(&f, "$.pay", "a null reference");
+    // A reference to a dataset outside CATEGORIES.
+    rewrite(
+        &f,
+        Some(f.reference::<ObjectReference1>("table/x").unwrap()),
+    );
+    check(&f, "$.pay", "a reference to no member of it");
+    // HDF5 1.12's H5T_STD_REF reads too.
+    let ds = f.dataset("table/pay").unwrap();
+    ds.delete_attr("CATEGORIES").unwrap();
+    let r2 = f
+        .reference::<ObjectReference2>("table/CATEGORIES/pay__CATEGORIES")
+        .unwrap();
+    ds.new_attr::<ObjectReference2>()
+        .shape(())
+        .create("CATEGORIES")
+        .unwrap()
+        .write_scalar(&r2)
+        .unwrap();
+    assert_eq!(
+        load_table::<P>(&f, "table").unwrap()[2].pay.as_deref(),
+        Some("Credit card")
+    );
+    // A code out of range (3 labels): the error names the row.
+    let (_d2, f) = golden("h5col", "g_categorical_indexes");
+    common::overwrite_rows(&f.dataset("table/pay").unwrap(), 5, &[7u8]);
+    check(
+        &f,
+        "$.pay[5]",
+        "category code 7 is neither the column's fill value -1 nor a position in the 3 labels of `/table/CATEGORIES/pay__CATEGORIES`",
+    );
+    // Not a reference at all, and no CATEGORIES group.
+    let (_d3, f) = golden("h5col", "g_categorical_indexes");
+    let ds = f.dataset("table/pay").unwrap();
+    ds.delete_attr("CATEGORIES").unwrap();
+    ds.new_attr::<i32>().shape(()).create("CATEGORIES").unwrap();
+    check(
+        &f,
+        "$.pay",
+        "one object reference (H5T_STD_REF_OBJ or H5T_STD_REF)",
+    );
+    let (_d4, f) = golden("h5col", "g_categorical_indexes");
+    f.group("table").unwrap().unlink("CATEGORIES").unwrap();
+    check(&f, "$.pay", "no CATEGORIES group in the table");
+}
+
+#[test]
+fn append_repairs_a_malformed_generation_above_every_index_token() {
+    let (_d, f) = golden("h5col", "g_categorical_indexes");
+    let g = f.group("table").unwrap();
+    // An index claims generation 5; GENERATION is an int32 3.
+    let ds = f.dataset("table/SEARCH_INDEXES/x__chunk_minmax").unwrap();
+    ds.attr("SOURCE_GENERATION")
+        .unwrap()
+        .write_scalar(&5u64)
+        .unwrap();
+    g.delete_attr("GENERATION").unwrap();
+    g.new_attr::<i32>()
+        .shape(())
+        .create("GENERATION")
+        .unwrap()
+        .write_scalar(&3i32)
+        .unwrap();
+    let rows = load_table::<Cat>(&f, "table").unwrap();
+    append_table(&f, "table", &rows[..1]).unwrap();
+    // Repaired to 6 (above 3 and 5), then bumped by the append: 7, uint64.
+    assert_eq!(attr_u64(&g, "GENERATION"), 7);
+    assert_eq!(g.attr("GENERATION").unwrap().dtype().unwrap().size(), 8);
+    // Without GENERATION beside index datasets: one is created above them.
+    g.delete_attr("GENERATION").unwrap();
+    append_table(&f, "table", &rows[..1]).unwrap();
+    assert_eq!(attr_u64(&g, "GENERATION"), 7);
+    assert_eq!(load_table::<Cat>(&f, "table").unwrap().len(), 12);
 }

@@ -516,6 +516,54 @@ fn golden_tables_and_vls_arrays_print() {
     let want = json["rows"].as_array().expect("rows in the golden JSON");
     assert_eq!(&rows, want);
 
+    // CATEGORIES and SEARCH_INDEXES are not columns.
+    assert_eq!(
+        run_ok(&["ls", &golden("h5col/g_categorical_indexes.h5")]),
+        "\
+PATH    KIND         ROWS  COLUMNS  STORED
+/table  h5col table    10        5   783 B
+"
+    );
+    // Categorical columns print as their labels (null for the missing code).
+    let out = run_ok(&[
+        "cat",
+        &golden("h5col/g_categorical_indexes.h5"),
+        "table",
+        "--format",
+        "jsonl",
+    ]);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(golden("h5col/g_categorical_indexes.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(&rows, json["rows"].as_array().unwrap());
+    assert_eq!(
+        run_ok(&[
+            "head",
+            &golden("h5col/g_categorical_indexes.h5"),
+            "table",
+            "-n",
+            "5",
+            "--columns",
+            "level,pay"
+        ]),
+        "\
++-------+-------------+
+| level | pay         |
++-------+-------------+
+| Low   | Cash        |
+| High  | Cash        |
+| Mid   | Credit card |
+| Mid   | null        |
+| null  | Dispute     |
++-------+-------------+
+"
+    );
+
     let out = run_ok(&[
         "cat",
         &golden("vls/dolomite_strings.h5"),

@@ -294,7 +294,11 @@ impl Walk {
     fn is_data(&self, rel: &[String]) -> bool {
         match self.container {
             Container::Vector => rel.first().map(String::as_str) == Some("data"),
-            Container::Table => true,
+            // A table's CATEGORIES and SEARCH_INDEXES are not columns.
+            Container::Table => !matches!(
+                rel.first().map(String::as_str),
+                Some("CATEGORIES" | "SEARCH_INDEXES")
+            ),
             Container::VlsArray => false,
         }
     }

@@ -173,7 +173,10 @@ impl VectorInfo {
     fn columns(&self, group: &Group) -> usize {
         match (&self.schema, self.container) {
             (Some(s), _) if Kind::parse(&s.kind) == Kind::Record => s.children.len(),
-            (_, ContainerKind::Table) => group.member_names().map_or(0, |m| m.len()),
+            (_, ContainerKind::Table) => {
+                crate::h5col::column_members(group, &crate::h5col::table_place(group))
+                    .map_or(0, |m| m.len())
+            }
             _ => 1,
         }
     }

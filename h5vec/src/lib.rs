@@ -368,6 +368,7 @@ pub mod __private {
     pub use crate::__dense_leaf as dense_leaf;
     pub use crate::codec::Codec;
     pub use crate::evolution::LoadFlags;
+    pub use crate::h5col::TableEnum;
     pub use crate::kinds::blob::BlobCodec;
     pub use crate::kinds::constant::{Constant, ConstantCodec};
     pub use crate::kinds::dense::DenseElem;

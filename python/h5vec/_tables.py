@@ -14,7 +14,7 @@ from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
-from ._errors import mismatch
+from ._errors import FormatError, mismatch
 from ._readable import Readable, Where, _rows
 from ._vector import ROOT, _open_where
 
@@ -96,6 +96,96 @@ class FixedStrings:
         return C.Str(offsets, data, "utf8", self.node, valid)
 
 
+#: The logical type of a categorical column whose labels carry ordered = True.
+ORDERED_ENUM = "ordered enum"
+
+
+def _category_labels(table, ds, path):
+    """(labels, labels dataset, ordered) of categorical column `ds` of h5col table
+    group `table`: its CATEGORIES attribute is an object reference
+    (H5T_STD_REF_OBJ) to a 1-D string dataset in the table's CATEGORIES
+    group. The reference is compared with the addresses of that group's
+    datasets, never followed."""
+    where = f"{ds.name} attribute CATEGORIES"
+    want = f"a reference to a labels dataset in `{_h5.member_path(table, 'CATEGORIES')}`"
+    aid = ds.attrs.get_id("CATEGORIES")
+    t = aid.get_type()
+    if t.get_class() != h5py.h5t.REFERENCE or t.get_size() != 8 or aid.shape not in ((), (1,)):
+        raise mismatch(path, where, "one object reference (H5T_STD_REF_OBJ)",
+                       f"{_h5.TypeInfo(t).describe()} of shape {aid.shape}")
+    raw = np.zeros(aid.shape, np.uint64)
+    aid.read(raw, mtype=h5py.h5t.STD_REF_OBJ)
+    addr = int(raw.reshape(-1)[0])
+    if addr == 0:
+        raise mismatch(path, where, want, "a null reference")
+    if "CATEGORIES" not in table or not isinstance(table.get("CATEGORIES", getlink=True), h5py.HardLink) \
+            or not isinstance(table["CATEGORIES"], h5py.Group):
+        raise mismatch(path, where, want, "no CATEGORIES group in the table")
+    cats = table["CATEGORIES"]
+    target = None
+    for n in _h5.members(cats, path):
+        obj = cats[n]
+        if isinstance(obj, h5py.Dataset) and h5py.h5o.get_info(obj.id).addr == addr:
+            target = obj
+            break
+    if target is None:
+        raise mismatch(path, where, want, "a reference to no dataset of it (dangling, or another object)")
+    _h5.check_storage(target, path)
+    info = _h5.type_info(target)
+    if info.cls != h5py.h5t.STRING or target.ndim != 1:
+        raise mismatch(path, target.name, "a 1-D dataset of string labels", info.describe())
+    labels = []
+    for i, v in enumerate(_h5.read_rows(target, 0, target.shape[0], path)):
+        b = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        try:
+            labels.append(b.split(b"\0", 1)[0].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise FormatError(path, target.name, f"label {i} is not valid UTF-8") from None
+    ordered = False
+    if "ordered" in target.attrs:
+        try:
+            ordered = bool(np.asarray(target.attrs["ordered"]).reshape(-1)[0])
+        except (TypeError, ValueError, IndexError):
+            ordered = False
+    return labels, target.name, ordered
+
+
+class Categories:
+    """An h5col categorical column (SPEC section 9): integer codes, read as an
+    enum whose labels are the categories (numpy: labels, pandas: Categorical,
+    Arrow: dictionary, both ordered when the labels dataset says ordered =
+    True); the fill value is the missing code, any other code outside the
+    labels an error naming the row."""
+
+    def __init__(self, table, ds, path, rows):
+        info = _h5.type_info(ds)
+        if info.cls != h5py.h5t.INTEGER or ds.ndim != 1:
+            raise mismatch(path, ds.name, "a 1-D dataset of integer category codes", info.describe())
+        if ds.shape[0] < rows:
+            raise mismatch(path, ds.name, f"at least {rows} rows", ds.shape[0])
+        self.ds, self.path = ds, path
+        self.labels, self.labels_at, ordered = _category_labels(table, ds, path)
+        fill = _user_fill(ds)
+        self.fill = None if fill is None else int(fill)
+        self.node = S.Node("scalar", encoded_type="Int32", logical_type=ORDERED_ENUM if ordered else "enum",
+                           labels={lab: i for i, lab in enumerate(self.labels)})
+
+    def read(self, a, b, sel=None):
+        codes = _h5.read_rows(self.ds, a, b, self.path).astype(np.int64)
+        n = len(self.labels)
+        is_fill = codes == self.fill if self.fill is not None else np.zeros(len(codes), bool)
+        bad = ~(is_fill | ((codes >= 0) & (codes < n)))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            fill = f"the column's fill value {self.fill}" if self.fill is not None else "a fill value (the column has none)"
+            raise FormatError(f"{self.path}[{a + i}]", self.ds.name,
+                              f"category code {int(codes[i])} is neither {fill} nor a position in the "
+                              f"{n} labels of `{self.labels_at}`")
+        vals = np.where(is_fill, 0, codes).astype(np.int32)
+        valid = ~is_fill if is_fill.any() else None
+        return C.Prim(vals, "enum", self.node, valid, labels={lab: i for i, lab in enumerate(self.labels)})
+
+
 def _infer_list(g, path, rows):
     """(Node, reader) of an h5col list group, its element layout read from the file."""
     nullable = "MASK" in g
@@ -159,12 +249,16 @@ def _table_names(g, path="$"):
     nrows = int(np.asarray(g.attrs["NROWS"]).reshape(-1)[0])
     order = g.attrs.get("column-order")
     names = [c.decode("utf-8") if isinstance(c, bytes) else str(c) for c in order] if order is not None \
-        else sorted(_h5.members(g, path))
+        else sorted(m for m in _h5.members(g, path) if m not in RESERVED)
     members = set(_h5.members(g, path))
     for c in names:
         if c not in members:
             raise mismatch(f"$.{c}", _h5.member_path(g, c), "a column member", "nothing")
     return nrows, names
+
+
+#: Groups HEP001 reserves in a table group (not columns).
+RESERVED = ("CATEGORIES", "SEARCH_INDEXES")
 
 
 def _select_columns(names, columns):
@@ -183,6 +277,8 @@ def _table_column(g, c, nrows):
     obj = g[c]
     if isinstance(obj, h5py.Dataset):
         _h5.check_storage(obj, p)
+        if "CATEGORIES" in obj.attrs:
+            return Categories(g, obj, p, nrows)
         node, reader = _infer_leaf(obj, p, nrows)
     else:
         if _h5.read_attr_string(obj, "CLASS", p) != "LIST_COLUMN":
@@ -209,14 +305,27 @@ def _table_numpy(cols):
     return {k: C.to_numpy(c) for k, c in cols.items()}
 
 
+def _ordered(col):
+    """Whether `col` is a categorical column whose labels dataset says ordered = True."""
+    return col.node.logical_type == ORDERED_ENUM
+
+
 def _table_arrow(cols, pa):
-    arrays = [C.to_arrow(c, pa) for c in cols.values()]
+    arrays = []
+    for c in cols.values():
+        arr = C.to_arrow(c, pa)
+        if _ordered(c):
+            arr = pa.DictionaryArray.from_arrays(arr.indices, arr.dictionary, ordered=True)
+        arrays.append(arr)
     return pa.Table.from_arrays(arrays, names=list(cols)) if arrays else pa.table({})
 
 
 def _table_pandas(cols, pd, a, b):
     idx = pd.RangeIndex(a, b)
-    series = [C.to_pandas_series(c, None, k, idx) for k, c in cols.items()]
+    series = []
+    for k, c in cols.items():
+        sr = C.to_pandas_series(c, None, k, idx)
+        series.append(sr.cat.as_ordered() if _ordered(c) else sr)
     return pd.concat(series, axis=1) if series else pd.DataFrame(index=idx)
 
 

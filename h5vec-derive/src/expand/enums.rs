@@ -34,7 +34,34 @@ pub fn expand(input: &Input<'_>, repr: &syn::Ident, variants: &[&syn::Ident]) ->
         let name = v.unraw().to_string();
         quote!((#name, Self::#v as #repr as ::h5vec::__private::std::primitive::i64))
     });
+    // h5col categorical columns (SPEC.md section 9): the variant names
+    // are the labels.
+    let names = variants.iter().map(|v| v.unraw().to_string());
+    let to_index = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| quote!(Self::#v => #i));
+    let from_index = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| quote!(#i => ::h5vec::__private::std::option::Option::Some(Self::#v)));
     quote! {
+        #[automatically_derived]
+        impl ::h5vec::__private::TableEnum for #ident {
+            const VARIANTS: &'static [&'static str] = &[#(#names),*];
+            #[inline]
+            fn variant_index(&self) -> ::h5vec::__private::std::primitive::usize {
+                match self { #(#to_index,)* }
+            }
+            fn from_variant_index(
+                __h5vec_i: ::h5vec::__private::std::primitive::usize,
+            ) -> ::h5vec::__private::std::option::Option<Self> {
+                match __h5vec_i {
+                    #(#from_index,)*
+                    _ => ::h5vec::__private::std::option::Option::None,
+                }
+            }
+        }
         #[automatically_derived]
         impl ::h5vec::__private::Scalar for #ident {
             type Raw = #repr;

@@ -43,7 +43,7 @@ pub trait ColumnReader<T> {
 /// A Rust type that can be an h5col table column.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an h5col table column",
-    note = "columns are numbers, bool, String, Option of a number or String, Vec<T> and Option<Vec<T>>"
+    note = "columns are numbers, bool, String, fieldless enums (categorical columns), Option of a number, String or fieldless enum, Vec<T> and Option<Vec<T>>"
 )]
 pub trait TableColumn: Sized + 'static {
     /// Writes the column.

@@ -11,6 +11,11 @@
 //!                          (`string`)
 //! <table>/<col>/           a list column: exactly `crate::kinds::list`'s group, MASK for
 //!                          nullable lists (`list`)
+//! <table>/<col>            a categorical column: integer codes, @CATEGORIES = object
+//!                          reference to <table>/CATEGORIES/<col>__CATEGORIES, the labels
+//!                          (`category`)
+//! <table>/SEARCH_INDEXES/  h5col's search indexes: left alone; appends bump
+//!                          @GENERATION so they read as stale (`generation`)
 //! ```
 //! Every dataset may be longer than NROWS (a truncated table or an
 //! interrupted append): readers use rows `0..NROWS`, and offsets
@@ -24,27 +29,36 @@
 //! `Option<Vec<T>>` for every element type a `Vec<T>` field of a vector
 //! takes (numbers, `bool`, `char`, enums, `String`, `Option<String>`,
 //! nested `Vec`s, arrays, tuples, derived structs, and `Option<number>`,
-//! stored as the fill value).
+//! stored as the fill value); fieldless enums and `Option` of them are
+//! categorical columns, which `String` and `Option<String>` fields also
+//! read (and append to) as their labels.
 //!
 //! Modules: `table` (the table group and its attributes), `fields` (the
-//! traits mapping struct fields to columns), and one module per column kind
-//! (`number`, `boolean`, `string`, `list`).
+//! traits mapping struct fields to columns), `generation` (search-index
+//! tokens on appends), and one module per column kind (`number`,
+//! `boolean`, `string`, `list`, `category`).
 
 use hdf5::Group;
 
 use crate::containers::create_container;
-use crate::error::{Context, Error, Result};
+use crate::error::{Error, Result};
 use crate::guard::Access;
 use crate::kinds::record::Record;
 use crate::options::{SaveOptions, WriteCtx};
 
 mod boolean;
+mod category;
 mod fields;
+mod generation;
 mod list;
 mod number;
 mod string;
 mod table;
 
+#[doc(hidden)]
+pub use category::TableEnum;
+#[cfg(feature = "arrow")]
+pub(crate) use category::{is_categorical, Categorical};
 use fields::TableFields;
 pub(crate) use table::open_checked;
 // The schema-driven reader (`crate::arrow`) reads tables column by column.
@@ -52,8 +66,9 @@ pub(crate) use table::open_checked;
 pub(crate) use boolean::open_bool_col;
 #[cfg(feature = "arrow")]
 pub(crate) use string::{open_fixed_str, FixedStrReader};
+pub(crate) use table::{column_members, table_place};
 #[cfg(feature = "arrow")]
-pub(crate) use table::{column_path, read_column_order, table_place};
+pub(crate) use table::{column_path, read_column_order};
 
 use table::{push_and_commit, write_new_table};
 
@@ -208,8 +223,7 @@ where
     crate::file::check_writable(parent, name)?;
     let (table, _walked, nrows) = open_checked(parent, name, Access::Append)?;
     let path = table::table_place(&table);
-    let mut members = table.member_names().at(&path)?;
-    members.sort();
+    let members = table::column_members(&table, &path)?;
     let mut want: Vec<&str> = T::FIELD_NAMES.to_vec();
     want.sort();
     if members != want {
@@ -225,5 +239,5 @@ where
         len_hint: nrows.saturating_add(rows.len() as u64),
     };
     let mut w = T::Fields::table_resume(&table, T::FIELD_NAMES, nrows, &ctx)?;
-    push_and_commit::<T>(&table, &mut w, rows, nrows)
+    push_and_commit::<T>(&table, &mut w, rows, nrows, true)
 }

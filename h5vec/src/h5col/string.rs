@@ -7,7 +7,8 @@
 //!                   value in bytes (at the first save); fill value "" (missing)
 //! ```
 //! A value ends at its first NUL; readers also accept ASCII and any padding,
-//! and compare against the dataset's own fill value.
+//! and compare against the dataset's own fill value. The same fields read
+//! (and append to) categorical columns as their labels (`category`).
 
 use std::ops::Range;
 
@@ -19,6 +20,7 @@ use crate::error::{Error, Place, Result};
 use crate::options::WriteCtx;
 use crate::raw;
 
+use super::category::{is_categorical, CategoryReader, CategoryWriter};
 use super::fields::{ColumnReader, ColumnWriter, Phase, TableColumn};
 use super::table::{column_place, fixed_string_type};
 
@@ -300,20 +302,75 @@ impl ColumnReader<Option<String>> for FixedStrReader {
     }
 }
 
-// `String` and `Option<String>` are the same column: `None` is "".
+/// Writes a `String` / `Option<String>` column: a fixed-length string
+/// column, or (appending to one) a categorical column, from its labels.
+pub enum StrColumnWriter {
+    /// A fixed-length string column.
+    Fixed(FixedStrWriter),
+    /// A categorical column.
+    Categorical(CategoryWriter),
+}
+
+/// Reads a `String` / `Option<String>` column: a fixed-length string
+/// column, or a categorical column as its labels.
+pub enum StrColumnReader {
+    /// A fixed-length string column.
+    Fixed(FixedStrReader),
+    /// A categorical column.
+    Categorical(CategoryReader),
+}
+
+// `String` and `Option<String>` are the same column: `None` is "" (or the
+// missing code of a categorical column).
 macro_rules! fixed_str_columns {
     ($($col:ty),*) => {$(
+        impl ColumnWriter<$col> for StrColumnWriter {
+            fn push(&mut self, value: &$col) -> Result<()> {
+                match self {
+                    StrColumnWriter::Fixed(w) => w.push(value),
+                    StrColumnWriter::Categorical(w) => w.push(value),
+                }
+            }
+            fn flush(&mut self, phase: Phase) -> Result<()> {
+                match self {
+                    StrColumnWriter::Fixed(w) => ColumnWriter::<$col>::flush(w, phase),
+                    StrColumnWriter::Categorical(w) => ColumnWriter::<$col>::flush(w, phase),
+                }
+            }
+        }
+        impl ColumnReader<$col> for StrColumnReader {
+            fn load(&mut self, rows: Range<u64>) -> Result<()> {
+                match self {
+                    StrColumnReader::Fixed(r) => ColumnReader::<$col>::load(r, rows),
+                    StrColumnReader::Categorical(r) => ColumnReader::<$col>::load(r, rows),
+                }
+            }
+            fn next(&mut self) -> Result<$col> {
+                match self {
+                    StrColumnReader::Fixed(r) => r.next(),
+                    StrColumnReader::Categorical(r) => r.next(),
+                }
+            }
+        }
         impl TableColumn for $col {
-            type Writer = FixedStrWriter;
-            type Reader = FixedStrReader;
+            type Writer = StrColumnWriter;
+            type Reader = StrColumnReader;
             fn create(table: &Group, name: &str, ctx: &WriteCtx<'_>) -> Result<Self::Writer> {
-                Ok(FixedStrWriter::create(table, name, ctx))
+                Ok(StrColumnWriter::Fixed(FixedStrWriter::create(table, name, ctx)))
             }
             fn resume(table: &Group, name: &str, nrows: u64, _: &WriteCtx<'_>) -> Result<Self::Writer> {
-                FixedStrWriter::resume(table, name, nrows)
+                Ok(if is_categorical(table, name)? {
+                    StrColumnWriter::Categorical(CategoryWriter::resume(table, name, nrows)?)
+                } else {
+                    StrColumnWriter::Fixed(FixedStrWriter::resume(table, name, nrows)?)
+                })
             }
             fn open(table: &Group, name: &str, nrows: u64) -> Result<Self::Reader> {
-                open_fixed_str(table, name, nrows)
+                Ok(if is_categorical(table, name)? {
+                    StrColumnReader::Categorical(CategoryReader::open(table, name, nrows)?)
+                } else {
+                    StrColumnReader::Fixed(open_fixed_str(table, name, nrows)?)
+                })
             }
         }
     )*};

@@ -30,6 +30,9 @@ use super::fields::{Phase, TableFields};
 pub(super) const VERSION: &str = "1.0";
 /// Name of the row-count attribute.
 pub(super) const NROWS: &str = "NROWS";
+/// The table's group of labels datasets, and the attribute of a
+/// categorical column that references its labels (`category`).
+pub(crate) const CATEGORIES: &str = "CATEGORIES";
 /// Name of the column-order attribute.
 pub(super) const COLUMN_ORDER: &str = "column-order";
 
@@ -240,16 +243,20 @@ where
         len_hint: rows.len() as u64,
     };
     let mut w = T::Fields::table_create(table, T::FIELD_NAMES, &ctx)?;
-    push_and_commit::<T>(table, &mut w, rows, 0)
+    push_and_commit::<T>(table, &mut w, rows, 0, false)
 }
 
 /// Pushes `rows` after the `nrows` committed ones and commits them in
-/// h5col's order: values, masks, offsets; flush; then NROWS.
+/// h5col's order: values, masks, offsets; flush; then, for an `append` of
+/// at least one row to a table with `GENERATION` (or search indexes), the
+/// next generation and a flush (`generation`: read, and repaired, once
+/// every row was accepted); then NROWS.
 pub(super) fn push_and_commit<T>(
     table: &Group,
     w: &mut <T::Fields as TableFields>::Writers,
     rows: &[T],
     nrows: u64,
+    append: bool,
 ) -> Result<()>
 where
     T: Record,
@@ -259,17 +266,39 @@ where
     for r in rows {
         T::Fields::table_push(w, r.parts())?;
     }
+    let generation = if append && !rows.is_empty() {
+        super::generation::mutation_generation(table, &path)?
+    } else {
+        None
+    };
     // h5col's order: values, then masks, then offsets; flush; then NROWS.
     T::Fields::table_flush(w, Phase::Values)?;
     T::Fields::table_flush(w, Phase::Masks)?;
     T::Fields::table_flush(w, Phase::Offsets)?;
     crate::column::complete_file(table)?;
     table.file().at(&path)?.flush().at(&path)?;
+    if let Some(g) = generation {
+        super::generation::bump(table, g, &path)?;
+    }
     let n = nrows
         .checked_add(rows.len() as u64)
         .ok_or_else(|| Error::encode(&path, "row count overflows"))?;
     write_nrows(table, n, &path)?;
     table.file().at(&path)?.flush().at(&path)
+}
+
+/// Whether `name` is one of the groups HEP001 reserves in a table group
+/// (`CATEGORIES`, `SEARCH_INDEXES`): not a column.
+pub(crate) fn is_reserved_member(name: &str) -> bool {
+    name == CATEGORIES || name == super::generation::SEARCH_INDEXES
+}
+
+/// The table's members that are columns, sorted.
+pub(crate) fn column_members(table: &Group, path: &Place) -> Result<Vec<String>> {
+    let mut m = table.member_names().at(path)?;
+    m.retain(|n| !is_reserved_member(n));
+    m.sort();
+    Ok(m)
 }
 
 /// Where table `table` is, for errors: `$` at its HDF5 path.

@@ -7,7 +7,7 @@ use hdf5::{Attribute, Datatype};
 use hdf5_sys::h5a;
 use hdf5_sys::h5t::{self, H5T_class_t};
 
-use super::ffi::{check, sync};
+use super::ffi::{check, sync, Owned};
 use super::types::copy_type;
 use crate::error::{At, Error, Result};
 
@@ -114,4 +114,238 @@ pub(crate) fn nullpad_string_type(size: usize, utf8: bool, at: impl At) -> Resul
         )
     })?;
     Ok(dt)
+}
+
+/// An integer dataset type: its size in bytes, sign and byte order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IntType {
+    /// Bytes per value (1, 2, 4 or 8).
+    pub(crate) size: usize,
+    /// Signed (two's complement).
+    pub(crate) signed: bool,
+    /// Big-endian.
+    pub(crate) big: bool,
+}
+
+impl IntType {
+    /// The value stored in `b` (exactly `size` bytes).
+    pub(crate) fn decode(self, b: &[u8]) -> i128 {
+        let mut le = [0u8; 8];
+        le[..self.size].copy_from_slice(&b[..self.size]);
+        if self.big {
+            le[..self.size].reverse();
+        }
+        let u = u64::from_le_bytes(le);
+        if self.signed {
+            let shift = 64 - 8 * self.size as u32;
+            i128::from(((u << shift) as i64) >> shift)
+        } else {
+            i128::from(u)
+        }
+    }
+
+    /// `v` in this type's bytes, appended to `out`; `None` if it does not fit.
+    pub(crate) fn encode(self, v: i128, out: &mut Vec<u8>) -> Option<()> {
+        let bits = 8 * self.size as u32;
+        let (lo, hi) = if self.signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < lo || v > hi {
+            return None;
+        }
+        let le = (v as i64 as u64).to_le_bytes();
+        let start = out.len();
+        out.extend_from_slice(&le[..self.size]);
+        if self.big {
+            out[start..].reverse();
+        }
+        Some(())
+    }
+}
+
+/// `dt` as an integer type of 1, 2, 4 or 8 bytes, if it is one.
+pub(crate) fn int_type(dt: &Datatype) -> Option<IntType> {
+    // SAFETY: queries of the open datatype `dt`, under the library lock.
+    sync(|| unsafe {
+        if h5t::H5Tget_class(dt.id()) != H5T_class_t::H5T_INTEGER {
+            return None;
+        }
+        let size = h5t::H5Tget_size(dt.id());
+        let signed = h5t::H5Tget_sign(dt.id()) == h5t::H5T_sign_t::H5T_SGN_2;
+        let big = h5t::H5Tget_order(dt.id()) == h5t::H5T_order_t::H5T_ORDER_BE;
+        matches!(size, 1 | 2 | 4 | 8).then_some(IntType { size, signed, big })
+    })
+}
+
+/// What an object-reference attribute points at, among candidates.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RefTarget {
+    /// A null reference.
+    Null,
+    /// The candidate at this position.
+    Found(usize),
+    /// None of the candidates (another object, or nothing).
+    Elsewhere,
+}
+
+/// Which of the objects `names` (members of `loc`) the one-value
+/// object-reference attribute `a` points at. The reference is compared
+/// with references made to each candidate, never followed: a reference in
+/// a hostile file cannot make HDF5 open an arbitrary address. Both
+/// `H5T_STD_REF_OBJ` (what h5py writes) and HDF5 1.12's `H5T_STD_REF` are
+/// read; anything else is an error at `at`.
+pub(crate) fn ref_attr_target(
+    a: &Attribute,
+    loc: &hdf5::Group,
+    names: &[String],
+    at: impl At,
+) -> Result<RefTarget> {
+    use hdf5_sys::h5p::H5P_DEFAULT;
+    use hdf5_sys::h5r;
+    let cnames = names
+        .iter()
+        .map(|n| std::ffi::CString::new(n.as_str()))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|_| Error::invalid(at, "a member name with a NUL byte"))?;
+    let dt = a.dtype().map_err(|e| Error::hdf5(at.place(), e))?;
+    // SAFETY: type queries and comparisons of open datatypes, under the lock.
+    let (obj_ref, std_ref, class) = sync(|| unsafe {
+        (
+            h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) > 0,
+            h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF) > 0,
+            h5t::H5Tget_class(dt.id()),
+        )
+    });
+    if a.size() != 1 || !(obj_ref || std_ref) {
+        return Err(Error::mismatch(
+            at,
+            "one object reference (H5T_STD_REF_OBJ or H5T_STD_REF)",
+            format!("{} value(s) of class {class:?}", a.size()),
+        ));
+    }
+    if obj_ref {
+        let mut r: h5r::hobj_ref_t = 0;
+        // SAFETY: one value of H5T_STD_REF_OBJ (a haddr_t) into `r`.
+        sync(|| unsafe {
+            check(
+                at,
+                h5a::H5Aread(a.id(), *h5t::H5T_STD_REF_OBJ, (&raw mut r).cast()),
+            )
+        })?;
+        if r == 0 {
+            return Ok(RefTarget::Null);
+        }
+        for (i, n) in cnames.iter().enumerate() {
+            let mut c: h5r::hobj_ref_t = 0;
+            // SAFETY: an object reference to member `n` of the open group
+            // `loc`, written into `c` (one haddr_t).
+            sync(|| unsafe {
+                check(
+                    at,
+                    h5r::H5Rcreate(
+                        (&raw mut c).cast(),
+                        loc.id(),
+                        n.as_ptr(),
+                        h5r::H5R_type_t::H5R_OBJECT1,
+                        -1,
+                    ),
+                )
+            })?;
+            if c == r {
+                return Ok(RefTarget::Found(i));
+            }
+        }
+        return Ok(RefTarget::Elsewhere);
+    }
+    sync(|| {
+        let mut r = h5r::H5R_ref_t::default();
+        // SAFETY: one value of H5T_STD_REF (an H5R_ref_t buffer) into `r`,
+        // released below.
+        check(at, unsafe {
+            h5a::H5Aread(a.id(), *h5t::H5T_STD_REF, (&raw mut r).cast())
+        })?;
+        // SAFETY: `r` holds a reference HDF5 decoded; queried, compared and
+        // released exactly once.
+        let out = unsafe {
+            if h5r::H5Rget_type(&raw const r) == h5r::H5R_type_t::H5R_BADTYPE {
+                Ok(RefTarget::Null)
+            } else {
+                let mut found = Ok(RefTarget::Elsewhere);
+                for (i, n) in cnames.iter().enumerate() {
+                    let mut c = h5r::H5R_ref_t::default();
+                    if let Err(e) = check(
+                        at,
+                        h5r::H5Rcreate_object(loc.id(), n.as_ptr(), H5P_DEFAULT, &raw mut c),
+                    ) {
+                        found = Err(e);
+                        break;
+                    }
+                    let eq = h5r::H5Requal(&raw const r, &raw const c);
+                    h5r::H5Rdestroy(&raw mut c);
+                    if eq > 0 {
+                        found = Ok(RefTarget::Found(i));
+                        break;
+                    }
+                }
+                found
+            }
+        };
+        // SAFETY: `r` was filled by H5Aread above and is released once.
+        unsafe { h5r::H5Rdestroy(&raw mut r) };
+        out
+    })
+}
+
+/// Writes the scalar attribute `name` of `obj`: an `H5T_STD_REF_OBJ`
+/// object reference (what h5py writes) to member `target` of `loc`.
+pub(crate) fn write_obj_ref_attr(
+    obj: &hdf5::Location,
+    name: &str,
+    loc: &hdf5::Group,
+    target: &str,
+    at: impl At,
+) -> Result<()> {
+    use hdf5_sys::h5p::H5P_DEFAULT;
+    use hdf5_sys::{h5r, h5s};
+    let cname =
+        std::ffi::CString::new(name).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
+    let ctarget =
+        std::ffi::CString::new(target).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
+    sync(|| {
+        let mut r: h5r::hobj_ref_t = 0;
+        // SAFETY: an object reference to member `target` of the open group
+        // `loc`, written into `r` (one haddr_t).
+        check(at, unsafe {
+            h5r::H5Rcreate(
+                (&raw mut r).cast(),
+                loc.id(),
+                ctarget.as_ptr(),
+                h5r::H5R_type_t::H5R_OBJECT1,
+                -1,
+            )
+        })?;
+        // SAFETY: a new scalar dataspace, owned by `space`.
+        let space = unsafe { Owned::new(at, h5s::H5Screate(h5s::H5S_class_t::H5S_SCALAR))? };
+        // SAFETY: a new attribute of `obj` (open), owned by `attr`.
+        let attr = unsafe {
+            Owned::new(
+                at,
+                h5a::H5Acreate2(
+                    obj.id(),
+                    cname.as_ptr(),
+                    *h5t::H5T_STD_REF_OBJ,
+                    space.id(),
+                    H5P_DEFAULT,
+                    H5P_DEFAULT,
+                ),
+            )?
+        };
+        // SAFETY: one value of H5T_STD_REF_OBJ (a haddr_t) from `r`.
+        check(at, unsafe {
+            h5a::H5Awrite(attr.id(), *h5t::H5T_STD_REF_OBJ, (&raw const r).cast())
+        })?;
+        Ok(())
+    })
 }

@@ -1,8 +1,15 @@
 //! h5col tables: the columns say what they are. The schema node of each
 //! column (and of its list elements) is inferred from its datasets and
-//! groups, then read as a vector's node is.
+//! groups, then read as a vector's node is; a categorical column (integer
+//! codes with a `CATEGORIES` reference) is read as a dictionary of its
+//! labels.
 
+use std::ops::Range;
 use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Int32Array, StringArray};
+use arrow_buffer::{BooleanBuffer, NullBuffer};
 
 use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use hdf5::Group;
@@ -21,7 +28,7 @@ use super::container::{Keep, Source};
 use crate::kinds::record::arrow::read::Record;
 use crate::kinds::scalar::arrow::read::{Bools, FixedStrs, Prim};
 
-use super::nodes::{with_prim, BoxNode, Levels};
+use super::nodes::{arrow_err, both, length, validity, with_prim, BoxNode, Levels, Node};
 use super::open::open_node;
 use super::select::{select_columns, Pick};
 
@@ -30,11 +37,7 @@ pub(super) fn open_table(parent: &Group, name: &str, select: Option<&[Pick]>) ->
     let tp = crate::h5col::table_place(&table);
     let order = match crate::h5col::read_column_order(&table, &tp)? {
         Some(o) => o,
-        None => {
-            let mut m = table.member_names().map_err(|e| Error::hdf5(&tp, e))?;
-            m.sort();
-            m
-        }
+        None => crate::h5col::column_members(&table, &tp)?,
     };
     let order = match select {
         Some(picks) => select_columns(&order, picks)?,
@@ -63,8 +66,8 @@ pub(super) fn open_table(parent: &Group, name: &str, select: Option<&[Pick]>) ->
 }
 
 /// What table columns and list elements can be, for errors.
-const TABLE_COLUMN: &str =
-    "an h5col column (numbers, h5col bool, fixed-length strings, list groups)";
+const TABLE_COLUMN: &str = "an h5col column (numbers, categorical codes, h5col bool, \
+     fixed-length strings, list groups)";
 
 fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, BoxNode)> {
     let path = crate::h5col::column_path(name);
@@ -96,6 +99,13 @@ fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, Bo
             let rdr = crate::h5col::open_fixed_str(table, name, nrows)?;
             let field = Field::new(name, DataType::LargeUtf8, rdr.has_fill());
             Ok((field, Box::new(FixedStrs { rdr, at })))
+        }
+        H5T_INTEGER if crate::h5col::is_categorical(table, name)? => {
+            let cat = crate::h5col::Categorical::open(table, name, nrows)?;
+            let labels: ArrayRef = Arc::new(StringArray::from_iter_values(cat.labels()));
+            let ty = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+            let field = Field::new(name, ty, cat.has_fill());
+            Ok((field, Box::new(Categories { cat, labels })))
         }
         H5T_INTEGER | H5T_FLOAT => {
             let ty = number_of(&info)
@@ -129,6 +139,34 @@ fn open_table_column(table: &Group, name: &str, nrows: u64) -> Result<(Field, Bo
             }, _ => Err(Error::mismatch(&at, TABLE_COLUMN, info.describe())))
         }
         _ => Err(Error::mismatch(&at, TABLE_COLUMN, info.describe())),
+    }
+}
+
+/// A categorical column as `Dictionary(Int32, Utf8)`: the keys are the
+/// codes (checked: a code that is neither the fill value nor a label's
+/// position is an error naming the row), the values the labels, the
+/// missing code null.
+struct Categories {
+    cat: crate::h5col::Categorical,
+    labels: ArrayRef,
+}
+
+impl Node for Categories {
+    fn read(&mut self, rows: Range<u64>, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let at = self.cat.place().clone();
+        let n = length(&rows, &at)?;
+        let codes = self.cat.read_codes(rows)?;
+        let own = validity(BooleanBuffer::collect_bool(codes.len(), |i| {
+            codes[i].is_some()
+        }));
+        let nulls = both(nulls, own, n, &at)?;
+        let keys = Int32Array::new(
+            codes.iter().map(|c| c.map_or(0, |k| k as i32)).collect(),
+            nulls,
+        );
+        let dict = DictionaryArray::<Int32Type>::try_new(keys, self.labels.clone())
+            .map_err(arrow_err(&at))?;
+        Ok(Arc::new(dict))
     }
 }
 
