@@ -423,3 +423,109 @@ fn bad_filters_are_errors_naming_the_column() {
     let e = err(col("ts").ge("2024-01-01T00:00:00"));
     assert!(e.contains("$.ts") && e.contains("UTC"), "{e}");
 }
+
+#[test]
+fn compaction_and_copies_rebuild_statistics_for_their_new_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("c.h5")).unwrap();
+    let mut all = rows(0, 1000, 5);
+    save_vector_with(&file, "v", &all, &opts()).unwrap();
+    let more = rows(1000, 100, 6);
+    append_vector(&file, "v", &more).unwrap();
+    all.extend(more);
+    h5vec::compact_vector(&file, "v", &SaveOptions::default().chunk_length(100)).unwrap();
+    let other = h5vec::create_file(dir.path().join("d.h5")).unwrap();
+    h5vec::copy_vector(
+        &file,
+        "v",
+        &other,
+        "w",
+        &SaveOptions::default().chunk_length(300),
+    )
+    .unwrap();
+    for (f, name, chunk) in [(&file, "v", 100u64), (&other, "w", 300)] {
+        check(f, name, &all);
+        let e = explain(f, name, &col("level").eq(3)).unwrap();
+        let entries = 1100u64.div_ceil(chunk);
+        assert_eq!(
+            e.indexes(),
+            [(
+                "level",
+                Some(format!("CHUNK_MINMAX ({entries} entries)").as_str())
+            )]
+        );
+        assert!(e.windows_read() <= 2, "{e}");
+        let si = f.group(&format!("{name}/metadata/SEARCH_INDEXES")).unwrap();
+        assert_eq!(
+            si.attr("GENERATION").unwrap().read_scalar::<u64>().unwrap(),
+            1
+        );
+    }
+    // A vector saved without statistics is copied without.
+    save_vector_with(&file, "bare", &all, &opts().statistics(false)).unwrap();
+    h5vec::compact_vector(&file, "bare", &SaveOptions::default()).unwrap();
+    assert!(!file.link_exists("bare/metadata/SEARCH_INDEXES"));
+}
+
+#[test]
+fn bool_statistics_skip_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("b.h5")).unwrap();
+    let v: Vec<bool> = (0..640).map(|i| i >= 600).collect();
+    save_vector_with(&file, "b", &v, &opts()).unwrap();
+    let e = explain(&file, "b", &col("").eq(true)).unwrap();
+    assert_eq!(e.rows_matched(), 40);
+    assert_eq!((e.windows(), e.windows_read()), (10, 1), "{e}");
+}
+
+#[test]
+fn live_writers_write_no_statistics_and_leave_old_ones_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file_live(dir.path().join("live.h5")).unwrap();
+    let opts = SaveOptions::default().chunk_length(64);
+    let mut w = h5vec::VectorWriter::<(u32, f64)>::create_live(&file, "t", &opts).unwrap();
+    let mut all = Vec::new();
+    for i in 0..500u32 {
+        let r = (i, f64::from(i) / 2.0);
+        w.push(&r).unwrap();
+        all.push(r);
+        if i % 97 == 0 {
+            w.flush().unwrap();
+        }
+    }
+    w.finish().unwrap();
+    assert!(!file.link_exists("t/metadata/SEARCH_INDEXES"));
+    let e = explain(&file, "t", &col("1").between(10, 20)).unwrap();
+    assert_eq!(e.rows_matched(), 11);
+    assert_eq!(e.indexes(), [("1", None)]);
+    let got: Vec<(u32, f64)> = load_where(&file, "t", &col("2").ge(249.0)).unwrap();
+    assert_eq!(got, all[498..]);
+
+    // A vector saved with statistics, appended to live: stale, not wrong;
+    // an append that is not live rebuilds them.
+    let path = dir.path().join("live2.h5");
+    let file = h5vec::create_file_live(&path).unwrap();
+    save_vector_with(&file, "s", &all, &opts).unwrap();
+    drop(file);
+    let file = h5vec::open_file_rw(&path).unwrap();
+    let mut w = h5vec::VectorWriter::<(u32, f64)>::open_append_live(&file, "s", &opts).unwrap();
+    for i in 500..530u32 {
+        let r = (i, f64::from(i) / 2.0);
+        w.push(&r).unwrap();
+        all.push(r);
+    }
+    w.finish().unwrap();
+    let e = explain(&file, "s", &col("1").ge(520)).unwrap();
+    assert_eq!(
+        (e.rows_matched(), e.indexes()),
+        (10, vec![("1", None)]),
+        "{e}"
+    );
+    drop(file);
+    let file = h5vec::open_file_rw(&path).unwrap();
+    append_vector(&file, "s", &[(530u32, 265.0)]).unwrap();
+    all.push((530, 265.0));
+    let e = explain(&file, "s", &col("1").ge(520)).unwrap();
+    assert_eq!((e.rows_matched(), e.windows_read()), (11, 1), "{e}");
+    assert_eq!(load_vector::<(u32, f64)>(&file, "s").unwrap(), all);
+}

@@ -124,6 +124,10 @@ fn copy_checked(
     )?;
     let data = raw::create_group_small(&group, "data", "$")?;
     copy_group(&opened.data, &data, opts, "$")?;
+    // The data has new chunks: statistics copied with `metadata` would
+    // describe the old ones (SPEC.md section 14).
+    let meta = open_group(&group, "metadata", "$")?;
+    crate::query::stats::rebuild(&group, &meta, &opened.schema, opened.count)?;
     drop(opened);
     commit_vector(dst, &group, dst_name, replace)
 }

@@ -390,10 +390,11 @@ pub(crate) fn read_minmax(
 /// The bound kind of a source dataset's element type.
 fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
     use hdf5::types::TypeDescriptor as D;
-    match t.to_descriptor().ok()? {
-        D::Integer(_) => Some(BoundKind::I),
-        D::Unsigned(_) => Some(BoundKind::U),
-        D::Float(_) => Some(BoundKind::F),
+    // A bitfield (`Bool`) has no descriptor.
+    match t.to_descriptor().ok() {
+        Some(D::Integer(_)) => Some(BoundKind::I),
+        Some(D::Unsigned(_)) => Some(BoundKind::U),
+        Some(D::Float(_)) => Some(BoundKind::F),
         _ if t.size() == 1 => Some(BoundKind::B),
         _ => None,
     }
@@ -551,4 +552,60 @@ impl SessionStats {
         self.generation += 1;
         write_u64_attr(&g, "GENERATION", self.generation, &gp)
     }
+}
+
+/// The statistics of a leaf rebuilt from all its `count` rows at the next
+/// commit.
+fn rebuilt<T: Pod>(ds: &Dataset, source: &str, count: u64) -> Option<ChunkStats> {
+    let chunk = ds
+        .chunk()
+        .and_then(|c| c.first().copied())
+        .map_or(count.max(1), |c| c.max(1) as u64);
+    Some(ChunkStats {
+        source: source.to_owned(),
+        kind: T::BOUND?,
+        chunk,
+        first: count.div_ceil(chunk),
+        entries: Vec::new(),
+        rebuild: true,
+        reread: reread::<T>,
+        ds: ds.clone(),
+    })
+}
+
+/// After a vector's data was rewritten into new chunks (compaction,
+/// copies, whose `metadata` is copied as it was): its statistics, if it
+/// had any, are replaced by new ones computed from `vector`'s data.
+pub(crate) fn rebuild(vector: &Group, meta: &Group, schema: &Stored, count: u64) -> Result<()> {
+    if !meta.link_exists(GROUP) {
+        return Ok(());
+    }
+    let gp = Place::new("$", format!("metadata/{GROUP}"));
+    meta.unlink(GROUP).at(&gp)?;
+    let mut got = Vec::new();
+    for source in leaves(schema).into_values() {
+        let p = Place::new("$", source.clone());
+        let ds = vector.dataset(&source).at(&p)?;
+        let t = raw::dataset_type(&ds, &p)?;
+        use hdf5::types::{FloatSize as Fs, IntSize as Is, TypeDescriptor as D};
+        // A bitfield (`Bool`) has no descriptor.
+        let st = match t.to_descriptor().ok() {
+            Some(D::Integer(Is::U1)) => rebuilt::<i8>(&ds, &source, count),
+            Some(D::Integer(Is::U2)) => rebuilt::<i16>(&ds, &source, count),
+            Some(D::Integer(Is::U4)) => rebuilt::<i32>(&ds, &source, count),
+            Some(D::Integer(Is::U8)) => rebuilt::<i64>(&ds, &source, count),
+            Some(D::Unsigned(Is::U1)) => rebuilt::<u8>(&ds, &source, count),
+            Some(D::Unsigned(Is::U2)) => rebuilt::<u16>(&ds, &source, count),
+            Some(D::Unsigned(Is::U4)) => rebuilt::<u32>(&ds, &source, count),
+            Some(D::Unsigned(Is::U8)) => rebuilt::<u64>(&ds, &source, count),
+            Some(D::Float(Fs::U4)) => rebuilt::<f32>(&ds, &source, count),
+            Some(D::Float(Fs::U8)) => rebuilt::<f64>(&ds, &source, count),
+            _ if t.size() == 1 => rebuilt::<raw::Bits8>(&ds, &source, count),
+            _ => None,
+        };
+        got.extend(st.map(|s| Arc::new(Mutex::new(s))));
+    }
+    let mut s = SessionStats::new(got);
+    s.commit(meta, count)?;
+    s.committed(meta)
 }

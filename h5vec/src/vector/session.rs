@@ -306,9 +306,14 @@ impl<E: Batches> WriteSession<E> {
         &self.group
     }
 
-    /// Makes the session a live writer's, holding `lock`.
+    /// Makes the session a live writer's, holding `lock`. A live writer
+    /// writes no statistics: HDF5's SWMR mode does not let readers follow
+    /// attribute changes (the tokens). Statistics the vector has go stale
+    /// with its first commit (`SOURCE_NROWS` no longer equals `count`);
+    /// the next append that is not live rebuilds them (SPEC.md 14.1).
     pub(crate) fn set_live(&mut self, lock: crate::live::LiveLock) {
         self.live = Some(lock);
+        self.stats = SessionStats::new(Vec::new());
     }
 
     /// Counts `n` rows just given to the encoder (at most [`Self::room`]):
