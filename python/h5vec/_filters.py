@@ -507,10 +507,15 @@ class Plan:
         for name in names:
             try:
                 sel = container._selection([name])
-                probe_col = container._read_rows(sel, 0, 0)
-                probe, _ = leaf_of(probe_col, name)
             except KeyError:
                 raise ValueError(f"filters: no column {name!r}; columns: {container.columns}") from None
+            probe_col = container._read_rows(sel, 0, 0)
+            try:
+                probe, _ = leaf_of(probe_col, name)
+            except KeyError:
+                fields = [c for c in container.columns if c.startswith(name + ".")]
+                raise TypeError(f"filters: column {name!r} is not a column filters compare (a record: filter on "
+                                f"its fields {fields})") from None
             kind = _numpy_kind(probe)
             if kind is None:
                 raise TypeError(f"filters: column {name!r} is not a column filters compare ({_describe(probe)}); "
