@@ -459,7 +459,7 @@ def test_dask(files):
 def test_root_scalar_and_nullable_record(tmp_path):
     p = tmp_path / "r.h5"
     vals = np.array([5, -3, 2**62, 7, 7, 0], np.int64)
-    h5vec.save_vector(p, "s", {"value": vals}, chunk_length=2)
+    h5vec.save_vector(p, "s", vals, chunk_length=2)
     rec = pa.StructArray.from_arrays([pa.array([1, 2, 3, 4], pa.int64()), pa.array([0.5, 1.5, None, 3.0])],
                                      ["a", "b"], mask=pa.array([False, True, False, False]))
     h5vec.save_vector(p, "r", pa.table({"r": rec}))
