@@ -161,6 +161,9 @@ class Pred:
         return cmp if valid is None else cmp & valid
 
     def _str_cmp(self, col):
+        pa = C._pyarrow()
+        if pa is not None and col.n:
+            return self._str_cmp_arrow(col, pa)
         objs = C.decode_strings(col.offsets, col.data, binary=self.kind == "bytes")
         n = len(objs)
         if self.base == "in":
@@ -170,6 +173,19 @@ class Pred:
         op = self.base
         f = {"==": v.__eq__, "<": v.__gt__, "<=": v.__ge__, ">": v.__lt__, ">=": v.__le__}[op]
         return np.fromiter((f(s) is True for s in objs), bool, n)
+
+    def _str_cmp_arrow(self, col, pa):
+        """The comparison in Arrow (byte-wise, which is code point order for UTF-8)."""
+        import pyarrow.compute as pc
+        typ = pa.large_string() if self.kind == "str" else pa.large_binary()
+        arr = pa.Array.from_buffers(typ, col.n, [None, pa.py_buffer(col.offsets.astype(np.int64, copy=False)),
+                                                 pa.py_buffer(col.data)])
+        if self.base == "in":
+            out = pc.is_in(arr, value_set=pa.array(self.vals, typ))
+        else:
+            fn = {"==": pc.equal, "<": pc.less, "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
+            out = fn[self.base](arr, pa.scalar(self.vals[0], typ))
+        return out.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
     def _cmp(self, x):
         c = self.canon

@@ -143,7 +143,12 @@ def find(group, source, count):
         src = group.get(source)
         if not isinstance(src, h5py.Dataset):
             return None
-        for name in si:
+        first = default_name(source)
+        names = list(si)
+        if first in names:  # the usual name first; any other name is found by @SOURCE
+            names.remove(first)
+            names.insert(0, first)
+        for name in names:
             ds = si.get(name)
             if not isinstance(ds, h5py.Dataset) or _str_attr(ds, "KIND") != KIND or \
                     _str_attr(ds, "SOURCE") != source:

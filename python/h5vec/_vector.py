@@ -288,6 +288,13 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
         return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), **kw)
 
     def _chunk_stats(self, column):
+        # Per opened vector: its rows (count) are fixed, and rows below it never change.
+        cache = self.__dict__.setdefault("_stats_cache", {})
+        if column not in cache:
+            cache[column] = self._find_stats(column)
+        return cache[column]
+
+    def _find_stats(self, column):
         sel = self._selection([column])
         path = []
         while isinstance(sel, dict) and len(sel) == 1:

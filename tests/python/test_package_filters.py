@@ -122,8 +122,13 @@ def match(x, op, val):
 def brute_mask(values, filters):
     terms = [filters] if isinstance(filters[0], tuple) else filters
     n = len(next(iter(values.values())))
-    return np.array([any(all(match(values[c][r], op, val) for c, op, val in term) for term in terms)
-                     for r in range(n)], dtype=bool)
+    out = np.zeros(n, bool)
+    for term in terms:
+        acc = np.ones(n, bool)
+        for c, op, val in term:
+            acc &= np.array([match(x, op, val) for x in values[c]], dtype=bool)
+        out |= acc
+    return out
 
 
 def check(v, full_df, values, filters, columns=None):
@@ -136,17 +141,17 @@ def check(v, full_df, values, filters, columns=None):
 
 
 PREDICATES = [
-    ("seq", [100, N - 1, -1, 600.5, 2**70]),
-    ("big", [2**63 - 1, 2**63 - 1500, -(2**63) + 1000, 2**63 + 5, 9.2e18]),
-    ("u", [2**64 - 1, 2**64 - 25, -1, 2**64 + 1, 2**53 + 1]),
+    ("seq", [100, 600.5, 2**70]),
+    ("big", [2**63 - 1, -(2**63) + 1000, 2**63 + 5, 9.2e18]),
+    ("u", [2**64 - 25, -1, 2**53 + 1]),
     ("f", [0.5, -1.25, float("inf"), 2**60 + 1]),
-    ("f32", [0.0, 0.1, -0.5]),
-    ("oi", [0, 10, -50, 49]),
-    ("of", [0.0, 0.3]),
+    ("f32", [0.1, -0.5]),
+    ("oi", [0, -50]),
+    ("of", [0.3]),
     ("b", [True, False]),
-    ("s", ["s05", "s00", "s29", "s1", "zzz"]),
-    ("os", ["o5", "o10", "a"]),
-    ("rec.x", [0, -5, 4, 2]),
+    ("s", ["s05", "s1", "zzz"]),
+    ("os", ["o5", "a"]),
+    ("rec.x", [0, 4]),
     ("rec.flag", [True]),
     ("ts", [pd.Timestamp(T0 + np.timedelta64(600 * 1_000_000_007, "ns")),
             dt.datetime(2024, 1, 1, 0, 20), np.datetime64("2024-01-01T00:10:00.000000001")]),
@@ -161,6 +166,7 @@ OPS1 = ["==", "!=", "<", "<=", ">", ">="]
 def test_every_op_against_brute_force(files):
     with h5vec.open_vector(files, "v") as v:
         df = v.to_pandas()
+        df.attrs.clear()  # (pandas deep-copies attrs on every selection)
         values = py_values(v)
         hits = 0
         for col, vals in PREDICATES:
@@ -497,6 +503,61 @@ def test_tables_filter_too():
                 t.read(filters=[("zz", "==", 1)])
 
 
+def test_every_kind_is_cut_and_joined_exactly(tmp_path, monkeypatch):
+    """Vectors of every kind (maps, unions, lists of unions, UUIDs, complex, times...) filtered in pieces
+    of a few rows (so matching rows of many reads are joined): Arrow equal to the full read's rows."""
+    from test_package_kinds_write import arrow_table
+    t = arrow_table(range(40))
+    p = tmp_path / "k.h5"
+    h5vec.save_vector(p, "k", t, chunk_length=4)
+    monkeypatch.setattr(h5vec.Vector, "_filter_batch_rows", lambda self: 3)
+    with h5vec.open_vector(p, "k") as v:
+        full = v.to_arrow()
+        py = {c: v.to_pandas(columns=[c])[c].tolist() for c in ("at", "naive", "took", "placed.at")}
+        py = {c: [None if x is pd.NaT else x for x in xs] for c, xs in py.items()}
+        at = py["at"]
+        flts = [[("at", ">=", at[10]), ("at", "<", at[30])], [("took", "!=", pd.Timedelta(4_000_000_028, "ns"))], [("took", ">", dt.timedelta(seconds=30))],
+                [[("placed.at", "in", [1, 5, 6, 33])], [("naive", "<", py["naive"][3])]],
+                [("naive", ">", np.datetime64(int(py["naive"][20].value), "ns"))]]
+        for flt in flts:
+            mask = brute_mask(py, flt)
+            assert 0 < mask.sum() < len(mask)
+            rows = pa.array(np.flatnonzero(mask))
+            got = v.to_arrow(filters=flt)
+            assert got.schema == full.schema and got.equals(full.take(rows))
+            assert v.to_pandas(columns=["shape", "shapes", "prices"], filters=flt).index.tolist() == \
+                np.flatnonzero(mask).tolist()
+            assert pa.Table.from_batches(list(v.iter_batches(7, format="arrow", filters=flt))).equals(full.take(rows))
+        # Times of day: datetime.time (or a timedelta since midnight), exact in nanoseconds.
+        clock = v.to_pandas(columns=["clock"])["clock"]
+        want = np.flatnonzero((clock < pd.Timedelta(hours=12)).to_numpy())
+        assert 0 < len(want) < 40
+        assert v.to_pandas(columns=["clock"], filters=[("clock", "<", dt.time(12))]).index.tolist() == want.tolist()
+        assert v.to_pandas(columns=["clock"], filters=[("clock", "<", dt.timedelta(hours=12))]).index.tolist() == \
+            want.tolist()
+
+
+def test_string_arrays_and_the_python_fallback(monkeypatch):
+    """VLS string arrays (column "value"); the string comparison without pyarrow gives the same rows."""
+    from test_package_common import GOLDEN
+    meta = json.loads((GOLDEN / "vls" / "dolomite_na_literal.json").read_text())
+    with h5py.File(GOLDEN / "vls" / meta["file"], "r") as f:
+        with h5vec.open_strings(f[meta["group"]]) as s:
+            full = s.read().tolist()
+            assert None in full
+            present = [x for x in full if x is not None]
+            for op in OPS + ["in", "not in"]:
+                q = present[:2] if op in ("in", "not in") else present[1]
+                want = [i for i, x in enumerate(full) if match(x, op, q)]
+                assert s.to_pandas(filters=[("value", op, q)]).index.tolist() == want
+                monkeypatch.setattr(h5vec._columns, "_pyarrow", lambda: None)
+                got = s.to_pandas(filters=[("value", op, q)])
+                monkeypatch.undo()
+                assert got.index.tolist() == want
+            with pytest.raises(ValueError, match="no column 'x'; columns: \\['value'\\]"):
+                s.read(filters=[("x", "==", "a")])
+
+
 # ---------------------------------------------------------------------------
 # Rust-written vectors
 
@@ -508,7 +569,7 @@ def test_rust_written(pkg_file):  # noqa: F811
         arrays = {c: v.read(columns=[c])[c].tolist() for c in cols}
         for c in cols:
             present = [x for x in arrays[c] if x is not None]
-            for val in present[:2] + present[-1:]:
+            for val in present[:1] + present[-1:]:
                 for op in OPS + ["in", "not in"]:
                     if c == "level" and op in ("<", "<=", ">", ">="):
                         continue
