@@ -551,6 +551,11 @@ class Plan:
 
     def candidate_chunks(self):
         """(chunk length, bool array over chunks) or None when no statistics prune."""
+        if not hasattr(self, "_candidates"):
+            self._candidates = self._compute_candidates()
+        return self._candidates
+
+    def _compute_candidates(self):
         if not self.stats:
             return None
         lengths = {st.chunk for st in self.stats.values()}

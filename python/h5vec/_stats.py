@@ -48,6 +48,19 @@ def leaves(node, prefix=()):
     return []
 
 
+def readable_leaves(node, prefix=()):
+    """`leaves`, and an Option of such a leaf (its `values` below the MASK:
+    statistics of another writer count its nulls in `fill_count`)."""
+    out = leaves(node, prefix)
+    if node.unknown is None and node.kind == "record":
+        for f, c in zip(node.field_names or [], node.children or []):
+            out.extend(p for p in readable_leaves(c, prefix + (f,)) if p not in out)
+    elif node.kind == "nullable" and node.children and leaves(node.children[0], prefix) == \
+            [(prefix, node.children[0])]:
+        out.append((prefix, node.children[0]))
+    return out
+
+
 def source_of(path):
     return "/".join(("data",) + tuple(path) + ("values",))
 

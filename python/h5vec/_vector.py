@@ -302,7 +302,7 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
             path.append(name)
         if sel is not None:
             return None
-        if tuple(path) not in {p for p, _ in _stats.leaves(self.node)}:
+        if tuple(path) not in {p for p, _ in _stats.readable_leaves(self.node)}:
             return None
         return _stats.find(self.group, _stats.source_of(path), self._count)
 

@@ -419,6 +419,46 @@ def test_invalid_tokens_are_ignored(tmp_path, what):
         assert v.read(filters=[("seq", ">=", 100), ("seq", "<", 110)])["seq"].tolist() == list(range(100, 110))
 
 
+def test_statistics_of_an_option_leaf_honour_fill_count(tmp_path, monkeypatch):
+    """Statistics another writer puts on an Option<number>'s values (nulls in fill_count, min/max over the
+    rest) prune, and a chunk of nulls only is never read."""
+    p = tmp_path / "o.h5"
+    vals = np.arange(256, dtype=np.int64)
+    null = (vals // 64) == 2  # chunk 2: nulls only
+    null[::7] = True
+    h5vec.save_vector(p, "v", pa.table({"x": pa.array(vals, mask=null)}), chunk_length=64)
+    with h5py.File(p, "r+") as f:
+        g = f["v"]
+        src = g["data/x/values"]
+        mask = g["data/x/MASK"][:].astype(bool)
+        raw = src[:]
+        e = np.zeros(4, _stats._entry_dtype(np.dtype("<i8")))
+        for i in range(4):
+            m = mask[i * 64:(i + 1) * 64]
+            r = raw[i * 64:(i + 1) * 64][m]
+            e[i] = (r.min() if len(r) else 0, r.max() if len(r) else 0, 0, int((~m).sum()), 64)
+        assert e["fill_count"][2] == 64
+        assert "SEARCH_INDEXES" not in g["metadata"]  # the Python writer gives an Option none (yet)
+        si = g["metadata"].create_group("SEARCH_INDEXES")
+        _stats._write_u64_attr(si, "GENERATION", 0)
+        ds = _stats._create(si, "x.values__chunk_minmax", src, e)
+        _stats._write_kind(ds, "CHUNK_MINMAX")
+        _stats._write_source(ds, "data/x/values")
+        _stats._write_u64_attr(ds, "SOURCE_GENERATION", 0)
+        _stats._write_u64_attr(ds, "SOURCE_NROWS", 256)
+    want = [i for i in range(256) if not null[i] and (i < 70 or i > 250)]
+    with h5vec.open_vector(p, "v") as v:
+        assert v._chunk_stats("x") is not None
+        calls = count_reads(monkeypatch, v)
+        got = v.to_pandas(filters=[[("x", "<", 70)], [("x", ">", 250)], [("x", "in", [140, 150])]])
+        assert got.index.tolist() == want and got["x"].tolist() == want
+        touched = {k for _, a, b in calls if b > a for k in range(a // 64, (b - 1) // 64 + 1)}
+        assert sorted(touched) == [0, 1, 3]  # chunk 2 never read
+        calls.clear()
+        assert len(v.read(filters=[("x", "!=", 5)])["x"]) == int((~null).sum()) - 1
+        assert 2 not in {k for _, a, b in calls if b > a for k in range(a // 64, (b - 1) // 64 + 1)}
+
+
 def test_after_appends(tmp_path):
     p = tmp_path / "a.h5"
     h5vec.save_vector(p, "v", table(1000, seed=1), chunk_length=CHUNK)
