@@ -256,12 +256,15 @@ def _file_type(src):
     return ct
 
 
-def _create(si, name, src, entries):
+def _create(si, name, src, entries, checksum=False):
+    """A new index dataset holding `entries`; `checksum`: Fletcher32 (SPEC 6.4)."""
     ct = _file_type(src)
     n = len(entries)
     sid = h5py.h5s.create_simple((n,), (h5py.h5s.UNLIMITED,))
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     dcpl.set_chunk((max(1, min(max(n, 64), 1024)),))
+    if checksum:
+        dcpl.set_fletcher32()
     dsid = h5py.h5d.create(si.id, name.encode("utf-8"), ct, sid, dcpl=dcpl)
     if n:
         dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(entries), mtype=ct)
@@ -280,8 +283,9 @@ def _put(ds, src, first, entries):
         ds.id.write(mspace, fspace, np.ascontiguousarray(entries), mtype=_file_type(src))
 
 
-def write_new(vgroup, node, count, generation=0):
-    """Statistics of every statistics leaf of a vector just written (save)."""
+def write_new(vgroup, node, count, generation=0, checksum=False):
+    """Statistics of every statistics leaf of a vector just written (save);
+    with `checksum`, Fletcher32 on them as on every dataset of the save."""
     found = leaves(node)
     if not found:
         return
@@ -290,7 +294,7 @@ def write_new(vgroup, node, count, generation=0):
     for path, _ in found:
         source = source_of(path)
         src = vgroup[source]
-        ds = _create(si, default_name(source), src, compute(src, 0, count))
+        ds = _create(si, default_name(source), src, compute(src, 0, count), checksum)
         _write_kind(ds, KIND)
         _write_source(ds, source)
         _write_u64_attr(ds, "SOURCE_GENERATION", generation)
@@ -323,9 +327,12 @@ class Append:
             if source not in known:
                 continue
             src = vgroup[source]
-            valid = (self.gen is not None and _u64_attr(ds, "SOURCE_GENERATION") == self.gen
-                     and _u64_attr(ds, "SOURCE_NROWS") == count and _entries(ds, src, count) is not None
-                     and ds.maxshape[0] is None and _same_type(ds, src))
+            try:
+                valid = (self.gen is not None and _u64_attr(ds, "SOURCE_GENERATION") == self.gen
+                         and _u64_attr(ds, "SOURCE_NROWS") == count and _entries(ds, src, count) is not None
+                         and ds.maxshape[0] is None and _same_type(ds, src))
+            except (OSError, RuntimeError, ValueError, TypeError, KeyError):
+                valid = False  # unreadable (a damaged chunk): recomputed
             self.todo.append((name, source, valid))
         self.next = (self.gen if self.gen is not None else 0) + 1
 
@@ -346,8 +353,9 @@ class Append:
                 old = self.si[name]
                 attrs = {k: old.attrs[k] for k in old.attrs if k not in ("KIND", "SOURCE", "SOURCE_GENERATION",
                                                                            "SOURCE_NROWS")}
+                checksum = bool(old.fletcher32)
                 del self.si[name]
-                ds = _create(self.si, name, src, compute(src, 0, new_count))
+                ds = _create(self.si, name, src, compute(src, 0, new_count), checksum)
                 _write_kind(ds, KIND)
                 _write_source(ds, source)
                 _write_u64_attr(ds, "SOURCE_GENERATION", self.next)

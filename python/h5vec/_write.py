@@ -118,7 +118,7 @@ def save_vector(where: Where, name: str, data: Any, *, chunk_length: Optional[in
         write_field(data_g, col, node, 0, ctx, "$")
         _write_metadata(vg.create_group("metadata"), node, rows, checksum=opts.checksum)
         if statistics:
-            _stats.write_new(vg, node, rows)
+            _stats.write_new(vg, node, rows, checksum=opts.checksum)
         group.file.flush()
         if exists:
             del group[name]

@@ -249,6 +249,35 @@ def test_crash_mid_append_leaves_stale_not_wrong(tmp_path, monkeypatch, step):
         assert check_statistics(f["v"], 1) == STATS_SOURCES
 
 
+def test_checksummed_statistics(tmp_path):
+    """checksum=True: the statistics get Fletcher32 like every dataset of the save (SPEC 6.4); a damaged
+    statistics chunk means no statistics (a scan), never an error or a wrong row."""
+    p = tmp_path / "k.h5"
+    h5vec.save_vector(p, "v", data(100), chunk_length=CHUNK, checksum=True)
+    with h5py.File(p, "r") as f:
+        si = f["v/metadata/SEARCH_INDEXES"]
+        assert all(si[n].fletcher32 for n in si)
+        check_statistics(f["v"], 0)
+        ds = si["i64.values__chunk_minmax"]
+        off = ds.id.get_offset()
+        assert off is None  # chunked: find the chunk's bytes
+        info = ds.id.get_chunk_info(0)
+    with open(p, "r+b") as fh:
+        fh.seek(info.byte_offset + 5)
+        b = fh.read(1)
+        fh.seek(info.byte_offset + 5)
+        fh.write(bytes([b[0] ^ 0xFF]))
+    with h5vec.open_vector(p, "v") as v:
+        assert v._chunk_stats("i64") is None
+        assert v._chunk_stats("i8") is not None
+        assert v.read(columns=["i64"], filters=[("i64", "<", 5 * 3 - 2**62)])["i64"].tolist() == \
+            [k * 3 - 2**62 for k in range(5)]
+    h5vec.append_vector(p, "v", data(10, seed=8, start=100))
+    with h5py.File(p, "r") as f:
+        assert f["v/metadata/SEARCH_INDEXES/i64.values__chunk_minmax"].fletcher32
+        check_statistics(f["v"], 1)
+
+
 def test_append_makes_other_indexes_stale(tmp_path):
     p = tmp_path / "o.h5"
     h5vec.save_vector(p, "v", data(64), chunk_length=CHUNK)
