@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _h5
 from . import _schema as S
+from ._errors import FormatError
 
 GROUP = "SEARCH_INDEXES"
 KIND = "CHUNK_MINMAX"
@@ -115,15 +116,8 @@ def _write_u64_attr(obj, name, value):
 
 
 def _write_kind(obj, value):
-    """@KIND: fixed-length ASCII, NULLTERM, size len + 1 (h5col's form)."""
-    b = value.encode("ascii")
-    tid = h5py.h5t.C_S1.copy()
-    tid.set_size(len(b) + 1)
-    tid.set_cset(h5py.h5t.CSET_ASCII)
-    tid.set_strpad(h5py.h5t.STR_NULLTERM)
-    sid = h5py.h5s.create(h5py.h5s.SCALAR)
-    aid = h5py.h5a.create(obj.id, b"KIND", tid, sid)
-    aid.write(np.array(b + b"\0", dtype=f"S{len(b) + 1}"), mtype=tid)
+    """@KIND: fixed-length ASCII sized with its NUL, as h5col (and the Rust library) write it."""
+    _h5.write_attr_ascii(obj, "KIND", value)
 
 
 def _write_source(obj, value):
@@ -142,7 +136,11 @@ def _chunk_len(src, count):
 
 def find(group, source, count):
     """Valid CHUNK_MINMAX statistics of `source` (a path below the vector group
-    `group`) for a vector of `count` rows, or None."""
+    `group`) for a vector of `count` rows, or None (no index, or tokens that
+    fail the check: never an error). An index whose tokens are valid but
+    whose content is not what the format says (too few entries, an entry's
+    `n` not its chunk's rows, another layout, an unreadable chunk) is a
+    `FormatError` (SPEC 14.1), as in the Rust library."""
     try:
         meta = group.get("metadata")
         if not isinstance(meta, h5py.Group) or GROUP not in meta:
@@ -158,46 +156,59 @@ def find(group, source, count):
             return None
         first = default_name(source)
         names = list(si)
-        if first in names:  # the usual name first; any other name is found by @SOURCE
-            names.remove(first)
-            names.insert(0, first)
-        for name in names:
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError):
+        return None
+    if first in names:  # the usual name first; any other name is found by @SOURCE
+        names.remove(first)
+        names.insert(0, first)
+    for name in names:
+        try:
             ds = si.get(name)
             if not isinstance(ds, h5py.Dataset) or _str_attr(ds, "KIND") != KIND or \
                     _str_attr(ds, "SOURCE") != source:
                 continue
             if _u64_attr(ds, "SOURCE_GENERATION") != gen or _u64_attr(ds, "SOURCE_NROWS") != count:
                 continue
-            entries = _entries(ds, src, count)
-            if entries is not None:
-                return Stats(_chunk_len(src, count), entries)
-        return None
-    except (OSError, KeyError, ValueError, TypeError, RuntimeError):
-        return None
+        except (OSError, KeyError, ValueError, TypeError, RuntimeError):
+            continue
+        return Stats(_chunk_len(src, count), _checked_entries(ds, src, count))
+    return None
+
+
+def _checked_entries(ds, src, count):
+    """The data-bearing entries of a token-valid index, or a FormatError."""
+    try:
+        problem, entries = _entries(ds, src, count)
+    except (OSError, ValueError, TypeError, RuntimeError) as e:
+        problem, entries = f"cannot read it: {e}", None
+    if problem is not None:
+        raise FormatError("$", ds.name, f"a valid CHUNK_MINMAX index (its tokens match) {problem}")
+    return entries
 
 
 def _entries(ds, src, count):
-    """The data-bearing entries of index `ds`, or None when its layout is not
-    the one the format says (then it is not used)."""
+    """(problem or None, the data-bearing entries of index `ds`)."""
     dt = ds.dtype
     if dt.names != ("min", "max", "nan_count", "fill_count", "n") or len(ds.shape or ()) != 1:
-        return None
+        return f"must be 1-D of the compound {{min, max, nan_count, fill_count, n}}, found {dt}", None
     sk = np.dtype(src.dtype).kind
     for f in ("min", "max"):
         k = dt.fields[f][0].kind
         if k != sk and not (sk == "b" and k in "ub"):
-            return None
+            return f"must have `{f}` of the source's type ({src.dtype}), found {dt.fields[f][0]}", None
     c = _chunk_len(src, count)
     need = -(-count // c) if count else 0
     if ds.shape[0] < need:
-        return None
+        return f"must have an entry for each of the {need} chunks, found {ds.shape[0]}", None
     e = ds[:need] if need else ds[:0]
     want = np.minimum(c, count - np.arange(need, dtype=np.int64) * c)
     n = e["n"].astype(np.int64)
-    if need and (not (n == want).all() or (e["nan_count"].astype(np.int64) + e["fill_count"].astype(np.int64)
-                                            > n).any()):
-        return None
-    return e
+    bad = (n != want) | (e["nan_count"].astype(np.int64) + e["fill_count"].astype(np.int64) > n)
+    if need and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        return (f"has entry {i}: n = {int(n[i])}, nan_count = {int(e['nan_count'][i])}, fill_count = "
+                f"{int(e['fill_count'][i])} for a chunk of {int(want[i])} rows"), None
+    return None, e
 
 
 # ---------------------------------------------------------------------------
@@ -262,7 +273,7 @@ def _create(si, name, src, entries, checksum=False):
     n = len(entries)
     sid = h5py.h5s.create_simple((n,), (h5py.h5s.UNLIMITED,))
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-    dcpl.set_chunk((max(1, min(max(n, 64), 1024)),))
+    dcpl.set_chunk((max(1, 65_536 // ct.get_size()),))  # as the Rust library: about 64 KiB
     if checksum:
         dcpl.set_fletcher32()
     dsid = h5py.h5d.create(si.id, name.encode("utf-8"), ct, sid, dcpl=dcpl)
@@ -283,7 +294,7 @@ def _put(ds, src, first, entries):
         ds.id.write(mspace, fspace, np.ascontiguousarray(entries), mtype=_file_type(src))
 
 
-def write_new(vgroup, node, count, generation=0, checksum=False):
+def write_new(vgroup, node, count, generation=1, checksum=False):
     """Statistics of every statistics leaf of a vector just written (save);
     with `checksum`, Fletcher32 on them as on every dataset of the save."""
     found = leaves(node)
@@ -329,12 +340,17 @@ class Append:
             src = vgroup[source]
             try:
                 valid = (self.gen is not None and _u64_attr(ds, "SOURCE_GENERATION") == self.gen
-                         and _u64_attr(ds, "SOURCE_NROWS") == count and _entries(ds, src, count) is not None
+                         and _u64_attr(ds, "SOURCE_NROWS") == count and _entries(ds, src, count)[0] is None
                          and ds.maxshape[0] is None and _same_type(ds, src))
             except (OSError, RuntimeError, ValueError, TypeError, KeyError):
                 valid = False  # unreadable (a damaged chunk): recomputed
             self.todo.append((name, source, valid))
-        self.next = (self.gen if self.gen is not None else 0) + 1
+        if self.gen is None:
+            # Not a scalar uint64: above every SOURCE_GENERATION (as h5col and Rust), so no
+            # index of any kind looks valid by chance.
+            tokens = [_u64_attr(d, "SOURCE_GENERATION") for d in self.si.values() if isinstance(d, h5py.Dataset)]
+            self.gen = max([t for t in tokens if t is not None], default=0) + 1
+        self.next = self.gen + 1
 
     def before_content(self, new_count):
         for name, _, _ in self.todo:

@@ -108,7 +108,7 @@ def check_statistics(vg, generation):
         assert name == source[len("data/"):].replace("/", ".") + "__chunk_minmax"
         kt = ds.attrs.get_id("KIND").get_type()
         assert (kt.get_class(), kt.get_size(), kt.get_strpad(), kt.get_cset()) == \
-            (h5py.h5t.STRING, 13, h5py.h5t.STR_NULLTERM, h5py.h5t.CSET_ASCII)
+            (h5py.h5t.STRING, 13, h5py.h5t.STR_NULLPAD, h5py.h5t.CSET_ASCII)  # as h5col and Rust write KIND
         assert ds.attrs["KIND"] == b"CHUNK_MINMAX"
         st = ds.attrs.get_id("SOURCE").get_type()
         assert st.is_variable_str() and st.get_cset() == h5py.h5t.CSET_UTF8
@@ -141,7 +141,7 @@ def test_save_writes_statistics(tmp_path):
     p = tmp_path / "s.h5"
     h5vec.save_vector(p, "v", data(200), chunk_length=CHUNK)
     with h5py.File(p, "r") as f:
-        assert check_statistics(f["v"], 0) == STATS_SOURCES
+        assert check_statistics(f["v"], 1) == STATS_SOURCES  # a new vector's first commit: GENERATION 1
         assert set(f["v"].keys()) == {"data", "metadata"}
         e = f["v/metadata/SEARCH_INDEXES/f64.values__chunk_minmax"][0]
         assert (e["nan_count"], e["n"]) == (CHUNK, CHUNK)  # the all-NaN chunk
@@ -169,7 +169,7 @@ def test_appends_keep_statistics_current(tmp_path):
     p = tmp_path / "a.h5"
     h5vec.save_vector(p, "v", data(70), chunk_length=CHUNK)
     total = 70
-    for gen, n in enumerate([1, 40, 2, 130], start=1):
+    for gen, n in enumerate([1, 40, 2, 130], start=2):
         h5vec.append_vector(p, "v", data(n, seed=gen, start=total))
         total += n
         with h5py.File(p, "r") as f:
@@ -238,26 +238,26 @@ def test_crash_mid_append_leaves_stale_not_wrong(tmp_path, monkeypatch, step):
         count = int(f["v/metadata/count"][()])
         ds = f["v/metadata/SEARCH_INDEXES/i64.values__chunk_minmax"]
         assert count == (100 if step == "content" else 160)
-        assert int(ds.attrs["SOURCE_GENERATION"]) == 1 and int(ds.attrs["SOURCE_NROWS"]) == 160
-        assert int(f["v/metadata/SEARCH_INDEXES"].attrs["GENERATION"]) == 0
+        assert int(ds.attrs["SOURCE_GENERATION"]) == 2 and int(ds.attrs["SOURCE_NROWS"]) == 160
+        assert int(f["v/metadata/SEARCH_INDEXES"].attrs["GENERATION"]) == 1
     with h5vec.open_vector(p, "v") as v:
         assert v._chunk_stats("i64") is None  # stale: never believed
         got = v.read(columns=["i64"], filters=[("i64", ">", 90 * 3 - 2**62)])["i64"].tolist()
         assert got == [k * 3 - 2**62 for k in range(91, count)]
     h5vec.append_vector(p, "v", data(10, seed=5, start=count))
     with h5py.File(p, "r") as f:
-        assert check_statistics(f["v"], 1) == STATS_SOURCES
+        assert check_statistics(f["v"], 2) == STATS_SOURCES
 
 
 def test_checksummed_statistics(tmp_path):
     """checksum=True: the statistics get Fletcher32 like every dataset of the save (SPEC 6.4); a damaged
-    statistics chunk means no statistics (a scan), never an error or a wrong row."""
+    statistics chunk under valid tokens is an error naming it, never a wrong row; an append rebuilds it."""
     p = tmp_path / "k.h5"
     h5vec.save_vector(p, "v", data(100), chunk_length=CHUNK, checksum=True)
     with h5py.File(p, "r") as f:
         si = f["v/metadata/SEARCH_INDEXES"]
         assert all(si[n].fletcher32 for n in si)
-        check_statistics(f["v"], 0)
+        check_statistics(f["v"], 1)
         ds = si["i64.values__chunk_minmax"]
         off = ds.id.get_offset()
         assert off is None  # chunked: find the chunk's bytes
@@ -268,14 +268,17 @@ def test_checksummed_statistics(tmp_path):
         fh.seek(info.byte_offset + 5)
         fh.write(bytes([b[0] ^ 0xFF]))
     with h5vec.open_vector(p, "v") as v:
-        assert v._chunk_stats("i64") is None
         assert v._chunk_stats("i8") is not None
-        assert v.read(columns=["i64"], filters=[("i64", "<", 5 * 3 - 2**62)])["i64"].tolist() == \
-            [k * 3 - 2**62 for k in range(5)]
-    h5vec.append_vector(p, "v", data(10, seed=8, start=100))
+        # Valid tokens over a damaged index: an error naming it (SPEC 14.1), never rows from it.
+        with pytest.raises(h5vec.FormatError, match="i64.values__chunk_minmax.*cannot read it"):
+            v.read(columns=["i64"], filters=[("i64", "<", 5 * 3 - 2**62)])
+    h5vec.append_vector(p, "v", data(10, seed=8, start=100))  # rebuilds it
     with h5py.File(p, "r") as f:
         assert f["v/metadata/SEARCH_INDEXES/i64.values__chunk_minmax"].fletcher32
-        check_statistics(f["v"], 1)
+        check_statistics(f["v"], 2)
+    with h5vec.open_vector(p, "v") as v:
+        assert v.read(columns=["i64"], filters=[("i64", "<", 5 * 3 - 2**62)])["i64"].tolist() == \
+            [k * 3 - 2**62 for k in range(5)]
 
 
 def test_append_makes_other_indexes_stale(tmp_path):
@@ -286,14 +289,50 @@ def test_append_makes_other_indexes_stale(tmp_path):
         other = si.create_dataset("i64_sorted", data=np.arange(64, dtype=np.uint64))
         _stats._write_kind(other, "SORTED_ROWS")
         _stats._write_source(other, "data/i64/values")
-        _stats._write_u64_attr(other, "SOURCE_GENERATION", 0)
+        _stats._write_u64_attr(other, "SOURCE_GENERATION", 1)
         _stats._write_u64_attr(other, "SOURCE_NROWS", 64)
     h5vec.append_vector(p, "v", data(5, seed=6, start=64))
     with h5py.File(p, "r") as f:
         si = f["v/metadata/SEARCH_INDEXES"]
-        assert int(si.attrs["GENERATION"]) == 1
-        assert int(si["i64_sorted"].attrs["SOURCE_GENERATION"]) == 0  # untouched: now stale
+        assert int(si.attrs["GENERATION"]) == 2
+        assert int(si["i64_sorted"].attrs["SOURCE_GENERATION"]) == 1  # untouched: now stale
         assert si["i64_sorted"][:].tolist() == list(range(64))
+
+
+def test_invalid_generation_is_repaired_above_every_token(tmp_path):
+    p = tmp_path / "g.h5"
+    h5vec.save_vector(p, "v", data(40), chunk_length=CHUNK)
+    with h5py.File(p, "r+") as f:
+        si = f["v/metadata/SEARCH_INDEXES"]
+        si.attrs["GENERATION"] = np.int64(1)  # not a uint64: no index is valid
+        si["i8.values__chunk_minmax"].attrs.modify("SOURCE_GENERATION", np.uint64(6))
+    with h5vec.open_vector(p, "v") as v:
+        assert v._chunk_stats("i8") is None and v._chunk_stats("i64") is None
+    h5vec.append_vector(p, "v", data(3, seed=2, start=40))
+    with h5py.File(p, "r") as f:
+        assert check_statistics(f["v"], 8) == STATS_SOURCES  # max SOURCE_GENERATION 6, + 1, then the commit
+
+
+def test_valid_tokens_over_a_malformed_index_are_an_error(tmp_path):
+    p = tmp_path / "m.h5"
+    h5vec.save_vector(p, "v", data(100), chunk_length=CHUNK)
+    with h5py.File(p, "r+") as f:
+        ds = f["v/metadata/SEARCH_INDEXES/i64.values__chunk_minmax"]
+        e = ds[...]
+        e["n"][1] = 5
+        ds[...] = e
+        ds2 = f["v/metadata/SEARCH_INDEXES/i8.values__chunk_minmax"]
+        ds2.resize((2,))
+    with h5vec.open_vector(p, "v") as v:
+        with pytest.raises(h5vec.FormatError, match=r"/v/metadata/SEARCH_INDEXES/i64.values__chunk_minmax.*"
+                                                    r"entry 1: n = 5, nan_count = 0, fill_count = 0 for a chunk of 32"):
+            v.read(filters=[("i64", ">", 0)])
+        with pytest.raises(h5vec.FormatError, match="must have an entry for each of the 4 chunks, found 2"):
+            v.read(filters=[("i8", ">", 0)])
+        assert len(v.read(filters=[("u64", ">", 0)])["u64"]) == 100
+    h5vec.append_vector(p, "v", data(1, seed=2, start=100))  # an append rebuilds both
+    with h5py.File(p, "r") as f:
+        assert check_statistics(f["v"], 2) == STATS_SOURCES
 
 
 def test_root_scalar_and_contiguous_rules(tmp_path):
