@@ -117,9 +117,6 @@ class Pred:
         self.negated = op in ("!=", "not in")
         base = {"!=": "==", "not in": "in"}.get(op, op)
         self.base = base
-        if kind == "enum" and base in ORDER:
-            raise TypeError(f"filters: column {name!r} is an enum: it is compared by label with =, ==, !=, in "
-                            f"and not in only, not {op!r}")
         values = value if base == "in" else [value]
         self.float = kind == "float"
         if kind in ("str", "bytes"):
@@ -131,6 +128,9 @@ class Pred:
             self.vals = [v if kind == "str" else bytes(v) for v in values]
             return
         conv = [_to_domain(v, kind, probe, name) for v in values]
+        if kind == "enum" and base in ORDER and conv[0] is None:
+            raise ValueError(f"filters: {values[0]!r} is not a label of enum column {name!r}, so it has no "
+                             f"order for {op!r}; labels: {list(probe.labels or {})}")
         if base == "in":
             # Values that cannot equal a stored value drop out (an unknown label, 2.5 on integers).
             self.vals = [q for q in conv if q is not None and _is_exact_value(q, kind)]

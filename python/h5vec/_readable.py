@@ -123,8 +123,9 @@ class Readable(Generic[N, A, P, L]):
         value)`` tuples is their AND, a list of such lists the OR of those ANDs;
         ops ``=``, ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``;
         columns named as in `columns` (dotted record fields). Values: numbers
-        (compared exactly, also int64/uint64 beyond 2**53), bools, str (strings,
-        enum labels), datetime / numpy.datetime64 / pandas.Timestamp for instants
+        (compared exactly, also int64/uint64 beyond 2**53), bools, str (strings;
+        enum labels, ordered by their stored values), datetime / numpy.datetime64 /
+        pandas.Timestamp for instants
         and dates (timezone-aware exactly when the column has a time zone),
         timedelta for durations. A null row matches no predicate (``!=`` and
         ``not in`` included); NaN compares false with every value, so it

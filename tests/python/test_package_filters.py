@@ -191,8 +191,16 @@ def test_enum_labels(files):
                 check(v, df, values, [("e", op, val)])
         assert check(v, df, values, [("e", "in", ["Mid", "Off", "Nope"])]) > 0
         assert check(v, df, values, [("e", "not in", ["Mid", "Off"])]) > 0
-        with pytest.raises(TypeError, match="'e' is an enum"):
-            v.read(filters=[("e", "<", "Mid")])
+        # Orderings compare the stored values (Low 0 < Mid 1 < High 5 < Off 9), as Rust's derived order.
+        codes = {k: LABELS[k] for k in LABELS}
+        for op in ("<", "<=", ">", ">="):
+            for lab in ("Mid", "High"):
+                want = [i for i, x in enumerate(values["e"]) if match(codes[x], op, codes[lab])]
+                assert v.to_pandas(columns=["e"], filters=[("e", op, lab)]).index.tolist() == want
+                assert 0 < len(want) < N
+        with pytest.raises(ValueError, match="'Nope' is not a label of enum column 'e', so it has no order "
+                                             "for '<'; labels: \\['Low', 'Mid', 'High', 'Off'\\]"):
+            v.read(filters=[("e", "<", "Nope")])
         with pytest.raises(TypeError, match="column 'e' is an enum: expected a label"):
             v.read(filters=[("e", "==", 1)])
 
