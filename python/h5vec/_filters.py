@@ -22,7 +22,6 @@ from fractions import Fraction
 import numpy as np
 
 from . import _columns as C
-from . import _schema as S
 
 OPS = {"=": "==", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in",
        "not in": "not in"}
@@ -266,9 +265,10 @@ class Pred:
         return out
 
     def _prune_values(self):
+        """The values a stored number can equal (not 2.5 on integers, not +-inf on integers)."""
         if self.float:
-            return [float(q) for q in self.vals if not isinstance(q, Fraction) or _float_exact(q)]
-        return [int(q) for q in self.vals if not isinstance(q, Fraction) or q.denominator == 1]
+            return [float(q) for q in self.vals if isinstance(q, float) or _float_exact(q)]
+        return [int(q) for q in self.vals if isinstance(q, Fraction) and q.denominator == 1]
 
 
 def _bisect_left(a, x):

@@ -18,7 +18,7 @@ import pytest
 
 import h5vec
 import h5vec.dask as hdask
-from h5vec import _filters, _stats
+from h5vec import _stats
 from test_package_common import pkg_exe, pkg_file  # noqa: F401
 
 N = 1200
@@ -141,7 +141,7 @@ def check(v, full_df, values, filters, columns=None):
 
 
 PREDICATES = [
-    ("seq", [100, 600.5, 2**70]),
+    ("seq", [100, 600.5, 2**70, float("-inf")]),
     ("big", [2**63 - 1, -(2**63) + 1000, 2**63 + 5, 9.2e18]),
     ("u", [2**64 - 25, -1, 2**53 + 1]),
     ("f", [0.5, -1.25, float("inf"), 2**60 + 1]),
@@ -564,7 +564,8 @@ def test_every_kind_is_cut_and_joined_exactly(tmp_path, monkeypatch):
         py = {c: v.to_pandas(columns=[c])[c].tolist() for c in ("at", "naive", "took", "placed.at")}
         py = {c: [None if x is pd.NaT else x for x in xs] for c, xs in py.items()}
         at = py["at"]
-        flts = [[("at", ">=", at[10]), ("at", "<", at[30])], [("took", "!=", pd.Timedelta(4_000_000_028, "ns"))], [("took", ">", dt.timedelta(seconds=30))],
+        flts = [[("at", ">=", at[10]), ("at", "<", at[30])], [("took", "!=", pd.Timedelta(4_000_000_028, "ns"))],
+                [("took", ">", dt.timedelta(seconds=30))],
                 [[("placed.at", "in", [1, 5, 6, 33])], [("naive", "<", py["naive"][3])]],
                 [("naive", ">", np.datetime64(int(py["naive"][20].value), "ns"))]]
         for flt in flts:

@@ -177,7 +177,8 @@ def test_appends_keep_statistics_current(tmp_path):
             assert check_statistics(f["v"], gen) == STATS_SOURCES
     with h5vec.open_vector(p, "v") as v:
         want = [k * 3 - 2**62 for k in range(200, 215)]
-        assert v.read(columns=["i64"], filters=[("i64", ">=", want[0]), ("i64", "<=", want[-1])])["i64"].tolist() == want
+        got = v.read(columns=["i64"], filters=[("i64", ">=", want[0]), ("i64", "<=", want[-1])])["i64"]
+        assert got.tolist() == want
 
 
 def tamper(p, what):
