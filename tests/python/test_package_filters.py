@@ -607,6 +607,56 @@ def test_string_arrays_and_the_python_fallback(monkeypatch):
                 s.read(filters=[("x", "==", "a")])
 
 
+def test_same_rows_as_h5col_select(tmp_path):
+    """The real h5col 0.4.0's query layer (vendored in tests/python/vendor once issue 30's h5col work is
+    merged; skipped without it) selects the same rows on the same table: NaN as a value, NaN as the fill
+    value (missing), integer fill values, bools, AND/OR."""
+    import sys
+    from pathlib import Path
+    vendor = Path(__file__).resolve().parent / "vendor"
+    if not (vendor / "h5col").is_dir():
+        pytest.skip("h5col 0.4.0 is not vendored in tests/python/vendor")
+    if int(np.__version__.split(".")[0]) < 2:
+        pytest.skip("h5col 0.4.0 needs numpy >= 2")
+    pytest.importorskip("pydantic")
+    pytest.importorskip("hdf5plugin")
+    sys.path.insert(0, str(vendor))
+    import h5col
+    rng = np.random.default_rng(3)
+    n = 300
+    ids = rng.integers(-(2**62), 2**62, n)
+    xs = rng.normal(size=n)
+    xs[::9] = np.nan
+    xs_l = [None if i % 13 == 0 else float(v) for i, v in enumerate(xs)]
+    ks = [None if i % 11 == 0 else int(v) for i, v in enumerate(rng.integers(-5, 5, n))]
+    p = tmp_path / "h5col.h5"
+    with h5py.File(p, "w") as f:
+        t = h5col.Table.create(f.create_group("t"), [
+            h5col.ColumnSpec(name="id", dtype="int64", chunks=(32,)),
+            h5col.ColumnSpec(name="x", dtype="float64", chunks=(32,)),
+            h5col.ColumnSpec(name="xn", dtype="float64", chunks=(32,), fill_value=np.nan),
+            h5col.ColumnSpec(name="k", dtype="int32", chunks=(32,)),
+            h5col.ColumnSpec(name="flag", dtype="bool", chunks=(32,)),
+        ])
+        t.append({"id": ids, "x": xs_l, "xn": xs_l, "k": ks, "flag": list(rng.random(n) < 0.5)})
+        t.build_index("x", "CHUNK_MINMAX")
+    vals = {"id": [int(ids[5]), 0], "x": [0.0, float(xs[3])], "xn": [0.0, float(xs[3])], "k": [0, -5],
+            "flag": [True]}
+    ops = ["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
+    cases = [[(c, op, [v] if op in ("in", "not in") else v)] for c, vs in vals.items() for v in vs for op in ops]
+    rnd = random.Random(1)
+    for _ in range(30):
+        cases.append([[(c, op, [v] if op in ("in", "not in") else v)
+                       for c, op, v in ((c, rnd.choice(ops), rnd.choice(vals[c]))
+                                        for c in rnd.sample(list(vals), rnd.randint(1, 3)))]
+                      for _ in range(rnd.randint(1, 2))])
+    with h5py.File(p, "r") as f:
+        ht = h5col.Table(f["t"])
+        with h5vec.open_table(f["t"]) as vt:
+            for flt in cases:
+                assert vt.to_pandas(filters=flt).index.tolist() == ht.select(flt).row_positions.tolist(), flt
+
+
 # ---------------------------------------------------------------------------
 # Rust-written vectors
 
