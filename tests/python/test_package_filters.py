@@ -655,6 +655,18 @@ def test_same_rows_as_h5col_select(tmp_path):
         with h5vec.open_table(f["t"]) as vt:
             for flt in cases:
                 assert vt.to_pandas(filters=flt).index.tolist() == ht.select(flt).row_positions.tolist(), flt
+    # Categorical columns (read as their labels; `pay` is ordered: by code, as h5col).
+    import h5col_fixtures
+    with h5py.File(tmp_path / "cat.h5", "w") as f:
+        h5col_fixtures.write_indexed_table(f.create_group("t"))
+    with h5py.File(tmp_path / "cat.h5", "r") as f:
+        ht = h5col.Table(f["t"])
+        with h5vec.open_table(f["t"]) as vt:
+            for flt in ([("level", "==", "Mid")], [("level", "!=", "Mid")], [("level", "in", ["Low", "High"])],
+                        [("level", "not in", ["Low"])], [("pay", "==", "Cash")], [("pay", "<", "Cash")],
+                        [("pay", ">=", "Cash")], [("level", "==", "Nope")], [("level", "!=", "Nope")],
+                        [[("x", ">", 3.0)], [("level", "==", "Low")]], [("flag", "==", True), ("id", "in", [1, 3])]):
+                assert vt.to_pandas(filters=flt).index.tolist() == ht.select(flt).row_positions.tolist(), flt
 
 
 # ---------------------------------------------------------------------------
