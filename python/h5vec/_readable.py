@@ -21,6 +21,9 @@ Columns = Union[str, Sequence[str], None]
 Rows = Union[slice, range, Tuple[int, int], None]
 """A contiguous row range: a slice or range with step 1, a (start, stop) tuple, or None for all."""
 
+Filters = Optional[Sequence[Any]]
+"""pyarrow's DNF filters: [(column, op, value), ...] (AND) or [[...], [...]] (OR of ANDs)."""
+
 BATCH_ROWS = 1 << 16
 
 N = TypeVar("N")  # what `read` gives
@@ -28,6 +31,12 @@ A = TypeVar("A")  # what `to_arrow` gives
 P = TypeVar("P")  # what `to_pandas` gives
 L = TypeVar("L")  # what `to_polars` gives
 R = TypeVar("R", bound="Readable")
+
+
+def _reindexed(df, pd, nums):
+    """`df` (or a Series) with the row numbers `nums` as its index."""
+    df.index = pd.Index(nums, dtype="int64")
+    return df
 
 
 def _rows(rows, n):
@@ -94,49 +103,96 @@ class Readable(Generic[N, A, P, L]):
         # Not row by row (each row a read): slicing and `len` would make it so otherwise.
         raise TypeError(f"{type(self).__name__} is not iterated row by row: use iter_batches() or read()")
 
-    def _read_col(self, columns, rows):
+    def _read_col(self, columns, rows, filters=None):
+        """(columns, row numbers or None, a, b): rows a..b, or with `filters`
+        only the matching ones (their row numbers)."""
         a, b = _rows(rows, len(self))
-        return self._read_rows(self._selection(columns), a, b), a, b
+        sel = self._selection(columns)
+        if filters is None:
+            return self._read_rows(sel, a, b), None, a, b
+        from . import _filters
+        nums, col = _filters.select(self, sel, filters, a, b, self._filter_batch_rows())
+        return col, nums, a, b
 
-    def read(self, columns: Columns = None, rows: Rows = None, parse_json: bool = False) -> N:
-        """The rows asked for as numpy (see the container's class for the form)."""
-        col, _, _ = self._read_col(columns, rows)
+    def read(self, columns: Columns = None, rows: Rows = None, parse_json: bool = False,
+             filters: Filters = None) -> N:
+        """The rows asked for as numpy (see the container's class for the form).
+
+        `filters` keeps only the rows that match, in pyarrow's DNF form (as
+        ``pyarrow.parquet.read_table(filters=...)``): a list of ``(column, op,
+        value)`` tuples is their AND, a list of such lists the OR of those ANDs;
+        ops ``=``, ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``;
+        columns named as in `columns` (dotted record fields). Values: numbers
+        (compared exactly, also int64/uint64 beyond 2**53), bools, str (strings;
+        enum labels, ordered by their stored values), datetime / numpy.datetime64 /
+        pandas.Timestamp for instants
+        and dates (timezone-aware exactly when the column has a time zone),
+        timedelta for durations. A null row matches no predicate (``!=`` and
+        ``not in`` included); NaN compares false with every value, so it
+        matches ``!=`` and ``not in`` only. Rows keep their order; `rows`
+        limits the rows searched. Chunks the vector's statistics rule out are
+        not read, and the other columns are read only where rows match::
+
+            v.read(filters=[("temperature", ">=", 10.0), ("status", "==", "Ok")])
+            v.read(columns=["ts"], filters=[[("id", "in", [3, 7])], [("flag", "=", True)]])
+        """
+        col, _, _, _ = self._read_col(columns, rows, filters)
         return self._numpy(col, parse_json)
 
-    def to_arrow(self, columns: Columns = None, rows: Rows = None) -> A:
+    def to_arrow(self, columns: Columns = None, rows: Rows = None, filters: Filters = None) -> A:
         """The rows asked for as pyarrow: records are struct columns, lists large_list,
-        strings large_string, maps map, enums with data dense unions (python/README.md)."""
+        strings large_string, maps map, enums with data dense unions (python/README.md).
+        `filters`: as `read`, e.g. ``v.to_arrow(filters=[("ts", ">=", t0), ("ts", "<", t1)])``."""
         import pyarrow as pa
-        col, _, _ = self._read_col(columns, rows)
+        col, _, _, _ = self._read_col(columns, rows, filters)
         return self._arrow(col, pa)
 
-    def to_pandas(self, columns: Columns = None, rows: Rows = None, parse_json: bool = False) -> P:
-        """The rows asked for as pandas (dotted record columns); index = the row numbers."""
+    def to_pandas(self, columns: Columns = None, rows: Rows = None, parse_json: bool = False,
+                  filters: Filters = None) -> P:
+        """The rows asked for as pandas (dotted record columns); index = the row numbers
+        (with `filters`, those of the matching rows, as ``df[mask]`` keeps them).
+        `filters`: as `read`, e.g. ``v.to_pandas(filters=[("status", "in", ["Ok", "Warn"])])``."""
         import pandas as pd
-        col, a, b = self._read_col(columns, rows)
-        return self._pandas(col, pd, a, b, parse_json)
+        col, nums, a, b = self._read_col(columns, rows, filters)
+        if nums is None:
+            return self._pandas(col, pd, a, b, parse_json)
+        return _reindexed(self._pandas(col, pd, 0, len(nums), parse_json), pd, nums)
 
-    def to_polars(self, columns: Columns = None, rows: Rows = None) -> L:
+    def to_polars(self, columns: Columns = None, rows: Rows = None, filters: Filters = None) -> L:
         """The rows asked for as polars (via Arrow); enums with data in the flat form
-        (python/README.md), UUIDs as 16-byte Binary."""
+        (python/README.md), UUIDs as 16-byte Binary. `filters`: as `read`,
+        e.g. ``v.to_polars(filters=[("id", ">", 2**62)])``."""
         import polars as pl
         import pyarrow as pa
-        col, _, _ = self._read_col(columns, rows)
+        col, _, _, _ = self._read_col(columns, rows, filters)
         return self._polars(col, pl, pa, rechunk=False)
 
     def iter_batches(self, batch_rows: Optional[int] = None, columns: Columns = None, format: str = "numpy",
-                     parse_json: bool = False) -> Iterator[Any]:
+                     parse_json: bool = False, filters: Filters = None) -> Iterator[Any]:
         """Yields the rows in batches of `batch_rows` (bounded memory), each as
         `format`: 'numpy' (as `read`), 'arrow' (RecordBatches; a VLS string array's
-        batches are arrays), 'pandas' or 'polars'."""
+        batches are arrays), 'pandas' or 'polars'. With `filters` (as `read`) each
+        batch holds the matching rows of the next `batch_rows` rows, and spans
+        without a match yield nothing::
+
+            for df in v.iter_batches(format="pandas", filters=[("flag", "==", True)]):
+                ...
+        """
         n = len(self)
         batch_rows = int(batch_rows or BATCH_ROWS)
         if batch_rows <= 0:
             raise ValueError("batch_rows must be positive")
+        if format not in ("numpy", "arrow", "pandas", "polars"):
+            raise ValueError(f"unknown format {format!r}")
         sel = self._selection(columns)
-        for a in range(0, n, batch_rows):
-            b = min(n, a + batch_rows)
-            col = self._read_rows(sel, a, b)
+        if filters is None:
+            parts = ((None, a, min(n, a + batch_rows), self._read_rows(sel, a, min(n, a + batch_rows)))
+                     for a in range(0, n, batch_rows))
+        else:
+            from . import _filters
+            parts = ((nums, 0, len(nums), col)
+                     for nums, col in _filters.batches(self, sel, filters, 0, n, batch_rows))
+        for nums, a, b, col in parts:
             if format == "numpy":
                 yield self._numpy(col, parse_json)
             elif format == "arrow":
@@ -144,13 +200,20 @@ class Readable(Generic[N, A, P, L]):
                 yield from self._arrow_batches(col, pa)
             elif format == "pandas":
                 import pandas as pd
-                yield self._pandas(col, pd, a, b, parse_json)
-            elif format == "polars":
+                df = self._pandas(col, pd, a, b, parse_json)
+                yield df if nums is None else _reindexed(df, pd, nums)
+            else:
                 import polars as pl
                 import pyarrow as pa
                 yield self._polars(col, pl, pa)
-            else:
-                raise ValueError(f"unknown format {format!r}")
+
+    def _filter_batch_rows(self) -> int:
+        """Rows read at a time while evaluating filters."""
+        return BATCH_ROWS
+
+    def _chunk_stats(self, column):
+        """Usable CHUNK_MINMAX statistics of leaf `column` (`_stats.Stats`), or None."""
+        return None
 
     # -- what a container defines -----------------------------------------
 

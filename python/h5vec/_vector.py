@@ -14,6 +14,7 @@ from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
+from . import _stats
 from ._errors import FileError, FormatError, mismatch
 from ._readable import BATCH_ROWS, Readable, Where
 
@@ -285,6 +286,25 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
 
     def _polars(self, col, pl, pa, **kw):
         return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), **kw)
+
+    def _chunk_stats(self, column):
+        # Per opened vector: its rows (count) are fixed, and rows below it never change.
+        cache = self.__dict__.setdefault("_stats_cache", {})
+        if column not in cache:
+            cache[column] = self._find_stats(column)
+        return cache[column]
+
+    def _find_stats(self, column):
+        sel = self._selection([column])
+        path = []
+        while isinstance(sel, dict) and len(sel) == 1:
+            (name, sel), = sel.items()
+            path.append(name)
+        if sel is not None:
+            return None
+        if tuple(path) not in {p for p, _ in _stats.readable_leaves(self.node)}:
+            return None
+        return _stats.find(self.group, _stats.source_of(path), self._count)
 
     def chunk_rows(self) -> int:
         """The rows per chunk of the vector's first chunked dataset (the natural batch size)."""

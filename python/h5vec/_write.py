@@ -24,6 +24,7 @@ from . import _columns as C
 from . import _h5
 from . import _read
 from . import _schema as S
+from . import _stats
 from ._errors import FormatError
 from ._write_nodes import SCHEMA_KEY, _field_kid, _hint_of, constant_codec, record_node
 from ._write_encode import from_arrow
@@ -95,7 +96,13 @@ def _write_metadata(meta, node, count, checksum=False):
 
 def save_vector(where: Where, name: str, data: Any, *, chunk_length: Optional[int] = None,
                 compression: Compression = None, replace: bool = False, schema: Any = None,
-                vls_strings: Union[bool, Sequence[str]] = False, checksum: bool = False) -> None:
+                vls_strings: Union[bool, Sequence[str]] = False, checksum: bool = False,
+                statistics: bool = True) -> None:
+    """Writes `data` as vector `name` of `where`. `statistics` (default on):
+    per-chunk minimum, maximum and NaN counts of every number, bool, enum and
+    time column reached through records (HEP001 CHUNK_MINMAX, under
+    `metadata/SEARCH_INDEXES`), which `filters=` reads use to skip chunks and
+    appends keep current."""
     check_name(name)
     opts = Options(chunk_length, compression, vls_strings, checksum=checksum)
     col, node, rows = build(data, schema, opts)
@@ -110,6 +117,8 @@ def save_vector(where: Where, name: str, data: Any, *, chunk_length: Optional[in
         ctx = Ctx(opts, rows)
         write_field(data_g, col, node, 0, ctx, "$")
         _write_metadata(vg.create_group("metadata"), node, rows, checksum=opts.checksum)
+        if statistics:
+            _stats.write_new(vg, node, rows, checksum=opts.checksum)
         group.file.flush()
         if exists:
             del group[name]
@@ -135,11 +144,20 @@ def append_vector(where: Where, name: str, data: Any, *, schema: Any = None) -> 
         if not stored.same_layout(node) or not _same_variants(stored, node):
             raise FormatError("$", vg.name, "the data's schema differs from the stored vector's: "
                                             f"stored {stored.serialized()}, data {node.serialized()}")
+        stats = _stats.Append(vg, stored, count)
         ctx = Ctx(Options(None, None, False), rows)  # existing datasets keep their filters
         write_field(data_g, col, stored, count, ctx, "$")
         group.file.flush()
+        # Statistics (HEP001's order): future tokens, then the entries, then the
+        # count and GENERATION; a crash in between leaves tokens that say stale.
+        if stats.todo:
+            stats.before_content(count + rows)
+            group.file.flush()
+            stats.content(count + rows)
+            group.file.flush()
         meta = vg["metadata"]
         meta["count"][()] = np.int64(count + rows)
+        stats.commit()
         group.file.flush()
     finally:
         if owned is not None:
