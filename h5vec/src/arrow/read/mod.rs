@@ -14,7 +14,9 @@
 //! container into a `Source` (batch schema and root reader), `select` cuts
 //! a schema tree down to the selected columns, `open` builds the readers of
 //! a schema tree, `table` those of an h5col table's columns, `retyped` reads
-//! numbers as another Arrow type of the same width (times, f16).
+//! numbers as another Arrow type of the same width (times, f16),
+//! `filtered` reads the rows a query selects (`read_where`,
+//! `batches_where`).
 
 use std::ops::Range;
 
@@ -25,6 +27,7 @@ use hdf5::Group;
 use crate::error::{Error, Result};
 
 mod container;
+mod filtered;
 pub(crate) mod nodes;
 mod open;
 pub(crate) mod retyped;
@@ -34,6 +37,7 @@ mod table;
 mod typed;
 
 use container::Source;
+pub use filtered::{batches_where, read_where};
 use select::parse_picks;
 
 /// Reads the whole vector, h5col table or VLS string array `name` of
@@ -209,7 +213,8 @@ pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
 }
 
 /// Record batches of a vector, h5col table or VLS array, read one after the
-/// other ([`batches`], [`batches_range`]). After an error the iterator ends.
+/// other ([`batches`], [`batches_range`], [`batches_columns`], or the rows a
+/// filter selects: [`batches_where`]). After an error the iterator ends.
 ///
 /// ```
 /// # fn main() -> h5vec::Result<()> {
@@ -224,21 +229,42 @@ pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
 /// ```
 pub struct Batches {
     src: Source,
-    next: u64,
-    /// One past the last row to return.
-    end: u64,
+    rows: Rows,
     batch: u64,
+}
+
+/// The rows [`Batches`] returns.
+enum Rows {
+    /// A range: the next row and one past the last.
+    Range { next: u64, end: u64 },
+    /// Selected rows (increasing), and how many were returned.
+    Selected { rows: Vec<u64>, next: usize },
 }
 
 impl Batches {
     fn new(src: Source, rows: Range<u64>, batch_rows: usize) -> Result<Batches> {
+        Batches::with(
+            src,
+            Rows::Range {
+                next: rows.start,
+                end: rows.end,
+            },
+            batch_rows,
+        )
+    }
+
+    /// The batches of rows `rows` (increasing, below the row count) of `src`.
+    fn selected(src: Source, rows: Vec<u64>, batch_rows: usize) -> Result<Batches> {
+        Batches::with(src, Rows::Selected { rows, next: 0 }, batch_rows)
+    }
+
+    fn with(src: Source, rows: Rows, batch_rows: usize) -> Result<Batches> {
         if batch_rows == 0 {
             return Err(Error::invalid("$", "batch_rows must be at least 1"));
         }
         Ok(Batches {
             src,
-            next: rows.start,
-            end: rows.end,
+            rows,
             batch: batch_rows as u64,
         })
     }
@@ -255,7 +281,10 @@ impl Batches {
 
     /// The rows not yet returned.
     pub fn remaining(&self) -> u64 {
-        self.end.saturating_sub(self.next)
+        match &self.rows {
+            Rows::Range { next, end } => end.saturating_sub(*next),
+            Rows::Selected { rows, next } => (rows.len() - next) as u64,
+        }
     }
 }
 
@@ -263,12 +292,25 @@ impl Iterator for Batches {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.end {
-            return None;
+        match &mut self.rows {
+            Rows::Range { next, end } => {
+                if *next >= *end {
+                    return None;
+                }
+                let stop = next.saturating_add(self.batch).min(*end);
+                let r = self.src.read(*next..stop);
+                *next = if r.is_ok() { stop } else { *end };
+                Some(r)
+            }
+            Rows::Selected { rows, next } => {
+                if *next >= rows.len() {
+                    return None;
+                }
+                let stop = rows.len().min(next.saturating_add(self.batch as usize));
+                let r = filtered::read_rows(&mut self.src, &rows[*next..stop]);
+                *next = if r.is_ok() { stop } else { rows.len() };
+                Some(r)
+            }
         }
-        let end = self.next.saturating_add(self.batch).min(self.end);
-        let r = self.src.read(self.next..end);
-        self.next = if r.is_ok() { end } else { self.end };
-        Some(r)
     }
 }
