@@ -1,25 +1,19 @@
 //! Reading only the rows a filter selects (SPEC.md section 14):
 //! [`read_where`] and [`batches_where`]. The rows come from
-//! [`crate::select_rows`]; runs of nearby selected rows are read with one
-//! range read each (`Source::read`), and only the selected rows of each run
-//! kept (arrow-select's `filter_record_batch`), so a batch has exactly the
-//! schema [`super::read_vector`] gives.
+//! [`crate::select_rows`], then `batches`' `read_rows` reads them in runs,
+//! so a batch has exactly the schema [`super::read_vector`] gives.
 
 use std::ops::Range;
 
-use arrow_array::{BooleanArray, RecordBatch};
+use arrow_array::RecordBatch;
 use hdf5::Group;
 
 use crate::error::{Error, Result};
 use crate::query::Filter;
 
+use super::batches::{read_rows, Batches};
 use super::container::Source;
 use super::select::parse_picks;
-use super::Batches;
-
-/// Selected rows closer than this are read in one range read (the rows
-/// between read and dropped), as `load_where` does (SPEC.md 14.3).
-const GAP_ROWS: u64 = 4096;
 
 /// The rows of vector `name` of `group` where `filter` is true
 /// ([`crate::select_rows`]), in row order, as one record batch with exactly
@@ -155,46 +149,5 @@ fn check_rows(rows: &[u64], count: u64) -> Result<()> {
             ),
         )),
         _ => Ok(()),
-    }
-}
-
-/// Rows `rows` (increasing, below `src.rows`) of `src` as one batch: runs of
-/// rows closer than [`GAP_ROWS`] (and spanning at most a read batch) are
-/// read with one range read each, the rows between them dropped.
-pub(super) fn read_rows(src: &mut Source, rows: &[u64]) -> Result<RecordBatch> {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < rows.len() {
-        let start = rows[i];
-        let mut j = i + 1;
-        while j < rows.len()
-            && rows[j] - rows[j - 1] <= GAP_ROWS
-            && rows[j] - start < crate::options::READ_BATCH_ROWS
-        {
-            j += 1;
-        }
-        let span = start..rows[j - 1] + 1;
-        let len = (span.end - span.start) as usize;
-        let batch = src.read(span)?;
-        if len == j - i {
-            // Every row of the run is selected.
-            parts.push(batch);
-        } else {
-            let mut keep = vec![false; len];
-            for &r in &rows[i..j] {
-                keep[(r - start) as usize] = true;
-            }
-            let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(keep))
-                .map_err(|e| Error::invalid("$", format!("cannot keep the selected rows: {e}")))?;
-            parts.push(kept);
-        }
-        i = j;
-    }
-    match parts.len() {
-        0 => Ok(RecordBatch::new_empty(src.schema.clone())),
-        1 => Ok(parts.pop().expect("one part")),
-        _ => arrow_select::concat::concat_batches(&src.schema, &parts).map_err(|e| {
-            Error::invalid("$", format!("cannot join the runs of selected rows: {e}"))
-        }),
     }
 }

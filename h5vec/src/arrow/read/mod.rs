@@ -10,7 +10,8 @@
 //! range of rows is one HDF5 read per dataset; numbers go straight into the
 //! Arrow buffers.
 //!
-//! This file holds the public functions and `Batches`; `source` opens a
+//! This file holds the public functions; `batches` the iterator `Batches`
+//! (of a range or of selected rows, read in runs); `source` opens a
 //! container into a `Source` (batch schema and root reader), `select` cuts
 //! a schema tree down to the selected columns, `open` builds the readers of
 //! a schema tree, `table` those of an h5col table's columns, `retyped` reads
@@ -24,8 +25,9 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use hdf5::Group;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
+mod batches;
 mod container;
 mod filtered;
 pub(crate) mod nodes;
@@ -36,6 +38,7 @@ mod source;
 mod table;
 mod typed;
 
+pub use batches::Batches;
 use container::Source;
 pub use filtered::{batches_where, read_where};
 use select::parse_picks;
@@ -210,107 +213,4 @@ pub fn batches_columns(
 /// ```
 pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
     Ok(Source::open(group, name, None)?.schema)
-}
-
-/// Record batches of a vector, h5col table or VLS array, read one after the
-/// other ([`batches`], [`batches_range`], [`batches_columns`], or the rows a
-/// filter selects: [`batches_where`]). After an error the iterator ends.
-///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("b.h5"))?;
-/// h5vec::save_vector(&file, "xs", &[1u8, 2, 3])?;
-/// let mut batches = h5vec::arrow::batches(&file, "xs", 2)?;
-/// assert_eq!(batches.schema().field(0).name(), "value");
-/// let first = batches.next().unwrap()?;
-/// assert_eq!((first.num_rows(), batches.remaining(), batches.rows()), (2, 1, 3));
-/// # Ok(()) }
-/// ```
-pub struct Batches {
-    src: Source,
-    rows: Rows,
-    batch: u64,
-}
-
-/// The rows [`Batches`] returns.
-enum Rows {
-    /// A range: the next row and one past the last.
-    Range { next: u64, end: u64 },
-    /// Selected rows (increasing), and how many were returned.
-    Selected { rows: Vec<u64>, next: usize },
-}
-
-impl Batches {
-    fn new(src: Source, rows: Range<u64>, batch_rows: usize) -> Result<Batches> {
-        Batches::with(
-            src,
-            Rows::Range {
-                next: rows.start,
-                end: rows.end,
-            },
-            batch_rows,
-        )
-    }
-
-    /// The batches of rows `rows` (increasing, below the row count) of `src`.
-    fn selected(src: Source, rows: Vec<u64>, batch_rows: usize) -> Result<Batches> {
-        Batches::with(src, Rows::Selected { rows, next: 0 }, batch_rows)
-    }
-
-    fn with(src: Source, rows: Rows, batch_rows: usize) -> Result<Batches> {
-        if batch_rows == 0 {
-            return Err(Error::invalid("$", "batch_rows must be at least 1"));
-        }
-        Ok(Batches {
-            src,
-            rows,
-            batch: batch_rows as u64,
-        })
-    }
-
-    /// The schema of every batch.
-    pub fn schema(&self) -> SchemaRef {
-        self.src.schema.clone()
-    }
-
-    /// The rows of the whole container.
-    pub fn rows(&self) -> u64 {
-        self.src.rows
-    }
-
-    /// The rows not yet returned.
-    pub fn remaining(&self) -> u64 {
-        match &self.rows {
-            Rows::Range { next, end } => end.saturating_sub(*next),
-            Rows::Selected { rows, next } => (rows.len() - next) as u64,
-        }
-    }
-}
-
-impl Iterator for Batches {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match &mut self.rows {
-            Rows::Range { next, end } => {
-                if *next >= *end {
-                    return None;
-                }
-                let stop = next.saturating_add(self.batch).min(*end);
-                let r = self.src.read(*next..stop);
-                *next = if r.is_ok() { stop } else { *end };
-                Some(r)
-            }
-            Rows::Selected { rows, next } => {
-                if *next >= rows.len() {
-                    return None;
-                }
-                let stop = rows.len().min(next.saturating_add(self.batch as usize));
-                let r = filtered::read_rows(&mut self.src, &rows[*next..stop]);
-                *next = if r.is_ok() { stop } else { rows.len() };
-                Some(r)
-            }
-        }
-    }
 }
