@@ -16,7 +16,7 @@ use arrow_array::types::*;
 use arrow_array::*;
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Fields};
-use h5vec::arrow::{batches, read_range, read_schema, read_vector};
+use h5vec::arrow::{batches, batches_columns, read_range, read_schema, read_vector};
 use h5vec::hdf5::File;
 use h5vec::{H5Vector, SaveOptions};
 use h5vec_tests::{mem_file, overwrite_rows, write_attr_ascii};
@@ -1320,4 +1320,277 @@ fn json_text_that_is_not_json_is_an_error() {
 fn batches_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<h5vec::arrow::Batches>();
+}
+
+// ---------------------------------------------------------------------------
+// Filtered reads: `read_where`, `batches_where`.
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+enum Payload {
+    Num(i32),
+    Text { s: String },
+    Nothing,
+}
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Reading {
+    id: u32,
+    temperature: f64,
+    status: Color,
+    station: String,
+    humidity: Option<f32>,
+    payload: Payload,
+    tags: Vec<u16>,
+}
+
+fn reading(i: u32) -> Reading {
+    Reading {
+        id: i,
+        temperature: if i % 97 == 5 {
+            f64::NAN
+        } else {
+            f64::from(i % 200) / 2.0
+        },
+        status: [Color::Red, Color::Green, Color::Blue][(i % 3) as usize],
+        station: format!("st{}", i % 1000),
+        humidity: (i % 5 != 2).then_some((i % 40) as f32),
+        payload: match i % 4 {
+            0 => Payload::Num(i as i32),
+            1 => Payload::Text { s: format!("p{i}") },
+            _ => Payload::Nothing,
+        },
+        tags: (0..(i % 3) as u16).collect(),
+    }
+}
+
+/// The rows of `rows` where `keep` is true, by index.
+fn matching<T>(rows: &[T], keep: impl Fn(&T) -> bool) -> Vec<u64> {
+    (0..rows.len() as u64)
+        .filter(|&i| keep(&rows[i as usize]))
+        .collect()
+}
+
+/// `read_where(filter)` is exactly rows `want` of `whole`, in order, with
+/// its schema; `select_rows` agrees; `batches_where` in batches of 1 (few
+/// rows), 7, 500 and all gives the same rows.
+fn check_where(f: &File, name: &str, whole: &RecordBatch, filter: &h5vec::Filter, want: &[u64]) {
+    assert_eq!(
+        h5vec::select_rows(f, name, filter).unwrap(),
+        want,
+        "{filter}"
+    );
+    let got = h5vec::arrow::read_where(f, name, filter).unwrap();
+    assert_eq!(got.schema(), whole.schema(), "{filter}");
+    assert_eq!(got.num_rows(), want.len(), "{filter}");
+    for (k, &r) in want.iter().enumerate() {
+        assert_eq!(
+            got.slice(k, 1),
+            whole.slice(r as usize, 1),
+            "{filter}: row {k} (row {r} of the vector)"
+        );
+    }
+    let one = if want.len() <= 200 { 1 } else { 7 };
+    for size in [one, 7, 500, want.len().max(1)] {
+        let it = h5vec::arrow::batches_where(f, name, filter, None, None, size).unwrap();
+        assert_eq!(
+            (it.rows(), it.remaining()),
+            (whole.num_rows() as u64, want.len() as u64)
+        );
+        assert_eq!(it.schema(), whole.schema());
+        let mut start = 0;
+        for b in it {
+            let b = b.unwrap();
+            assert!(b.num_rows() == size || start + b.num_rows() == want.len());
+            assert_eq!(
+                b,
+                got.slice(start, b.num_rows()),
+                "{filter}: batch at {start}"
+            );
+            start += b.num_rows();
+        }
+        assert_eq!(start, want.len());
+    }
+}
+
+#[test]
+fn read_where_is_the_selected_rows_of_read_vector() {
+    let rows: Vec<Reading> = (0..6_000).map(reading).collect();
+    let f = mem_file();
+    let opts = SaveOptions::default().chunk_length(250);
+    h5vec::save_vector_with(&f, "r", &rows, &opts).unwrap();
+    let whole = read_vector(&f, "r").unwrap();
+    let col = h5vec::col;
+
+    // No row: an empty batch of read_vector's schema.
+    let none = col("id").gt(100_000u32);
+    check_where(&f, "r", &whole, &none, &[]);
+    let empty = h5vec::arrow::read_where(&f, "r", &none).unwrap();
+    assert_eq!(empty, RecordBatch::new_empty(whole.schema()));
+    // Every row: the whole batch.
+    let all = col("id").ge(0u32);
+    check_where(&f, "r", &whole, &all, &matching(&rows, |_| true));
+    assert_eq!(h5vec::arrow::read_where(&f, "r", &all).unwrap(), whole);
+    // Nullable columns: missing rows are unknown for a value predicate.
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &col("humidity").is_null(),
+        &matching(&rows, |r| r.humidity.is_none()),
+    );
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &col("humidity").lt(3.0f32),
+        &matching(&rows, |r| r.humidity.is_some_and(|h| h < 3.0)),
+    );
+    // Strings, and rows far apart (runs joined).
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &col("station").is_in(["st3", "st997"]),
+        &matching(&rows, |r| r.station == "st3" || r.station == "st997"),
+    );
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &col("id").is_in([5u32, 6, 5000, 5_999]),
+        &[5, 6, 5000, 5_999],
+    );
+    // NaN is false for every comparison but `!=`; enums by label; text syntax.
+    let text: h5vec::Filter = "status == 'Blue' and temperature >= 90 or id = 1"
+        .parse()
+        .unwrap();
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &text,
+        &matching(&rows, |r| {
+            (r.status == Color::Blue && r.temperature >= 90.0) || r.id == 1
+        }),
+    );
+    check_where(
+        &f,
+        "r",
+        &whole,
+        &"temperature != 10 and not station in ('st1', 'st2')"
+            .parse()
+            .unwrap(),
+        &matching(&rows, |r| {
+            r.temperature != 10.0 && r.station != "st1" && r.station != "st2"
+        }),
+    );
+}
+
+#[test]
+fn batches_where_takes_columns_and_a_range() {
+    let rows: Vec<Wide> = (0..300).map(wide).collect();
+    let f = mem_file();
+    h5vec::save_vector_with(&f, "w", &rows, &SaveOptions::default().chunk_length(16)).unwrap();
+    // Scores of rows that are multiples of 3 are missing.
+    let filter = h5vec::col("score").ge(20.0f32);
+    let want = matching(&rows, |r| r.score.is_some_and(|s| s >= 20.0));
+    let cols = ["note", "score"];
+    let whole = batches_columns(&f, "w", &cols, None, 1000)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    for (range, size) in [
+        (None, 1000),
+        (Some(50..250), 3),
+        (Some(0..0), 5),
+        (Some(299..300), 1),
+    ] {
+        let in_range: Vec<u64> = want
+            .iter()
+            .copied()
+            .filter(|r| {
+                range
+                    .as_ref()
+                    .is_none_or(|x: &std::ops::Range<u64>| x.contains(r))
+            })
+            .collect();
+        let it = h5vec::arrow::batches_where(&f, "w", &filter, Some(&cols), range.clone(), size)
+            .unwrap();
+        assert_eq!(it.schema(), whole.schema());
+        assert_eq!(it.remaining(), in_range.len() as u64, "{range:?}");
+        let mut k = 0;
+        for b in it {
+            let b = b.unwrap();
+            assert_eq!(b.num_columns(), 2);
+            for i in 0..b.num_rows() {
+                assert_eq!(
+                    b.slice(i, 1),
+                    whole.slice(in_range[k] as usize, 1),
+                    "{range:?}: selected row {k}"
+                );
+                k += 1;
+            }
+        }
+        assert_eq!(k, in_range.len(), "{range:?}");
+    }
+    // The values, spelled out for a few rows.
+    let b = h5vec::arrow::read_where(&f, "w", &h5vec::col("id").is_in([40u64, 41, 42])).unwrap();
+    let score = b.column(2).as_primitive::<Float32Type>();
+    assert_eq!(
+        (score.value(0), score.is_null(2)),
+        (20.0, true) // 42 is a multiple of 3
+    );
+    let note = b.column(6).as_string::<i64>();
+    assert_eq!(
+        note.iter().collect::<Vec<_>>(),
+        [Some("note 40"), None, Some("note 42")]
+    );
+    // Errors: a range past the rows, no rows per batch.
+    let err = h5vec::arrow::batches_where(&f, "w", &filter, None, Some(0..301), 10)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("301"), "{err}");
+    assert!(h5vec::arrow::batches_where(&f, "w", &filter, None, None, 0).is_err());
+    let err = h5vec::arrow::batches_where(&f, "w", &filter, Some(&["nope"]), None, 10)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[test]
+fn read_where_splits_long_runs_and_refuses_what_select_rows_refuses() {
+    // More rows than one read batch (65,536): runs are cut and joined.
+    let xs: Vec<u32> = (0..140_000).collect();
+    let f = mem_file();
+    h5vec::save_vector(&f, "xs", &xs).unwrap();
+    let whole = read_vector(&f, "xs").unwrap();
+    let col = h5vec::col;
+    let b = h5vec::arrow::read_where(&f, "xs", &col("").lt(70_000u32)).unwrap();
+    assert_eq!(b, whole.slice(0, 70_000));
+    let b = h5vec::arrow::read_where(&f, "xs", &col("").is_in([0u32, 65_536, 65_537, 139_999]))
+        .unwrap();
+    assert_eq!(
+        b.column(0).as_primitive::<UInt32Type>().values(),
+        &[0, 65_536, 65_537, 139_999]
+    );
+    // A column that is not there: the error names it, as select_rows's.
+    let bad = col("nope").gt(1);
+    let err = h5vec::arrow::read_where(&f, "xs", &bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        h5vec::select_rows(&f, "xs", &bad).unwrap_err().to_string()
+    );
+    assert!(err.to_string().contains("nope"), "{err}");
+    // An h5col table: select_rows' error, word for word.
+    let (t, _) = golden("h5col", "d_mixed_table");
+    let any = col("id").gt(0);
+    let err = h5vec::arrow::read_where(&t, "table", &any).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        h5vec::select_rows(&t, "table", &any)
+            .unwrap_err()
+            .to_string()
+    );
+    assert!(h5vec::arrow::batches_where(&t, "table", &any, None, None, 10).is_err());
 }

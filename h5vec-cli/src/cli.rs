@@ -72,6 +72,28 @@ pub(crate) enum Command {
         #[command(flatten)]
         show: ShowArgs,
     },
+    /// How many rows: all of them, or those where `--where` is true.
+    Count {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector, table or VLS array: its path in the file.
+        vector: String,
+        /// Count only the rows where FILTER is true (vectors only; see
+        /// `head --help`).
+        #[arg(long = "where", value_name = "FILTER")]
+        filter: Option<String>,
+    },
+    /// How a `--where` query is answered: per column the statistics used
+    /// (or a scan), the windows of rows read and skipped, the rows matched.
+    Explain {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector: its path in the file.
+        vector: String,
+        /// The filter (see `head --help`).
+        #[arg(long = "where", value_name = "FILTER")]
+        filter: String,
+    },
     /// Read every row of every container below the root (or of VECTOR) with
     /// every check a typed load makes, in a child process (a file that
     /// crashes or hangs HDF5 is one problem line, naming the signal); one
@@ -114,6 +136,10 @@ pub(crate) enum Command {
         /// Only these columns (`a,b.c`: nested record fields by dotted path).
         #[arg(long, value_delimiter = ',', num_args = 1)]
         columns: Vec<String>,
+        /// HDF5 input (a vector): only the rows where FILTER is true (see
+        /// `head --help`).
+        #[arg(long = "where", value_name = "FILTER")]
+        filter: Option<String>,
     },
     /// Trim every dataset of a vector to what its `count` covers (after an
     /// interrupted append).
@@ -134,6 +160,15 @@ pub(crate) struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
+    /// Only the rows where FILTER is true, e.g. `temperature >= 10 and
+    /// status == 'Ok'` (vectors only). Predicates: `== != < <= > >=`,
+    /// `between A and B`, `in (A, B)`, `is [not] null`, combined with
+    /// `and`, `or`, `not` and parentheses; columns by dotted path
+    /// (`pos.x`), text in quotes (SPEC.md section 14.2). With `head`, the
+    /// first N matching rows; with `cat --rows`, the matching rows among
+    /// those.
+    #[arg(long = "where", value_name = "FILTER")]
+    pub(crate) filter: Option<String>,
 }
 
 /// The output formats of `head` and `cat`.

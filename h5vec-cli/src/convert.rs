@@ -1,5 +1,6 @@
-//! `convert SRC DST`: a container to Parquet, Arrow IPC, CSV or JSON lines,
-//! and Parquet or Arrow IPC to a vector, batch by batch (bounded memory).
+//! `convert SRC DST`: a container (all its rows, or those `--where` selects)
+//! to Parquet, Arrow IPC, CSV or JSON lines, and Parquet or Arrow IPC to a
+//! vector, batch by batch (bounded memory).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -11,7 +12,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
-use h5vec::{Compression, SaveOptions};
+use h5vec::{Compression, Filter, SaveOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression as PqCompression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -19,7 +20,8 @@ use parquet::file::properties::WriterProperties;
 use crate::columns::Selection;
 use crate::output::{CsvSink, IpcSink, JsonlSink, ParquetSink, Sink};
 use crate::progress::Progress;
-use crate::read::Rows;
+use crate::query::parse_where;
+use crate::read::{Pick, Rows};
 use crate::target::{open_read, Target, BATCH_ROWS};
 
 /// The options of `convert`.
@@ -30,6 +32,8 @@ pub(crate) struct Options {
     pub(crate) vls_strings: bool,
     pub(crate) checksum: bool,
     pub(crate) columns: Vec<String>,
+    /// `--where`: only the rows of an HDF5 vector where it is true.
+    pub(crate) filter: Option<String>,
 }
 
 /// One side of a conversion.
@@ -134,6 +138,10 @@ pub(crate) fn run(src: &str, dst: &str, opts: &Options) -> Result<()> {
     let from = Endpoint::parse(src)?;
     let to = Endpoint::parse(dst)?;
     let codec = opts.compression.as_deref().map(Codec::parse).transpose()?;
+    let filter = opts.filter.as_deref().map(parse_where).transpose()?;
+    if filter.is_some() && !matches!(from, Endpoint::H5 { .. }) {
+        bail!("--where is for an HDF5 source only (FILE.h5:VECTOR)");
+    }
     if !matches!(to, Endpoint::H5 { .. }) {
         let h5_only = [
             ("--chunk-length", opts.chunk_length.is_some()),
@@ -151,7 +159,7 @@ pub(crate) fn run(src: &str, dst: &str, opts: &Options) -> Result<()> {
         ),
         (Endpoint::H5 { file, vector }, _) => {
             let path = output_path(&to);
-            let result = export(file, vector, &to, codec, &opts.columns);
+            let result = export(file, vector, &to, codec, &opts.columns, filter.as_ref());
             if result.is_err() {
                 // Leave no half-written output behind.
                 let _ = std::fs::remove_file(path);
@@ -183,11 +191,16 @@ fn export(
     to: &Endpoint,
     codec: Option<Codec>,
     columns: &[String],
+    filter: Option<&Filter>,
 ) -> Result<()> {
     let h5 = open_read(file)?;
     let target = Target::open(&h5, vector)?;
     let at = || format!("{}:{}", file.display(), target.path);
-    let rows = Rows::open(&target, None, columns, &at())?;
+    let pick = Pick {
+        filter,
+        ..Pick::default()
+    };
+    let rows = Rows::open(&target, &pick, columns, &at())?;
     let schema: SchemaRef = rows.schema().clone();
     let path = output_path(to);
     let create = || {

@@ -15,6 +15,7 @@ mod output;
 mod parquet_out;
 mod present;
 mod progress;
+mod query;
 mod read;
 mod repair;
 mod schema;
@@ -40,13 +41,23 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             vector,
             n,
             show,
-        } => show::run(&file, &vector, Some(0..n), &show),
+        } => show::head(&file, &vector, n, &show),
         Command::Cat {
             file,
             vector,
             rows,
             show,
-        } => show::run(&file, &vector, rows, &show),
+        } => show::cat(&file, &vector, rows, &show),
+        Command::Count {
+            file,
+            vector,
+            filter,
+        } => query::count(&file, &vector, filter.as_deref()),
+        Command::Explain {
+            file,
+            vector,
+            filter,
+        } => query::explain(&file, &vector, &filter),
         Command::Validate {
             file,
             vector,
@@ -61,6 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             vls_strings,
             checksum,
             columns,
+            filter,
         } => convert::run(
             &src,
             &dst,
@@ -71,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 vls_strings,
                 checksum,
                 columns,
+                filter,
             },
         ),
         Command::Repair { file, vector } => repair::run(&file, &vector),

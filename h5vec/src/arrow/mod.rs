@@ -13,6 +13,8 @@
 //! field whose kind or codec this version does not know (a file from a
 //! newer h5vec) is listed as a `Null` field marked `h5vec.unknown`, and is
 //! an error only when read: [`batches_columns`] reads the others.
+//! [`read_where`] and [`batches_where`] read only the rows a
+//! [`Filter`](crate::Filter) selects (SPEC.md section 14).
 //! [`flatten_unions`] gives enums with data a form without Arrow unions
 //! (for Parquet, polars, CSV), which the writers store as the enum again.
 //!
@@ -57,7 +59,8 @@ pub(crate) mod write;
 
 pub use flat::flatten_unions;
 pub use read::{
-    batches, batches_columns, batches_range, read_range, read_schema, read_vector, Batches,
+    batches, batches_columns, batches_range, batches_where, read_range, read_schema, read_vector,
+    read_where, Batches,
 };
 pub use write::{append_record_batch, repair, save_batches, save_record_batch};
 

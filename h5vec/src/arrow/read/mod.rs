@@ -10,11 +10,14 @@
 //! range of rows is one HDF5 read per dataset; numbers go straight into the
 //! Arrow buffers.
 //!
-//! This file holds the public functions and `Batches`; `source` opens a
+//! This file holds the public functions; `batches` the iterator `Batches`
+//! (of a range or of selected rows, read in runs); `source` opens a
 //! container into a `Source` (batch schema and root reader), `select` cuts
 //! a schema tree down to the selected columns, `open` builds the readers of
 //! a schema tree, `table` those of an h5col table's columns, `retyped` reads
-//! numbers as another Arrow type of the same width (times, f16).
+//! numbers as another Arrow type of the same width (times, f16),
+//! `filtered` reads the rows a query selects (`read_where`,
+//! `batches_where`).
 
 use std::ops::Range;
 
@@ -22,9 +25,11 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use hdf5::Group;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
+mod batches;
 mod container;
+mod filtered;
 pub(crate) mod nodes;
 mod open;
 pub(crate) mod retyped;
@@ -33,7 +38,9 @@ mod source;
 mod table;
 mod typed;
 
+pub use batches::Batches;
 use container::Source;
+pub use filtered::{batches_where, read_where};
 use select::parse_picks;
 
 /// Reads the whole vector, h5col table or VLS string array `name` of
@@ -206,69 +213,4 @@ pub fn batches_columns(
 /// ```
 pub fn read_schema(group: &Group, name: &str) -> Result<SchemaRef> {
     Ok(Source::open(group, name, None)?.schema)
-}
-
-/// Record batches of a vector, h5col table or VLS array, read one after the
-/// other ([`batches`], [`batches_range`]). After an error the iterator ends.
-///
-/// ```
-/// # fn main() -> h5vec::Result<()> {
-/// # let dir = tempfile::tempdir().unwrap();
-/// let file = h5vec::create_file(dir.path().join("b.h5"))?;
-/// h5vec::save_vector(&file, "xs", &[1u8, 2, 3])?;
-/// let mut batches = h5vec::arrow::batches(&file, "xs", 2)?;
-/// assert_eq!(batches.schema().field(0).name(), "value");
-/// let first = batches.next().unwrap()?;
-/// assert_eq!((first.num_rows(), batches.remaining(), batches.rows()), (2, 1, 3));
-/// # Ok(()) }
-/// ```
-pub struct Batches {
-    src: Source,
-    next: u64,
-    /// One past the last row to return.
-    end: u64,
-    batch: u64,
-}
-
-impl Batches {
-    fn new(src: Source, rows: Range<u64>, batch_rows: usize) -> Result<Batches> {
-        if batch_rows == 0 {
-            return Err(Error::invalid("$", "batch_rows must be at least 1"));
-        }
-        Ok(Batches {
-            src,
-            next: rows.start,
-            end: rows.end,
-            batch: batch_rows as u64,
-        })
-    }
-
-    /// The schema of every batch.
-    pub fn schema(&self) -> SchemaRef {
-        self.src.schema.clone()
-    }
-
-    /// The rows of the whole container.
-    pub fn rows(&self) -> u64 {
-        self.src.rows
-    }
-
-    /// The rows not yet returned.
-    pub fn remaining(&self) -> u64 {
-        self.end.saturating_sub(self.next)
-    }
-}
-
-impl Iterator for Batches {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.end {
-            return None;
-        }
-        let end = self.next.saturating_add(self.batch).min(self.end);
-        let r = self.src.read(self.next..end);
-        self.next = if r.is_ok() { end } else { self.end };
-        Some(r)
-    }
 }
