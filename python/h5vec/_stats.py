@@ -273,7 +273,10 @@ def _create(si, name, src, entries, checksum=False):
     n = len(entries)
     sid = h5py.h5s.create_simple((n,), (h5py.h5s.UNLIMITED,))
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-    dcpl.set_chunk((max(1, 65_536 // ct.get_size()),))  # as the Rust library: about 64 KiB
+    # As the Rust library: the entries of the first commit, rounded up to a
+    # power of two, at least 64 and at most 64 KiB of entries.
+    cap = max(65_536 // ct.get_size(), 64)
+    dcpl.set_chunk((min(1 << (max(n, 64) - 1).bit_length(), cap),))
     if checksum:
         dcpl.set_fletcher32()
     dsid = h5py.h5d.create(si.id, name.encode("utf-8"), ct, sid, dcpl=dcpl)

@@ -61,7 +61,11 @@ fn lit(leaf: &Leaf, v: &Value, ordered: bool) -> Result<Lit> {
             format!("{v}"),
         )
     };
-    let time = |text: &str| parse_time_text(text, &leaf.domain).ok_or_else(bad);
+    let time = |text: &str| {
+        parse_time_text(text, &leaf.domain)
+            .map(Lit::I)
+            .ok_or_else(bad)
+    };
     Ok(match (&leaf.domain, v) {
         (Domain::Int | Domain::UInt, Value::Int(i)) => Lit::I(*i),
         (Domain::Int | Domain::UInt | Domain::Float, Value::Float(x)) => {
@@ -301,15 +305,18 @@ fn not(a: u8) -> u8 {
     }
 }
 
+/// A leaf's values of the rows being evaluated and which are missing,
+/// once read.
+type ReadLeaf = Option<(Vals, Option<Vec<bool>>)>;
+
 /// The truth of `node` on rows `rows`, reading each leaf once.
 pub(crate) fn truth(node: &Node, leaves: &mut [Leaf], rows: Range<u64>) -> Result<Vec<u8>> {
     let n = (rows.end - rows.start) as usize;
-    let mut read: Vec<Option<(Vals, Option<Vec<bool>>)>> =
-        (0..leaves.len()).map(|_| None).collect();
+    let mut read: Vec<ReadLeaf> = (0..leaves.len()).map(|_| None).collect();
     fn go(
         node: &Node,
         leaves: &mut [Leaf],
-        read: &mut [Option<(Vals, Option<Vec<bool>>)>],
+        read: &mut [ReadLeaf],
         rows: &Range<u64>,
         n: usize,
     ) -> Result<Vec<u8>> {

@@ -16,7 +16,8 @@ use super::leaf::Leaf;
 use super::stats;
 use crate::error::Result;
 use crate::guard::Access;
-use crate::raw::minmax::{Bound, BoundKind, Entry};
+use crate::raw::bounds::{Bound, BoundKind};
+use crate::raw::minmax::Entry;
 use crate::vector::open::Opened;
 use crate::vector::open_vector;
 

@@ -28,7 +28,8 @@ use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, Datatype, Group};
 
 use crate::error::{Context, Error, Place, Result};
-use crate::raw::minmax::{entry_type, memory_entry_type, BoundKind, Entry, Summary};
+use crate::raw::bounds::{BoundKind, Summary};
+use crate::raw::minmax::{entry_type, memory_entry_type, Entry};
 use crate::raw::{self, MemType, Pod};
 use crate::schema::{ids, Kind, Stored};
 
@@ -64,7 +65,7 @@ impl ChunkStats {
             let k = row / c;
             let take = ((k + 1) * c - row).min(rest.len() as u64) as usize;
             let s = T::summarize(&rest[..take]);
-            let fresh = row % c == 0;
+            let fresh = row.is_multiple_of(c);
             if k < self.first {
                 // Before the first chunk of this session: cannot happen
                 // (writes only go forward); start over from here.
@@ -179,7 +180,7 @@ pub(crate) fn register<T: Pod>(
         reread: reread::<T>,
         ds: ds.clone(),
     };
-    if partial && written % chunk != 0 {
+    if partial && !written.is_multiple_of(chunk) {
         let a = first * chunk;
         let mem = if T::AS_STORED {
             MemType::<T>::checked(raw::dataset_type(ds, path)?, path)?
@@ -498,7 +499,12 @@ impl SessionStats {
                             .unwrap_or(usize::MAX)
                             .min((65_536 / size).max(64)),
                         compression: &crate::options::Compression::None,
-                        checksum: false,
+                        // Checksummed as the column is (SPEC.md 6.4).
+                        checksum: l
+                            .ds
+                            .filters()
+                            .iter()
+                            .any(|f| matches!(f, hdf5::filters::Filter::Fletcher32)),
                     };
                     let ds = raw::create_column(&g, &name, &spec, &p)?;
                     raw::write_attr_ascii(&ds, "KIND", KIND_MINMAX, &p)?;

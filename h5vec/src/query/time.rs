@@ -7,7 +7,6 @@
 //! offset `+HH:MM` / `-HH:MM` (converted to UTC), and for a zone-less
 //! column by nothing.
 
-use super::eval::Lit;
 use super::leaf::Domain;
 
 /// Days from 1970-01-01 to the civil date (proleptic Gregorian).
@@ -84,16 +83,16 @@ fn time_of_day(s: &str) -> Option<(i64, &str)> {
     ))
 }
 
-/// `text` as a value of a time `domain` (`None`: not one).
-pub(crate) fn parse_time_text(text: &str, domain: &Domain) -> Option<Lit> {
+/// `text` as the stored number of a time `domain` (`None`: not one).
+pub(crate) fn parse_time_text(text: &str, domain: &Domain) -> Option<i128> {
     let text = text.trim();
     match domain {
         Domain::Date => match date(text)? {
-            (d, "") => Some(Lit::I(i128::from(d))),
+            (d, "") => Some(i128::from(d)),
             _ => None,
         },
         Domain::TimeOfDay => match time_of_day(text)? {
-            (t, "") => Some(Lit::I(i128::from(t))),
+            (t, "") => Some(i128::from(t)),
             _ => None,
         },
         Domain::Instant { utc } => {
@@ -123,7 +122,7 @@ pub(crate) fn parse_time_text(text: &str, domain: &Domain) -> Option<Lit> {
                 }
                 _ => return None,
             };
-            Some(Lit::I(ns - offset * 1_000_000_000))
+            Some(ns - offset * 1_000_000_000)
         }
         _ => None,
     }
@@ -144,37 +143,28 @@ mod tests {
     #[test]
     fn texts() {
         let utc = Domain::Instant { utc: true };
-        assert_eq!(
-            parse_time_text("1970-01-01T00:00:00Z", &utc),
-            Some(Lit::I(0))
-        );
-        assert_eq!(
-            parse_time_text("1970-01-01T01:00:00+01:00", &utc),
-            Some(Lit::I(0))
-        );
+        assert_eq!(parse_time_text("1970-01-01T00:00:00Z", &utc), Some(0));
+        assert_eq!(parse_time_text("1970-01-01T01:00:00+01:00", &utc), Some(0));
         assert_eq!(
             parse_time_text("1969-12-31T23:59:59.999999999Z", &utc),
-            Some(Lit::I(-1))
+            Some(-1)
         );
         assert_eq!(
             parse_time_text("2262-04-11T23:47:16.854775807Z", &utc),
-            Some(Lit::I(i128::from(i64::MAX)))
+            Some(i128::from(i64::MAX))
         );
         assert_eq!(parse_time_text("1970-01-01T00:00:00", &utc), None);
         let naive = Domain::Instant { utc: false };
         assert_eq!(
             parse_time_text("1970-01-02 00:00", &naive),
-            Some(Lit::I(86_400_000_000_000))
+            Some(86_400_000_000_000)
         );
         assert_eq!(parse_time_text("1970-01-01T00:00:00Z", &naive), None);
         assert_eq!(parse_time_text("2024-02-30", &Domain::Date), None);
-        assert_eq!(
-            parse_time_text("2000-02-29", &Domain::Date),
-            Some(Lit::I(11_016))
-        );
+        assert_eq!(parse_time_text("2000-02-29", &Domain::Date), Some(11_016));
         assert_eq!(
             parse_time_text("00:00:01.5", &Domain::TimeOfDay),
-            Some(Lit::I(1_500_000_000))
+            Some(1_500_000_000)
         );
         assert_eq!(parse_time_text("24:00:00", &Domain::TimeOfDay), None);
     }

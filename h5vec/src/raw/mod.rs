@@ -33,6 +33,7 @@
 //! | `compound.rs`   | process-wide compound types (complex numbers' `{r, i}`)          |
 
 mod attrs;
+pub(crate) mod bounds;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;

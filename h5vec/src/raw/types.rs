@@ -9,8 +9,8 @@ use hdf5_sys::h5d;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5t::{self, H5T_class_t, H5T_cset_t, H5T_sign_t, H5T_str_t};
 
+use super::bounds::{Bound, BoundKind, Summary};
 use super::ffi::{check, sync, Owned};
-use super::minmax::{Bound, BoundKind, Summary};
 
 /// An integer as a [`Bound`] (signed ones as i64, unsigned as u64).
 trait WrapInt {
