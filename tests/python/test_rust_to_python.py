@@ -111,7 +111,16 @@ def test_vector_group_and_metadata(rust_files, fname, name):
     assert set(g) == {"data", "metadata"}, "a vector group has exactly data/ and metadata/"
     assert isinstance(g["data"], h5py.Group)
     meta = g["metadata"]
-    assert set(meta) == METADATA_MEMBERS
+    # SPEC 14: the statistics group is optional (here: every vector with a
+    # statistics leaf has it, the others not).
+    assert set(meta) - {"SEARCH_INDEXES"} == METADATA_MEMBERS
+    if "SEARCH_INDEXES" in meta:
+        si = meta["SEARCH_INDEXES"]
+        assert isinstance(si, h5py.Group) and len(si) > 0
+        for ix in si.values():
+            assert ix.attrs["KIND"] == b"CHUNK_MINMAX"
+            assert ix.attrs["SOURCE_NROWS"] == int(meta["count"][()])
+            assert ix.attrs["SOURCE_GENERATION"] == si.attrs["GENERATION"]
     for key in METADATA_MEMBERS - {"schema"}:
         assert isinstance(meta[key], h5py.Dataset), f"metadata/{key} is a dataset"
         assert len(meta[key].attrs) == 0, "metadata carries no attributes"
