@@ -109,7 +109,9 @@ fn cases() -> Vec<(Filter, Pred)> {
         (col("temp").gt(40.5), |r| Some(r.temp > 40.5)),
         (col("temp").le(-49.9), |r| Some(r.temp <= -49.9)),
         (col("temp").ne(0.0), |r| Some(r.temp != 0.0)),
-        (!col("temp").lt(10), |r| Some(!(r.temp < 10.0))),
+        (!col("temp").lt(10), |r| {
+            Some(r.temp.partial_cmp(&10.0) != Some(std::cmp::Ordering::Less))
+        }),
         (col("temp").eq(f64::INFINITY), |r| {
             Some(r.temp == f64::INFINITY)
         }),
