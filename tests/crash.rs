@@ -157,6 +157,18 @@ fn crash_check() {
     for (i, r) in v.iter().enumerate() {
         assert_eq!(*r, row(i as u64), "v[{i}]");
     }
+    // Statistics a kill left behind (SPEC.md section 14) are either valid
+    // or stale, never wrong: queries equal a scan of the loaded rows.
+    for (lo, hi) in [
+        (0, 10),
+        (len / 2, len / 2 + 100),
+        (len.saturating_sub(50), len + 10),
+    ] {
+        let got = h5vec::select_rows(&f, "v", &h5vec::col("id").between(lo, hi))
+            .unwrap_or_else(|e| panic!("v: select_rows: {e}"));
+        let want: Vec<u64> = (lo..=hi.min(len.saturating_sub(1))).collect();
+        assert_eq!(got, want, "v: id between {lo} and {hi}");
+    }
     for name in f.member_names().expect("the file's members list") {
         if name == "v" {
             continue;

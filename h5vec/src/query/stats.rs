@@ -259,7 +259,7 @@ fn at(name: &str) -> Place {
 /// Reads scalar uint64 attribute `name` of `obj`: `None` if absent or of
 /// another type or shape (a token that fails the check).
 pub(crate) fn read_u64_attr(obj: &hdf5::Location, name: &str) -> Option<u64> {
-    if !obj.attr_names().ok()?.iter().any(|n| n == name) {
+    if !raw::has_attr(obj, name, "$").ok()? {
         return None;
     }
     let a = obj.attr(name).ok()?;
@@ -272,7 +272,11 @@ pub(crate) fn read_u64_attr(obj: &hdf5::Location, name: &str) -> Option<u64> {
 }
 
 fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result<()> {
-    if obj.attr_names().at(p)?.iter().any(|n| n == name) {
+    if raw::has_attr(obj, name, p)? {
+        // Rewritten in place when it is our scalar uint64 already.
+        if read_u64_attr(obj, name).is_some() {
+            return obj.attr(name).at(p)?.write_scalar(&v).at(p);
+        }
         obj.delete_attr(name).at(p)?;
     }
     obj.new_attr::<u64>()
@@ -404,6 +408,8 @@ fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
 /// The statistics of a write session.
 pub(crate) struct SessionStats {
     leaves: Vec<Arc<Mutex<ChunkStats>>>,
+    /// Each leaf's index dataset, once found or created.
+    datasets: Vec<Option<Dataset>>,
     /// `GENERATION` as committed.
     generation: u64,
 }
@@ -412,6 +418,7 @@ impl SessionStats {
     /// The statistics of a new vector.
     pub(crate) fn new(leaves: Vec<Arc<Mutex<ChunkStats>>>) -> SessionStats {
         SessionStats {
+            datasets: leaves.iter().map(|_| None).collect(),
             leaves,
             generation: 0,
         }
@@ -448,7 +455,11 @@ impl SessionStats {
                 top.saturating_add(1)
             }
         };
-        Ok(SessionStats { leaves, generation })
+        Ok(SessionStats {
+            datasets: leaves.iter().map(|_| None).collect(),
+            leaves,
+            generation,
+        })
     }
 
     /// Whether `meta` has statistics an append must keep.
@@ -475,12 +486,16 @@ impl SessionStats {
             .generation
             .checked_add(1)
             .ok_or_else(|| Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1"))?;
-        let found = minmax_indexes(meta)?.map(|x| x.1).unwrap_or_default();
-        for l in &self.leaves {
+        let found = if self.datasets.iter().any(Option::is_none) {
+            minmax_indexes(meta)?.map(|x| x.1).unwrap_or_default()
+        } else {
+            HashMap::new()
+        };
+        for (l, cached) in self.leaves.iter().zip(self.datasets.iter_mut()) {
             let mut l = l.lock().expect("not poisoned");
             let name = index_name(&l.source);
             let p = at(&name);
-            let ds = match found.get(&l.source) {
+            let ds = match cached.as_ref().or_else(|| found.get(&l.source)) {
                 Some(ds) => ds.clone(),
                 None => {
                     let file_t = raw::dataset_type(&l.ds, &p)?;
@@ -515,6 +530,7 @@ impl SessionStats {
             // Future tokens before the content (HEP001's mutation order).
             write_u64_attr(&ds, "SOURCE_GENERATION", next, &p)?;
             write_u64_attr(&ds, "SOURCE_NROWS", count, &p)?;
+            *cached = Some(ds.clone());
             if l.rebuild {
                 let upto = l.first * l.chunk;
                 let mut all = (l.reread)(&l.ds, upto.min(count), l.chunk, &l.source)?;

@@ -108,3 +108,56 @@ impl BoundKind {
         }
     }
 }
+
+/// Eight lanes of running minimum and maximum, and of NaN counts (`x != x`:
+/// always false for integers), over `v`: the loop the compiler vectorizes.
+/// A NaN fails both comparisons, so it moves no bound.
+#[inline(always)]
+fn scan<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) {
+    let (mut lo, mut hi) = ([lo0; 8], [hi0; 8]);
+    let mut nans = [0u64; 8];
+    let mut it = v.chunks_exact(8);
+    for c in &mut it {
+        for j in 0..8 {
+            let x = c[j];
+            lo[j] = if x < lo[j] { x } else { lo[j] };
+            hi[j] = if x > hi[j] { x } else { hi[j] };
+            #[allow(clippy::eq_op)] // NaN test that also compiles for integers
+            let nan = x != x;
+            nans[j] += u64::from(nan);
+        }
+    }
+    for &x in it.remainder() {
+        lo[0] = if x < lo[0] { x } else { lo[0] };
+        hi[0] = if x > hi[0] { x } else { hi[0] };
+        #[allow(clippy::eq_op)] // as above
+        let nan = x != x;
+        nans[0] += u64::from(nan);
+    }
+    (lo, hi, nans.iter().sum())
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scan_avx2<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) {
+    scan(v, lo0, hi0)
+}
+
+/// The minimum and maximum of the values of `v` that are not NaN (`lo0` /
+/// `hi0`: where the bounds start, the first value or the infinities), and
+/// the NaN count; with AVX2 where the CPU has it (64-bit integer compares).
+pub(crate) fn min_max<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> (T, T, u64) {
+    #[cfg(target_arch = "x86_64")]
+    let (lo, hi, nan) = if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (detected just above), the only thing
+        // `scan_avx2` requires beyond what `scan` does.
+        unsafe { scan_avx2(v, lo0, hi0) }
+    } else {
+        scan(v, lo0, hi0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (lo, hi, nan) = scan(v, lo0, hi0);
+    let lo = lo.iter().fold(lo0, |a, &x| if x < a { x } else { a });
+    let hi = hi.iter().fold(hi0, |a, &x| if x > a { x } else { a });
+    (lo, hi, nan)
+}

@@ -78,9 +78,7 @@ macro_rules! pod_int {
                 Some(if $signed { BoundKind::I } else { BoundKind::U });
             fn summarize(vals: &[Self]) -> Summary {
                 let bounds = vals.first().map(|&f| {
-                    let (lo, hi) = vals
-                        .iter()
-                        .fold((f, f), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                    let (lo, hi, _) = super::bounds::min_max(vals, f, f);
                     (wrap_int(lo), wrap_int(hi))
                 });
                 Summary {
@@ -119,12 +117,10 @@ macro_rules! pod_float {
             const ENCODED: &'static str = $enc;
             const BOUND: Option<BoundKind> = Some(BoundKind::F);
             fn summarize(vals: &[Self]) -> Summary {
-                let nan = vals.iter().filter(|x| x.is_nan()).count() as u64;
-                let bounds = (nan < vals.len() as u64).then(|| {
-                    let lo = vals.iter().fold(<$t>::INFINITY, |a, &x| a.min(x));
-                    let hi = vals.iter().fold(<$t>::NEG_INFINITY, |a, &x| a.max(x));
-                    (Bound::F(f64::from(lo)), Bound::F(f64::from(hi)))
-                });
+                let (lo, hi, nan) =
+                    super::bounds::min_max(vals, <$t>::INFINITY, <$t>::NEG_INFINITY);
+                let bounds = (nan < vals.len() as u64)
+                    .then(|| (Bound::F(f64::from(lo)), Bound::F(f64::from(hi))));
                 Summary {
                     bounds,
                     nan,
@@ -145,7 +141,7 @@ pod_float!(f64, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, "Float64");
 /// Reading also accepts any other one-byte boolean encoding (the h5col enum
 /// over int8 with `FALSE = 0`, `TRUE = 1`, or a plain 8-bit integer); the
 /// byte is read unchanged; the decoders accept only 0 and 1 (SPEC.md section 7).
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(transparent)]
 pub struct Bits8(pub u8);
 
@@ -162,10 +158,9 @@ unsafe impl Pod for Bits8 {
     const BOUND: Option<BoundKind> = Some(BoundKind::B);
     fn summarize(vals: &[Self]) -> Summary {
         let bounds = vals.first().map(|&f| {
-            let (lo, hi) = vals
-                .iter()
-                .fold((f.0, f.0), |(lo, hi), x| (lo.min(x.0), hi.max(x.0)));
-            (Bound::B(lo), Bound::B(hi))
+            // Bits8 is a transparent u8: compare the bytes.
+            let (lo, hi, _) = super::bounds::min_max(vals, f, f);
+            (Bound::B(lo.0), Bound::B(hi.0))
         });
         Summary {
             bounds,
