@@ -117,6 +117,18 @@ fn cases() -> Vec<(Filter, Pred)> {
         }),
         (col("temp").is_null(), |_| Some(false)),
         (col("big").eq(i64::MAX), |r| Some(r.big == i64::MAX)),
+        (col("big").gt(i64::MAX), |_| Some(false)),
+        (col("big").ge(i64::MAX), |r| Some(r.big == i64::MAX)),
+        (col("big").lt(i64::MIN), |_| Some(false)),
+        (col("big").le(-500.5), |_| Some(false)),
+        (col("big").eq(3.5), |_| Some(false)),
+        (col("big").between(1e300, 1e301), |_| Some(false)),
+        (col("id").gt(u64::MAX), |_| Some(false)),
+        (col("id").lt(0), |_| Some(false)),
+        (col("id").ge(-5), |_| Some(true)),
+        (col("pos.y").between(-3.5, 2.5), |r| {
+            Some((-3..=2).contains(&r.pos.y))
+        }),
         (col("big").gt(9223372036854774784.0), |r| {
             Some(r.big > 9223372036854774784)
         }),

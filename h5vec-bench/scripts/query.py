@@ -103,13 +103,17 @@ def main():
 
     h5 = os.path.join(a.dir, f"query-{n}.h5")
     try:
+        import hdf5plugin  # noqa: F401  (Blosc, as the Rust side wrote it)
         import h5vec
 
         def h5vec_window():
-            with h5vec.open_file(h5) as f:
-                return h5vec.open_vector(f, "ticks").to_pandas(
+            v = h5vec.open_vector(h5, "ticks")
+            try:
+                return v.to_pandas(
                     filters=[("ts", ">=", pd.Timestamp(ta, tz="UTC")), ("ts", "<=", pd.Timestamp(tb, tz="UTC"))]
                 )
+            finally:
+                v.close()
 
         s, df = timed(h5vec_window, a.reps)
         assert len(df) == hi - lo, len(df)

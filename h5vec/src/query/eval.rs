@@ -234,8 +234,84 @@ fn test(p: &Pred, c: &dyn Fn(&Lit) -> Option<Ordering>) -> bool {
     }
 }
 
+/// The integers a comparison with an integer or float literal holds for,
+/// as an inclusive range (empty when `lo > hi`); `None` for other
+/// predicates. Exact: `x < 10.5` is `x <= 10`.
+fn int_range(p: &Pred) -> Option<(i128, i128)> {
+    // Float to integer `as` saturates, which keeps every bound exact for
+    // the i64 / u64 values it is used with.
+    let ge = |l: &Lit| match l {
+        Lit::I(v) => Some(*v),
+        Lit::F(f) => Some(f.ceil() as i128),
+        _ => None,
+    };
+    let le = |l: &Lit| match l {
+        Lit::I(v) => Some(*v),
+        Lit::F(f) => Some(f.floor() as i128),
+        _ => None,
+    };
+    match p {
+        Pred::Cmp(CmpOp::Eq, l) => match l {
+            Lit::I(v) => Some((*v, *v)),
+            Lit::F(f) if f.fract() == 0.0 && f.abs() < 1e38 => Some((*f as i128, *f as i128)),
+            Lit::F(_) => Some((1, 0)),
+            _ => None,
+        },
+        Pred::Cmp(CmpOp::Lt, l) => Some((
+            i128::MIN,
+            match l {
+                Lit::I(v) => v.checked_sub(1)?,
+                Lit::F(f) => (f.ceil() as i128).checked_sub(1)?,
+                _ => return None,
+            },
+        )),
+        Pred::Cmp(CmpOp::Le, l) => Some((i128::MIN, le(l)?)),
+        Pred::Cmp(CmpOp::Gt, l) => Some((
+            match l {
+                Lit::I(v) => v.checked_add(1)?,
+                Lit::F(f) => (f.floor() as i128).checked_add(1)?,
+                _ => return None,
+            },
+            i128::MAX,
+        )),
+        Pred::Cmp(CmpOp::Ge, l) => Some((ge(l)?, i128::MAX)),
+        Pred::Between(a, b) => Some((ge(a)?, le(b)?)),
+        _ => None,
+    }
+}
+
 /// The truth of `p` on each row of `vals`.
 fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<u8> {
+    // Integer columns against an integer range: one compare pair a row.
+    // The range is intersected with the column type's before narrowing.
+    let narrow = |lo: i128, hi: i128, min: i128, max: i128| {
+        let (lo, hi) = (lo.max(min), hi.min(max));
+        (lo <= hi).then_some((lo, hi))
+    };
+    if let (Vals::I(v), Some((lo, hi))) = (vals, int_range(p)) {
+        let mut out: Vec<u8> = match narrow(lo, hi, i64::MIN.into(), i64::MAX.into()) {
+            // In i64 range by `narrow`.
+            Some((lo, hi)) => {
+                let (lo, hi) = (lo as i64, hi as i64);
+                v.iter().map(|&x| u8::from(x >= lo && x <= hi)).collect()
+            }
+            None => vec![F; v.len()],
+        };
+        mark_missing(&mut out, missing);
+        return out;
+    }
+    if let (Vals::U(v), Some((lo, hi))) = (vals, int_range(p)) {
+        let mut out: Vec<u8> = match narrow(lo, hi, 0, u64::MAX.into()) {
+            // In u64 range by `narrow`.
+            Some((lo, hi)) => {
+                let (lo, hi) = (lo as u64, hi as u64);
+                v.iter().map(|&x| u8::from(x >= lo && x <= hi)).collect()
+            }
+            None => vec![F; v.len()],
+        };
+        mark_missing(&mut out, missing);
+        return out;
+    }
     if let Pred::Null(null) = p {
         return (0..n)
             .map(|r| {
@@ -269,6 +345,12 @@ fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<
             })
             .collect(),
     };
+    mark_missing(&mut out, missing);
+    out
+}
+
+/// Missing rows are unknown.
+fn mark_missing(out: &mut [u8], missing: Option<&[bool]>) {
     if let Some(m) = missing {
         for (o, &m) in out.iter_mut().zip(m) {
             if m {
@@ -276,7 +358,6 @@ fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<
             }
         }
     }
-    out
 }
 
 /// Kleene AND, OR, NOT on truth values.

@@ -28,8 +28,6 @@ pub use plan::Explain;
 
 use crate::codec::{Codec, Decoder, H5Vector};
 use crate::error::Result;
-use crate::guard::Access;
-use crate::vector::open_vector;
 
 /// The rows of vector `name` where `filter` is true, in increasing order.
 ///
@@ -95,8 +93,11 @@ pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
 /// # Ok(()) }
 /// ```
 pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Result<Vec<T>> {
-    let rows = select_rows(group, name, filter)?;
-    let v = open_vector(group, name, Access::Read)?;
+    let mut scan = plan::Scan::open(group, name, filter)?;
+    let mut rows = Vec::new();
+    scan.run(|r| rows.extend(r))?;
+    // The vector the scan opened and checked.
+    let v = scan.vector();
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_selected(&mut dec, &rows)
 }

@@ -174,6 +174,7 @@ pub(crate) struct Scan {
     window: u64,
     windows: u64,
     read: u64,
+    /// Keeps the vector open (and is what `load_where` decodes).
     _v: Opened,
 }
 
@@ -265,6 +266,11 @@ impl Scan {
             flush(r, self)?;
         }
         Ok(())
+    }
+
+    /// The vector, opened and checked.
+    pub(crate) fn vector(&self) -> &Opened {
+        &self._v
     }
 
     /// The report of what [`Self::run`] did, `rows` rows matching.
