@@ -50,6 +50,10 @@
 //!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
 //!   with bounded memory: [`VectorWriter`], [`VectorReader`]; what a group
 //!   holds: [`list_vectors`], [`vector_exists`];
+//! - which rows match (SPEC.md section 14): [`col`] builds a [`Filter`]
+//!   (also parsed from text), [`select_rows`], [`count_where`],
+//!   [`load_where`], [`explain`] ([`Explain`]); per-chunk statistics are
+//!   written by every save ([`SaveOptions::statistics`]);
 //! - what a file holds, without the Rust types: [`inspect`] (a container's
 //!   rows, schema tree and datasets: [`VectorInfo`], [`SchemaNode`],
 //!   [`DatasetInfo`]) and [`find_containers`] (every vector, h5col table
@@ -96,6 +100,7 @@
 //! | `codec`, `column`, `evolution`, `bincode_codec` | the traits every kind implements and the checks kinds share; one dataset of rows written and read in batches; [`LoadOptions`] (SPEC 12); blob encoding |
 //! | `kinds/` | one folder per storage kind, opening with its layout on disk (SPEC 3, 4) and holding its typed codec and its Arrow reader and writer (`arrow/read.rs`, `arrow/write.rs`); `kinds/adapters/` the Rust types stored on a kind under a codec of their own (times, instants with offsets, UUIDs, f16, complex numbers, maps), each owning every path |
 //! | `containers`, `vector/`, `h5col/`, `vls`, `inspect`, `compact` | container names and what a group is; the vector group, a file per verb (save, load, append, writer, reader) and the one write session every writer shares (SPEC 1, 8): [`save_vector`], [`load_vector`], [`append_vector`], [`VectorWriter`], [`VectorReader`], [`repair`]; [`h5col`] tables (SPEC 9); [`vls`] string arrays (SPEC 10); [`inspect`], [`find_containers`]; [`compact_vector`], [`copy_vector`] |
+//! | `query/` | filters, their text syntax, the scan and its `CHUNK_MINMAX` statistics (written through the write session, read to skip chunks; SPEC 14): [`col`], [`Filter`], [`select_rows`], [`load_where`], [`explain`] |
 //! | `arrow/`, `serde/`, `serde_value`, `untrusted` | vectors without their Rust type as Arrow batches (SPEC 11: the public API, batch plumbing, the mapping rules and the dispatch to the kinds' readers and writers); any serde type by columns (SPEC 13); [`Json`], [`Blob`]; [`open_untrusted`], [`check_isolated`] (SPEC 7) |
 //!
 //! `ARCHITECTURE.md` has the full module table, the import rule (no file

@@ -137,6 +137,15 @@ pub(crate) fn collect<R>(
             got: Vec::new(),
         })
     });
+    /// Takes the sink down even when `f` unwinds (no later writer on this
+    /// thread may register with it).
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SINK.with(|s| s.borrow_mut().take());
+        }
+    }
+    let _reset = Reset;
     let r = f();
     let got = SINK
         .with(|s| s.borrow_mut().take())
