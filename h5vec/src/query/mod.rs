@@ -57,9 +57,33 @@ use crate::error::Result;
 /// # Ok(()) }
 /// ```
 pub fn select_rows(group: &Group, name: &str, filter: &Filter) -> Result<Vec<u64>> {
+    let mut scan = plan::Scan::open(group, name, filter)?;
+    collect_rows(&mut scan)
+}
+
+/// The rows `scan` selects, the vector grown without aborting when memory
+/// runs out (an error instead).
+fn collect_rows(scan: &mut plan::Scan) -> Result<Vec<u64>> {
+    let total = scan.rows();
     let mut out = Vec::new();
-    plan::Scan::open(group, name, filter)?.run(|r| out.extend(r))?;
-    Ok(out)
+    let mut failed = None;
+    scan.run(|r| {
+        for x in r {
+            if failed.is_none() {
+                if let Err(e) = crate::limits::grow(&mut out, 1, total, "$") {
+                    failed = Some(e);
+                }
+            }
+            if failed.is_some() {
+                return;
+            }
+            out.push(x);
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 /// How many rows of vector `name` match `filter` (see [`select_rows`]).
@@ -94,8 +118,7 @@ pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
 /// ```
 pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Result<Vec<T>> {
     let mut scan = plan::Scan::open(group, name, filter)?;
-    let mut rows = Vec::new();
-    scan.run(|r| rows.extend(r))?;
+    let rows = collect_rows(&mut scan)?;
     // The vector the scan opened and checked.
     let v = scan.vector();
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;

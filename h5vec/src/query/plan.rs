@@ -268,6 +268,11 @@ impl Scan {
         Ok(())
     }
 
+    /// The vector's rows.
+    pub(crate) fn rows(&self) -> u64 {
+        self.count
+    }
+
     /// The vector, opened and checked.
     pub(crate) fn vector(&self) -> &Opened {
         &self._v
