@@ -1,7 +1,11 @@
+"""Summarizes statistics_ab.sh's runs (JSON lines in /tmp/ab38, or $OUT): the h5vec
+medians and the median per-pass ratio to the hand-written baseline, statistics
+off and on."""
+import os
 import json,statistics as st,collections
 res={}
 for v in ['off','on']:
-    rows=[json.loads(l) for l in open(f'/tmp/ab38/{v}.jsonl')]
+    rows=[json.loads(l) for l in open(os.path.join(os.environ.get('OUT', '/tmp/ab38'), f'{v}.jsonl'))]
     d=collections.defaultdict(dict)
     for r in rows: d[(r['workload'],r['phase'],r['pass'])][r['impl']]=r['seconds']
     res[v]=d
