@@ -543,3 +543,28 @@ fn live_writers_write_no_statistics_and_leave_old_ones_stale() {
     assert_eq!((e.rows_matched(), e.windows_read()), (11, 1), "{e}");
     assert_eq!(load_vector::<(u32, f64)>(&file, "s").unwrap(), all);
 }
+
+#[test]
+fn a_search_indexes_member_that_is_not_a_group_means_no_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n.h5");
+    let mut all = rows(0, 200, 8);
+    {
+        let file = h5vec::create_file(&path).unwrap();
+        save_vector_with(&file, "v", &all, &opts()).unwrap();
+    }
+    let file = h5vec::open_file_rw(&path).unwrap();
+    let meta = file.group("v/metadata").unwrap();
+    meta.unlink("SEARCH_INDEXES").unwrap();
+    meta.new_dataset::<u8>().create("SEARCH_INDEXES").unwrap();
+    let e = explain(&file, "v", &col("level").eq(1)).unwrap();
+    assert_eq!(
+        (e.rows_matched(), e.indexes()),
+        (100, vec![("level", None)])
+    );
+    let more = rows(200, 30, 9);
+    append_vector(&file, "v", &more).unwrap();
+    all.extend(more);
+    check(&file, "v", &all);
+    assert!(file.dataset("v/metadata/SEARCH_INDEXES").is_ok());
+}

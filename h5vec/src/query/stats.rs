@@ -313,9 +313,10 @@ fn minmax_indexes(meta: &Group) -> Result<Option<(Group, HashMap<String, Dataset
         return Ok(None);
     }
     let p = Place::new("$", format!("metadata/{GROUP}"));
-    let g = meta
-        .group(GROUP)
-        .map_err(|_| Error::mismatch(&p, "a group of search indexes", "something else"))?;
+    // Not a group: no indexes (as h5col reads a misused reserved name).
+    let Ok(g) = meta.group(GROUP) else {
+        return Ok(None);
+    };
     let mut out = HashMap::new();
     for name in g.member_names().at(&p)? {
         let Ok(ds) = g.dataset(&name) else { continue };
@@ -442,7 +443,9 @@ impl SessionStats {
         leaves: Vec<Arc<Mutex<ChunkStats>>>,
         count: u64,
     ) -> Result<SessionStats> {
-        let (g, found) = minmax_indexes(meta)?.expect("resumed only with SEARCH_INDEXES");
+        let Some((g, found)) = minmax_indexes(meta)? else {
+            return Ok(SessionStats::new(Vec::new()));
+        };
         let generation = read_u64_attr(&g, "GENERATION");
         for l in &leaves {
             let mut l = l.lock().expect("not poisoned");
@@ -473,7 +476,7 @@ impl SessionStats {
 
     /// Whether `meta` has statistics an append must keep.
     pub(crate) fn present(meta: &Group) -> bool {
-        meta.link_exists(GROUP)
+        meta.link_exists(GROUP) && meta.group(GROUP).is_ok()
     }
 
     /// Writes every leaf's entries for `count` rows, with tokens for the
