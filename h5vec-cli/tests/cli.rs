@@ -6,12 +6,14 @@ use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
-use assert_cmd::Command;
 use h5vec::hdf5::Dataset;
 use h5vec::H5Vector;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use predicates::prelude::*;
 use tempfile::TempDir;
+
+mod common;
+use common::*;
 
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 struct Pos {
@@ -71,18 +73,6 @@ fn events() -> Vec<Event> {
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden");
 
-/// Turns HDF5's file locking off in this process, before HDF5 starts (it
-/// reads `HDF5_USE_FILE_LOCKING` once, when it initializes): every test
-/// calls this before its first HDF5 call. The tests run in parallel threads
-/// and start children (the command) by fork and exec; between the two a
-/// child holds every file this process has open, with its `flock` lock, and
-/// a test reopening its own file in that moment would fail with "unable to
-/// lock file, errno 11". The children lock as usual.
-fn init() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE"));
-}
-
 /// A file with the events, a plain `u32` vector and a group holding a VLS
 /// array; returns its directory (kept alive by the caller) and path.
 fn fixture() -> (TempDir, PathBuf) {
@@ -102,72 +92,6 @@ fn fixture() -> (TempDir, PathBuf) {
     drop(g);
     drop(file);
     (dir, path)
-}
-
-/// The command, run in a child that keeps no file descriptor of this
-/// process but stdin, stdout and stderr (HDF5 opens files without
-/// `O_CLOEXEC`): it holds only the files it opens itself.
-fn std_cmd() -> std::process::Command {
-    init();
-    use std::os::unix::process::CommandExt;
-    extern "C" {
-        fn close_range(first: u32, last: u32, flags: i32) -> i32;
-    }
-    /// Linux's `CLOSE_RANGE_CLOEXEC`: mark the descriptors close-on-exec.
-    const CLOSE_RANGE_CLOEXEC: i32 = 4;
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("h5vec"));
-    // The command locks its files as it would anywhere (see `init`).
-    cmd.env_remove("HDF5_USE_FILE_LOCKING");
-    // SAFETY: the closure runs in the child between fork and exec and makes
-    // one async-signal-safe system call on the child's own descriptors;
-    // stdio (0-2) is already in place and stays open. Failure (an old
-    // kernel) leaves the descriptors as they were.
-    unsafe {
-        cmd.pre_exec(|| {
-            close_range(3, u32::MAX, CLOSE_RANGE_CLOEXEC);
-            Ok(())
-        });
-    }
-    cmd
-}
-
-fn h5vec_cmd() -> Command {
-    Command::from_std(std_cmd())
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = h5vec_cmd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "h5vec {args:?} failed ({:?}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "",
-        "h5vec {args:?} wrote to stderr"
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Runs `h5vec ARGS`, expecting exit status `code`; returns stdout and stderr.
-fn run_code(args: &[&str], code: i32) -> (String, String) {
-    let out = h5vec_cmd().args(args).output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "h5vec {args:?}: stdout {stdout}\nstderr {stderr}"
-    );
-    (stdout, stderr)
 }
 
 fn golden(rel: &str) -> String {
@@ -589,16 +513,6 @@ PATH    KIND         ROWS  COLUMNS  STORED
 }
 
 // ---- convert -----------------------------------------------------------
-
-fn read_parquet(path: &Path) -> Vec<RecordBatch> {
-    let f = std::fs::File::open(path).unwrap();
-    ParquetRecordBatchReaderBuilder::try_new(f)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
 
 #[test]
 fn convert_to_parquet_and_back() {

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Date32Array, Int32Array, RecordBatch, TimestampNanosecondArray};
-use assert_cmd::Command;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::LogicalType;
 
@@ -21,6 +20,9 @@ use half::f16;
 use num_complex::Complex;
 use tempfile::TempDir;
 use uuid::Uuid;
+
+mod common;
+use common::*;
 
 #[derive(H5Vector, Debug, Clone, PartialEq)]
 enum Shape {
@@ -68,11 +70,6 @@ struct Shapes {
     shape: Shape,
     maybe: Option<Shape>,
     list: Vec<Shape>,
-}
-
-fn init() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE"));
 }
 
 fn ns(s: &str) -> DateTime<Utc> {
@@ -263,54 +260,6 @@ fn write_fixture(path: &Path) {
     h5vec::save_vector(&file, "shapes", &shapes()).unwrap();
     write_arrow_kinds(&file);
     write_future(&file);
-}
-
-/// The command, in a child that keeps no file descriptor of this process
-/// but stdio (HDF5 opens files without `O_CLOEXEC`; tests/cli.rs says why).
-fn h5vec_cmd() -> Command {
-    init();
-    use std::os::unix::process::CommandExt;
-    extern "C" {
-        fn close_range(first: u32, last: u32, flags: i32) -> i32;
-    }
-    const CLOSE_RANGE_CLOEXEC: i32 = 4;
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("h5vec"));
-    cmd.env_remove("HDF5_USE_FILE_LOCKING");
-    // SAFETY: one async-signal-safe system call on the child's own
-    // descriptors between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            close_range(3, u32::MAX, CLOSE_RANGE_CLOEXEC);
-            Ok(())
-        });
-    }
-    Command::from_std(cmd)
-}
-
-/// Runs `h5vec ARGS`, expecting exit status `code`; returns stdout and stderr.
-fn run_code(args: &[&str], code: i32) -> (String, String) {
-    let out = h5vec_cmd().args(args).output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "h5vec {args:?}: stdout {stdout}\nstderr {stderr}"
-    );
-    (stdout, stderr)
-}
-
-/// Runs `h5vec ARGS`, expecting success and nothing on stderr.
-fn run_ok(args: &[&str]) -> String {
-    let (out, err) = run_code(args, 0);
-    assert_eq!(err, "", "h5vec {args:?} wrote to stderr");
-    out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// `cat FILE VECTOR --format FORMAT`.

@@ -3,13 +3,15 @@
 //! and the errors (a bad filter with its position, a column that is not
 //! there, a container that is not a vector).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use arrow::array::{AsArray, RecordBatch};
+use arrow::array::AsArray;
 use arrow::datatypes::{Float64Type, UInt32Type};
 use h5vec::H5Vector;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use tempfile::TempDir;
+
+mod common;
+use common::*;
 
 #[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
 #[repr(u8)]
@@ -50,12 +52,6 @@ fn readings() -> Vec<Reading> {
         .collect()
 }
 
-/// See `init` in tests/cli.rs: HDF5's file locking off in this process.
-fn init() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE"));
-}
-
 /// A file with `readings` (chunks of 3 rows: statistics over 3 windows),
 /// `xs` (150,000 `u32`s: several batches of the command) and a VLS array.
 fn fixture() -> (TempDir, PathBuf) {
@@ -69,55 +65,6 @@ fn fixture() -> (TempDir, PathBuf) {
     h5vec::vls::save_strings(&file, "names", &[Some("a".to_string()), None]).unwrap();
     drop(file);
     (dir, path)
-}
-
-/// The command in a child holding no descriptor of this process but
-/// stdio (see `std_cmd` in tests/cli.rs).
-fn cmd() -> std::process::Command {
-    init();
-    use std::os::unix::process::CommandExt;
-    extern "C" {
-        fn close_range(first: u32, last: u32, flags: i32) -> i32;
-    }
-    const CLOSE_RANGE_CLOEXEC: i32 = 4;
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("h5vec"));
-    cmd.env_remove("HDF5_USE_FILE_LOCKING");
-    // SAFETY: the closure runs in the child between fork and exec and makes
-    // one async-signal-safe system call on the child's own descriptors;
-    // stdio (0-2) stays open. Failure (an old kernel) changes nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            close_range(3, u32::MAX, CLOSE_RANGE_CLOEXEC);
-            Ok(())
-        });
-    }
-    cmd
-}
-
-/// Runs `h5vec ARGS`, expecting exit status `code`; returns stdout and stderr.
-fn run_code(args: &[&str], code: i32) -> (String, String) {
-    let out = cmd().args(args).output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "h5vec {args:?}: stdout {stdout}\nstderr {stderr}"
-    );
-    (stdout, stderr)
-}
-
-/// Runs `h5vec ARGS`, expecting success and nothing on stderr.
-fn run_ok(args: &[&str]) -> String {
-    let (out, err) = run_code(args, 0);
-    assert_eq!(err, "", "h5vec {args:?} wrote to stderr");
-    out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 const WARM_OK: &str = "temperature >= 10 and status == 'Ok'";
@@ -328,16 +275,6 @@ rows: 8, matched: 1
 windows of 3 rows: 2 read, 1 skipped of 3
 "
     );
-}
-
-fn read_parquet(path: &Path) -> Vec<RecordBatch> {
-    let f = std::fs::File::open(path).unwrap();
-    ParquetRecordBatchReaderBuilder::try_new(f)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
 }
 
 #[test]
