@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use crate::codec::{expect_members, open_column, open_group, Codec, Decoder, H5Vector};
+use crate::codec::{expect_members, open_column, Codec, Decoder, H5Vector};
 use crate::column::PodReader;
 use crate::error::{Error, Result};
 use crate::kinds::vls::VlsField;
@@ -119,38 +119,16 @@ impl<D: Decoder<String>> Decoder<Option<String>> for Some_<D> {
     }
 }
 
-/// Walks `column` (dotted) through record nodes from the vector's `data`.
+/// Walks `column` (dotted) through record nodes from the vector's `data`:
+/// its group, node, logical path and the path of its group below the
+/// vector group (`data/a/b`).
 fn walk(data: &Group, schema: &Stored, column: &str) -> Result<(Group, Stored, String, String)> {
-    let mut group = data.clone();
-    let mut node = schema.clone();
-    let mut path = String::from("$");
-    let mut source = String::from("data");
-    if column.is_empty() {
-        return Ok((group, node, path, source));
-    }
-    for seg in column.split('.') {
-        let names = match (&node.kind, &node.field_names) {
-            (Kind::Record, Some(n)) => n.clone(),
-            _ => {
-                return Err(Error::mismatch(
-                    &path,
-                    format!("a record with a field `{seg}` (filter column `{column}`)"),
-                    format!("a `{}` node", node.kind),
-                ))
-            }
-        };
-        let i = names.iter().position(|n| n == seg).ok_or_else(|| {
-            Error::mismatch(
-                &path,
-                format!("a field `{seg}` (filter column `{column}`)"),
-                format!("fields {names:?}"),
-            )
-        })?;
-        path = format!("{path}.{seg}");
-        source = format!("{source}/{seg}");
-        group = open_group(&group, seg, &path)?;
-        node = node.child(i, &path)?.clone();
-    }
+    let context = format!(" (filter column `{column}`)");
+    let (group, node, path) = crate::vector::find_field(data, schema, column, &context)?;
+    let source = match column {
+        "" => "data".to_owned(),
+        c => format!("data/{}", c.replace('.', "/")),
+    };
     Ok((group, node, path, source))
 }
 

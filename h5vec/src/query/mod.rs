@@ -128,13 +128,15 @@ pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Re
 /// Rows closer than this are read in one call (skipping those between).
 const GAP_ROWS: u64 = 4096;
 
-/// Decodes the rows `rows` (increasing) with `dec`: runs of nearby rows
-/// are read with one `load` each, the rows between skipped.
-pub(crate) fn read_selected<T, D: Decoder<T>>(dec: &mut D, rows: &[u64]) -> Result<Vec<T>> {
-    let mut out = Vec::new();
-    crate::limits::reserve(&mut out, rows.len() as u64, "$")?;
+/// The runs `rows` (increasing) is read in: each the positions `i..j` of
+/// `rows` and the span of rows `rows[i] ..= rows[j - 1]` one read covers
+/// (rows closer than [`GAP_ROWS`], a span of at most a read batch).
+pub(crate) fn runs(rows: &[u64]) -> impl Iterator<Item = (Range<usize>, Range<u64>)> + '_ {
     let mut i = 0;
-    while i < rows.len() {
+    std::iter::from_fn(move || {
+        if i >= rows.len() {
+            return None;
+        }
         let start = rows[i];
         let mut j = i + 1;
         while j < rows.len()
@@ -143,18 +145,28 @@ pub(crate) fn read_selected<T, D: Decoder<T>>(dec: &mut D, rows: &[u64]) -> Resu
         {
             j += 1;
         }
-        let span: Range<u64> = start..rows[j - 1] + 1;
+        let run = (i..j, start..rows[j - 1] + 1);
+        i = j;
+        Some(run)
+    })
+}
+
+/// Decodes the rows `rows` (increasing) with `dec`: each of their [`runs`]
+/// with one `load`, the rows between skipped.
+pub(crate) fn read_selected<T, D: Decoder<T>>(dec: &mut D, rows: &[u64]) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, rows.len() as u64, "$")?;
+    for (at, span) in runs(rows) {
         dec.load(span.clone())?;
-        let mut k = i;
+        let mut k = at.start;
         for r in span {
-            if k < j && rows[k] == r {
+            if k < at.end && rows[k] == r {
                 out.push(dec.next()?);
                 k += 1;
             } else {
                 dec.skip()?;
             }
         }
-        i = j;
     }
     Ok(out)
 }

@@ -22,6 +22,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use hdf5::types::VarLenUnicode;
@@ -37,6 +38,10 @@ use crate::schema::{ids, Kind, Stored};
 pub(crate) const GROUP: &str = "SEARCH_INDEXES";
 const KIND_MINMAX: &str = "CHUNK_MINMAX";
 
+/// Reads a leaf's rows (from a chunk boundary) and summarizes them per
+/// chunk: [`reread`] for the leaf's value type.
+type Reread = fn(&Dataset, Range<u64>, u64, &str) -> Result<Vec<Summary>>;
+
 /// The statistics of one leaf being written.
 pub(crate) struct ChunkStats {
     /// The source dataset's path below the vector group.
@@ -51,7 +56,7 @@ pub(crate) struct ChunkStats {
     /// missing): the next commit rebuilds them from the data.
     rebuild: bool,
     /// Reads the source's rows `0..rows` and summarizes them by chunk.
-    reread: fn(&Dataset, u64, u64, &str) -> Result<Vec<Summary>>,
+    reread: Reread,
     ds: Dataset,
 }
 
@@ -95,8 +100,9 @@ impl ChunkStats {
     }
 }
 
-/// Reads rows `0..rows` of `ds` as `T` and summarizes them per chunk.
-fn reread<T: Pod>(ds: &Dataset, rows: u64, chunk: u64, path: &str) -> Result<Vec<Summary>> {
+/// Reads rows `rows` of `ds` (from a chunk boundary) as `T` and
+/// summarizes them per chunk of `chunk` rows.
+fn reread<T: Pod>(ds: &Dataset, rows: Range<u64>, chunk: u64, path: &str) -> Result<Vec<Summary>> {
     let mem = if T::AS_STORED {
         MemType::<T>::checked(raw::dataset_type(ds, path)?, path)?
     } else {
@@ -104,15 +110,22 @@ fn reread<T: Pod>(ds: &Dataset, rows: u64, chunk: u64, path: &str) -> Result<Vec
     };
     let mut out = Vec::new();
     let mut buf = Vec::new();
-    let mut a = 0;
-    while a < rows {
-        let n = chunk.min(rows - a);
+    let mut a = rows.start;
+    while a < rows.end {
+        let n = chunk.min(rows.end - a);
         buf.clear();
         crate::pipeline::rows::read_pod_rows::<T>(ds, &mem, a, n, &[], &mut buf, path)?;
         out.push(T::summarize(&buf));
         a += n;
     }
     Ok(out)
+}
+
+/// Rows per chunk of `ds` on axis 0 (`contiguous` when it has no chunks).
+fn chunk_len(ds: &Dataset, contiguous: u64) -> u64 {
+    ds.chunk()
+        .and_then(|c| c.first().copied())
+        .map_or(contiguous, |c| c.max(1) as u64)
 }
 
 /// The leaves a session collects statistics for: logical path -> source.
@@ -174,10 +187,7 @@ pub(crate) fn register<T: Pod>(
     }) else {
         return Ok(None);
     };
-    let chunk = ds
-        .chunk()
-        .and_then(|c| c.first().copied())
-        .map_or(u64::MAX, |c| c.max(1) as u64);
+    let chunk = chunk_len(ds, u64::MAX);
     let first = written / chunk;
     let mut st = ChunkStats {
         source,
@@ -189,16 +199,9 @@ pub(crate) fn register<T: Pod>(
         reread: reread::<T>,
         ds: ds.clone(),
     };
-    if partial && !written.is_multiple_of(chunk) {
-        let a = first * chunk;
-        let mem = if T::AS_STORED {
-            MemType::<T>::checked(raw::dataset_type(ds, path)?, path)?
-        } else {
-            MemType::<T>::native()
-        };
-        let mut buf = Vec::new();
-        crate::pipeline::rows::read_pod_rows::<T>(ds, &mem, a, written - a, &[], &mut buf, path)?;
-        st.entries.push(T::summarize(&buf));
+    if partial {
+        // The rows of the chunk before `written` (none on a boundary).
+        st.entries = reread::<T>(ds, first * chunk..written, chunk, path)?;
     }
     let st = Arc::new(Mutex::new(st));
     SINK.with(|s| {
@@ -358,10 +361,7 @@ pub(crate) fn read_minmax(
     if !valid(ds, read_u64_attr(&g, "GENERATION"), count) {
         return Ok(None);
     }
-    let chunk = source_ds
-        .chunk()
-        .and_then(|c| c.first().copied())
-        .map_or(count.max(1), |c| c.max(1) as u64);
+    let chunk = chunk_len(source_ds, count.max(1));
     let n = count.div_ceil(chunk);
     let p = Place::new("$", ds.name());
     let info = raw::dataset_type(ds, &p)?;
@@ -545,7 +545,7 @@ impl SessionStats {
             *cached = Some(ds.clone());
             if l.rebuild {
                 let upto = l.first * l.chunk;
-                let mut all = (l.reread)(&l.ds, upto.min(count), l.chunk, &l.source)?;
+                let mut all = (l.reread)(&l.ds, 0..upto.min(count), l.chunk, &l.source)?;
                 all.append(&mut l.entries);
                 l.entries = all;
                 l.first = 0;
@@ -591,10 +591,7 @@ impl SessionStats {
 /// The statistics of a leaf rebuilt from all its `count` rows at the next
 /// commit.
 fn rebuilt<T: Pod>(ds: &Dataset, source: &str, count: u64) -> Option<ChunkStats> {
-    let chunk = ds
-        .chunk()
-        .and_then(|c| c.first().copied())
-        .map_or(count.max(1), |c| c.max(1) as u64);
+    let chunk = chunk_len(ds, count.max(1));
     Some(ChunkStats {
         source: source.to_owned(),
         kind: T::BOUND?,

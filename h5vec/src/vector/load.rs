@@ -188,13 +188,20 @@ pub(crate) fn check_range(range: &Range<u64>, count: u64) -> Result<()> {
 /// ```
 pub fn load_column<F: H5Vector>(parent: &Group, name: &str, field: &str) -> Result<Vec<F>> {
     let v = open_vector(parent, name, Access::Read)?;
-    let (group, node, path) = find_field(&v.data, &v.schema, field)?;
+    let (group, node, path) = find_field(&v.data, &v.schema, field, "")?;
     let mut dec = F::Codec::open(&group, &node, &path, v.count)?;
     read_rows(&mut dec, 0..v.count)
 }
 
-/// Walks `field` (dotted) through record schema nodes and data groups.
-fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stored, String)> {
+/// Walks `field` (dotted) through record schema nodes and data groups;
+/// `context` ends what an error says was expected (e.g. which filter
+/// column asked).
+pub(crate) fn find_field(
+    data: &Group,
+    schema: &Stored,
+    field: &str,
+    context: &str,
+) -> Result<(Group, Stored, String)> {
     let mut group = data.clone();
     let mut node = schema.clone();
     let mut path = String::from("$");
@@ -207,7 +214,7 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
             _ => {
                 return Err(Error::mismatch(
                     &path,
-                    format!("a record with a field `{seg}`"),
+                    format!("a record with a field `{seg}`{context}"),
                     format!("a `{}` node", node.kind),
                 ))
             }
@@ -215,7 +222,7 @@ fn find_field(data: &Group, schema: &Stored, field: &str) -> Result<(Group, Stor
         let i = names.iter().position(|n| n == seg).ok_or_else(|| {
             Error::mismatch(
                 &path,
-                format!("a field `{seg}`"),
+                format!("a field `{seg}`{context}"),
                 format!("fields {names:?}"),
             )
         })?;

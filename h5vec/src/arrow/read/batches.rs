@@ -13,10 +13,6 @@ use crate::error::{Error, Result};
 
 use super::container::Source;
 
-/// Selected rows closer than this are read in one range read (the rows
-/// between read and dropped), as `load_where` does (SPEC.md 14.3).
-const GAP_ROWS: u64 = 4096;
-
 /// Record batches of a vector, h5col table or VLS array, read one after the
 /// other ([`batches`](super::batches),
 /// [`batches_range`](super::batches_range),
@@ -123,37 +119,27 @@ impl Iterator for Batches {
     }
 }
 
-/// Rows `rows` (increasing, below `src.rows`) of `src` as one batch: runs of
-/// rows closer than [`GAP_ROWS`] (and spanning at most a read batch) are
-/// read with one range read each, the rows between them dropped.
+/// Rows `rows` (increasing, below `src.rows`) of `src` as one batch: each
+/// of their runs ([`crate::query::runs`]) read with one range read, the
+/// rows between dropped.
 pub(super) fn read_rows(src: &mut Source, rows: &[u64]) -> Result<RecordBatch> {
     let mut parts = Vec::new();
-    let mut i = 0;
-    while i < rows.len() {
-        let start = rows[i];
-        let mut j = i + 1;
-        while j < rows.len()
-            && rows[j] - rows[j - 1] <= GAP_ROWS
-            && rows[j] - start < crate::options::READ_BATCH_ROWS
-        {
-            j += 1;
-        }
-        let span = start..rows[j - 1] + 1;
+    for (at, span) in crate::query::runs(rows) {
+        let start = span.start;
         let len = (span.end - span.start) as usize;
         let batch = src.read(span)?;
-        if len == j - i {
+        if len == at.len() {
             // Every row of the run is selected.
             parts.push(batch);
         } else {
             let mut keep = vec![false; len];
-            for &r in &rows[i..j] {
+            for &r in &rows[at] {
                 keep[(r - start) as usize] = true;
             }
             let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(keep))
                 .map_err(|e| Error::invalid("$", format!("cannot keep the selected rows: {e}")))?;
             parts.push(kept);
         }
-        i = j;
     }
     match parts.len() {
         0 => Ok(RecordBatch::new_empty(src.schema.clone())),
