@@ -633,21 +633,30 @@ def _describe(col):
         type(col), type(col).__name__)
 
 
-def select(container, sel, filters, a, b, batch):
-    """(matching row numbers, the selected columns of those rows) of rows a..b."""
-    plan = Plan(container, filters)
-    rows, pieces = [], []
+def _pieces(plan, container, sel, a, b, batch):
+    """Yields (row numbers, the selected columns of those rows) of the
+    matching rows of a..b, one range of `plan` at a time (ranges without a
+    match, or that the statistics rule out, are not read)."""
     for lo, hi in plan.ranges(a, b, batch):
         hits = np.flatnonzero(plan.mask(lo, hi))
         if not hits.size:
             continue
         first = int(hits[0])
         col = container._read_rows(sel, lo + first, lo + int(hits[-1]) + 1)
-        pieces.append(take(col, hits - first))
-        rows.append(hits + lo)
-    if not pieces:
+        yield hits + lo, take(col, hits - first)
+
+
+def _joined(parts):
+    rows, pieces = zip(*parts)
+    return np.concatenate(rows).astype(np.int64), concat(list(pieces))
+
+
+def select(container, sel, filters, a, b, batch):
+    """(matching row numbers, the selected columns of those rows) of rows a..b."""
+    parts = list(_pieces(Plan(container, filters), container, sel, a, b, batch))
+    if not parts:
         return np.zeros(0, np.int64), container._read_rows(sel, a, a)
-    return np.concatenate(rows).astype(np.int64), concat(pieces)
+    return _joined(parts)
 
 
 def batches(container, sel, filters, a, b, batch):
@@ -655,18 +664,9 @@ def batches(container, sel, filters, a, b, batch):
     `batch` rows at a time (spans without a match are skipped)."""
     plan = Plan(container, filters)
     for s in range(a, b, batch):
-        e = min(b, s + batch)
-        rows, pieces = [], []
-        for lo, hi in plan.ranges(s, e, batch):
-            hits = np.flatnonzero(plan.mask(lo, hi))
-            if not hits.size:
-                continue
-            first = int(hits[0])
-            col = container._read_rows(sel, lo + first, lo + int(hits[-1]) + 1)
-            pieces.append(take(col, hits - first))
-            rows.append(hits + lo)
-        if pieces:
-            yield np.concatenate(rows).astype(np.int64), concat(pieces)
+        parts = list(_pieces(plan, container, sel, s, min(b, s + batch), batch))
+        if parts:
+            yield _joined(parts)
 
 
 # ---------------------------------------------------------------------------
