@@ -219,7 +219,8 @@ impl Categorical {
         })
     }
 
-    /// The labels, in code order.
+    /// The labels, in code order (the Arrow reader's dictionary).
+    #[cfg(feature = "arrow")]
     pub(crate) fn labels(&self) -> &[String] {
         &self.labels
     }
@@ -229,7 +230,8 @@ impl Categorical {
         self.fill.is_some()
     }
 
-    /// The column's place, for errors.
+    /// The column's place, for errors (the Arrow reader's).
+    #[cfg(feature = "arrow")]
     pub(crate) fn place(&self) -> &Place {
         &self.path
     }

@@ -33,7 +33,8 @@ mod writer;
 pub use crate::containers::{FORMAT_NAME, FORMAT_VERSION};
 pub use append::{append_vector, append_vector_with, repair};
 #[cfg(feature = "arrow")]
-pub(crate) use load::{check_range, find_field};
+pub(crate) use load::check_range;
+pub(crate) use load::find_field;
 pub use load::{load_column, load_range, load_range_with, load_vector, load_vector_with};
 pub(crate) use open::open_vector;
 #[cfg(feature = "arrow")]
