@@ -84,7 +84,9 @@ pub(crate) use h5col::{
     string_facts, unsigned_int_size, write_attr_bytes, write_obj_ref_attr, IntType, RefTarget,
 };
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
-pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
+pub(crate) use pipeline::{
+    blosc_compress, blosc_decompress, blosc_decompress_part, layout as dataset_layout, Layout,
+};
 pub(crate) use podrows::{
     plain_size, pod_bytes, pod_bytes_mut, read_plain_rows_bytes, read_pod_rows_bytes, row_elems,
     write_plain_rows_bytes, write_pod_rows_bytes, MemType,
