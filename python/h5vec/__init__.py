@@ -13,6 +13,7 @@ Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 """
 
 from ._errors import FileError, FormatError
+from ._indexes import build_index, drop_index, list_indexes
 from ._schema import Node
 from ._tables import StringArray, Table, open_strings, open_table, read_strings, read_table
 from ._validate import validate
@@ -29,6 +30,9 @@ __all__ = [
     "Table",
     "Vector",
     "append_vector",
+    "build_index",
+    "drop_index",
+    "list_indexes",
     "list_vectors",
     "open_strings",
     "open_table",

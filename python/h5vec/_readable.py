@@ -215,6 +215,11 @@ class Readable(Generic[N, A, P, L]):
         """Usable CHUNK_MINMAX statistics of leaf `column` (`_stats.Stats`), or None."""
         return None
 
+    def _column_indexes(self, column):
+        """The valid SORTED_ROWS / BITMAP / CHUNK_BLOOM indexes of leaf `column`
+        (`_indexes.ColumnIndexes`), or None."""
+        return None
+
     # -- what a container defines -----------------------------------------
 
     def _selection(self, columns):
