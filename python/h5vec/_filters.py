@@ -581,13 +581,13 @@ class Plan:
                 order = (ix.bitmap_rows, ix.sorted_rows) if p.base == "in" else (ix.sorted_rows, ix.bitmap_rows)
                 r = None
                 for f in order:
-                    r = f(p)
+                    r = _guarded(f, p)
                     if r is not None:
                         break
                 if r is not None:
                     rows = r if rows is None else np.intersect1d(rows, r, assume_unique=True)
                     continue
-                bm = ix.bloom_may(p)
+                bm = _guarded(ix.bloom_may, p)
                 if bm is not None:
                     mays.append(bm)
             st = self.stats.get(p.name)
@@ -691,6 +691,15 @@ class Plan:
                 acc &= p.mask(*leaves[p.name])
             result |= acc
         return result
+
+
+def _guarded(f, pred):
+    """An index's answer, or None when the index cannot be read as its format
+    says (a damaged or hostile index is not present: the rows are scanned)."""
+    try:
+        return f(pred)
+    except (OSError, ValueError, TypeError, RuntimeError, KeyError, IndexError):
+        return None
 
 
 def _describe(col):
