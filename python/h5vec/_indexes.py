@@ -536,16 +536,41 @@ def compute_sorted_rows(leaf):
     b = vals[body]
     if leaf.domain == "float":
         b = np.where(b == 0, np.zeros((), b.dtype), b)  # -0 == +0: ties by row
-    order = np.argsort(b, kind="stable")
+    order = _stable_argsort(b)
     perm = np.concatenate([rows[body][order], rows[fill], rows[nant]])
     return perm, int(fill.sum()), int(nant.sum())
+
+
+def _unique(vals):
+    """Sorted distinct values (by sorting: faster than numpy's hashing unique here)."""
+    s = np.sort(vals)
+    if len(s) < 2:
+        return s
+    return s[np.concatenate([[True], s[1:] != s[:-1]])]
 
 
 def _distinct(vals, domain):
     if domain == "float":
         vals = vals[~np.isnan(vals)]
         vals = np.where(vals == 0, np.zeros((), vals.dtype), vals)
-    return np.unique(vals)
+    return _unique(vals)
+
+
+def _stable_argsort(b):
+    """np.argsort(b, kind="stable") (ties by position), faster: an unstable
+    sort, then the runs of equal values put back in position order."""
+    n = len(b)
+    if n < 2 or n >= 1 << 32:
+        return np.argsort(b, kind="stable")
+    perm = np.argsort(b)
+    sv = b[perm]
+    new = sv[1:] != sv[:-1]
+    if new.all():
+        return perm
+    rank = np.concatenate([[0], np.cumsum(new, dtype=np.uint64)])
+    key = rank * np.uint64(n) + perm.astype(np.uint64)
+    key.sort()
+    return (key % np.uint64(n)).astype(np.int64)
 
 
 def bitmap_values(leaf):
@@ -639,9 +664,9 @@ def compute_bloom(leaf):
         if not len(keys):
             continue
         ha, hb = leaf.hash_values(keys)
-        pos = _murmur.bit_positions(ha, hb, k, m_bits).reshape(-1)
         bits = np.zeros(m_bits, bool)
-        bits[pos.astype(np.int64)] = True
+        for g in _murmur.iter_positions(ha, hb, k, m_bits):
+            bits[g] = True
         out[i] = np.packbits(bits, bitorder="little")
     return out, k, m_bits
 

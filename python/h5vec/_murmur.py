@@ -155,6 +155,19 @@ def hash128_strings(strings, seed: int = 0):
     return ha, hb
 
 
+def iter_positions(ha, hb, k: int, m_bits: int):
+    """Yields, for i in 0..k, the int64 array of g_i = (h_a + i * h_b) mod
+    m_bits of every hash, computed exactly (steps that stay below 2 m)."""
+    m = np.uint64(m_bits)
+    g = np.asarray(ha, np.uint64) % m
+    b = np.asarray(hb, np.uint64) % m
+    for i in range(k):
+        yield g.astype(np.int64)
+        if i + 1 < k:
+            g = g + b
+            np.subtract(g, m, out=g, where=g >= m)
+
+
 def bit_positions(ha, hb, k: int, m_bits: int):
     """(len(ha), k) uint64 bit numbers g_i = (h_a + i * h_b) mod m_bits,
     computed exactly: (h_a mod m) + i * (h_b mod m) by steps that stay below 2 m."""
