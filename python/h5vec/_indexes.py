@@ -790,9 +790,11 @@ def _link_table(place, leaf, ds, old):
     keep = []
     for ref in _refs(col):
         t = _deref(place.owner, ref)
-        if t is not None and old is not None and t == old:
+        if t is None:
+            continue  # dangling (e.g. the index just replaced): HEP001 allows none
+        if old is not None and t == old:
             continue
-        if t is not None and _addr(t) == _addr(ds):
+        if _addr(t) == _addr(ds):
             return
         keep.append(ref)
     if "SEARCH_INDEX_LIST" in col.attrs:
@@ -907,7 +909,6 @@ def _build(place, leaf, kind):
                                 "bools, enums and times reached through records, alone or in an Option")
             entries = compute_vector_minmax(leaf)
             src = leaf.ds
-            ftype = _stats._file_type(src)
             if old is not None and _stats._same_type(old, src) and old.maxshape == (None,) and old.chunks:
                 ds = old
                 _clear_tokens(ds)
@@ -916,7 +917,6 @@ def _build(place, leaf, kind):
                 if old is not None:
                     del si[old.name.rsplit("/", 1)[-1]]
                 ds = _stats._create(si, _free_name(si, name), src, entries, bool(src.fletcher32))
-            del ftype
     if "KIND" not in ds.attrs or _kind_attr(ds) != kind:
         _write_ascii(ds, "KIND", kind)
     if not place.table and _str(ds, "SOURCE") != leaf.source:
@@ -956,6 +956,13 @@ def _values_of(place, ds):
 
 
 def build_index(where: Any, name: Optional[str], column: str, kind: str = "sorted-rows") -> None:
+    """Builds (or rebuilds in place) a HEP001 search index on leaf `column`
+    (dotted, as `filters=` names it) of the vector or h5col table `name` in
+    `where` (a path, opened for writing, or an h5py group; `name=None`: the
+    group itself). `kind`: 'sorted-rows', 'bitmap', 'chunk-bloom',
+    'chunk-minmax' (or SORTED_ROWS, BITMAP, CHUNK_BLOOM, CHUNK_MINMAX).
+    The index is valid for the current rows; appends make all but
+    CHUNK_MINMAX stale (ignored) until it is built again (SPEC 14.6)."""
     k = kind_of(kind)
     g, owned = _open(where, name, "a")
     try:
@@ -967,6 +974,9 @@ def build_index(where: Any, name: Optional[str], column: str, kind: str = "sorte
 
 
 def drop_index(where: Any, name: Optional[str], column: str, kind: str = "sorted-rows") -> bool:
+    """Removes the `kind` index of `column` (a BITMAP with its values; on a
+    table also its SEARCH_INDEX_LIST reference, the attribute with the last
+    one). True when there was one."""
     k = kind_of(kind)
     g, owned = _open(where, name, "a")
     try:
@@ -997,6 +1007,11 @@ def _column_of_source(source):
 
 
 def list_indexes(where: Any, name: Optional[str]) -> List[Dict[str, Any]]:
+    """The search indexes of vector or table `name`: dicts with `column`,
+    `kind` (HEP001 KIND), `valid` (tokens match the current rows) and
+    `dataset` (its HDF5 path). Vectors list every index under
+    `metadata/SEARCH_INDEXES` (the default statistics included), tables the
+    ones their columns' SEARCH_INDEX_LIST references."""
     g, owned = _open(where, name, "r")
     try:
         out = []

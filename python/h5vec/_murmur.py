@@ -184,15 +184,6 @@ def bit_positions(ha, hb, k: int, m_bits: int):
     return out
 
 
-def set_bits(row, positions):
-    """Sets bits `positions` (bit g % 8 of byte g // 8) of uint8 array `row`."""
-    p = np.asarray(positions, np.uint64).reshape(-1)
-    if p.size:
-        byte = (p >> np.uint64(3)).astype(np.int64)
-        bit = (np.uint8(1) << (p & np.uint64(7)).astype(np.uint8)).astype(np.uint8)
-        np.bitwise_or.at(row, byte, bit)
-
-
 def has_all_bits(rows, positions):
     """Per row of `rows` ((C, m_bytes) uint8): whether every bit in `positions`
     (one value's k bit numbers) is set."""

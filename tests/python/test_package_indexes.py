@@ -148,8 +148,6 @@ def supports(col, kind):
         return col not in ("s", "os", "vs")
     if kind == "chunk-bloom":
         return col != "e"
-    if kind == "bitmap":
-        return col not in ("u64",)  # more than 65,536 distinct values? no: 3000 rows; kept for speed
     return True
 
 
@@ -687,3 +685,39 @@ def test_hostile_indexes_do_not_crash(tmp_path, what):
 def eval_pred(x, pred):
     _, op, v = pred
     return {"==": lambda: x == v, "in": lambda: x in v, "<": lambda: x < v}[op]()
+
+
+def test_table_rebuild_after_h5col_append(tmp_path):
+    pytest.importorskip("pydantic")
+    import h5col
+    p = tmp_path / "r.h5"
+    with h5py.File(p, "w") as f:
+        t = h5col_table(f.create_group("t"), n=300)
+    for k in ("sorted-rows", "bitmap", "chunk-bloom", "chunk-minmax"):
+        h5vec.build_index(p, "t", "id", k)
+    with h5py.File(p, "r+") as f:
+        t = h5col.Table.open(f["t"])
+        t.append({"id": np.arange(1000, 3000, dtype=np.int64), "x": [1.0] * 2000, "y": np.ones(2000, np.float32),
+                  "level": ["Low"] * 2000, "flag": [True] * 2000, "name": ["a"] * 2000})
+        bloom_m = int(f["t/SEARCH_INDEXES/id__chunk_bloom"].attrs["m_bits"])
+    assert {d["kind"]: d["valid"] for d in h5vec.list_indexes(p, "t")} == {
+        "SORTED_ROWS": False, "BITMAP": False, "CHUNK_BLOOM": False, "CHUNK_MINMAX": False}
+    with h5vec.open_table(p, "t") as ht:
+        assert _filters.Plan(ht, [("id", "==", 5)]).indexes == {}
+        assert ht.to_pandas(filters=[("id", ">=", 2990)]).index.tolist() == list(range(2290, 2300))
+    for k in ("sorted-rows", "bitmap", "chunk-bloom", "chunk-minmax"):
+        h5vec.build_index(p, "t", "id", k)
+    with h5py.File(p, "r") as f:
+        g = f["t"]
+        refs = [g[r].name for r in g["id"].attrs["SEARCH_INDEX_LIST"]]
+        assert sorted(refs) == sorted(f"/t/SEARCH_INDEXES/id__{k}"
+                                      for k in ("sorted_rows", "bitmap", "chunk_bloom", "chunk_minmax"))
+        assert int(g["SEARCH_INDEXES/id__chunk_bloom"].attrs["m_bits"]) > bloom_m  # more values per chunk
+        assert g["SEARCH_INDEXES/id__sorted_rows"].shape == (2300,)
+        assert int(g.attrs["GENERATION"]) == int(g["SEARCH_INDEXES/id__sorted_rows"].attrs["SOURCE_GENERATION"])
+        h5col.Table.open(g).validate(deep=True)
+    with h5vec.open_table(p, "t") as ht:
+        pl = _filters.Plan(ht, [("id", "in", [1500, 2999])])
+        assert ht.to_pandas(filters=[("id", "in", [1500, 2999])]).index.tolist() == [800, 2299]
+        pl.windows()
+        assert pl.used() == {"id": ["BITMAP"]}
