@@ -655,12 +655,19 @@ def _chunk_keys(leaf, a, b):
 
 
 def compute_bloom(leaf):
+    """(bits, k, m_bits): two passes (distinct values per chunk, then the
+    bits); the first pass's values are kept while they fit in 256 MiB."""
     chunks = _chunks(leaf)
-    n = max([len(_chunk_keys(leaf, a, b)) for a, b in chunks] + [1])
+    kept, size, n = [], 0, 1
+    for a, b in chunks:
+        keys = _chunk_keys(leaf, a, b)
+        n = max(n, len(keys))
+        size += keys.nbytes
+        kept = None if kept is None or size > (256 << 20) else kept + [keys]
     m_bits, k = bloom_params(n)
     out = np.zeros((len(chunks), m_bits // 8), np.uint8)
     for i, (a, b) in enumerate(chunks):
-        keys = _chunk_keys(leaf, a, b)
+        keys = kept[i] if kept is not None else _chunk_keys(leaf, a, b)
         if not len(keys):
             continue
         ha, hb = leaf.hash_values(keys)
@@ -1288,6 +1295,39 @@ class ColumnIndexes:
         for i in range(len(want)):
             may |= _murmur.has_all_bits(rows, pos[i])
         return c, may
+
+
+def table_stats(table, column):
+    """A valid CHUNK_MINMAX of a number, bool or categorical table column as
+    `_stats.Stats` (NaN-fill rows counted once), or None (absent, stale, or
+    not the format: never an error)."""
+    try:
+        leaf = TableLeaf(table.group, column, len(table))
+    except (TypeError, ValueError, KeyError):
+        return None
+    if leaf.domain == "str":
+        return None
+    place = Place(table.group, table.group, len(table), True)
+    try:
+        for k, ds in indexes_of(place, leaf):
+            if k != MINMAX or not place.valid(ds):
+                continue
+            if ds.ndim != 1 or ds.dtype.names != ("min", "max", "nan_count", "fill_count", "n"):
+                continue
+            need = -(-leaf.n // leaf.chunk) if leaf.n else 0
+            if ds.shape[0] < need:
+                continue
+            e = ds[:need]
+            want = np.minimum(leaf.chunk, leaf.n - np.arange(need, dtype=np.int64) * leaf.chunk)
+            if need and not np.array_equal(e["n"].astype(np.int64), want):
+                continue
+            if leaf.nan_fill:  # h5col counts a NaN-fill row as NaN and as missing
+                e = e.copy()
+                e["fill_count"] = 0
+            return _stats.Stats(leaf.chunk, e)
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError):
+        return None
+    return None
 
 
 def vector_indexes(vec, column):

@@ -721,3 +721,38 @@ def test_table_rebuild_after_h5col_append(tmp_path):
         assert ht.to_pandas(filters=[("id", "in", [1500, 2999])]).index.tolist() == [800, 2299]
         pl.windows()
         assert pl.used() == {"id": ["BITMAP"]}
+
+
+def test_table_chunk_minmax_prunes(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    p = tmp_path / "m.h5"
+    with h5py.File(p, "w") as f:
+        t = h5col_table(f.create_group("t"), n=2000)
+        ids = f["t/id"][...]
+        order = np.argsort(ids, kind="stable")
+        f["t/id"][...] = ids[order]  # sorted: chunks prune
+        t.build_index("x", "CHUNK_MINMAX")  # h5col's own, over a column with a fill
+    h5vec.build_index(p, "t", "id", "chunk-minmax")
+    h5vec.build_index(p, "t", "y", "chunk-minmax")  # NaN, no fill
+    with h5py.File(p, "r") as f:
+        t = __import__("h5col").Table.open(f["t"])
+        t.validate(deep=True)
+        qs = [[("id", ">=", 390)], [("id", "<", 3)], [("x", "==", 3.5)], [("y", "<", 0.5)],
+              [[("id", "==", 100)], [("x", ">", 24.0)]]]
+        wants = [t.select(q).row_positions.tolist() for q in qs]
+    with h5vec.open_table(p, "t") as ht:
+        assert ht._chunk_stats("id") is not None and ht._chunk_stats("x") is not None
+        assert ht._chunk_stats("flag") is None
+        calls = []
+        orig = type(ht)._read_rows
+
+        def spy(self, sel, a, b):
+            calls.append((tuple(sel), a, b))
+            return orig(self, sel, a, b)
+        monkeypatch.setattr(type(ht), "_read_rows", spy)
+        for q, want in zip(qs, wants):
+            assert ht.to_pandas(filters=q).index.tolist() == want, q
+        read = sum(b - a for sel, a, b in calls if sel == ("id",))
+        # Without statistics: 3 x 2000 rows of id; with them the two id ranges read a chunk or two
+        # each (the OR with x, whose chunks all may match, reads everything once).
+        assert read <= 2000 + 4 * 256
