@@ -848,6 +848,11 @@ def _build(place, leaf, kind):
         raise FormatError("$", f"{si.name}/{name}", "SEARCH_INDEXES already holds a dataset of this name that "
                                                     f"is not the {kind} index of column {leaf.column!r}")
     n = leaf.n
+    if old is not None:
+        # A rebuild in place: the old index stops being believed before any of
+        # its content (or its BITMAP values) changes.
+        _clear_tokens(old)
+        place.owner.file.flush()
     if kind == SORTED:
         perm, fill_tail, nan_tail = compute_sorted_rows(leaf)
         ds, _ = _put(si, old, name, _u64_type(), (n,), (None,), (8192,), False)

@@ -756,3 +756,36 @@ def test_table_chunk_minmax_prunes(tmp_path, monkeypatch):
         # Without statistics: 3 x 2000 rows of id; with them the two id ranges read a chunk or two
         # each (the OR with x, whose chunks all may match, reads everything once).
         assert read <= 2000 + 4 * 256
+
+
+@pytest.mark.parametrize("what", ["ref-to-group", "list-2d", "values-is-column", "generation-signed",
+                                  "perm-garbage", "kind-int"])
+def test_hostile_table_indexes_are_ignored(tmp_path, what):
+    pytest.importorskip("pydantic")
+    p = tmp_path / "h.h5"
+    with h5py.File(p, "w") as f:
+        t = h5col_table(f.create_group("t"), n=500)
+        q = [[("id", "==", 17)], [("level", "==", "Mid")], [("id", "in", [1, 2])]]
+        want = t.select(q).row_positions.tolist()
+    for c, k in (("id", "sorted-rows"), ("id", "bitmap"), ("level", "bitmap"), ("id", "chunk-bloom")):
+        h5vec.build_index(p, "t", c, k)
+    with h5py.File(p, "r+") as f:
+        g = f["t"]
+        si = g["SEARCH_INDEXES"]
+        if what == "ref-to-group":
+            g["id"].attrs["SEARCH_INDEX_LIST"] = np.array([g["SEARCH_INDEXES"].ref], dtype=h5py.ref_dtype)
+        elif what == "list-2d":
+            refs = g["id"].attrs["SEARCH_INDEX_LIST"]
+            g["id"].attrs["SEARCH_INDEX_LIST"] = np.array([refs, refs], dtype=h5py.ref_dtype)
+        elif what == "values-is-column":
+            si["level__bitmap"].attrs["VALUES"] = g["level"].ref
+        elif what == "generation-signed":
+            del g.attrs["GENERATION"]
+            g.attrs["GENERATION"] = np.int64(0)
+        elif what == "perm-garbage":
+            si["id__sorted_rows"][...] = np.uint64(2**63)
+        elif what == "kind-int":
+            del si["id__sorted_rows"].attrs["KIND"]
+            si["id__sorted_rows"].attrs["KIND"] = np.int32(3)
+    with h5vec.open_table(p, "t") as ht:
+        assert ht.to_pandas(filters=q).index.tolist() == want
