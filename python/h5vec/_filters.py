@@ -559,13 +559,15 @@ class Plan:
         """{column: [index kinds that gave candidates]} (after a read)."""
         return {n: list(ix.used) for n, ix in self.indexes.items() if ix.used}
 
-    def windows(self):
+    def windows(self, exact=False):
         """(lo, hi): sorted disjoint row windows (int64 arrays) that may hold a
         match, from statistics (CHUNK_MINMAX), CHUNK_BLOOM and the candidate
-        rows of SORTED_ROWS / BITMAP; None when every row may."""
+        rows of SORTED_ROWS / BITMAP; None when every row may. Candidate rows
+        closer than GAP_ROWS share a window (one read), unless `exact`."""
         if not hasattr(self, "_windows"):
             self._windows = self._compute_windows()
-        return self._windows
+        w = self._windows
+        return w if w is None else w[1 if exact else 0]
 
     def _chunk_len(self):
         lengths = [st.chunk for st in self.stats.values()] + [ix.leaf.chunk for ix in self.indexes.values()]
@@ -596,20 +598,22 @@ class Plan:
         return rows, mays
 
     def _compute_windows(self):
+        """(merged windows, exact windows), or None."""
         if not self.stats and not self.indexes:
             return None
         count = len(self.container)
-        los, his = [], []
+        los, his, xlos, xhis = [], [], [], []
         for term in self.terms:
             rows, mays = self._term_candidates(term)
             if rows is not None:
                 for c, may in mays:
                     if len(rows):
                         rows = rows[may[rows // c]]
-                if len(rows):
-                    cut = np.flatnonzero(np.diff(rows) > GAP_ROWS) + 1
-                    los.append(rows[np.concatenate([[0], cut]).astype(np.int64)])
-                    his.append(rows[np.concatenate([cut - 1, [len(rows) - 1]]).astype(np.int64)] + 1)
+                for gap, lo_, hi_ in ((GAP_ROWS, los, his), (1, xlos, xhis)):
+                    if len(rows):
+                        cut = np.flatnonzero(np.diff(rows) > gap) + 1
+                        lo_.append(rows[np.concatenate([[0], cut]).astype(np.int64)])
+                        hi_.append(rows[np.concatenate([cut - 1, [len(rows) - 1]]).astype(np.int64)] + 1)
             elif mays:
                 c = min(cl for cl, _ in mays)
                 nchunks = -(-count // c) if count else 0
@@ -624,22 +628,12 @@ class Plan:
                     acc &= may[:nchunks]
                 if acc.any():
                     d = np.diff(np.concatenate([[0], acc.astype(np.int8), [0]]))
-                    los.append(np.flatnonzero(d == 1).astype(np.int64) * c)
-                    his.append(np.minimum(np.flatnonzero(d == -1).astype(np.int64) * c, count))
+                    for lo_, hi_ in ((los, his), (xlos, xhis)):
+                        lo_.append(np.flatnonzero(d == 1).astype(np.int64) * c)
+                        hi_.append(np.minimum(np.flatnonzero(d == -1).astype(np.int64) * c, count))
             else:
                 return None
-        if not los:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        lo = np.concatenate(los).astype(np.int64)
-        hi = np.concatenate(his).astype(np.int64)
-        order = np.argsort(lo, kind="stable")
-        lo, hi = lo[order], hi[order]
-        # Merge overlapping or touching windows.
-        reach = np.maximum.accumulate(hi)
-        start = np.concatenate([[True], lo[1:] > reach[:-1]])
-        idx = np.flatnonzero(start)
-        ends = np.concatenate([idx[1:], [len(lo)]]) - 1
-        return lo[idx], reach[ends]
+        return _union(los, his), _union(xlos, xhis)
 
     def candidate_chunks(self):
         """(chunk length, bool array over chunks) or None when nothing prunes."""
@@ -650,7 +644,7 @@ class Plan:
         count = len(self.container)
         nchunks = -(-count // c) if count else 0
         flags = np.zeros(nchunks, bool)
-        for lo, hi in zip(*w):
+        for lo, hi in zip(*self.windows(exact=True)):
             if hi > lo:
                 flags[lo // c:(hi - 1) // c + 1] = True
         return c, flags
@@ -691,6 +685,21 @@ class Plan:
                 acc &= p.mask(*leaves[p.name])
             result |= acc
         return result
+
+
+def _union(los, his):
+    """Sorted disjoint windows covering every (lo, hi) of the lists."""
+    if not los:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lo = np.concatenate(los).astype(np.int64)
+    hi = np.concatenate(his).astype(np.int64)
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], hi[order]
+    reach = np.maximum.accumulate(hi)  # merge overlapping or touching windows
+    start = np.concatenate([[True], lo[1:] > reach[:-1]])
+    idx = np.flatnonzero(start)
+    ends = np.concatenate([idx[1:], [len(lo)]]) - 1
+    return lo[idx], reach[ends]
 
 
 def _guarded(f, pred):

@@ -789,3 +789,20 @@ def test_hostile_table_indexes_are_ignored(tmp_path, what):
             si["id__sorted_rows"].attrs["KIND"] = np.int32(3)
     with h5vec.open_table(p, "t") as ht:
         assert ht.to_pandas(filters=q).index.tolist() == want
+
+
+def test_dask_drops_partitions_an_index_rules_out(tmp_path):
+    import pandas as pd
+    import h5vec.dask as hdask
+    p = tmp_path / "d.h5"
+    ids = np.random.default_rng(5).permutation(4096).astype(np.int64)
+    h5vec.save_vector(p, "v", pa.table({"id": pa.array(ids), "k": pa.array(np.arange(4096))}), chunk_length=256)
+    flt = [("id", "in", [int(ids[10]), int(ids[3000])])]
+    assert len(hdask.read_vector(p, "v", partition_rows=512, filters=flt).divisions) == 9  # 8 partitions
+    h5vec.build_index(p, "v", "id", "bitmap")
+    ddf = hdask.read_vector(p, "v", partition_rows=512, filters=flt)
+    assert ddf.npartitions == 2 and ddf.divisions == (0, 2560, 3071)
+    with h5vec.open_vector(p, "v") as v:
+        want = v.to_pandas(filters=flt)
+    assert want.index.tolist() == [10, 3000]
+    pd.testing.assert_frame_equal(ddf.compute(), want)
