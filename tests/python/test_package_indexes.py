@@ -806,3 +806,37 @@ def test_dask_drops_partitions_an_index_rules_out(tmp_path):
         want = v.to_pandas(filters=flt)
     assert want.index.tolist() == [10, 3000]
     pd.testing.assert_frame_equal(ddf.compute(), want)
+
+
+def _h5vec_cli():
+    import os
+    env = os.environ.get("H5VEC_BIN")
+    root = Path(__file__).resolve().parent.parent.parent
+    target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+    for c in ([Path(env)] if env else []) + [(target if target.is_absolute() else root / target) / "debug" / "h5vec"]:
+        if c.is_file():
+            return c
+    return None
+
+
+def test_rust_reads_vectors_with_python_built_indexes(tmp_path):
+    """The Rust command (this branch's build) validates a vector whose
+    SEARCH_INDEXES hold every family, and counts what the filters select."""
+    import subprocess
+    exe = _h5vec_cli()
+    if exe is None:
+        pytest.skip("no h5vec binary at $H5VEC_BIN or target/debug/h5vec")
+    p = tmp_path / "r.h5"
+    h5vec.save_vector(p, "v", data(800), chunk_length=128, vls_strings=["vs"])
+    for c in ("i64", "s", "oi", "vs", "f"):
+        for k in ("sorted-rows", "bitmap", "chunk-bloom", "chunk-minmax"):
+            if supports(c, k) and not (c == "vs" and k == "chunk-minmax"):
+                h5vec.build_index(p, "v", c, k)
+    for args in (["validate", str(p)], ["count", str(p), "v", "--where", "i64 == 7 or s == 's03'"]):
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    with h5vec.open_vector(p, "v") as v:
+        full = v.read(columns=["i64", "s"])
+        want = int(((full["i64"] == 7) | (full["s"] == "s03")).sum())
+        assert len(v.read(columns=["i64"], filters=[[("i64", "==", 7)], [("s", "==", "s03")]])["i64"]) == want
+    assert proc.stdout.strip().split()[0] == str(want)
