@@ -161,12 +161,12 @@ def _to_S(col):
     if total:
         rows = np.repeat(np.arange(n, dtype=np.int64), lens)
         starts = np.repeat(offs[:-1], lens)
-        flat = C_spans(offs[:-1], lens)
+        flat = _spans(offs[:-1], lens)
         mat[rows, flat - starts] = col.data[flat]
     return mat.view(f"S{width}").reshape(n)
 
 
-def C_spans(starts, lens):
+def _spans(starts, lens):
     """The element positions of spans (start, length), back to back."""
     before = np.cumsum(lens) - lens
     return np.repeat(starts - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
