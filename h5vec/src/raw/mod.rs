@@ -80,8 +80,9 @@ pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use h5col::{
-    attr_storage_size, int_type, nullpad_string_type, read_attr_bytes, ref_attr_target,
-    string_facts, unsigned_int_size, write_attr_bytes, write_obj_ref_attr, IntType, RefTarget,
+    attr_storage_size, int_type, is_spacepad, nullpad_string_type, read_attr_bytes,
+    ref_attr_target, ref_list_targets, string_facts, unsigned_int_size, write_attr_bytes,
+    write_obj_ref_attr, IntType, RefTarget,
 };
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
