@@ -13,7 +13,9 @@
 //! to the dataset's user-defined fill value is missing; a NaN fill makes
 //! every NaN row missing), h5col bools (never missing), fixed-length strings
 //! (trailing NUL padding, and the spaces of space-padded ones, stripped; the
-//! fill value marks missing rows), variable-length strings, and categorical
+//! fill value marks missing rows), variable-length strings (with a
+//! user-defined fill value, h5py's empty string, the empty ones are
+//! missing), and categorical
 //! columns (compared by label, ordered by code; the fill code is missing).
 //! List columns are an error naming the column, as in h5col.
 
@@ -204,8 +206,10 @@ enum Reader {
     Text(Box<dyn Decoder<Option<String>>>),
     /// A table's fixed-length string column.
     Fixed(FixedText),
-    /// A table's variable-length string column.
-    Vlen(Dataset, Place),
+    /// A table's variable-length string column; `true`: it has a
+    /// user-defined fill value (h5py's: the empty string), whose rows are
+    /// missing.
+    Vlen(Dataset, Place, bool),
     /// A table's categorical column: its codes.
     Codes(Box<Categorical>),
 }
@@ -466,7 +470,13 @@ impl Leaf {
                     |t| t.class == H5T_class_t::H5T_STRING && t.vlen_str,
                     "variable-length strings",
                 )?;
-                leaf(Domain::Str, Reader::Vlen(ds.clone(), at.clone()), None, ds)
+                let fill = raw::has_user_fill(&ds, &at)?;
+                leaf(
+                    Domain::Str,
+                    Reader::Vlen(ds.clone(), at.clone(), fill),
+                    None,
+                    ds,
+                )
             }
             H5T_class_t::H5T_STRING => {
                 open_column(
@@ -597,9 +607,15 @@ impl Leaf {
                 let missing = out.iter().map(Option::is_none).collect();
                 return Ok((Vals::S(out), Some(missing)));
             }
-            Reader::Vlen(ds, at) => {
+            Reader::Vlen(ds, at, fill) => {
                 let out = raw::read_vlen_strings(ds, a, n, &*at)?;
-                return Ok((Vals::S(out.into_iter().map(Some).collect()), None));
+                let fill = *fill;
+                let out: Vec<_> = out
+                    .into_iter()
+                    .map(|s| (!(fill && s.is_empty())).then_some(s))
+                    .collect();
+                let missing = out.iter().map(Option::is_none).collect();
+                return Ok((Vals::S(out), Some(missing)));
             }
             Reader::Codes(c) => {
                 let codes = c.read_codes(rows.clone())?;

@@ -58,9 +58,9 @@ pub(crate) mod walk;
 
 pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
-    attr_string, create_column_with_fill, create_group_small, create_small, read_attr_string,
-    read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes, write_scalar_string,
-    write_small,
+    attr_string, create_column_with_fill, create_group_small, create_small, has_user_fill,
+    read_attr_string, read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes,
+    write_scalar_string, write_small,
 };
 // Copies (`crate::compact`).
 pub(crate) use copy::{copy_attr, copy_object, elements, Elements};
