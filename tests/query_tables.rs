@@ -319,6 +319,18 @@ fn table_fill_values_and_nan() {
         .unwrap();
     assert_eq!(rows(col("ints").is_null()), [0, 3, 6]);
     assert_eq!(rows(col("ints").le(2)), [1, 2, 4, 7]);
+    // A bool column declaring a fill value (HEP001 forbids one): never
+    // missing, as in h5col.
+    t.new_dataset::<bool>()
+        .shape(8)
+        .fill_value(true)
+        .create("bfill")
+        .unwrap()
+        .write(&[true, false, true, true, false, false, true, false])
+        .unwrap();
+    assert_eq!(rows(col("bfill").is_null()), Vec::<u64>::new());
+    assert_eq!(rows(col("bfill").eq(true)), [0, 2, 3, 6]);
+    assert_eq!(rows(col("bfill").lt(true)), [1, 4, 5, 7]);
     // A fixed-length string column with a fill of "NA".
     let st = |s: &str| h5vec::hdf5::types::FixedAscii::<4>::from_ascii(s.as_bytes()).unwrap();
     let ds = t
