@@ -182,7 +182,7 @@ pub(crate) struct Scan {
 
 /// What a scan keeps open.
 enum Keep {
-    Vector(Opened),
+    Vector(Box<Opened>),
     /// An h5col table (SPEC.md section 14.7), its walk held.
     Table {
         table: Group,
@@ -216,7 +216,13 @@ impl Scan {
             };
             st.push(s);
         }
-        Ok(Scan::with(leaves, node, v.count, st, Keep::Vector(v)))
+        Ok(Scan::with(
+            leaves,
+            node,
+            v.count,
+            st,
+            Keep::Vector(Box::new(v)),
+        ))
     }
 
     /// Opens h5col table `name`: its columns are the leaves, the valid
