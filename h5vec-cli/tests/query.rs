@@ -250,6 +250,25 @@ fn count_and_explain() {
         run_ok(&["count", p, "xs", "--where", "`` >= 100000"]),
         "50000\n"
     );
+    // `rows`: the row numbers, one a line.
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", WARM_OK]),
+        "2\n4\n"
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", "humidity is not null"]),
+        "0\n2\n3\n5\n6\n"
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", "temperature < -100"]),
+        ""
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "/xs", "--where", "`` >= 149998"]),
+        "149998\n149999\n"
+    );
+    let (_, err) = run_code(&["rows", p, "readings"], 2);
+    assert!(err.contains("--where <FILTER>"), "{err}");
     // Chunks of 3 rows: the maxima 12, 25.25 and 30 leave one window to read.
     assert_eq!(
         run_ok(&["explain", p, "readings", "--where", "temperature > 28"]),
