@@ -125,7 +125,7 @@ fn reread<T: Pod>(ds: &Dataset, rows: Range<u64>, chunk: u64, path: &str) -> Res
 }
 
 /// Rows per chunk of `ds` on axis 0 (`contiguous` when it has no chunks).
-fn chunk_len(ds: &Dataset, contiguous: u64) -> u64 {
+pub(crate) fn chunk_len(ds: &Dataset, contiguous: u64) -> u64 {
     ds.chunk()
         .and_then(|c| c.first().copied())
         .map_or(contiguous, |c| c.max(1) as u64)
@@ -406,7 +406,7 @@ pub(crate) fn read_minmax(
 }
 
 /// The bound kind of a source dataset's element type.
-fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
+pub(crate) fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
     use hdf5::types::TypeDescriptor as D;
     // A bitfield (`Bool`) has no descriptor.
     match t.to_descriptor().ok() {
