@@ -116,6 +116,19 @@ fn cases() -> Vec<(Filter, Pred)> {
             Some(r.temp == f64::INFINITY)
         }),
         (col("temp").is_null(), |_| Some(false)),
+        // Integer literals against a float column: exact (2^53 + 1 is no
+        // f64; NaN rows are false, `!=` true).
+        (col("temp").between(-3, 7), |r| {
+            Some(r.temp >= -3.0 && r.temp <= 7.0)
+        }),
+        (col("temp").ne(4), |r| Some(r.temp != 4.0)),
+        (col("temp").lt(9_007_199_254_740_993i64), |r| {
+            Some(r.temp < 9_007_199_254_740_992.0)
+        }),
+        (col("temp").eq(9_007_199_254_740_993i64), |_| Some(false)),
+        (col("temp").between(-3.05, 7.05), |r| {
+            Some(r.temp >= -3.05 && r.temp <= 7.05)
+        }),
         (col("big").eq(i64::MAX), |r| Some(r.big == i64::MAX)),
         (col("big").gt(i64::MAX), |_| Some(false)),
         (col("big").ge(i64::MAX), |r| Some(r.big == i64::MAX)),

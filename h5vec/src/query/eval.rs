@@ -280,6 +280,40 @@ fn int_range(p: &Pred) -> Option<(i128, i128)> {
     }
 }
 
+/// A float column against float literals, one loop without branches per
+/// operator (IEEE comparisons are false on NaN, `!=` true, as 14.2 says);
+/// `None` for other predicates and for integers no float holds exactly,
+/// which compare exactly by the general path.
+fn float_truth(p: &Pred, v: &[f64]) -> Option<Vec<u8>> {
+    fn each(v: &[f64], f: impl Fn(f64) -> bool) -> Vec<u8> {
+        v.iter().map(|&x| u8::from(f(x))).collect()
+    }
+    // An integer a float represents exactly compares as that float.
+    let f = |l: &Lit| match *l {
+        Lit::F(x) => Some(x),
+        Lit::I(i) if i.unsigned_abs() <= 1 << 53 => Some(i as f64),
+        _ => None,
+    };
+    Some(match p {
+        Pred::Cmp(op, l) => {
+            let l = f(l)?;
+            match op {
+                CmpOp::Eq => each(v, |x| x == l),
+                CmpOp::Ne => each(v, |x| x != l),
+                CmpOp::Lt => each(v, |x| x < l),
+                CmpOp::Le => each(v, |x| x <= l),
+                CmpOp::Gt => each(v, |x| x > l),
+                CmpOp::Ge => each(v, |x| x >= l),
+            }
+        }
+        Pred::Between(a, b) => {
+            let (a, b) = (f(a)?, f(b)?);
+            each(v, |x| (x >= a) & (x <= b))
+        }
+        _ => return None,
+    })
+}
+
 /// The truth of `p` on each row of `vals`.
 fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<u8> {
     // Integer columns against an integer range: one compare pair a row.
@@ -293,7 +327,12 @@ fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<
             // In i64 range by `narrow`.
             Some((lo, hi)) => {
                 let (lo, hi) = (lo as i64, hi as i64);
-                v.iter().map(|&x| u8::from(x >= lo && x <= hi)).collect()
+                // `lo <= x <= hi` as one unsigned compare, without a
+                // branch (random values would mispredict half of them).
+                let span = hi.wrapping_sub(lo) as u64;
+                v.iter()
+                    .map(|&x| u8::from(x.wrapping_sub(lo) as u64 <= span))
+                    .collect()
             }
             None => vec![F; v.len()],
         };
@@ -305,10 +344,20 @@ fn leaf_truth(p: &Pred, vals: &Vals, missing: Option<&[bool]>, n: usize) -> Vec<
             // In u64 range by `narrow`.
             Some((lo, hi)) => {
                 let (lo, hi) = (lo as u64, hi as u64);
-                v.iter().map(|&x| u8::from(x >= lo && x <= hi)).collect()
+                let span = hi - lo;
+                v.iter()
+                    .map(|&x| u8::from(x.wrapping_sub(lo) <= span))
+                    .collect()
             }
             None => vec![F; v.len()],
         };
+        mark_missing(&mut out, missing);
+        return out;
+    }
+    if let Some(mut out) = match vals {
+        Vals::F(v) => float_truth(p, v),
+        _ => None,
+    } {
         mark_missing(&mut out, missing);
         return out;
     }
