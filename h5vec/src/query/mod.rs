@@ -126,6 +126,8 @@ pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
 /// ```
 pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Result<Vec<T>> {
     let mut scan = plan::Scan::open(group, name, filter)?;
+    // A table is refused before its rows are read.
+    scan.vector()?;
     let rows = collect_rows(&mut scan)?;
     // The vector the scan opened and checked.
     let v = scan.vector()?;
