@@ -742,3 +742,120 @@ fn append_repairs_a_malformed_generation_above_every_index_token() {
     assert_eq!(attr_u64(&g, "GENERATION"), 7);
     assert_eq!(load_table::<Cat>(&f, "table").unwrap().len(), 12);
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Filled {
+    x: Option<i32>,
+    y: Option<f64>,
+}
+
+/// Another writer's fill value (h5col lets a column choose its own: -1, a
+/// NaN) is what an append writes a missing value as, and a present value
+/// equal to it is refused; a column declaring no fill value cannot take a
+/// missing value.
+#[test]
+fn appends_write_missing_values_as_the_columns_own_fill() {
+    use h5vec::hdf5::Dataset;
+    let (_d, f) = tmp();
+    let first = vec![
+        Filled {
+            x: Some(1),
+            y: Some(0.5),
+        },
+        Filled { x: None, y: None },
+    ];
+    save_table(&f, "t", &first).unwrap();
+    let t = f.group("t").unwrap();
+    // The columns again, with fills of their own (as h5col's ColumnSpec
+    // writes them), and the same rows.
+    let remake = |name: &str, make: &dyn Fn(&h5vec::hdf5::Group) -> Dataset| {
+        t.unlink(name).unwrap();
+        make(&t);
+    };
+    remake("x", &|g| {
+        let ds = g
+            .new_dataset::<i32>()
+            .shape(2..)
+            .chunk(4)
+            .fill_value(-1i32)
+            .create("x")
+            .unwrap();
+        ds.write(&[1i32, -1]).unwrap();
+        ds
+    });
+    remake("y", &|g| {
+        let ds = g
+            .new_dataset::<f64>()
+            .shape(2..)
+            .chunk(4)
+            .fill_value(f64::NAN)
+            .create("y")
+            .unwrap();
+        ds.write(&[0.5f64, f64::NAN]).unwrap();
+        ds
+    });
+    assert_eq!(load_table::<Filled>(&f, "t").unwrap(), first);
+    let more = vec![
+        Filled { x: None, y: None },
+        Filled {
+            x: Some(-2),
+            y: Some(2.0),
+        },
+    ];
+    append_table(&f, "t", &more).unwrap();
+    let all: Vec<Filled> = first.iter().chain(&more).cloned().collect();
+    assert_eq!(load_table::<Filled>(&f, "t").unwrap(), all);
+    let x: Vec<i32> = f.dataset("t/x").unwrap().read_raw().unwrap();
+    assert_eq!(x, [1, -1, -1, -2]);
+    let y: Vec<f64> = f.dataset("t/y").unwrap().read_raw().unwrap();
+    assert!(y[2].is_nan() && y[3] == 2.0, "{y:?}");
+    // A present -1 would read back as missing.
+    let e = append_table(
+        &f,
+        "t",
+        &[Filled {
+            x: Some(-1),
+            y: None,
+        }],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("fill value"), "{e}");
+    assert_eq!(load_table::<Filled>(&f, "t").unwrap(), all);
+    // No fill value declared: a missing value has no way to be written.
+    t.unlink("x").unwrap();
+    let ds = t
+        .new_dataset::<i32>()
+        .shape(4..)
+        .chunk(4)
+        .create("x")
+        .unwrap();
+    ds.write(&[1i32, 5, 6, -2]).unwrap();
+    let e = append_table(
+        &f,
+        "t",
+        &[Filled {
+            x: None,
+            y: Some(1.0),
+        }],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("declares no fill value"), "{e}");
+    append_table(
+        &f,
+        "t",
+        &[Filled {
+            x: Some(7),
+            y: Some(1.0),
+        }],
+    )
+    .unwrap();
+    let back = load_table::<Filled>(&f, "t").unwrap();
+    assert_eq!(back.len(), 5);
+    assert_eq!(
+        back[4],
+        Filled {
+            x: Some(7),
+            y: Some(1.0)
+        }
+    );
+}

@@ -90,6 +90,11 @@ fn fill_schema<T: FillNumber>() -> Schema {
 pub struct FillEncoder<T: FillNumber> {
     col: PodWriter<T>,
     path: String,
+    /// The dataset's own fill value, which a missing value is written as
+    /// (h5col's marker for a dataset h5vec created; whatever another
+    /// writer chose for one it continues); `None`: the dataset declares
+    /// none, so it cannot hold a missing value.
+    fill: Option<T>,
 }
 
 /// Reads a number dataset with a fill value (`T` or `Option<T>` values).
@@ -127,18 +132,23 @@ impl<T: FillNumber> FillEncoder<T> {
         Self::resume(ds, 0, path)
     }
 
-    /// Continues dataset `ds` (opened by [`FillDecoder::open`]) after `rows` rows.
+    /// Continues dataset `ds` (opened by [`FillDecoder::open`]) after `rows`
+    /// rows, writing missing values as its own fill value (which readers
+    /// take for missing), not h5col's default marker.
     pub(crate) fn resume(ds: Dataset, rows: u64, path: &str) -> Result<Self> {
+        let fill = raw::user_fill(&ds, T::mem_type(), std::mem::size_of::<T>(), path)?
+            .and_then(|b| T::from_bytes(&b));
         Ok(FillEncoder {
             col: PodWriter::resume(ds, Vec::new(), rows, path)?,
             path: path.to_owned(),
+            fill,
         })
     }
 
     /// Buffers a present value; the fill value itself cannot be one (it
     /// would read back as missing).
     pub(crate) fn push_value(&mut self, v: T) -> Result<()> {
-        if v.is_fill(T::FILL) {
+        if self.fill.is_some_and(|f| v.is_fill(f)) {
             let row = self.col.written + self.col.buf.len() as u64;
             return Err(Error::encode(
                 format!("{}[{row}]", self.path),
@@ -255,7 +265,15 @@ impl<T: FillNumber> Encoder<Option<T>> for FillEncoder<T> {
         }
     }
     fn push_null(&mut self) -> Result<()> {
-        self.col.buf.push(T::FILL);
+        let Some(fill) = self.fill else {
+            let row = self.col.written + self.col.buf.len() as u64;
+            return Err(Error::encode(
+                format!("{}[{row}]", self.path),
+                "a missing value, in a column that declares no fill value (the only way \
+                 h5col marks one): it cannot hold it",
+            ));
+        };
+        self.col.buf.push(fill);
         Ok(())
     }
     fn flush(&mut self) -> Result<()> {
