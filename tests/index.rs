@@ -709,3 +709,33 @@ fn hostile_valid_indexes_are_errors_naming_their_dataset_or_ignored() {
         "{e}"
     );
 }
+
+/// Timing of a SORTED_ROWS lookup on many rows (run by hand:
+/// `cargo test --test index -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn sorted_rows_lookup_timing() {
+    let n: u64 = std::env::var("IDX_ROWS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("p.h5")).unwrap();
+    let mut r = Rng(99);
+    let ids: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    let k = ids[n as usize / 3];
+    let o = SaveOptions::default().zstd(3);
+    save_vector_with(&file, "ids", &ids, &o).unwrap();
+    let t0 = std::time::Instant::now();
+    build_index(&file, "ids", "", IndexKind::SortedRows).unwrap();
+    eprintln!("build: {:?}", t0.elapsed());
+    for _ in 0..3 {
+        let t0 = std::time::Instant::now();
+        let got = select_rows(&file, "ids", &col("").eq(k)).unwrap();
+        eprintln!("lookup: {:?}", t0.elapsed());
+        assert_eq!(got, [n / 3]);
+    }
+    let t0 = std::time::Instant::now();
+    let got = select_rows(&file, "ids", &col("").eq(k + 1)).unwrap();
+    eprintln!("absent lookup: {:?} {}", t0.elapsed(), got.len());
+}

@@ -93,14 +93,11 @@ fn code(s: &Sorted, v: &Vals, i: usize) -> Option<usize> {
 pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     let n = b.count;
     let p = Place::new("$", format!("{}/{}", b.group.name(), b.name));
-    if let crate::query::leaf::Domain::Enum(_) = leaf.domain {
-        // Enums index their stored codes (allowed for BITMAP).
-    }
     let mut d: Option<Distinct> = None;
     let mut has_nan = false;
     let too_many = |k: usize| {
         Error::invalid(
-            &leaf_place(&p),
+            &p,
             format!(
                 "a BITMAP holds at most {MAX_VALUES} distinct values; this column has more than {k}: use sorted-rows"
             ),
@@ -244,10 +241,6 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     write_bool_attr(&ds, "ordered", true, &p)?;
     write_bool_attr(&ds, "exhaustive", !has_nan, &p)?;
     Ok(ds)
-}
-
-fn leaf_place(p: &Place) -> Place {
-    p.clone()
 }
 
 /// The bitmap dataset, `(k, nb)` and all zero: the existing one emptied
@@ -462,6 +455,12 @@ pub(super) fn answer(
         ));
     }
     let k = shape[0];
+    if k > MAX_VALUES as u64 {
+        return Err(Error::invalid(
+            &p,
+            format!("a valid BITMAP holds at most {MAX_VALUES} values, found {k} rows"),
+        ));
+    }
     let Some(values) = read_values(ds, leaf, k)? else {
         return Ok(None);
     };

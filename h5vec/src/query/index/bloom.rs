@@ -311,22 +311,26 @@ pub(super) fn answer(
         ));
     }
     let w = width(leaf);
+    let wanted: Vec<Vec<u64>> = lits
+        .iter()
+        .filter_map(|l| lit_bytes(leaf, l, w))
+        .map(|b| positions(&b, k, m, seed).collect())
+        .collect();
     let mut may = vec![false; n as usize];
-    for l in lits {
-        let Some(bytes) = lit_bytes(leaf, l, w) else {
-            continue;
+    if wanted.is_empty() {
+        return Ok(Some((c, may)));
+    }
+    // One filter (row) at a time: m_bits / 8 bytes, which the file sets.
+    let mut probe: Vec<u8> = Vec::new();
+    crate::limits::reserve(&mut probe, m / 8, &p)?;
+    drop(probe);
+    for (chunk, o) in may.iter_mut().enumerate() {
+        let row = ds.read_slice_1d::<u8, _>((chunk, ..)).at(&p)?;
+        let has = |g: &u64| {
+            row.get((g / 8) as usize)
+                .is_some_and(|b| b & (1 << (g % 8)) != 0)
         };
-        let mut hit = vec![true; n as usize];
-        for g in positions(&bytes, k, m, seed) {
-            // One byte of every filter: a column of the dataset.
-            let col = ds.read_slice_1d::<u8, _>((.., (g / 8) as usize)).at(&p)?;
-            for (h, b) in hit.iter_mut().zip(col.iter()) {
-                *h &= b & (1 << (g % 8)) != 0;
-            }
-        }
-        for (o, h) in may.iter_mut().zip(hit) {
-            *o |= h;
-        }
+        *o = wanted.iter().any(|gs| gs.iter().all(has));
     }
     Ok(Some((c, may)))
 }

@@ -585,7 +585,23 @@ impl RowSet {
                 let b = v.partition_point(|&r| r < range.end);
                 (b - a) as u64
             }
-            RowSet::Bits(b) => (range.start..range.end).filter(|&r| bit(b, r)).count() as u64,
+            RowSet::Bits(b) => {
+                // Whole bytes by their popcount, the ends bit by bit.
+                let (a, e) = (range.start, range.end);
+                let (ba, be) = (a.div_ceil(8), e / 8);
+                if ba >= be {
+                    return (a..e).filter(|&r| bit(b, r)).count() as u64;
+                }
+                let head = (a..ba * 8).filter(|&r| bit(b, r)).count() as u64;
+                let tail = (be * 8..e).filter(|&r| bit(b, r)).count() as u64;
+                let mid: u64 = b
+                    .get(ba as usize..(be as usize).min(b.len()))
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|x| u64::from(x.count_ones()))
+                    .sum();
+                head + mid + tail
+            }
         }
     }
 
