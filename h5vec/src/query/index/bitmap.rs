@@ -488,7 +488,7 @@ pub(super) fn answer(
         }
     }
     // Pad bits past the last row are 0 by the layout; never trusted.
-    if count % 8 != 0 {
+    if !count.is_multiple_of(8) {
         if let Some(last) = bits.last_mut() {
             *last &= (1u8 << (count % 8)) - 1;
         }

@@ -137,7 +137,7 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     let (fill_n, nan_n) = (fill.len() as u64, nan.len() as u64);
     perm.extend(fill);
     perm.extend(nan);
-    let ds = match b.existing.clone().filter(|ds| is_u64_vector(ds)) {
+    let ds = match b.existing.clone().filter(is_u64_vector) {
         Some(ds) => ds,
         None => {
             if b.group.link_exists(b.name) {
@@ -359,7 +359,11 @@ pub(super) fn answer(
     let t = rows_at(&mut pr, &ranges, count)?;
     // Only missing rows are unknown: NaN is a value no predicate holds for.
     let u = if need_u {
-        Some(rows_at(&mut pr, &[body..body + fill], count)?)
+        Some(rows_at(
+            &mut pr,
+            std::slice::from_ref(&(body..body + fill)),
+            count,
+        )?)
     } else {
         None
     };
