@@ -742,3 +742,41 @@ fn sorted_rows_lookup_timing() {
     let got = select_rows(&file, "ids", &col("").eq(k + 1)).unwrap();
     eprintln!("absent lookup: {:?} {}", t0.elapsed(), got.len());
 }
+
+#[test]
+fn indexes_of_an_empty_vector_and_after_its_first_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("z.h5")).unwrap();
+    let none: Vec<Option<i32>> = Vec::new();
+    save_vector_with(&file, "v", &none, &opts()).unwrap();
+    for k in [
+        IndexKind::SortedRows,
+        IndexKind::Bitmap,
+        IndexKind::ChunkBloom,
+    ] {
+        build_index(&file, "v", "", k).unwrap();
+    }
+    assert!(list_indexes(&file, "v").unwrap().iter().all(|i| i.valid()));
+    assert_eq!(
+        select_rows(&file, "v", &col("").eq(1)).unwrap(),
+        Vec::<u64>::new()
+    );
+    append_vector(&file, "v", &[Some(1), None, Some(1), Some(2)]).unwrap();
+    assert!(list_indexes(&file, "v").unwrap().iter().all(|i| !i.valid()));
+    assert_eq!(select_rows(&file, "v", &col("").eq(1)).unwrap(), [0, 2]);
+    for k in [
+        IndexKind::SortedRows,
+        IndexKind::Bitmap,
+        IndexKind::ChunkBloom,
+    ] {
+        build_index(&file, "v", "", k).unwrap();
+        assert_eq!(select_rows(&file, "v", &col("").eq(1)).unwrap(), [0, 2]);
+        assert_eq!(select_rows(&file, "v", &!col("").eq(1)).unwrap(), [3]);
+        assert!(drop_index(&file, "v", "", k).unwrap());
+    }
+    // Bad columns: errors naming them.
+    let e = build_index(&file, "v", "nope", IndexKind::SortedRows)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nope"), "{e}");
+}

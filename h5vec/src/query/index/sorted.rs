@@ -31,6 +31,9 @@ use crate::raw::{self, MemType};
 /// Rows per chunk of the permutation (64 KiB).
 const CHUNK: usize = 8192;
 
+/// Rows of a number leaf read (and kept) around each probed row.
+const BLOCK: u64 = 256;
+
 /// Whether the family's attributes are there with the right types.
 pub(super) fn attrs_ok(ds: &Dataset) -> bool {
     read_u64_attr(ds, "nan_tail_length").is_some()
@@ -178,7 +181,8 @@ struct Probe<'a> {
     n: u64,
     mem: MemType<u64>,
     perm: HashMap<u64, u64>,
-    vals: HashMap<u64, Vals>,
+    /// Blocks of [`BLOCK`] rows of the leaf read so far, by block.
+    vals: HashMap<u64, (Vals, Option<Vec<bool>>)>,
     buf: Vec<u64>,
 }
 
@@ -211,18 +215,28 @@ impl Probe<'_> {
     /// The value at body position `i` against `l`.
     fn cmp(&mut self, leaf: &mut Leaf, i: u64, l: &Lit) -> Result<Ordering> {
         let r = self.perm(i)?;
-        if !self.vals.contains_key(&r) {
-            let (v, m) = leaf.read(r..r + 1)?;
-            if m.is_some_and(|m| m[0]) {
-                return Err(Error::invalid(
-                    self.p.element(i),
-                    format!("SORTED_ROWS body holds row {r}, which is missing"),
-                ));
-            }
-            self.vals.insert(r, v);
+        // Rows are read in aligned blocks, kept: the last probes of a
+        // search over a sorted column fall in the same block.
+        let block = if leaf.values_dataset().is_some() {
+            BLOCK
+        } else {
+            1
+        };
+        let b = r / block;
+        if !self.vals.contains_key(&b) {
+            let (a, e) = (b * block, ((b + 1) * block).min(self.n));
+            let got = leaf.read(a..e)?;
+            self.vals.insert(b, got);
         }
-        let v = &self.vals[&r];
-        cmp_at(v, 0, l).ok_or_else(|| {
+        let (v, m) = &self.vals[&b];
+        let k = (r - b * block) as usize;
+        if m.as_ref().is_some_and(|m| m[k]) {
+            return Err(Error::invalid(
+                self.p.element(i),
+                format!("SORTED_ROWS body holds row {r}, which is missing"),
+            ));
+        }
+        cmp_at(v, k, l).ok_or_else(|| {
             Error::invalid(
                 self.p.element(i),
                 format!("SORTED_ROWS body holds row {r}, whose value is NaN"),
