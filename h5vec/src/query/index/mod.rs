@@ -23,7 +23,6 @@ mod bitmap;
 mod bloom;
 mod murmur3;
 mod sorted;
-#[allow(dead_code)] // used once tables take indexes (after the table leaves land)
 mod table;
 
 use std::cmp::Ordering;
@@ -302,34 +301,175 @@ fn ensure_generation(meta: &Group) -> Result<(Group, u64)> {
     Ok((g, n))
 }
 
-/// A vector opened for building indexes.
+/// Where a container keeps its indexes.
+enum Home {
+    /// An h5vec vector: `metadata/SEARCH_INDEXES`, linked by `SOURCE`.
+    Vector {
+        vector: Group,
+        data: Group,
+        meta: Group,
+        schema: Stored,
+    },
+    /// An h5col table: `TABLE/SEARCH_INDEXES`, linked from the column's
+    /// `SEARCH_INDEX_LIST`; `GENERATION` on the table group.
+    Table { table: Group },
+}
+
+/// A vector or table opened for building indexes, with its rows.
 struct Target {
-    vector: Group,
-    data: Group,
-    meta: Group,
-    schema: Stored,
+    home: Home,
     count: u64,
 }
 
-fn open_target(group: &Group, name: &str) -> Result<(Target, crate::vector::open::Opened)> {
+/// Keeps what opening a container opened open while it is used (only
+/// dropped).
+enum Held {
+    Vector(#[allow(dead_code)] crate::vector::open::Opened),
+    Table(#[allow(dead_code)] crate::guard::Walked),
+}
+
+fn open_target(group: &Group, name: &str) -> Result<(Target, Held)> {
     if crate::containers::classify(group, name) == Some(crate::ContainerKind::Table) {
-        return Err(Error::invalid(
-            crate::containers::container_place(group, name),
-            "search indexes on demand are built on h5vec vectors in this version, not on h5col tables",
+        let (table, walked, nrows) = crate::h5col::table::open_checked(group, name, Access::Read)?;
+        return Ok((
+            Target {
+                home: Home::Table { table },
+                count: nrows,
+            },
+            Held::Table(walked),
         ));
     }
     let v = crate::vector::open_vector(group, name, Access::Read)?;
     let vector = crate::codec::open_group(group, name, "$")?;
     Ok((
         Target {
-            vector,
-            data: v.data.clone(),
-            meta: v.meta.clone(),
-            schema: v.schema.clone(),
+            home: Home::Vector {
+                vector,
+                data: v.data.clone(),
+                meta: v.meta.clone(),
+                schema: v.schema.clone(),
+            },
             count: v.count,
         },
-        v,
+        Held::Vector(v),
     ))
+}
+
+impl Target {
+    /// The leaf `column` names.
+    fn open_leaf(&self, column: &str) -> Result<Leaf> {
+        match &self.home {
+            Home::Vector { data, schema, .. } => Leaf::open(data, schema, column, self.count),
+            Home::Table { table } => table_leaf(table, column, self.count),
+        }
+    }
+
+    /// What identifies `leaf`'s indexes: a vector's `SOURCE`, a table's
+    /// column name.
+    fn source(&self, leaf: &Leaf, column: &str) -> String {
+        match &self.home {
+            Home::Vector { .. } if leaf.source.is_empty() => source_of(column),
+            Home::Vector { .. } => leaf.source.clone(),
+            Home::Table { .. } => column.to_owned(),
+        }
+    }
+
+    /// The indexes and their group, if any.
+    fn indexes(&self) -> Result<Option<(Group, Vec<Found>)>> {
+        match &self.home {
+            Home::Vector { meta, .. } => indexes(meta),
+            Home::Table { table } => table_indexes(table),
+        }
+    }
+
+    /// `GENERATION` (`None`: absent or malformed).
+    fn generation(&self, g: &Group) -> Option<u64> {
+        match &self.home {
+            Home::Vector { .. } => read_u64_attr(g, "GENERATION"),
+            Home::Table { table } => read_u64_attr(table, "GENERATION"),
+        }
+    }
+
+    /// The index group and `GENERATION`, made when absent.
+    fn ensure(&self) -> Result<(Group, u64)> {
+        match &self.home {
+            Home::Vector { meta, .. } => ensure_generation(meta),
+            Home::Table { table } => {
+                let p = Place::new("$", table.name());
+                let g = match crate::h5col::generation::mutation_generation(table, &p)? {
+                    Some(g) => g,
+                    None => {
+                        stats::write_u64_attr(table, "GENERATION", 0, &p)?;
+                        0
+                    }
+                };
+                let si = crate::h5col::generation::SEARCH_INDEXES;
+                let group = if table.link_exists(si) {
+                    table.group(si).map_err(|_| {
+                        Error::mismatch(&p, "a group of search indexes", "another kind of object")
+                    })?
+                } else {
+                    table.create_group(si).at(&p)?
+                };
+                Ok((group, g))
+            }
+        }
+    }
+
+    /// The dataset name of the `kind` index of `source`.
+    fn name(&self, source: &str, kind: IndexKind) -> String {
+        match &self.home {
+            Home::Vector { .. } => index_name(source, kind),
+            Home::Table { .. } => format!("{source}{}", kind.suffix()),
+        }
+    }
+}
+
+/// The leaf of table column `column` (HEP001 fill values are missing
+/// rows).
+fn table_leaf(table: &Group, column: &str, _nrows: u64) -> Result<Leaf> {
+    Err(Error::invalid(
+        Place::new("$", table.name()),
+        format!(
+            "search indexes on h5col table columns (column `{column}`) are not built by this version: build them with h5col"
+        ),
+    ))
+}
+
+/// The index datasets of a table (`KIND` of a family), each with the
+/// column whose `SEARCH_INDEX_LIST` references it (unreferenced ones are
+/// left out).
+fn table_indexes(table: &Group) -> Result<Option<(Group, Vec<Found>)>> {
+    let si = crate::h5col::generation::SEARCH_INDEXES;
+    let Ok(g) = table.group(si) else {
+        return Ok(None);
+    };
+    let tp = Place::new("$", table.name());
+    let columns = crate::h5col::table::column_members(table, &tp)?;
+    let mut out = Vec::new();
+    for name in g.member_names().at(&tp)? {
+        let Ok(ds) = g.dataset(&name) else { continue };
+        let p = place(&ds);
+        let kind = raw::attr_string(&ds, "KIND", &p).ok().flatten();
+        let Some(kind) = IndexKind::ALL
+            .into_iter()
+            .find(|k| Some(k.hep001()) == kind.as_deref())
+        else {
+            continue;
+        };
+        for c in &columns {
+            let Ok(cds) = table.dataset(c) else { continue };
+            if table::linked(&cds, &g, &name, &tp).unwrap_or(false) {
+                out.push(Found {
+                    ds: ds.clone(),
+                    kind,
+                    source: c.clone(),
+                });
+                break;
+            }
+        }
+    }
+    Ok(Some((g, out)))
 }
 
 /// Builds (or rebuilds in place) the `kind` search index of `column` of
@@ -354,31 +494,32 @@ fn open_target(group: &Group, name: &str) -> Result<(Target, crate::vector::open
 /// # Ok(()) }
 /// ```
 pub fn build_index(group: &Group, name: &str, column: &str, kind: IndexKind) -> Result<()> {
-    let (t, v) = open_target(group, name)?;
+    let (t, held) = open_target(group, name)?;
     let r = build_on(&t, column, kind);
-    drop(v);
+    drop(held);
     r
 }
 
-/// Builds index `kind` of `column` of the vector `t`.
+/// Builds index `kind` of `column` of `t`.
 fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
-    let mut leaf = Leaf::open(&t.data, &t.schema, column, t.count)?;
-    let source = if leaf.source.is_empty() {
-        source_of(column)
-    } else {
-        leaf.source.clone()
-    };
-    let (g, generation) = ensure_generation(&t.meta)?;
+    let mut leaf = t.open_leaf(column)?;
+    let source = t.source(&leaf, column);
+    let (g, generation) = t.ensure()?;
     if kind == IndexKind::ChunkMinMax {
-        if leaf.dataset().is_none()
-            || !stats::rebuild_one(&t.vector, &t.meta, &source, t.count, generation)?
-        {
+        let done = match &t.home {
+            Home::Vector { vector, meta, .. } => {
+                leaf.dataset().is_some()
+                    && stats::rebuild_one(vector, meta, &source, t.count, generation)?
+            }
+            Home::Table { .. } => false,
+        };
+        if !done {
             return Err(Error::invalid(
                 &leaf.path,
                 format!(
-                    "CHUNK_MINMAX statistics are kept for number, bool, enum and time columns outside an Option, not for {} (filter column `{column}`): use sorted-rows",
+                    "CHUNK_MINMAX statistics are kept for number, bool, enum and time columns of vectors outside an Option, not for {} (filter column `{column}`): use sorted-rows",
                     if leaf.dataset().is_none() && leaf.values_dataset().is_some() {
-                        "an Option"
+                        "an Option or a table column"
                     } else {
                         leaf.domain.describe()
                     }
@@ -387,19 +528,22 @@ fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
         }
         return Ok(());
     }
-    let name = index_name(&source, kind);
+    let name = t.name(&source, kind);
     // The existing index of this kind on this column, rewritten in place.
-    let existing = indexes(&t.meta)?
+    let existing = t
+        .indexes()?
         .map(|(_, f)| f)
         .unwrap_or_default()
         .into_iter()
         .find(|f| f.kind == kind && f.source == source)
         .map(|f| f.ds);
+    let table = matches!(t.home, Home::Table { .. });
     let ctx = Build {
         group: &g,
         name: &name,
         existing,
         count: t.count,
+        nan_first: table,
     };
     let ds = match kind {
         IndexKind::SortedRows => sorted::build(&ctx, &mut leaf)?,
@@ -409,13 +553,19 @@ fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
     };
     let p = place(&ds);
     raw::write_attr_ascii(&ds, "KIND", kind.hep001(), &p)?;
-    if raw::has_attr(&ds, "SOURCE", &p)? {
-        ds.delete_attr("SOURCE").at(&p)?;
+    if let Home::Vector { .. } = t.home {
+        if raw::has_attr(&ds, "SOURCE", &p)? {
+            ds.delete_attr("SOURCE").at(&p)?;
+        }
+        stats::write_str_attr(&ds, "SOURCE", &source, &p)?;
     }
-    stats::write_str_attr(&ds, "SOURCE", &source, &p)?;
     // Tokens last: the index is valid only once its content is written.
     stats::write_u64_attr(&ds, "SOURCE_GENERATION", generation, &p)?;
     stats::write_u64_attr(&ds, "SOURCE_NROWS", t.count, &p)?;
+    if let Home::Table { table } = &t.home {
+        let cds = table.dataset(column).at(&p)?;
+        table::link(&cds, &g, &name, &p)?;
+    }
     Ok(())
 }
 
@@ -426,6 +576,9 @@ pub(crate) struct Build<'a> {
     /// The index of this kind already on this column (rebuilt in place).
     pub(crate) existing: Option<Dataset>,
     pub(crate) count: u64,
+    /// A table: a NaN row goes to the NaN tail even when missing (HEP001:
+    /// a NaN fill makes missing rows NaN rows).
+    pub(crate) nan_first: bool,
 }
 
 /// Removes the `kind` index of `column` of vector `name` (a bitmap's
@@ -443,14 +596,12 @@ pub(crate) struct Build<'a> {
 /// # Ok(()) }
 /// ```
 pub fn drop_index(group: &Group, name: &str, column: &str, kind: IndexKind) -> Result<bool> {
-    let (t, v) = open_target(group, name)?;
-    let leaf = Leaf::open(&t.data, &t.schema, column, t.count)?;
-    let source = if leaf.source.is_empty() {
-        source_of(column)
-    } else {
-        leaf.source.clone()
+    let (t, held) = open_target(group, name)?;
+    let source = match &t.home {
+        Home::Vector { .. } => t.source(&t.open_leaf(column)?, column),
+        Home::Table { .. } => column.to_owned(),
     };
-    let Some((g, found)) = indexes(&t.meta)? else {
+    let Some((g, found)) = t.indexes()? else {
         return Ok(false);
     };
     let mut any = false;
@@ -462,6 +613,10 @@ pub fn drop_index(group: &Group, name: &str, column: &str, kind: IndexKind) -> R
         let member = n.rsplit('/').next().unwrap_or(&n).to_owned();
         let p = place(&f.ds);
         drop(f);
+        if let Home::Table { table } = &t.home {
+            let cds = table.dataset(column).at(&p)?;
+            table::unlink(&cds, &g, &member, &p)?;
+        }
         if kind == IndexKind::Bitmap {
             let values = format!("{member}_values");
             if g.link_exists(&values) {
@@ -471,7 +626,7 @@ pub fn drop_index(group: &Group, name: &str, column: &str, kind: IndexKind) -> R
         g.unlink(&member).at(&p)?;
         any = true;
     }
-    drop(v);
+    drop(held);
     Ok(any)
 }
 
@@ -492,16 +647,21 @@ pub fn drop_index(group: &Group, name: &str, column: &str, kind: IndexKind) -> R
 /// # Ok(()) }
 /// ```
 pub fn list_indexes(group: &Group, name: &str) -> Result<Vec<IndexInfo>> {
-    let (t, v) = open_target(group, name)?;
-    let Some((g, found)) = indexes(&t.meta)? else {
+    let (t, held) = open_target(group, name)?;
+    let Some((g, found)) = t.indexes()? else {
         return Ok(Vec::new());
     };
-    let generation = read_u64_attr(&g, "GENERATION");
+    let generation = t.generation(&g);
+    let table = matches!(t.home, Home::Table { .. });
     let mut out: Vec<IndexInfo> = found
         .iter()
         .filter_map(|f| {
             Some(IndexInfo {
-                column: column_of(&f.source)?,
+                column: if table {
+                    f.source.clone()
+                } else {
+                    column_of(&f.source)?
+                },
                 kind: f.kind,
                 valid: is_valid(f, generation, t.count),
                 dataset: f.ds.name(),
@@ -509,7 +669,7 @@ pub fn list_indexes(group: &Group, name: &str) -> Result<Vec<IndexInfo>> {
         })
         .collect();
     out.sort_by(|a, b| (&a.column, a.kind).cmp(&(&b.column, b.kind)));
-    drop(v);
+    drop(held);
     Ok(out)
 }
 
@@ -543,10 +703,12 @@ pub(crate) fn rebuild_after_copy(
     }
     let data = crate::codec::open_group(vector, "data", "$")?;
     let t = Target {
-        vector: vector.clone(),
-        data,
-        meta: meta.clone(),
-        schema: schema.clone(),
+        home: Home::Vector {
+            vector: vector.clone(),
+            data,
+            meta: meta.clone(),
+            schema: schema.clone(),
+        },
         count,
     };
     for (column, kind) in list {

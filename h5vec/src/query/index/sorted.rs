@@ -72,6 +72,11 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
         });
         for i in 0..len {
             let row = a + i as u64;
+            if b.nan_first && matches!(v, Vals::F(x) if x[i].is_nan()) {
+                crate::limits::grow(&mut nan, 1, n, &p)?;
+                nan.push(row);
+                continue;
+            }
             if m.is_some_and(|m| m[i]) {
                 crate::limits::grow(&mut fill, 1, n, &p)?;
                 fill.push(row);
