@@ -313,11 +313,23 @@ fn values_dataset(
     };
     let vp = place(&ds);
     raw::set_rows(&ds, k as u64, &[], &vp)?;
+    let w = dt.size();
     if let Sorted::S(s) = sorted {
+        let (class, _, var) = raw::string_facts(&dt);
+        if class == hdf5_sys::h5t::H5T_class_t::H5T_STRING && !var {
+            // A table's fixed-length strings: null-padded to the width.
+            let mut buf = vec![0u8; k * w];
+            for (i, x) in s.iter().enumerate() {
+                let b = x.as_bytes();
+                let n = b.len().min(w);
+                buf[i * w..i * w + n].copy_from_slice(&b[..n]);
+            }
+            raw::write_plain_rows_bytes(&ds, &dt, 0, k as u64, &[], &buf, &vp)?;
+            return Ok(ds);
+        }
         let refs: Vec<&str> = s.iter().map(String::as_str).collect();
         return raw::write_vlen_strings(&ds, 0, &refs, &vp).map(|()| ds);
     }
-    let w = dt.size();
     let mut buf = Vec::with_capacity(k * w);
     match sorted {
         Sorted::I(s) => s
@@ -386,6 +398,37 @@ fn read_values(ds: &Dataset, leaf: &Leaf, k: u64) -> Result<Option<Vals>> {
             &vp,
             "the values of a valid BITMAP must have the type of its source column",
         ));
+    }
+    let (class, _, var) = raw::string_facts(&dt);
+    if class == hdf5_sys::h5t::H5T_class_t::H5T_STRING {
+        if var {
+            let v = raw::read_vlen_strings(&vds, 0, k, &vp)?;
+            return Ok(Some(Vals::S(v.into_iter().map(Some).collect())));
+        }
+        // Fixed-length: trailing pad bytes (NUL, or spaces when
+        // space-padded) stripped, as the column's values are compared.
+        // (A NUL-padded or -terminated string stops at its first NUL.)
+        let w = dt.size().max(1);
+        // SAFETY: a query of the open datatype `dt`, under the lock.
+        let space = raw::sync(|| unsafe { hdf5_sys::h5t::H5Tget_strpad(dt.id()) })
+            == hdf5_sys::h5t::H5T_str_t::H5T_STR_SPACEPAD;
+        let pad = if space { b' ' } else { 0 };
+        let mut buf = Vec::new();
+        crate::limits::reserve(&mut buf, k * w as u64, &vp)?;
+        buf.resize(k as usize * w, 0u8);
+        raw::read_plain_rows_bytes(&vds, &dt, 0, k, &[], &mut buf, &vp)?;
+        let out = buf
+            .chunks_exact(w)
+            .map(|c| {
+                let end = if pad == 0 {
+                    c.iter().position(|&b| b == 0).unwrap_or(c.len())
+                } else {
+                    c.iter().rposition(|&b| b != pad).map_or(0, |i| i + 1)
+                };
+                String::from_utf8(c[..end].to_vec()).ok()
+            })
+            .collect();
+        return Ok(Some(Vals::S(out)));
     }
     let w = dt.size();
     let mut buf = Vec::new();
