@@ -477,6 +477,25 @@ fn drop_and_compaction() {
         e.indexes(),
         [("status", Some("BITMAP, CHUNK_MINMAX (9 entries)"))]
     );
+    // A copy into another file: its bitmap's VALUES reference is made again
+    // in the new file.
+    let other = h5vec::create_file(dir.path().join("o.h5")).unwrap();
+    save_vector_with(&other, "plain", &all, &opts()).unwrap();
+    h5vec::copy_vector(
+        &file,
+        "v",
+        &other,
+        "w",
+        &SaveOptions::default().chunk_length(300),
+    )
+    .unwrap();
+    assert!(list_indexes(&other, "w").unwrap().iter().all(|i| i.valid()));
+    check(&other, "w", "plain", &all);
+    let e = explain(&other, "w", &col("status").eq("Ok")).unwrap();
+    assert_eq!(
+        e.indexes(),
+        [("status", Some("BITMAP, CHUNK_MINMAX (3 entries)"))]
+    );
     assert!(drop_index(&file, "v", "status", IndexKind::Bitmap).unwrap());
     assert!(!drop_index(&file, "v", "status", IndexKind::Bitmap).unwrap());
     assert!(!file.link_exists("v/metadata/SEARCH_INDEXES/status.values__bitmap_values"));
