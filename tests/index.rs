@@ -320,6 +320,19 @@ fn explain_names_the_index_each_column_used() {
         "{label}"
     );
     assert!(e.windows_read() <= may, "{e}");
+    // Without statistics, the windows are the Bloom filters' chunks.
+    save_vector_with(&file, "bare", &all, &opts().statistics(false)).unwrap();
+    build_index(&file, "bare", "id", IndexKind::ChunkBloom).unwrap();
+    let e = explain(&file, "bare", &col("id").eq(k)).unwrap();
+    assert_eq!(e.windows(), 32);
+    assert_eq!(e.windows_read(), may, "{e}");
+    assert_eq!(
+        e.indexes(),
+        [(
+            "id",
+            Some(format!("CHUNK_BLOOM ({may} of 32 chunks)").as_str())
+        )]
+    );
     // A float column's NaN-free literal on a missing value: no index for
     // is_null (a scan), and the filter is still right.
     let e = explain(&file, "v", &col("opt").is_null()).unwrap();

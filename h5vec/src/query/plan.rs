@@ -251,11 +251,13 @@ impl Scan {
         let ix = index::find(&v.meta, &leaves, v.count)?;
         let mut answers = Vec::new();
         let node = with_indexes(node, &ix, &mut leaves, v.count, &mut answers, false)?;
+        // Windows of the statistics' chunks, else of the Bloom filters'.
         let window = st
             .iter()
             .flatten()
             .map(|s| s.chunk)
             .max()
+            .or_else(|| answers.iter().filter_map(Answer::chunk_len).max())
             .unwrap_or(crate::options::READ_BATCH_ROWS)
             .max(1);
         Ok(Scan {

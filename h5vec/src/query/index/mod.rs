@@ -838,6 +838,14 @@ impl Answer {
         }
     }
 
+    /// The rows per chunk of a chunk answer (a Bloom filter's).
+    pub(crate) fn chunk_len(&self) -> Option<u64> {
+        match &self.what {
+            Says::Chunks { len, .. } => Some(*len),
+            Says::Rows { .. } => None,
+        }
+    }
+
     /// The truth of the predicate on `rows` from the index alone, when
     /// it can say (`neg`: under an odd number of `not`, where a false
     /// row must be told from an unknown one).
