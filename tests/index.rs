@@ -812,3 +812,38 @@ fn indexes_of_an_empty_vector_and_after_its_first_append() {
         .to_string();
     assert!(e.contains("nope"), "{e}");
 }
+
+#[test]
+fn chunk_bloom_has_no_false_negatives_and_about_one_percent_false_positives() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("b.h5")).unwrap();
+    let mut r = Rng(2024);
+    let v: Vec<i64> = (0..64 * 100).map(|_| (r.next() >> 1) as i64).collect();
+    save_vector_with(&file, "v", &v, &opts().statistics(false)).unwrap();
+    build_index(&file, "v", "", IndexKind::ChunkBloom).unwrap();
+    let bl = file
+        .dataset("v/metadata/SEARCH_INDEXES/values__chunk_bloom")
+        .unwrap();
+    // n = 64 distinct per chunk: m_bits = ceil(64 * 9.585) = 614 -> 616, k = 7.
+    assert_eq!(
+        bl.attr("m_bits").unwrap().read_scalar::<u64>().unwrap(),
+        616
+    );
+    assert_eq!(bl.attr("k").unwrap().read_scalar::<u16>().unwrap(), 7);
+    assert_eq!(bl.shape(), [100, 77]);
+    // Every present value: its chunk is among those the filter names.
+    for (i, &x) in v.iter().enumerate().step_by(37) {
+        let e = explain(&file, "v", &col("").eq(x)).unwrap();
+        assert_eq!(select_rows(&file, "v", &col("").eq(x)).unwrap(), [i as u64]);
+        assert!(e.windows_read() >= 1);
+    }
+    // Absent values: about 1% of the chunks read.
+    let mut read = 0;
+    for _ in 0..200 {
+        let x = (r.next() >> 1) as i64;
+        let e = explain(&file, "v", &col("").eq(x)).unwrap();
+        assert_eq!(e.rows_matched(), 0);
+        read += e.windows_read();
+    }
+    assert!(read <= 200 * 100 * 2 / 100, "{read} of 20000 chunks read");
+}
