@@ -1582,15 +1582,23 @@ fn read_where_splits_long_runs_and_refuses_what_select_rows_refuses() {
         h5vec::select_rows(&f, "xs", &bad).unwrap_err().to_string()
     );
     assert!(err.to_string().contains("nope"), "{err}");
-    // An h5col table: select_rows' error, word for word.
+    // An h5col table (SPEC.md 14.7): row 4's id is missing.
     let (t, _) = golden("h5col", "d_mixed_table");
     let any = col("id").gt(0);
-    let err = h5vec::arrow::read_where(&t, "table", &any).unwrap_err();
     assert_eq!(
-        err.to_string(),
-        h5vec::select_rows(&t, "table", &any)
-            .unwrap_err()
-            .to_string()
+        h5vec::select_rows(&t, "table", &any).unwrap(),
+        [0, 1, 2, 3, 5]
     );
-    assert!(h5vec::arrow::batches_where(&t, "table", &any, None, None, 10).is_err());
+    let b = h5vec::arrow::read_where(&t, "table", &any).unwrap();
+    assert_eq!(b.schema(), h5vec::arrow::read_schema(&t, "table").unwrap());
+    let whole = h5vec::arrow::read_vector(&t, "table").unwrap();
+    assert_eq!(b.slice(0, 4), whole.slice(0, 4));
+    assert_eq!(b.slice(4, 1), whole.slice(5, 1));
+    let mut n = 0;
+    for batch in h5vec::arrow::batches_where(&t, "table", &any, Some(&["name"]), None, 2).unwrap() {
+        let batch = batch.unwrap();
+        assert_eq!(batch.num_columns(), 1);
+        n += batch.num_rows();
+    }
+    assert_eq!(n, 5);
 }

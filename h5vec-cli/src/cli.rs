@@ -78,8 +78,8 @@ pub(crate) enum Command {
         file: PathBuf,
         /// The vector, table or VLS array: its path in the file.
         vector: String,
-        /// Count only the rows where FILTER is true (vectors only; see
-        /// `head --help`).
+        /// Count only the rows where FILTER is true (vectors and h5col
+        /// tables; see `head --help`).
         #[arg(long = "where", value_name = "FILTER")]
         filter: Option<String>,
     },
@@ -88,7 +88,18 @@ pub(crate) enum Command {
     Explain {
         /// The HDF5 file.
         file: PathBuf,
-        /// The vector: its path in the file.
+        /// The vector or h5col table: its path in the file.
+        vector: String,
+        /// The filter (see `head --help`).
+        #[arg(long = "where", value_name = "FILTER")]
+        filter: String,
+    },
+    /// The numbers of the rows where `--where` is true, one a line, in
+    /// increasing order (from 0).
+    Rows {
+        /// The HDF5 file.
+        file: PathBuf,
+        /// The vector or h5col table: its path in the file.
         vector: String,
         /// The filter (see `head --help`).
         #[arg(long = "where", value_name = "FILTER")]
@@ -161,7 +172,7 @@ pub(crate) struct ShowArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
     /// Only the rows where FILTER is true, e.g. `temperature >= 10 and
-    /// status == 'Ok'` (vectors only). Predicates: `== != < <= > >=`,
+    /// status == 'Ok'` (vectors and h5col tables). Predicates: `== != < <= > >=`,
     /// `between A and B`, `in (A, B)`, `is [not] null`, combined with
     /// `and`, `or`, `not` and parentheses; columns by dotted path
     /// (`pos.x`), text in quotes (SPEC.md section 14.2). With `head`, the

@@ -58,6 +58,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             vector,
             filter,
         } => query::explain(&file, &vector, &filter),
+        Command::Rows {
+            file,
+            vector,
+            filter,
+        } => query::rows(&file, &vector, &filter),
         Command::Validate {
             file,
             vector,

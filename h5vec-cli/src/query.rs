@@ -1,6 +1,6 @@
-//! `--where FILTER` (of `head`, `cat`, `convert`, `count`, `explain`):
-//! the text parsed into an `h5vec::Filter` (SPEC.md section 14.2); `count`
-//! and `explain`.
+//! `--where FILTER` (of `head`, `cat`, `convert`, `count`, `explain`,
+//! `rows`): the text parsed into an `h5vec::Filter` (SPEC.md section
+//! 14.2); `count`, `explain` and `rows`, on vectors and h5col tables.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,19 +20,14 @@ pub(crate) fn parse_where(text: &str) -> Result<Filter> {
     })
 }
 
-/// The error of a query on `target`: for an h5col table or a VLS array
-/// (which this version cannot query), a sentence saying so instead of the
-/// vector checks' message about its members.
+/// The error of a query on `target`: for a VLS array (which this version
+/// cannot query), a sentence saying so instead of the vector checks'
+/// message about its members.
 pub(crate) fn query_error(target: &Target, err: h5vec::Error) -> anyhow::Error {
     match h5vec::inspect(&target.parent, &target.name) {
-        Ok(info) if info.container != ContainerKind::Vector => anyhow!(
-            "--where reads vectors only, and this is {} {} (queries on h5col tables and VLS \
+        Ok(info) if info.container == ContainerKind::VlsArray => anyhow!(
+            "--where reads vectors and h5col tables only, and this is a {} (queries on VLS \
              arrays are not in this version)",
-            if info.container == ContainerKind::Table {
-                "an"
-            } else {
-                "a"
-            },
             info.container
         ),
         _ => err.into(),
@@ -73,6 +68,24 @@ pub(crate) fn explain(file: &Path, vector: &str, filter: &str) -> Result<()> {
         .with_context(at)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{report}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `rows`: the numbers of the rows of `name` in `file` (a vector or an
+/// h5col table) where `filter` is true, one a line, in increasing order.
+pub(crate) fn rows(file: &Path, name: &str, filter: &str) -> Result<()> {
+    let filter = parse_where(filter)?;
+    let h5 = open_read(file)?;
+    let target = Target::open(&h5, name)?;
+    let at = || format!("{}:{}", file.display(), target.path);
+    let rows = h5vec::select_rows(&target.parent, &target.name, &filter)
+        .map_err(|e| query_error(&target, e))
+        .with_context(at)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for r in rows {
+        writeln!(out, "{r}")?;
+    }
     out.flush()?;
     Ok(())
 }

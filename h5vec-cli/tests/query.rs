@@ -250,6 +250,25 @@ fn count_and_explain() {
         run_ok(&["count", p, "xs", "--where", "`` >= 100000"]),
         "50000\n"
     );
+    // `rows`: the row numbers, one a line.
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", WARM_OK]),
+        "2\n4\n"
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", "humidity is not null"]),
+        "0\n2\n3\n5\n6\n"
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "readings", "--where", "temperature < -100"]),
+        ""
+    );
+    assert_eq!(
+        run_ok(&["rows", p, "/xs", "--where", "`` >= 149998"]),
+        "149998\n149999\n"
+    );
+    let (_, err) = run_code(&["rows", p, "readings"], 2);
+    assert!(err.contains("--where <FILTER>"), "{err}");
     // Chunks of 3 rows: the maxima 12, 25.25 and 30 leave one window to read.
     assert_eq!(
         run_ok(&["explain", p, "readings", "--where", "temperature > 28"]),
@@ -515,18 +534,19 @@ fn bad_filters_and_columns_are_errors_saying_where() {
         assert_eq!(
             err,
             format!(
-                "h5vec: {p}:/names: --where reads vectors only, and this is a vls array (queries \
-                 on h5col tables and VLS arrays are not in this version)\n"
+                "h5vec: {p}:/names: --where reads vectors and h5col tables only, and this is a \
+                 vls array (queries on VLS arrays are not in this version)\n"
             )
         );
     }
-    let (_, err) = run_code(&["count", &golden_table, "table", "--where", "id > 1"], 2);
+    // Tables take one (ids 2, 3, 4 and i64::MAX; row 4's id is missing).
     assert_eq!(
-        err,
-        format!(
-            "h5vec: {golden_table}:/table: --where reads vectors only, and this is an h5col table \
-             (queries on h5col tables and VLS arrays are not in this version)\n"
-        )
+        run_ok(&["count", &golden_table, "table", "--where", "id > 1"]),
+        "4\n"
+    );
+    assert_eq!(
+        run_ok(&["rows", &golden_table, "table", "--where", "id > 1"]),
+        "1\n2\n3\n5\n"
     );
     // explain needs a filter.
     let (_, err) = run_code(&["explain", p, "readings"], 2);

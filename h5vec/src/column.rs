@@ -348,7 +348,8 @@ impl<T: Pod> PodWriter<T> {
             // Nothing new; the extent is still set exactly (`repair`).
             return raw::set_rows(&self.ds, end, &self.inner, &self.path);
         }
-        self.note_stats(rows);
+        // The job notes the batch's statistics, off this thread when a
+        // worker gets there first.
         let mut next = match self.pending.take() {
             Some(job) => {
                 let (r, spare, stored) = job.reclaim::<T>();
@@ -377,6 +378,7 @@ impl<T: Pod> PodWriter<T> {
             self.carried > 0 && self.carried_stored,
             self.space,
             batch,
+            self.stats.clone(),
             &self.path,
         ));
         self.written += whole * c;

@@ -53,7 +53,8 @@
 //! - which rows match (SPEC.md section 14): [`col`] builds a [`Filter`]
 //!   (also parsed from text), [`select_rows`], [`count_where`],
 //!   [`load_where`], [`explain`] ([`Explain`]); per-chunk statistics are
-//!   written by every save ([`SaveOptions::statistics`]);
+//!   written by every save ([`SaveOptions::statistics`]); the same on h5col
+//!   tables ([`h5col::load_table_where`], section 14.7);
 //! - what a file holds, without the Rust types: [`inspect`] (a container's
 //!   rows, schema tree and datasets: [`VectorInfo`], [`SchemaNode`],
 //!   [`DatasetInfo`]) and [`find_containers`] (every vector, h5col table

@@ -8,11 +8,13 @@
     t = h5vec.open_table("file.h5", "table")            # h5col tables and VLS string arrays
     s = h5vec.open_strings("file.h5", "names")          # read the same way
     h5vec.save_vector("out.h5", "events", table)        # a pyarrow.Table, DataFrame or dict of arrays
+    h5vec.build_index("out.h5", "events", "id", "sorted-rows")  # then filters=[("id", "==", 7)] uses it
 
 Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 """
 
 from ._errors import FileError, FormatError
+from ._indexes import build_index, drop_index, list_indexes
 from ._schema import Node
 from ._tables import StringArray, Table, open_strings, open_table, read_strings, read_table
 from ._validate import validate
@@ -29,6 +31,9 @@ __all__ = [
     "Table",
     "Vector",
     "append_vector",
+    "build_index",
+    "drop_index",
+    "list_indexes",
     "list_vectors",
     "open_strings",
     "open_table",

@@ -27,6 +27,8 @@ OPS = {"=": "==", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": 
        "not in": "not in"}
 ORDER = ("<", "<=", ">", ">=")
 ROOT = "value"
+#: Candidate rows closer than this are read in one range (as the Rust library).
+GAP_ROWS = 4096
 
 
 # ---------------------------------------------------------------------------
@@ -542,69 +544,130 @@ class Plan:
             probes[name] = probe
         self.terms = [[Pred(c, op, v, self.kinds[c], probes[c]) for c, op, v in term] for term in terms]
         self.stats = {}
+        self.indexes = {}
         for name in names:
             st = container._chunk_stats(name)
             if st is not None:
                 self.stats[name] = st
+            ix = container._column_indexes(name)
+            if ix is not None:
+                self.indexes[name] = ix
 
     # -- pruning ----------------------------------------------------------
 
-    def candidate_chunks(self):
-        """(chunk length, bool array over chunks) or None when no statistics prune."""
-        if not hasattr(self, "_candidates"):
-            self._candidates = self._compute_candidates()
-        return self._candidates
+    def used(self):
+        """{column: [index kinds that gave candidates]} (after a read)."""
+        return {n: list(ix.used) for n, ix in self.indexes.items() if ix.used}
 
-    def _compute_candidates(self):
-        if not self.stats:
+    def windows(self, exact=False):
+        """(lo, hi): sorted disjoint row windows (int64 arrays) that may hold a
+        match, from statistics (CHUNK_MINMAX), CHUNK_BLOOM and the candidate
+        rows of SORTED_ROWS / BITMAP; None when every row may. Candidate rows
+        closer than GAP_ROWS share a window (one read), unless `exact`."""
+        if not hasattr(self, "_windows"):
+            self._windows = self._compute_windows()
+        w = self._windows
+        return w if w is None else w[1 if exact else 0]
+
+    def _chunk_len(self):
+        lengths = [st.chunk for st in self.stats.values()] + [ix.leaf.chunk for ix in self.indexes.values()]
+        return max(1, min(lengths)) if lengths else GAP_ROWS
+
+    def _term_candidates(self, term):
+        """(candidate rows or None, [(chunk length, may per chunk)]) of one AND-term."""
+        rows = None
+        mays = []
+        for p in term:
+            ix = self.indexes.get(p.name)
+            if ix is not None:
+                order = (ix.bitmap_rows, ix.sorted_rows) if p.base == "in" else (ix.sorted_rows, ix.bitmap_rows)
+                r = None
+                for f in order:
+                    r = _guarded(f, p)
+                    if r is not None:
+                        break
+                if r is not None:
+                    rows = r if rows is None else np.intersect1d(rows, r, assume_unique=True)
+                    continue
+                bm = _guarded(ix.bloom_may, p)
+                if bm is not None:
+                    mays.append(bm)
+            st = self.stats.get(p.name)
+            if st is not None:
+                mays.append((st.chunk, p.may(st.entries, "float" if p.float else "int")))
+        return rows, mays
+
+    def _compute_windows(self):
+        """(merged windows, exact windows), or None."""
+        if not self.stats and not self.indexes:
             return None
-        lengths = {st.chunk for st in self.stats.values()}
-        c = min(lengths)
+        count = len(self.container)
+        los, his, xlos, xhis = [], [], [], []
+        for term in self.terms:
+            rows, mays = self._term_candidates(term)
+            if rows is not None:
+                for c, may in mays:
+                    if len(rows):
+                        rows = rows[may[rows // c]]
+                for gap, lo_, hi_ in ((GAP_ROWS, los, his), (1, xlos, xhis)):
+                    if len(rows):
+                        cut = np.flatnonzero(np.diff(rows) > gap) + 1
+                        lo_.append(rows[np.concatenate([[0], cut]).astype(np.int64)])
+                        hi_.append(rows[np.concatenate([cut - 1, [len(rows) - 1]]).astype(np.int64)] + 1)
+            elif mays:
+                c = min(cl for cl, _ in mays)
+                nchunks = -(-count // c) if count else 0
+                acc = np.ones(nchunks, bool)
+                for cl, may in mays:
+                    if cl != c:
+                        # Chunk i of length c lies in the entries of length cl covering its rows.
+                        starts = np.arange(nchunks, dtype=np.int64) * c
+                        ends = np.minimum(starts + c, count) - 1
+                        cs = np.concatenate([[0], np.cumsum(may)])
+                        may = (cs[ends // cl + 1] - cs[starts // cl]) > 0
+                    acc &= may[:nchunks]
+                if acc.any():
+                    d = np.diff(np.concatenate([[0], acc.astype(np.int8), [0]]))
+                    for lo_, hi_ in ((los, his), (xlos, xhis)):
+                        lo_.append(np.flatnonzero(d == 1).astype(np.int64) * c)
+                        hi_.append(np.minimum(np.flatnonzero(d == -1).astype(np.int64) * c, count))
+            else:
+                return None
+        return _union(los, his), _union(xlos, xhis)
+
+    def candidate_chunks(self):
+        """(chunk length, bool array over chunks) or None when nothing prunes."""
+        w = self.windows()
+        if w is None:
+            return None
+        c = self._chunk_len()
         count = len(self.container)
         nchunks = -(-count // c) if count else 0
-        result = np.zeros(nchunks, bool)
-        for term in self.terms:
-            acc = np.ones(nchunks, bool)
-            for p in term:
-                st = self.stats.get(p.name)
-                if st is None:
-                    continue
-                may = p.may(st.entries, "float" if p.float else "int")
-                if st.chunk != c:
-                    # Chunk i of length c lies in the statistics entries covering its rows.
-                    starts = np.arange(nchunks, dtype=np.int64) * c
-                    ends = np.minimum(starts + c, count) - 1
-                    cs = np.concatenate([[0], np.cumsum(may)])
-                    a = starts // st.chunk
-                    b = ends // st.chunk + 1
-                    may = (cs[b] - cs[a]) > 0
-                acc &= may
-            result |= acc
-        return c, result
+        flags = np.zeros(nchunks, bool)
+        for lo, hi in zip(*self.windows(exact=True)):
+            if hi > lo:
+                flags[lo // c:(hi - 1) // c + 1] = True
+        return c, flags
 
     def ranges(self, a, b, batch):
         """Row ranges within [a, b) to read (each at most about `batch` rows),
-        skipping chunks the statistics rule out."""
+        skipping rows no index or statistics let match."""
         out = []
-        cand = self.candidate_chunks()
-        if cand is None:
+        if b <= a:
+            return out
+        w = self.windows()
+        if w is None:
             for s in range(a, b, batch):
                 out.append((s, min(b, s + batch)))
             return out
-        c, may = cand
-        if b <= a:
-            return out
-        first, last = a // c, (b - 1) // c
-        i = first
-        while i <= last:
-            if not may[i]:
-                i += 1
-                continue
-            j = i
-            while j + 1 <= last and may[j + 1] and (j + 2 - i) * c <= max(batch, c):
-                j += 1
-            out.append((max(a, i * c), min(b, (j + 1) * c)))
-            i = j + 1
+        lo, hi = w
+        i = int(np.searchsorted(hi, a, side="right"))
+        j = int(np.searchsorted(lo, b, side="left"))
+        step = max(batch, self._chunk_len())
+        for x, y in zip(lo[i:j].tolist(), hi[i:j].tolist()):
+            x, y = max(x, a), min(y, b)
+            for s in range(x, y, step):
+                out.append((s, min(y, s + step)))
         return out
 
     # -- rows -------------------------------------------------------------
@@ -622,6 +685,30 @@ class Plan:
                 acc &= p.mask(*leaves[p.name])
             result |= acc
         return result
+
+
+def _union(los, his):
+    """Sorted disjoint windows covering every (lo, hi) of the lists."""
+    if not los:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lo = np.concatenate(los).astype(np.int64)
+    hi = np.concatenate(his).astype(np.int64)
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], hi[order]
+    reach = np.maximum.accumulate(hi)  # merge overlapping or touching windows
+    start = np.concatenate([[True], lo[1:] > reach[:-1]])
+    idx = np.flatnonzero(start)
+    ends = np.concatenate([idx[1:], [len(lo)]]) - 1
+    return lo[idx], reach[ends]
+
+
+def _guarded(f, pred):
+    """An index's answer, or None when the index cannot be read as its format
+    says (a damaged or hostile index is not present: the rows are scanned)."""
+    try:
+        return f(pred)
+    except (OSError, ValueError, TypeError, RuntimeError, KeyError, IndexError):
+        return None
 
 
 def _describe(col):

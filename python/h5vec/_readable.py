@@ -131,7 +131,8 @@ class Readable(Generic[N, A, P, L]):
         ``not in`` included); NaN compares false with every value, so it
         matches ``!=`` and ``not in`` only. Rows keep their order; `rows`
         limits the rows searched. Chunks the vector's statistics rule out are
-        not read, and the other columns are read only where rows match::
+        not read, valid search indexes (`h5vec.build_index`) narrow the rows
+        read further, and the other columns are read only where rows match::
 
             v.read(filters=[("temperature", ">=", 10.0), ("status", "==", "Ok")])
             v.read(columns=["ts"], filters=[[("id", "in", [3, 7])], [("flag", "=", True)]])
@@ -213,6 +214,11 @@ class Readable(Generic[N, A, P, L]):
 
     def _chunk_stats(self, column):
         """Usable CHUNK_MINMAX statistics of leaf `column` (`_stats.Stats`), or None."""
+        return None
+
+    def _column_indexes(self, column):
+        """The valid SORTED_ROWS / BITMAP / CHUNK_BLOOM indexes of leaf `column`
+        (`_indexes.ColumnIndexes`), or None."""
         return None
 
     # -- what a container defines -----------------------------------------

@@ -230,8 +230,9 @@ def _mem_dtype(src):
     return np.dtype(np.dtype(src.dtype).str)
 
 
-def compute(src, first, count):
-    """Entries first.. of the statistics of `src` holding `count` rows."""
+def compute(src, first, count, mask=None):
+    """Entries first.. of the statistics of `src` holding `count` rows; `mask`:
+    the MASK of an Option around the values (its nulls are `fill_count`)."""
     c = _chunk_len(src, count)
     need = -(-count // c) if count else 0
     el = _mem_dtype(src)
@@ -241,6 +242,10 @@ def compute(src, first, count):
         raw = _read_raw(src, a, b)
         e = out[i - first]
         e["n"] = b - a
+        if mask is not None:
+            present = _h5.read_bytes_raw(mask, a, b, "$").reshape(-1) != 0
+            e["fill_count"] = int((~present).sum())
+            raw = raw[present]
         if raw.dtype.kind == "f":
             nan = np.isnan(raw)
             e["nan_count"] = int(nan.sum())
@@ -332,7 +337,7 @@ class Append:
         if self.si is None:
             return
         self.gen = _u64_attr(self.si, "GENERATION")
-        known = {source_of(p) for p, _ in leaves(node)}
+        known = {source_of(p) for p, _ in readable_leaves(node)}
         for name in list(self.si):
             ds = self.si.get(name)
             if not isinstance(ds, h5py.Dataset) or _str_attr(ds, "KIND") != KIND:
@@ -361,12 +366,19 @@ class Append:
             _write_u64_attr(ds, "SOURCE_GENERATION", self.next)
             _write_u64_attr(ds, "SOURCE_NROWS", new_count)
 
+    def _mask(self, source):
+        """The MASK beside `source` (an Option leaf built by `build_index`), or None."""
+        g = self.vgroup.get(source.rsplit("/", 1)[0])
+        m = g.get("MASK") if isinstance(g, h5py.Group) else None
+        return m if isinstance(m, h5py.Dataset) else None
+
     def content(self, new_count):
         for name, source, valid in self.todo:
             src = self.vgroup[source]
+            mask = self._mask(source)
             if valid:
                 first = self.count // _chunk_len(src, new_count)
-                _put(self.si[name], src, first, compute(src, first, new_count))
+                _put(self.si[name], src, first, compute(src, first, new_count, mask))
             else:
                 # Stale (a crash) or not growable: recomputed from the data, under the future tokens.
                 old = self.si[name]
@@ -374,7 +386,7 @@ class Append:
                                                                            "SOURCE_NROWS")}
                 checksum = bool(old.fletcher32)
                 del self.si[name]
-                ds = _create(self.si, name, src, compute(src, 0, new_count), checksum)
+                ds = _create(self.si, name, src, compute(src, 0, new_count, mask), checksum)
                 _write_kind(ds, KIND)
                 _write_source(ds, source)
                 _write_u64_attr(ds, "SOURCE_GENERATION", self.next)

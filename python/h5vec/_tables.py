@@ -428,6 +428,17 @@ class Table(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame",
     def _pandas(self, col, pd, a, b, parse_json):
         return _table_pandas(col, pd, a, b)
 
+    def _column_indexes(self, column):
+        from . import _indexes
+        return _indexes.table_indexes(self, column)
+
+    def _chunk_stats(self, column):
+        cache = self.__dict__.setdefault("_stats_cache", {})
+        if column not in cache:
+            from . import _indexes
+            cache[column] = _indexes.table_stats(self, column)
+        return cache[column]
+
 
 class StringArray(Readable[np.ndarray, "pyarrow.Array", "pandas.Series", "polars.Series"]):
     """A takane/dolomite VLS string array opened for reading (see

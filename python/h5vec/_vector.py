@@ -294,6 +294,10 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
             cache[column] = self._find_stats(column)
         return cache[column]
 
+    def _column_indexes(self, column):
+        from . import _indexes
+        return _indexes.vector_indexes(self, column)
+
     def _find_stats(self, column):
         sel = self._selection([column])
         path = []

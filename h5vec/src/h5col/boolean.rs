@@ -104,7 +104,6 @@ fn bad_bool(col: &PodReader<Bits8>, row: u64, v: u8) -> Error {
 }
 
 /// Opens and checks bool column `name` of a table of `nrows` rows.
-#[cfg(feature = "arrow")]
 pub(crate) fn open_bool_col(table: &Group, name: &str, nrows: u64) -> Result<PodReader<Bits8>> {
     open_bool(table, name, nrows)
 }

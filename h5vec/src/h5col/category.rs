@@ -219,8 +219,8 @@ impl Categorical {
         })
     }
 
-    /// The labels, in code order (the Arrow reader's dictionary).
-    #[cfg(feature = "arrow")]
+    /// The labels, in code order (the Arrow reader's dictionary; a
+    /// query's label-to-code map).
     pub(crate) fn labels(&self) -> &[String] {
         &self.labels
     }

@@ -57,18 +57,17 @@ pub(crate) mod table;
 
 #[doc(hidden)]
 pub use category::TableEnum;
-#[cfg(feature = "arrow")]
 pub(crate) use category::{is_categorical, Categorical};
 use fields::TableFields;
 pub(crate) use table::open_checked;
-// The schema-driven reader (`crate::arrow`) reads tables column by column.
-#[cfg(feature = "arrow")]
+// The schema-driven reader (`crate::arrow`) and queries (`crate::query`)
+// read tables column by column.
 pub(crate) use boolean::open_bool_col;
 #[cfg(feature = "arrow")]
 pub(crate) use string::{open_fixed_str, FixedStrReader};
-pub(crate) use table::{column_members, table_place};
 #[cfg(feature = "arrow")]
-pub(crate) use table::{column_path, read_column_order};
+pub(crate) use table::read_column_order;
+pub(crate) use table::{column_members, column_path, is_reserved_member, table_place};
 
 use table::{push_and_commit, write_new_table};
 
@@ -123,6 +122,76 @@ where
             out.push(T::from_parts(T::Fields::table_next(&mut readers)?));
         }
         start = end;
+    }
+    Ok(out)
+}
+
+/// The rows of table `name` of `parent` where `filter` is true, in row
+/// order, as [`load_table`] reads them ([`crate::select_rows`] answers the
+/// filter: SPEC.md section 14.7). Only the runs of rows around the matching
+/// ones are read; a row between them that `T` cannot hold (a missing value
+/// in a field that is not an `Option`) is skipped, never an error.
+///
+/// ```
+/// use h5vec::{col, H5Vector};
+/// use h5vec::h5col::{load_table_where, save_table};
+///
+/// #[derive(H5Vector, Clone, Debug, PartialEq)]
+/// struct Trade { id: u32, price: Option<f64>, venue: String }
+///
+/// # fn main() -> h5vec::Result<()> {
+/// # let dir = tempfile::tempdir().unwrap();
+/// let file = h5vec::create_file(dir.path().join("t.h5"))?;
+/// let trades: Vec<Trade> = (0..100)
+///     .map(|i| Trade { id: i, price: (i % 10 != 0).then_some(i as f64), venue: "X".into() })
+///     .collect();
+/// save_table(&file, "trades", &trades)?;
+/// let big = col("price").ge(95.0) | col("id").eq(3u32);
+/// let got: Vec<Trade> = load_table_where(&file, "trades", &big)?;
+/// assert_eq!(got.iter().map(|t| t.id).collect::<Vec<_>>(), [3, 95, 96, 97, 98, 99]);
+/// // A missing price is no value: not even `ne` selects it.
+/// assert_eq!(h5vec::count_where(&file, "trades", &col("price").ne(1.0))?, 89);
+/// # Ok(()) }
+/// ```
+pub fn load_table_where<T>(parent: &Group, name: &str, filter: &crate::Filter) -> Result<Vec<T>>
+where
+    T: Record,
+    T::Fields: TableFields,
+{
+    let rows = crate::query::select_rows(parent, name, filter)?;
+    let (table, _walked, nrows) = open_checked(parent, name, Access::Read)?;
+    let path = table::table_place(&table);
+    if let Some(&last) = rows.last() {
+        if last >= nrows {
+            return Err(Error::invalid(
+                &path,
+                format!(
+                    "the query selected row {last}, but the table has {nrows} rows: it changed while being read"
+                ),
+            ));
+        }
+    }
+    crate::limits::check_empty_rows::<T>(nrows, &path)?;
+    let mut readers = T::Fields::table_open(&table, T::FIELD_NAMES, nrows)?;
+    let mut out = Vec::new();
+    crate::limits::reserve(&mut out, rows.len() as u64, &path)?;
+    for (at, span) in crate::query::runs(&rows) {
+        T::Fields::table_load(&mut readers, span.clone())?;
+        // The row the readers return next.
+        let mut pos = span.start;
+        for &r in &rows[at] {
+            while pos < r {
+                if T::Fields::table_next(&mut readers).is_err() {
+                    // A row `T` cannot hold, not selected: restart at `r`.
+                    T::Fields::table_load(&mut readers, r..span.end)?;
+                    pos = r;
+                    break;
+                }
+                pos += 1;
+            }
+            out.push(T::from_parts(T::Fields::table_next(&mut readers)?));
+            pos += 1;
+        }
     }
     Ok(out)
 }

@@ -512,17 +512,17 @@ fn read_partial_chunks(
                 crate::limits::sized(&mut whole, cb, "a decompressed chunk", path)?;
                 let got = match comp {
                     Some((data, mask)) => {
-                        let got = p.decompress(&data, mask, &mut whole);
+                        // Only the bytes wanted (a Blosc chunk decompresses
+                        // just the blocks holding them).
+                        let at = lo..lo + here.len();
+                        let got = p.decompress_part(&data, mask, at, here, &mut whole);
                         give_buffers(vec![data]);
                         got
                     }
                     None => Decoded::Fallback,
                 };
                 match got {
-                    Decoded::Done => {
-                        here.copy_from_slice(&whole[lo..lo + here.len()]);
-                        Ok(())
-                    }
+                    Decoded::Done => Ok(()),
                     Decoded::Fallback => normal_checked(ds, p, row, n, here, k, path, normal),
                     Decoded::Corrupt(why) => Err(corrupt_chunk(k, c, &why, path)),
                 }

@@ -197,35 +197,76 @@ impl Pipeline {
     /// bytes), with this thread's decompressor and scratch space. The
     /// checksum is verified before anything is decompressed.
     pub(crate) fn decompress(&self, comp: &[u8], mask: c_uint, out: &mut [u8]) -> Decoded {
-        let comp = if self.checksum {
-            if mask & self.checksum_bit() != 0 {
-                return Decoded::Corrupt(format!(
-                    "the chunk is stored without its checksum (filter mask {mask:#x})"
-                ));
-            }
-            let Some(n) = comp.len().checked_sub(4) else {
-                return Decoded::Corrupt(format!(
-                    "the chunk holds {} bytes, too few for a checksum",
-                    comp.len()
-                ));
-            };
-            let (data, tail) = comp.split_at(n);
-            let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-            let computed = fletcher32(data);
-            if stored != computed && stored != fletcher32_reversed(computed) {
-                return Decoded::Corrupt(format!(
-                    "stored {stored:#010x}, computed {computed:#010x}"
-                ));
-            }
-            data
-        } else {
-            comp
+        let comp = match self.verified(comp, mask) {
+            Ok(c) => c,
+            Err(d) => return d,
         };
         if self.decode(comp, mask, out) {
             Decoded::Done
         } else {
             Decoded::Fallback
         }
+    }
+
+    /// [`Self::decompress`] of bytes `at` of the chunk only, into `out`
+    /// (`at.len()` bytes): a Blosc chunk decompresses just the blocks that
+    /// cover them (a few rows of a large chunk cost a few blocks); any
+    /// other chunk is decompressed whole into `scratch` (one chunk's bytes)
+    /// and the bytes copied out.
+    pub(crate) fn decompress_part(
+        &self,
+        comp: &[u8],
+        mask: c_uint,
+        at: std::ops::Range<usize>,
+        out: &mut [u8],
+        scratch: &mut [u8],
+    ) -> Decoded {
+        let verified = match self.verified(comp, mask) {
+            Ok(c) => c,
+            Err(d) => return d,
+        };
+        if mask == 0
+            && matches!(self.codec, Codec::Blosc { .. })
+            && crate::raw::blosc_decompress_part(verified, scratch.len(), at.clone(), out)
+        {
+            return Decoded::Done;
+        }
+        // Anything else (or a frame `blosc_getitem` refuses): the whole
+        // chunk, as every other read, so its errors are the same.
+        if self.decode(verified, mask, scratch) {
+            out.copy_from_slice(&scratch[at]);
+            Decoded::Done
+        } else {
+            Decoded::Fallback
+        }
+    }
+
+    /// The chunk `comp` without its checksum, verified (if the pipeline
+    /// has one), or why it cannot be decoded.
+    fn verified<'a>(&self, comp: &'a [u8], mask: c_uint) -> Result<&'a [u8], Decoded> {
+        if !self.checksum {
+            return Ok(comp);
+        }
+        if mask & self.checksum_bit() != 0 {
+            return Err(Decoded::Corrupt(format!(
+                "the chunk is stored without its checksum (filter mask {mask:#x})"
+            )));
+        }
+        let Some(n) = comp.len().checked_sub(4) else {
+            return Err(Decoded::Corrupt(format!(
+                "the chunk holds {} bytes, too few for a checksum",
+                comp.len()
+            )));
+        };
+        let (data, tail) = comp.split_at(n);
+        let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        let computed = fletcher32(data);
+        if stored != computed && stored != fletcher32_reversed(computed) {
+            return Err(Decoded::Corrupt(format!(
+                "stored {stored:#010x}, computed {computed:#010x}"
+            )));
+        }
+        Ok(data)
     }
 
     /// [`decompress`](Self::decompress) after the checksum: false if h5vec

@@ -39,6 +39,7 @@ use super::buffers::{give_buffers, take_buffers};
 use super::detect::Pipeline;
 use super::pool::pool;
 use crate::error::{Context, Error, Result};
+use crate::query::stats::ChunkStats;
 use crate::raw::chunks::{stored_chunk, write_chunks};
 use crate::raw::{sync, Pod};
 
@@ -48,6 +49,8 @@ trait Input: Send + Sync + 'static {
     fn bytes(&self) -> &[u8];
     /// The buffer itself, to give back to its writer.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    /// Notes the first `n` values (rows from `start` on) in `stats`.
+    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, n: usize);
 }
 
 impl<T: Pod> Input for Vec<T> {
@@ -57,6 +60,10 @@ impl<T: Pod> Input for Vec<T> {
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
+    }
+
+    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, n: usize) {
+        lock(stats).note(start, &self[..n.min(self.len())]);
     }
 }
 
@@ -135,6 +142,43 @@ struct Work {
     done: Condvar,
     /// Where the whole chunks go.
     plan: Plan,
+    /// The statistics the batch's values go into (SPEC.md section 14.1),
+    /// noted once, off the caller's thread when a worker gets there
+    /// first ([`Work::note_stats`]).
+    stats: Option<BatchStats>,
+}
+
+/// A batch's statistics: its `n` values (rows from `start` on) go into
+/// `into`, taken when they are noted. The mutex is held while they are
+/// noted, so a finisher waits for a worker that is noting them; and the
+/// job holds no handle (the statistics own their dataset's) once they are:
+/// a job kept by the writer thread must not keep the file's objects open.
+struct BatchStats {
+    into: Mutex<Option<Arc<Mutex<ChunkStats>>>>,
+    start: u64,
+    n: usize,
+}
+
+impl Work {
+    /// Notes the batch's values in its statistics, once. Every finisher
+    /// calls it before it returns, so a writer's batches are noted in
+    /// order (its next batch is submitted only after this one is
+    /// reclaimed) and a commit's statistics hold every batch before it.
+    /// Takes no HDF5 lock; the statistics' last handle is never dropped
+    /// here (the writer, which holds one, waits for this to return).
+    fn note_stats(&self) {
+        let Some(b) = &self.stats else {
+            return;
+        };
+        let mut into = lock(&b.into);
+        if let Some(stats) = into.take() {
+            let input = lock(&self.state).input.clone();
+            if let Some(input) = input {
+                input.note(&stats, b.start, b.n);
+            }
+            drop(stats);
+        }
+    }
 }
 
 /// The whole chunks of a job: `whole` chunks from chunk `k0` on.
@@ -198,6 +242,7 @@ const WRITE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(20
 /// Writes a job's whole chunks on a worker thread, unless a finisher got
 /// there first (see the module docs for the lock order).
 fn write_behind(work: &Work) {
+    work.note_stats();
     if let Some(_hdf5) = hdf5_sys::LOCK.try_lock_for(WRITE_LOCK_WAIT) {
         write_behind_locked(work);
     }
@@ -286,6 +331,16 @@ fn writer() -> Option<&'static Mutex<Batches>> {
             .name("h5vec-writer".into())
             .spawn(move || {
                 for works in rx {
+                    // Statistics before the HDF5 lock: the caller encodes
+                    // the next batch meanwhile.
+                    for work in &works {
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            work.note_stats()
+                        }));
+                        if r.is_err() {
+                            failed_behind(work);
+                        }
+                    }
                     let Some(_hdf5) = hdf5_sys::LOCK.try_lock_for(WRITE_LOCK_WAIT) else {
                         continue;
                     };
@@ -337,12 +392,18 @@ impl WriteJob {
         rewrites: bool,
         space: Space,
         buf: Vec<T>,
+        stats: Option<Arc<Mutex<ChunkStats>>>,
         path: &str,
     ) -> Arc<WriteJob> {
         let compress = p.level.is_some() && whole > 0;
         // A first chunk that replaces committed rows is written by the
         // finisher, which orders it with file flushes (`write_first`).
         let behind = whole > 0 && !rewrites && pool().is_some();
+        let stats = stats.map(|into| BatchStats {
+            into: Mutex::new(Some(into)),
+            start: k0 * p.chunk_rows,
+            n: buf.len(),
+        });
         let input: Arc<Box<dyn Input>> = Arc::new(Box::new(buf));
         let job = Arc::new(WriteJob {
             ds: ds.clone(),
@@ -380,6 +441,7 @@ impl WriteJob {
                     whole,
                     path: path.to_owned(),
                 },
+                stats,
             }),
         });
         if compress {
@@ -489,6 +551,7 @@ impl WriteJob {
     /// an index on disk that still names the old copy and its larger size
     /// reads the new stream there (inflating stops at its end).
     pub(crate) fn finish(&self, with_tail: bool) -> Result<()> {
+        self.work.note_stats();
         {
             let mut st = lock(&self.work.state);
             while st.remaining > 0 {

@@ -28,7 +28,7 @@
 //! | `chunks` | direct chunk I/O: `write_rows`, `read_rows` (whole chunks direct, the rest through HDF5) |
 //! | `rows` | row I/O: whole chunks direct where `detect` allows, the rest one hyperslab through `raw` |
 //! | `prefetch` | `ReadAhead`: the next batch's chunks decompressed while the caller decodes this one |
-//! | `deferred` | `WriteJob`: a flushed batch's chunks compressed and written on the workers while the caller encodes the next batch; `complete_file` finishes them before a commit |
+//! | `deferred` | `WriteJob`: a flushed batch's chunks compressed, summarized for statistics and written on the workers while the caller encodes the next batch; `complete_file` finishes them before a commit |
 //! | `ahead` | `Ahead`: the next batch's decoded strings built on the workers |
 
 pub(crate) mod ahead;

@@ -7,16 +7,30 @@
 //! same under an `Option` (its MASK says which rows are missing). Lists,
 //! unions, maps, arrays and blobs have no single value per row to compare:
 //! a filter on them is an error naming the column.
+//!
+//! A leaf is also a column of an h5col table ([`Leaf::open_table`], SPEC.md
+//! section 14.7), read as h5col's query layer reads it: numbers (a row equal
+//! to the dataset's user-defined fill value is missing; a NaN fill makes
+//! every NaN row missing), h5col bools (never missing), fixed-length strings
+//! (trailing NUL padding, and the spaces of space-padded ones, stripped; the
+//! fill value marks missing rows), variable-length strings (with a
+//! user-defined fill value, h5py's empty string, the empty ones are
+//! missing), and categorical
+//! columns (compared by label, ordered by code; the fill code is missing).
+//! List columns are an error naming the column, as in h5col.
 
 use std::ops::Range;
 
-use hdf5::Group;
+use hdf5::{Dataset, Group};
+use hdf5_sys::h5t::H5T_class_t;
 
 use crate::codec::{expect_members, open_column, Codec, Decoder, H5Vector};
 use crate::column::PodReader;
-use crate::error::{Error, Result};
+use crate::error::{Error, Place, Result};
+use crate::h5col::Categorical;
+use crate::kinds::list::FillNumber;
 use crate::kinds::vls::VlsField;
-use crate::raw::{Bits8, Pod};
+use crate::raw::{self, Bits8, Pod};
 use crate::schema::{ids, Kind, Stored};
 
 /// What a leaf's values are.
@@ -87,6 +101,94 @@ pub(crate) struct Leaf {
     /// The MASK of an `Option` around the values (numbers only; text
     /// decodes its own).
     mask: Option<PodReader<Bits8>>,
+    /// A table's number column: its fill value, which marks missing rows.
+    fill: Option<Fill>,
+    /// A table column's dataset (every kind of column).
+    column_ds: Option<Dataset>,
+}
+
+/// The user-defined fill value of a table's number column, widened as its
+/// values are: rows equal to it are missing (a NaN fill: every NaN row).
+#[derive(Clone, Copy, Debug)]
+enum Fill {
+    I(i64),
+    U(u64),
+    F(f64),
+}
+
+/// A fixed-length string column of a table.
+struct FixedText {
+    ds: Dataset,
+    at: Place,
+    /// The fill value without its trailing NULs (rows equal to it, so
+    /// compared, are missing); `None`: the column has no user-defined one.
+    fill: Option<Vec<u8>>,
+    /// Space-padded: trailing spaces are padding too.
+    spacepad: bool,
+}
+
+impl FixedText {
+    /// Rows `a..a + n`: `None` where missing, else the text without its
+    /// padding (invalid UTF-8 is an error naming the row).
+    fn read(&self, a: u64, n: u64) -> Result<Vec<Option<String>>> {
+        let (buf, size) = raw::read_rows_own_type(&self.ds, a, n, &self.at)?;
+        let mut out = Vec::with_capacity(n as usize);
+        for (i, v) in buf.chunks(size.max(1)).take(n as usize).enumerate() {
+            let v = trim_end(v, 0);
+            if self.fill.as_deref() == Some(v) {
+                out.push(None);
+                continue;
+            }
+            let v = if self.spacepad { trim_end(v, b' ') } else { v };
+            let s = std::str::from_utf8(v).map_err(|_| {
+                Error::invalid(self.at.element(a + i as u64), "string is not valid UTF-8")
+            })?;
+            out.push(Some(s.to_owned()));
+        }
+        Ok(out)
+    }
+}
+
+/// `b` without its trailing bytes equal to `pad`.
+fn trim_end(b: &[u8], pad: u8) -> &[u8] {
+    &b[..b.iter().rposition(|&c| c != pad).map_or(0, |i| i + 1)]
+}
+
+impl Vals {
+    /// Which values equal the fill value `fill` (NaN equals a NaN fill).
+    fn equal_to(&self, fill: Fill) -> Vec<bool> {
+        match (self, fill) {
+            (Vals::I(v), Fill::I(f)) => v.iter().map(|&x| x == f).collect(),
+            (Vals::U(v), Fill::U(f)) => v.iter().map(|&x| x == f).collect(),
+            (Vals::F(v), Fill::F(f)) if f.is_nan() => v.iter().map(|x| x.is_nan()).collect(),
+            (Vals::F(v), Fill::F(f)) => v.iter().map(|&x| x == f).collect(),
+            (v, _) => vec![false; v.len()],
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Vals::I(v) => v.len(),
+            Vals::U(v) => v.len(),
+            Vals::F(v) => v.len(),
+            Vals::B(v) => v.len(),
+            Vals::S(v) => v.len(),
+        }
+    }
+}
+
+/// Opens number column `name` of a table of `nrows` rows as `R`, with its
+/// user-defined fill value.
+fn open_table_pod<R: FillNumber>(
+    table: &Group,
+    name: &str,
+    path: &str,
+    nrows: u64,
+) -> Result<(PodReader<R>, Option<R>)> {
+    let (ds, n) = open_column(table, name, path, &[], nrows, |t| R::accepts(t), R::ENCODED)?;
+    let fill = raw::user_fill(&ds, R::mem_type(), std::mem::size_of::<R>(), path)?
+        .and_then(|b| R::from_bytes(&b));
+    Ok((PodReader::new(ds, Vec::new(), n, path)?, fill))
 }
 
 enum Reader {
@@ -102,6 +204,14 @@ enum Reader {
     F64(PodReader<f64>),
     Bool(PodReader<Bits8>),
     Text(Box<dyn Decoder<Option<String>>>),
+    /// A table's fixed-length string column.
+    Fixed(FixedText),
+    /// A table's variable-length string column; `true`: it has a
+    /// user-defined fill value (h5py's: the empty string), whose rows are
+    /// missing.
+    Vlen(Dataset, Place, bool),
+    /// A table's categorical column: its codes.
+    Codes(Box<Categorical>),
 }
 
 /// Reads strings as `Option<String>` from a decoder of `String`.
@@ -213,6 +323,8 @@ impl Leaf {
             domain: Domain::Str,
             reader: Reader::Text(dec),
             mask: None,
+            fill: None,
+            column_ds: None,
         };
         match node.kind {
             Kind::VlsString => {
@@ -281,12 +393,157 @@ impl Leaf {
             domain,
             reader,
             mask,
+            fill: None,
+            column_ds: None,
+        })
+    }
+
+    /// Opens column `column` of h5col table `table` (`nrows` rows, checked
+    /// by the caller) as a leaf: see the module's documentation for what
+    /// each kind of column reads as.
+    pub(crate) fn open_table(table: &Group, column: &str, nrows: u64) -> Result<Leaf> {
+        let path = crate::h5col::column_path(column);
+        let at = Place::new(&path, crate::error::member_path(table, column));
+        let tp = crate::h5col::table_place(table);
+        let named = format!("filter column `{column}`");
+        let exists = !column.is_empty()
+            && !column.contains('/')
+            && !crate::h5col::is_reserved_member(column)
+            && table.link_exists(column);
+        if !exists {
+            let cols = crate::h5col::column_members(table, &tp)?;
+            return Err(Error::not_found(
+                &at,
+                format!(
+                    "no column `{column}` in table `{}` (its columns: {})",
+                    table.name(),
+                    cols.join(", ")
+                ),
+            ));
+        }
+        if table.group(column).is_ok() {
+            return Err(Error::mismatch(
+                &at,
+                format!("a scalar column for {named} (h5col's query layer has no predicates on list columns)"),
+                "a list column",
+            ));
+        }
+        let ds = table.dataset(column).map_err(|_| {
+            Error::mismatch(
+                &at,
+                format!("a column dataset for {named}"),
+                crate::guard::describe_member(table, column),
+            )
+        })?;
+        let info = raw::type_info(&ds, &at)?;
+        let leaf = |domain, reader, fill, ds| Leaf {
+            column: column.to_owned(),
+            path: path.clone(),
+            source: column.to_owned(),
+            domain,
+            reader,
+            mask: None,
+            fill,
+            column_ds: Some(ds),
+        };
+        let not_comparable = || {
+            Error::mismatch(
+                &at,
+                format!(
+                    "a column a filter can compare for {named}: numbers, h5col bools, strings, categorical codes"
+                ),
+                info.describe(),
+            )
+        };
+        Ok(match info.class {
+            H5T_class_t::H5T_ENUM if info.size == 1 => {
+                let r = crate::h5col::open_bool_col(table, column, nrows)?;
+                leaf(Domain::Bool, Reader::Bool(r), None, ds)
+            }
+            H5T_class_t::H5T_STRING if info.vlen_str => {
+                open_column(
+                    table,
+                    column,
+                    &path,
+                    &[],
+                    nrows,
+                    |t| t.class == H5T_class_t::H5T_STRING && t.vlen_str,
+                    "variable-length strings",
+                )?;
+                let fill = raw::has_user_fill(&ds, &at)?;
+                leaf(
+                    Domain::Str,
+                    Reader::Vlen(ds.clone(), at.clone(), fill),
+                    None,
+                    ds,
+                )
+            }
+            H5T_class_t::H5T_STRING => {
+                open_column(
+                    table,
+                    column,
+                    &path,
+                    &[],
+                    nrows,
+                    |t| t.class == H5T_class_t::H5T_STRING && !t.vlen_str,
+                    "fixed-length strings",
+                )?;
+                let dt = raw::dataset_type(&ds, &at)?;
+                let fill =
+                    raw::user_fill(&ds, dt.id(), dt.size(), &at)?.map(|f| trim_end(&f, 0).to_vec());
+                let text = FixedText {
+                    ds: ds.clone(),
+                    at: at.clone(),
+                    fill,
+                    spacepad: raw::is_spacepad(&dt),
+                };
+                leaf(Domain::Str, Reader::Fixed(text), None, ds)
+            }
+            H5T_class_t::H5T_INTEGER if crate::h5col::is_categorical(table, column)? => {
+                let cat = Categorical::open(table, column, nrows)?;
+                let labels = cat
+                    .labels()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.clone(), i as i64))
+                    .collect();
+                leaf(Domain::Enum(labels), Reader::Codes(Box::new(cat)), None, ds)
+            }
+            H5T_class_t::H5T_INTEGER | H5T_class_t::H5T_FLOAT => {
+                macro_rules! num {
+                    ($t:ty, $r:ident, $f:ident, $d:ident) => {{
+                        let (r, f) = open_table_pod::<$t>(table, column, &path, nrows)?;
+                        #[allow(clippy::useless_conversion)]
+                        let f = f.map(|f| Fill::$f(f.into()));
+                        leaf(Domain::$d, Reader::$r(r), f, ds)
+                    }};
+                }
+                match (info.class, info.size, info.signed) {
+                    (H5T_class_t::H5T_INTEGER, 1, true) => num!(i8, I8, I, Int),
+                    (H5T_class_t::H5T_INTEGER, 2, true) => num!(i16, I16, I, Int),
+                    (H5T_class_t::H5T_INTEGER, 4, true) => num!(i32, I32, I, Int),
+                    (H5T_class_t::H5T_INTEGER, 8, true) => num!(i64, I64, I, Int),
+                    (H5T_class_t::H5T_INTEGER, 1, false) => num!(u8, U8, U, UInt),
+                    (H5T_class_t::H5T_INTEGER, 2, false) => num!(u16, U16, U, UInt),
+                    (H5T_class_t::H5T_INTEGER, 4, false) => num!(u32, U32, U, UInt),
+                    (H5T_class_t::H5T_INTEGER, 8, false) => num!(u64, U64, U, UInt),
+                    (H5T_class_t::H5T_FLOAT, 4, _) => num!(f32, F32, F, Float),
+                    (H5T_class_t::H5T_FLOAT, 8, _) => num!(f64, F64, F, Float),
+                    _ => return Err(not_comparable()),
+                }
+            }
+            _ => return Err(not_comparable()),
         })
     }
 
     /// The values dataset of a number leaf outside an `Option` (the one
-    /// statistics describe); `None` for text and `Option`s.
+    /// statistics describe); `None` for text and `Option`s. For a table
+    /// column: its dataset, whatever its kind (the one its indexes
+    /// describe).
     pub(crate) fn dataset(&self) -> Option<&hdf5::Dataset> {
+        if let Some(ds) = &self.column_ds {
+            return Some(ds);
+        }
         if self.mask.is_some() {
             return None;
         }
@@ -308,7 +565,9 @@ impl Leaf {
             Reader::F32(r) => &r.ds,
             Reader::F64(r) => &r.ds,
             Reader::Bool(r) => &r.ds,
-            Reader::Text(_) => return None,
+            Reader::Text(_) | Reader::Fixed(_) | Reader::Vlen(..) | Reader::Codes(_) => {
+                return None
+            }
         })
     }
 
@@ -349,7 +608,32 @@ impl Leaf {
                 let missing = out.iter().map(Option::is_none).collect();
                 return Ok((Vals::S(out), Some(missing)));
             }
+            Reader::Fixed(f) => {
+                let out = f.read(a, n)?;
+                let missing = out.iter().map(Option::is_none).collect();
+                return Ok((Vals::S(out), Some(missing)));
+            }
+            Reader::Vlen(ds, at, fill) => {
+                let out = raw::read_vlen_strings(ds, a, n, &*at)?;
+                let fill = *fill;
+                let out: Vec<_> = out
+                    .into_iter()
+                    .map(|s| (!(fill && s.is_empty())).then_some(s))
+                    .collect();
+                let missing = out.iter().map(Option::is_none).collect();
+                return Ok((Vals::S(out), Some(missing)));
+            }
+            Reader::Codes(c) => {
+                let codes = c.read_codes(rows.clone())?;
+                let missing = codes.iter().map(Option::is_none).collect();
+                let vals = codes.into_iter().map(|c| c.map_or(-1, i64::from)).collect();
+                return Ok((Vals::I(vals), Some(missing)));
+            }
         };
+        if let Some(fill) = self.fill {
+            let missing = vals.equal_to(fill);
+            return Ok((vals, Some(missing)));
+        }
         let missing = match &self.mask {
             Some(m) => Some(
                 crate::kinds::nullable::read_mask(m, &rows)?

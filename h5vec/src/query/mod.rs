@@ -1,5 +1,5 @@
-//! Queries: which rows of a vector match a [`Filter`], and reading only
-//! those (SPEC.md section 14).
+//! Queries: which rows of a vector or an h5col table match a [`Filter`],
+//! and reading only those (SPEC.md section 14; tables: 14.7).
 //!
 //! | file | holds |
 //! |---|---|
@@ -11,6 +11,7 @@
 //! | `index/` | search indexes on demand: `SORTED_ROWS`, `BITMAP`, `CHUNK_BLOOM`; their answers |
 //! | `stats.rs` | `CHUNK_MINMAX` statistics: written by saves and appends, read to skip windows |
 //! | `plan.rs` | the scan: windows, which are skipped, [`Explain`] |
+//! | `tables.rs` | h5col tables: a column's valid search indexes, its `CHUNK_MINMAX` as statistics |
 
 mod eval;
 mod filter;
@@ -19,6 +20,7 @@ mod leaf;
 mod parse;
 mod plan;
 pub(crate) mod stats;
+mod tables;
 mod time;
 
 use std::ops::Range;
@@ -32,10 +34,14 @@ pub use plan::Explain;
 use crate::codec::{Codec, Decoder, H5Vector};
 use crate::error::Result;
 
-/// The rows of vector `name` where `filter` is true, in increasing order.
+/// The rows of vector or h5col table `name` where `filter` is true, in
+/// increasing order.
 ///
 /// Missing values follow HEP001's three-valued logic (see [`Filter`]);
-/// chunks whose statistics prove they hold no match are not read.
+/// chunks whose statistics prove they hold no match are not read. On an
+/// h5col table the columns are the table's, compared as h5col's query
+/// layer compares them (SPEC.md section 14.7), and its valid
+/// `CHUNK_MINMAX` indexes are the statistics.
 ///
 /// ```
 /// use h5vec::{col, H5Vector};
@@ -89,14 +95,15 @@ fn collect_rows(scan: &mut plan::Scan) -> Result<Vec<u64>> {
     }
 }
 
-/// How many rows of vector `name` match `filter` (see [`select_rows`]).
+/// How many rows of vector or h5col table `name` match `filter` (see
+/// [`select_rows`]).
 pub fn count_where(group: &Group, name: &str, filter: &Filter) -> Result<u64> {
     let mut n = 0u64;
     plan::Scan::open(group, name, filter)?.run(|r| n += r.count() as u64)?;
     Ok(n)
 }
 
-/// How [`select_rows`] answers `filter` on vector `name`: for each column,
+/// How [`select_rows`] answers `filter` on vector or table `name`: for each column,
 /// the statistics it uses (or a scan); the windows of rows read and
 /// skipped. Runs the query to count them. `Display` prints a report.
 pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
@@ -107,7 +114,8 @@ pub fn explain(group: &Group, name: &str, filter: &Filter) -> Result<Explain> {
 }
 
 /// The elements of vector `name` where `filter` is true, in row order:
-/// [`select_rows`], then only the chunks holding those rows are read.
+/// [`select_rows`], then only the chunks holding those rows are read. (An
+/// h5col table's rows: [`crate::h5col::load_table_where`].)
 ///
 /// ```
 /// use h5vec::col;
@@ -123,7 +131,7 @@ pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Re
     let mut scan = plan::Scan::open(group, name, filter)?;
     let rows = collect_rows(&mut scan)?;
     // The vector the scan opened and checked.
-    let v = scan.vector();
+    let v = scan.vector()?;
     let mut dec = T::Codec::open(&v.data, &v.schema, "$", v.count)?;
     read_selected(&mut dec, &rows)
 }

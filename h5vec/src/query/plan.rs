@@ -15,8 +15,9 @@ use super::filter::{CmpOp, Filter};
 use super::index::{self, Answer};
 use super::leaf::Leaf;
 use super::stats;
-use crate::error::Result;
-use crate::guard::Access;
+use crate::containers::{classify, ContainerKind};
+use crate::error::{Error, Result};
+use crate::guard::{Access, Walked};
 use crate::raw::bounds::{Bound, BoundKind};
 use crate::raw::minmax::Entry;
 use crate::vector::open::Opened;
@@ -222,13 +223,28 @@ pub(crate) struct Scan {
     window: u64,
     windows: u64,
     read: u64,
-    /// Keeps the vector open (and is what `load_where` decodes).
-    _v: Opened,
+    /// Keeps the vector or table open (the vector is what `load_where`
+    /// decodes).
+    _v: Keep,
+}
+
+/// What a scan keeps open.
+enum Keep {
+    Vector(Box<Opened>),
+    /// An h5col table (SPEC.md section 14.7), its walk held.
+    Table {
+        table: Group,
+        _walked: Walked,
+    },
 }
 
 impl Scan {
-    /// Opens vector `name` and compiles `filter` against its columns.
+    /// Opens vector or h5col table `name` and compiles `filter` against
+    /// its columns.
     pub(crate) fn open(group: &Group, name: &str, filter: &Filter) -> Result<Scan> {
+        if classify(group, name) == Some(ContainerKind::Table) {
+            return Self::open_table(group, name, filter);
+        }
         let v = open_vector(group, name, Access::Read)?;
         let mut leaves = Vec::new();
         let node = compile(&filter.0, &mut leaves, &mut |c| {
@@ -251,6 +267,61 @@ impl Scan {
         let ix = index::find(&v.meta, &leaves, v.count)?;
         let mut answers = Vec::new();
         let node = with_indexes(node, &ix, &mut leaves, v.count, &mut answers, false)?;
+        Ok(Scan::with(
+            leaves,
+            node,
+            v.count,
+            st,
+            answers,
+            Keep::Vector(Box::new(v)),
+        ))
+    }
+
+    /// Opens h5col table `name`: its columns are the leaves, the valid
+    /// `CHUNK_MINMAX` indexes of their datasets the statistics.
+    fn open_table(group: &Group, name: &str, filter: &Filter) -> Result<Scan> {
+        let (table, walked, nrows) = crate::h5col::open_checked(group, name, Access::Read)?;
+        let mut leaves = Vec::new();
+        let node = compile(&filter.0, &mut leaves, &mut |c| {
+            Leaf::open_table(&table, c, nrows)
+        })?;
+        let st = leaves
+            .iter()
+            .map(|l| {
+                let ds = l.dataset()?;
+                let (entries, chunk, kind) = super::tables::table_minmax(&table, ds, nrows)?;
+                Some(LeafStats {
+                    entries,
+                    chunk,
+                    kind,
+                })
+            })
+            .collect();
+        let ix = index::find_table(&table, &leaves, nrows)?;
+        let mut answers = Vec::new();
+        let node = with_indexes(node, &ix, &mut leaves, nrows, &mut answers, false)?;
+        Ok(Scan::with(
+            leaves,
+            node,
+            nrows,
+            st,
+            answers,
+            Keep::Table {
+                table,
+                _walked: walked,
+            },
+        ))
+    }
+
+    /// The scan of `count` rows with its leaves and their statistics.
+    fn with(
+        leaves: Vec<Leaf>,
+        node: Node,
+        count: u64,
+        st: Vec<Option<LeafStats>>,
+        answers: Vec<Answer>,
+        keep: Keep,
+    ) -> Scan {
         // Windows of the statistics' chunks, else of the Bloom filters'.
         let window = st
             .iter()
@@ -260,17 +331,17 @@ impl Scan {
             .or_else(|| answers.iter().filter_map(Answer::chunk_len).max())
             .unwrap_or(crate::options::READ_BATCH_ROWS)
             .max(1);
-        Ok(Scan {
+        Scan {
             leaves,
             node,
             answers,
-            count: v.count,
+            count,
             stats: st,
             window,
             windows: 0,
             read: 0,
-            _v: v,
-        })
+            _v: keep,
+        }
     }
 
     /// Calls `each` with the matching rows of each window read, in order.
@@ -327,9 +398,17 @@ impl Scan {
         self.count
     }
 
-    /// The vector, opened and checked.
-    pub(crate) fn vector(&self) -> &Opened {
-        &self._v
+    /// The vector, opened and checked (an h5col table: an error, its rows
+    /// are read by `h5col::load_table_where`).
+    pub(crate) fn vector(&self) -> Result<&Opened> {
+        match &self._v {
+            Keep::Vector(v) => Ok(v),
+            Keep::Table { table, .. } => Err(Error::mismatch(
+                crate::h5col::table_place(table),
+                "a vector (load the rows of an h5col table with h5vec::h5col::load_table_where)",
+                "an h5col table",
+            )),
+        }
     }
 
     /// The report of what [`Self::run`] did, `rows` rows matching.

@@ -15,10 +15,13 @@
 //!
 //! Writing: a leaf's [`PodWriter`](crate::column::PodWriter) summarizes
 //! each batch it writes, chunk by chunk, into a [`ChunkStats`] that it
-//! shares with the write session ([`register`], inside [`collect`]); the
-//! session writes the entries at each commit ([`SessionStats::commit`]),
-//! future tokens first (HEP001's mutation order), and bumps `GENERATION`
-//! after `count`.
+//! shares with the write session ([`register`], inside [`collect`]): a
+//! batch written through the chunk pipeline is summarized by its write
+//! job (`pipeline::deferred`), on the worker that writes it when one gets
+//! there first, so the caller encodes the next batch meanwhile; every
+//! commit finishes the jobs first. The session writes the entries at each
+//! commit ([`SessionStats::commit`]), future tokens first (HEP001's
+//! mutation order), and bumps `GENERATION` after `count`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -403,7 +406,7 @@ pub(crate) fn read_minmax(
 }
 
 /// The bound kind of a source dataset's element type.
-fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
+pub(crate) fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
     use hdf5::types::TypeDescriptor as D;
     // A bitfield (`Bool`) has no descriptor.
     match t.to_descriptor().ok() {

@@ -439,6 +439,25 @@ pub(crate) fn create_column_with_fill(
     })
 }
 
+/// Whether dataset `ds` has a user-defined fill value (HDF5's
+/// `H5D_FILL_VALUE_USER_DEFINED`), without reading it.
+pub(crate) fn has_user_fill(ds: &Dataset, path: impl At) -> Result<bool> {
+    use hdf5_sys::h5d::H5D_fill_value_t;
+    sync(|| {
+        // SAFETY: a valid dataset id; the list is owned by the `PropertyList`.
+        let dcpl = unsafe {
+            let dcpl = check(path, h5d::H5Dget_create_plist(ds.id()))?;
+            hdf5::from_id::<hdf5::plist::PropertyList>(dcpl).at(path)?
+        };
+        let mut st = H5D_fill_value_t::H5D_FILL_VALUE_UNDEFINED;
+        // SAFETY: a valid property list and an output value.
+        check(path, unsafe {
+            h5p::H5Pfill_value_defined(dcpl.id(), &mut st)
+        })?;
+        Ok(st == H5D_fill_value_t::H5D_FILL_VALUE_USER_DEFINED)
+    })
+}
+
 /// The dataset's user-defined fill value as one value of `mem_type` (of
 /// `size` bytes), or `None` when the fill value is not user-defined (the
 /// library default, which h5col does not treat as "missing").

@@ -165,6 +165,16 @@ impl IntType {
     }
 }
 
+/// Whether `dt` is a fixed-length string type padded with spaces
+/// (`H5T_STR_SPACEPAD`), whose trailing spaces are padding.
+pub(crate) fn is_spacepad(dt: &Datatype) -> bool {
+    // SAFETY: queries of the open datatype `dt`, under the library lock.
+    sync(|| unsafe {
+        h5t::H5Tget_class(dt.id()) == H5T_class_t::H5T_STRING
+            && h5t::H5Tget_strpad(dt.id()) == h5t::H5T_str_t::H5T_STR_SPACEPAD
+    })
+}
+
 /// `dt` as an integer type of 1, 2, 4 or 8 bytes, if it is one.
 pub(crate) fn int_type(dt: &Datatype) -> Option<IntType> {
     // SAFETY: queries of the open datatype `dt`, under the library lock.
@@ -296,6 +306,69 @@ pub(crate) fn ref_attr_target(
         unsafe { h5r::H5Rdestroy(&raw mut r) };
         out
     })
+}
+
+/// Which of the objects `names` (members of `loc`) each value of the 1-D
+/// object-reference attribute `a` (`H5T_STD_REF_OBJ`, what h5py writes)
+/// points at, in order; compared, never followed, as in
+/// [`ref_attr_target`]. Another type or shape is an error at `at`.
+pub(crate) fn ref_list_targets(
+    a: &Attribute,
+    loc: &hdf5::Group,
+    names: &[String],
+    at: impl At,
+) -> Result<Vec<RefTarget>> {
+    use hdf5_sys::h5r;
+    let dt = a.dtype().map_err(|e| Error::hdf5(at.place(), e))?;
+    // SAFETY: a comparison of open datatypes, under the lock.
+    let obj_ref = sync(|| unsafe { h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) > 0 });
+    if !obj_ref || a.shape().len() != 1 {
+        return Err(Error::mismatch(
+            at,
+            "a 1-D array of object references (H5T_STD_REF_OBJ)",
+            format!("shape {:?}", a.shape()),
+        ));
+    }
+    let mut refs: Vec<h5r::hobj_ref_t> = vec![0; a.size()];
+    // SAFETY: `a.size()` values of H5T_STD_REF_OBJ (each a haddr_t, the
+    // element type of `refs`) into `refs`, which holds that many.
+    sync(|| unsafe {
+        check(
+            at,
+            h5a::H5Aread(a.id(), *h5t::H5T_STD_REF_OBJ, refs.as_mut_ptr().cast()),
+        )
+    })?;
+    let mut made = Vec::with_capacity(names.len());
+    for n in names {
+        let cn = std::ffi::CString::new(n.as_str())
+            .map_err(|_| Error::invalid(at, "a member name with a NUL byte"))?;
+        let mut c: h5r::hobj_ref_t = 0;
+        // SAFETY: an object reference to member `cn` of the open group
+        // `loc`, written into `c` (one haddr_t).
+        sync(|| unsafe {
+            check(
+                at,
+                h5r::H5Rcreate(
+                    (&raw mut c).cast(),
+                    loc.id(),
+                    cn.as_ptr(),
+                    h5r::H5R_type_t::H5R_OBJECT1,
+                    -1,
+                ),
+            )
+        })?;
+        made.push(c);
+    }
+    Ok(refs
+        .iter()
+        .map(|&r| match r {
+            0 => RefTarget::Null,
+            r => made
+                .iter()
+                .position(|&c| c == r)
+                .map_or(RefTarget::Elsewhere, RefTarget::Found),
+        })
+        .collect())
 }
 
 /// Writes the scalar attribute `name` of `obj`: an `H5T_STD_REF_OBJ`

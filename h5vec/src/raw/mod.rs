@@ -58,9 +58,9 @@ pub(crate) mod walk;
 
 pub(crate) use attrs::has_attr;
 pub(crate) use attrs::{
-    attr_string, create_column_with_fill, create_group_small, create_small, read_attr_string,
-    read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes, write_scalar_string,
-    write_small,
+    attr_string, create_column_with_fill, create_group_small, create_small, has_user_fill,
+    read_attr_string, read_scalar_string, user_fill, write_attr_ascii, write_checksummed_bytes,
+    write_scalar_string, write_small,
 };
 // Copies (`crate::compact`).
 pub(crate) use copy::{copy_attr, copy_object, elements, Elements};
@@ -80,11 +80,14 @@ pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use h5col::{
-    attr_storage_size, int_type, nullpad_string_type, read_attr_bytes, ref_attr_target,
-    string_facts, unsigned_int_size, write_attr_bytes, write_obj_ref_attr, IntType, RefTarget,
+    attr_storage_size, int_type, is_spacepad, nullpad_string_type, read_attr_bytes,
+    ref_attr_target, ref_list_targets, string_facts, unsigned_int_size, write_attr_bytes,
+    write_obj_ref_attr, IntType, RefTarget,
 };
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
-pub(crate) use pipeline::{blosc_compress, blosc_decompress, layout as dataset_layout, Layout};
+pub(crate) use pipeline::{
+    blosc_compress, blosc_decompress, blosc_decompress_part, layout as dataset_layout, Layout,
+};
 pub(crate) use podrows::{
     plain_size, pod_bytes, pod_bytes_mut, read_plain_rows_bytes, read_pod_rows_bytes, row_elems,
     write_plain_rows_bytes, write_pod_rows_bytes, MemType,

@@ -142,3 +142,122 @@ pub(crate) fn blosc_decompress(comp: &[u8], out: &mut [u8]) -> bool {
     };
     usize::try_from(n).is_ok_and(|n| n == out.len())
 }
+
+/// Decompresses bytes `at` of the Blosc frame `comp`, which holds `whole`
+/// bytes, into `out` (`at.len()` bytes): only the frame's blocks that
+/// cover them (c-blosc's `blosc_getitem`; one thread). Whether `out` was
+/// filled: `false` (nothing to trust in `out`) when the header, checked
+/// against `comp`'s length first, does not say `whole` bytes, or `at` is
+/// not whole items of the frame's type size or lies outside them.
+pub(crate) fn blosc_decompress_part(
+    comp: &[u8],
+    whole: usize,
+    at: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> bool {
+    let mut nbytes = 0usize;
+    // SAFETY: as in `blosc_decompress`.
+    let valid =
+        unsafe { blosc_src::blosc_cbuffer_validate(comp.as_ptr().cast(), comp.len(), &mut nbytes) };
+    if valid != 0 || nbytes != whole || at.end > whole || at.start > at.end || out.len() != at.len()
+    {
+        return false;
+    }
+    let (mut typesize, mut flags) = (0usize, 0 as std::os::raw::c_int);
+    // SAFETY: the header `blosc_cbuffer_validate` just read within `comp`;
+    // Blosc writes the two values through valid pointers.
+    unsafe { blosc_src::blosc_cbuffer_metainfo(comp.as_ptr().cast(), &mut typesize, &mut flags) };
+    // `blosc_getitem` counts in items of the frame's type size, and checks
+    // the bounds only after allocating (an out-of-bounds call leaks and
+    // prints): everything is checked here first.
+    if typesize == 0 || at.start % typesize != 0 || at.len() % typesize != 0 {
+        return false;
+    }
+    let (Ok(start), Ok(items)) = (
+        std::os::raw::c_int::try_from(at.start / typesize),
+        std::os::raw::c_int::try_from(at.len() / typesize),
+    ) else {
+        return false;
+    };
+    if items == 0 {
+        return true;
+    }
+    // SAFETY: a frame whose header `blosc_cbuffer_validate` accepted for
+    // `comp.len()` bytes (its compressed size within them, which bounds
+    // every block offset c-blosc follows); items `start..start + items`
+    // lie within the `whole` bytes it holds, and `out` has room for
+    // exactly their `at.len()` bytes, which is what it writes.
+    let n = unsafe {
+        blosc_src::blosc_getitem(comp.as_ptr().cast(), start, items, out.as_mut_ptr().cast())
+    };
+    usize::try_from(n).is_ok_and(|n| n == out.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame of many blocks, for every shuffle: every part decompresses
+    /// to the same bytes as the whole; parts that are not whole items, out
+    /// of bounds, or of a damaged frame are refused (never read past).
+    #[test]
+    fn parts_of_a_blosc_frame_match_the_whole() {
+        let src: Vec<u8> = (0..600_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 ^ (i / 7) as u8)
+            .collect();
+        for (shuffle, typesize) in [(0, 8), (1, 8), (2, 8), (2, 4), (1, 2), (0, 1)] {
+            let mut dst = vec![0u8; src.len() + 16 + 64];
+            let n = blosc_compress(5, shuffle, typesize, &src, &mut dst, c"blosclz");
+            assert!(n > 0, "shuffle {shuffle} typesize {typesize}");
+            let comp = &dst[..n as usize];
+            let mut whole = vec![0u8; src.len()];
+            assert!(blosc_decompress(comp, &mut whole));
+            assert_eq!(whole, src);
+            let t = typesize;
+            for (a, len) in [
+                (0, 0),
+                (0, t),
+                (8 * t, 3 * t),
+                (t * 4_000, t * 40_000),
+                (src.len() - t, t),
+                (0, src.len()),
+            ] {
+                let mut out = vec![0u8; len];
+                assert!(
+                    blosc_decompress_part(comp, src.len(), a..a + len, &mut out),
+                    "shuffle {shuffle} typesize {t} at {a}+{len}"
+                );
+                assert_eq!(
+                    out,
+                    &src[a..a + len],
+                    "shuffle {shuffle} typesize {t} at {a}+{len}"
+                );
+            }
+            let mut out = vec![0u8; 2 * t];
+            // Past the end, or not in whole items.
+            assert!(!blosc_decompress_part(
+                comp,
+                src.len(),
+                src.len() - t..src.len() + t,
+                &mut out
+            ));
+            if t > 1 {
+                let mut odd = vec![0u8; t];
+                assert!(!blosc_decompress_part(comp, src.len(), 1..1 + t, &mut odd));
+            }
+            // A frame cut short, or claiming another size.
+            assert!(!blosc_decompress_part(
+                &comp[..comp.len() / 2],
+                src.len(),
+                0..t,
+                &mut out[..t]
+            ));
+            assert!(!blosc_decompress_part(
+                comp,
+                src.len() + 8,
+                0..t,
+                &mut out[..t]
+            ));
+        }
+    }
+}

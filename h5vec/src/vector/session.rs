@@ -359,6 +359,8 @@ impl<E: Batches> WriteSession<E> {
         if link && self.link_as_new.is_some() {
             // Unlinked: `count` goes in first, and the link's own flush
             // (before it links) puts data and `count` on disk together.
+            // The batches' jobs first: they note the statistics.
+            crate::column::complete_file(&self.group)?;
             self.stats.commit(&self.meta, n)?;
             if self.pending > 0 {
                 write_count(&self.meta, n)?;

@@ -280,7 +280,7 @@ fn values_dataset(
 ) -> Result<Dataset> {
     let name = format!("{}_values", b.name);
     let g: &Group = b.group;
-    let dt = match leaf.values_dataset() {
+    let dt = match super::source_dataset(leaf) {
         Some(src) => raw::dataset_type(src, p)?,
         None => raw::vlen_utf8(p)?,
     };
@@ -383,7 +383,7 @@ fn read_values(ds: &Dataset, leaf: &Leaf, k: u64) -> Result<Option<Vals>> {
             ),
         ));
     }
-    let Some(src) = leaf.values_dataset() else {
+    let Some(src) = super::source_dataset(leaf) else {
         return Ok(Some(Vals::S(
             raw::read_vlen_strings(&vds, 0, k, &vp)?
                 .into_iter()

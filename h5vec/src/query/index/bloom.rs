@@ -53,7 +53,7 @@ pub(super) fn params(ds: &Dataset) -> Option<(u64, u64, u32)> {
 
 /// The rows per filter of `leaf`.
 fn chunk_of(leaf: &Leaf, count: u64) -> u64 {
-    match leaf.values_dataset() {
+    match super::source_dataset(leaf) {
         Some(ds) => crate::query::stats::chunk_len(ds, count.max(1)),
         None => TEXT_CHUNK,
     }
@@ -61,7 +61,7 @@ fn chunk_of(leaf: &Leaf, count: u64) -> u64 {
 
 /// The storage width in bytes of a number leaf (`0` for text).
 fn width(leaf: &Leaf) -> usize {
-    leaf.values_dataset()
+    super::source_dataset(leaf)
         .and_then(|d| d.dtype().ok())
         .map_or(0, |t| t.size())
 }
@@ -256,7 +256,7 @@ fn lit_bytes(leaf: &Leaf, l: &Lit, w: usize) -> Option<Vec<u8>> {
         (_, Lit::I(i)) => {
             let bits = 8 * w as u32;
             let signed = matches!(
-                leaf.values_dataset()
+                super::source_dataset(leaf)
                     .and_then(|d| d.dtype().ok())
                     .and_then(|t| t.to_descriptor().ok()),
                 Some(hdf5::types::TypeDescriptor::Integer(_))

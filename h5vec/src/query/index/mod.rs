@@ -427,13 +427,8 @@ impl Target {
 
 /// The leaf of table column `column` (HEP001 fill values are missing
 /// rows).
-fn table_leaf(table: &Group, column: &str, _nrows: u64) -> Result<Leaf> {
-    Err(Error::invalid(
-        Place::new("$", table.name()),
-        format!(
-            "search indexes on h5col table columns (column `{column}`) are not built by this version: build them with h5col"
-        ),
-    ))
+fn table_leaf(table: &Group, column: &str, nrows: u64) -> Result<Leaf> {
+    Leaf::open_table(table, column, nrows)
 }
 
 /// The index datasets of a table (`KIND` of a family), each with the
@@ -717,6 +712,13 @@ pub(crate) fn rebuild_after_copy(
     Ok(())
 }
 
+/// The dataset holding `leaf`'s values, whose type and chunks its indexes
+/// follow: a table's column, a vector leaf's values (under an `Option`
+/// too); `None` for a vector's text.
+pub(crate) fn source_dataset(leaf: &Leaf) -> Option<&Dataset> {
+    leaf.dataset().or_else(|| leaf.values_dataset())
+}
+
 /// Rows `0..count` of `leaf` in batches: `f(first_row, values, missing)`.
 pub(crate) fn each_batch(
     leaf: &mut Leaf,
@@ -871,6 +873,10 @@ pub(crate) struct LeafIndexes {
     sorted: Option<Dataset>,
     bitmap: Option<Dataset>,
     bloom: Option<Dataset>,
+    /// A table column's: the rows where a predicate is unknown are not
+    /// taken from its tails (a NaN fill puts missing rows in the NaN
+    /// tail), so `not` over it reads the column.
+    table: bool,
 }
 
 /// The valid on-demand indexes of each of `leaves` (by `SOURCE`).
@@ -905,6 +911,39 @@ pub(crate) fn find(meta: &Group, leaves: &[Leaf], count: u64) -> Result<Vec<Leaf
     Ok(out)
 }
 
+/// The valid on-demand indexes of each of `leaves`, columns of h5col
+/// table `table` of `nrows` rows (linked by `SEARCH_INDEX_LIST`).
+pub(crate) fn find_table(table: &Group, leaves: &[Leaf], nrows: u64) -> Result<Vec<LeafIndexes>> {
+    let mut out: Vec<LeafIndexes> = leaves
+        .iter()
+        .map(|_| LeafIndexes {
+            table: true,
+            ..LeafIndexes::default()
+        })
+        .collect();
+    let Some((_, found)) = table_indexes(table)? else {
+        return Ok(out);
+    };
+    let generation = read_u64_attr(table, "GENERATION");
+    for f in found {
+        if f.kind == IndexKind::ChunkMinMax || !is_valid(&f, generation, nrows) {
+            continue;
+        }
+        for (l, o) in leaves.iter().zip(out.iter_mut()) {
+            if l.column != f.source {
+                continue;
+            }
+            let slot = match f.kind {
+                IndexKind::SortedRows => &mut o.sorted,
+                IndexKind::Bitmap => &mut o.bitmap,
+                _ => &mut o.bloom,
+            };
+            *slot = Some(f.ds.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// What the valid indexes `ix` of `leaf` (number `i`) say about `pred`
 /// (`need_u`: the unknown rows are wanted too), or `None`.
 pub(crate) fn answer(
@@ -925,7 +964,7 @@ pub(crate) fn answer(
         return Ok(None);
     }
     if let Some(ds) = &ix.sorted {
-        let (t, u) = sorted::answer(ds, leaf, pred, count, need_u)?;
+        let (t, u) = sorted::answer(ds, leaf, pred, count, need_u && !ix.table)?;
         let label = format!("SORTED_ROWS ({} rows)", t.len());
         return Ok(Some(make(label, Says::Rows { t, u })));
     }
