@@ -847,3 +847,179 @@ fn chunk_bloom_has_no_false_negatives_and_about_one_percent_false_positives() {
     }
     assert!(read <= 200 * 100 * 2 / 100, "{read} of 20000 chunks read");
 }
+
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct TRow {
+    id: u32,
+    price: Option<f64>,
+    venue: String,
+    note: Option<String>,
+    flag: bool,
+    level: Status,
+}
+
+fn trows(start: u64, n: u64, seed: u64) -> Vec<TRow> {
+    let mut r = Rng(seed);
+    (start..start + n)
+        .map(|_| TRow {
+            id: r.below(300) as u32,
+            price: match r.below(5) {
+                0 => None,
+                _ => Some(r.below(40) as f64 / 4.0 - 2.0),
+            },
+            venue: format!("v{}", r.below(25)),
+            note: match r.below(4) {
+                0 => None,
+                k => Some(format!("note{k}")),
+            },
+            flag: r.below(3) == 0,
+            level: [Status::Ok, Status::Warn, Status::Fail][r.below(3) as usize],
+        })
+        .collect()
+}
+
+type TPred = fn(&TRow) -> Option<bool>;
+
+fn tcases() -> Vec<(Filter, TPred)> {
+    vec![
+        (col("id").eq(17u32), |r| Some(r.id == 17)),
+        (col("id").is_in([1u32, 2, 299, 1000]), |r| {
+            Some([1, 2, 299].contains(&r.id))
+        }),
+        (col("id").between(10, 20), |r| {
+            Some((10..=20).contains(&r.id))
+        }),
+        (!col("id").lt(250), |r| Some(r.id >= 250)),
+        (col("price").eq(0.0), |r| r.price.map(|p| p == 0.0)),
+        (col("price").ge(5.5), |r| r.price.map(|p| p >= 5.5)),
+        (!col("price").gt(1.0), |r| r.price.map(|p| p <= 1.0)),
+        (col("price").is_in([1.25, -2.0]), |r| {
+            r.price.map(|p| p == 1.25 || p == -2.0)
+        }),
+        (col("venue").eq("v3"), |r| Some(r.venue == "v3")),
+        (col("venue").ge("v20"), |r| Some(r.venue.as_str() >= "v20")),
+        (col("note").eq("note2"), |r| {
+            r.note.as_ref().map(|n| n == "note2")
+        }),
+        (col("note").ne("note2"), |r| {
+            r.note.as_ref().map(|n| n != "note2")
+        }),
+        (col("flag").eq(true) & col("id").lt(100), |r| {
+            Some(r.flag && r.id < 100)
+        }),
+        (col("level").eq("Fail"), |r| Some(r.level == Status::Fail)),
+        (
+            col("level").is_in(["Ok", "Warn"]) | col("price").lt(0),
+            |r| match (r.level != Status::Fail, r.price.map(|p| p < 0.0)) {
+                (true, _) | (_, Some(true)) => Some(true),
+                (false, Some(false)) => Some(false),
+                (false, None) => None,
+            },
+        ),
+    ]
+}
+
+fn tcheck(file: &File, name: &str, plain: &str, all: &[TRow]) {
+    for (i, (f, p)) in tcases().into_iter().enumerate() {
+        let want: Vec<u64> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| p(r) == Some(true))
+            .map(|(k, _)| k as u64)
+            .collect();
+        let got = select_rows(file, name, &f).unwrap_or_else(|e| panic!("case {i} {f}: {e}"));
+        assert_eq!(got, want, "case {i}: {f}");
+        assert_eq!(select_rows(file, plain, &f).unwrap(), want, "case {i}: {f}");
+    }
+}
+
+const TCOLUMNS: [&str; 6] = ["id", "price", "venue", "note", "flag", "level"];
+
+#[test]
+fn h5col_tables_take_every_family_linked_from_their_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.h5");
+    let file = h5vec::create_file(&path).unwrap();
+    let mut all = trows(0, 1500, 21);
+    let o = SaveOptions::default().chunk_length(128);
+    h5vec::h5col::save_table_with(&file, "plain", &all, &o).unwrap();
+    h5vec::h5col::save_table_with(&file, "t", &all, &o).unwrap();
+    for c in TCOLUMNS {
+        for k in [
+            IndexKind::SortedRows,
+            IndexKind::Bitmap,
+            IndexKind::ChunkBloom,
+        ] {
+            let r = build_index(&file, "t", c, k);
+            if k == IndexKind::ChunkBloom && c == "level" {
+                assert!(r.unwrap_err().to_string().contains("enumeration"));
+            } else {
+                r.unwrap_or_else(|e| panic!("{k} on {c}: {e}"));
+            }
+        }
+    }
+    let t = file.group("t").unwrap();
+    assert_eq!(
+        t.attr("GENERATION").unwrap().read_scalar::<u64>().unwrap(),
+        0
+    );
+    let l = list_indexes(&file, "t").unwrap();
+    assert_eq!(l.len(), 17);
+    assert!(l.iter().all(|i| i.valid()), "{l:?}");
+    assert_eq!(l[0].dataset(), "/t/SEARCH_INDEXES/flag__sorted_rows");
+    let refs = |c: &str| {
+        t.dataset(c)
+            .unwrap()
+            .attr("SEARCH_INDEX_LIST")
+            .unwrap()
+            .size()
+    };
+    assert_eq!(refs("id"), 3);
+    assert_eq!(refs("level"), 2);
+    let v = t.dataset("SEARCH_INDEXES/venue__bitmap_values").unwrap();
+    assert_eq!(
+        v.dtype().unwrap(),
+        t.dataset("venue").unwrap().dtype().unwrap()
+    );
+    tcheck(&file, "t", "plain", &all);
+    let e = explain(&file, "t", &col("venue").eq("v3")).unwrap();
+    let n = all.iter().filter(|r| r.venue == "v3").count();
+    assert!(
+        e.indexes()[0]
+            .1
+            .unwrap()
+            .starts_with(&format!("SORTED_ROWS ({n} rows)")),
+        "{e}"
+    );
+    // Rebuilt in place: no second reference.
+    build_index(&file, "t", "id", IndexKind::Bitmap).unwrap();
+    assert_eq!(refs("id"), 3);
+    if let Ok(out) = std::env::var("H5VEC_INDEX_TABLE_OUT") {
+        file.flush().unwrap();
+        std::fs::copy(&path, out).unwrap();
+    }
+    // Appends: stale (GENERATION bumped), ignored, right; rebuilt.
+    let more = trows(1500, 77, 22);
+    h5vec::h5col::append_table(&file, "t", &more).unwrap();
+    h5vec::h5col::append_table(&file, "plain", &more).unwrap();
+    all.extend(more);
+    assert!(list_indexes(&file, "t").unwrap().iter().all(|i| !i.valid()));
+    let e = explain(&file, "t", &col("venue").eq("v3")).unwrap();
+    assert_eq!(e.indexes(), [("venue", None)]);
+    tcheck(&file, "t", "plain", &all);
+    build_index(&file, "t", "venue", IndexKind::SortedRows).unwrap();
+    tcheck(&file, "t", "plain", &all);
+    // Drop: the dataset and its reference.
+    assert!(drop_index(&file, "t", "id", IndexKind::SortedRows).unwrap());
+    assert_eq!(refs("id"), 2);
+    assert!(!t.link_exists("SEARCH_INDEXES/id__sorted_rows"));
+    assert!(drop_index(&file, "t", "level", IndexKind::Bitmap).unwrap());
+    assert!(drop_index(&file, "t", "level", IndexKind::SortedRows).unwrap());
+    assert!(!t
+        .dataset("level")
+        .unwrap()
+        .attr_names()
+        .unwrap()
+        .contains(&"SEARCH_INDEX_LIST".to_owned()));
+    assert!(!t.link_exists("SEARCH_INDEXES/level__bitmap_values"));
+}
