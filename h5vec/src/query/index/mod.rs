@@ -308,7 +308,7 @@ enum Home {
         vector: Group,
         data: Group,
         meta: Group,
-        schema: Stored,
+        schema: Box<Stored>,
     },
     /// An h5col table: `TABLE/SEARCH_INDEXES`, linked from the column's
     /// `SEARCH_INDEX_LIST`; `GENERATION` on the table group.
@@ -324,7 +324,7 @@ struct Target {
 /// Keeps what opening a container opened open while it is used (only
 /// dropped).
 enum Held {
-    Vector(#[allow(dead_code)] crate::vector::open::Opened),
+    Vector(#[allow(dead_code)] Box<crate::vector::open::Opened>),
     Table(#[allow(dead_code)] crate::guard::Walked),
 }
 
@@ -347,11 +347,11 @@ fn open_target(group: &Group, name: &str) -> Result<(Target, Held)> {
                 vector,
                 data: v.data.clone(),
                 meta: v.meta.clone(),
-                schema: v.schema.clone(),
+                schema: Box::new(v.schema.clone()),
             },
             count: v.count,
         },
-        Held::Vector(v),
+        Held::Vector(Box::new(v)),
     ))
 }
 
@@ -702,7 +702,7 @@ pub(crate) fn rebuild_after_copy(
             vector: vector.clone(),
             data,
             meta: meta.clone(),
-            schema: schema.clone(),
+            schema: Box::new(schema.clone()),
         },
         count,
     };
