@@ -4,7 +4,7 @@
 //! ```text
 //! <source>__chunk_bloom   2-D uint8 (n_chunks, m_bytes), chunks (1, m_bytes), maxshape (unlimited, m_bytes)
 //!   row c: the filter of rows [c*C, min(NROWS, (c+1)*C)), C the source's chunk length
-//!   (a text leaf: 65,536 rows)
+//!   (a vector's text leaf: of its `values`, else its `pointers` (VLS); else NROWS)
 //!   @k (uint16), @m_bits (uint64, = 8 * m_bytes), @seed (uint32) = 0
 //!   @hash_family = "murmur3_x64_128_double" (fixed-length ASCII)
 //!   @KIND = "CHUNK_BLOOM", @SOURCE, @SOURCE_GENERATION, @SOURCE_NROWS
@@ -31,9 +31,6 @@ use crate::raw;
 
 const FAMILY: &str = "murmur3_x64_128_double";
 
-/// Rows per filter of a text leaf (no values dataset to take it from).
-const TEXT_CHUNK: u64 = 65_536;
-
 /// `(k, m_bits, seed)` of a bloom index whose attributes are usable
 /// (`None`: the index counts as absent).
 pub(super) fn params(ds: &Dataset) -> Option<(u64, u64, u32)> {
@@ -51,11 +48,13 @@ pub(super) fn params(ds: &Dataset) -> Option<(u64, u64, u32)> {
     Some((k, m, seed))
 }
 
-/// The rows per filter of `leaf`.
-fn chunk_of(leaf: &Leaf, count: u64) -> u64 {
+/// The rows per filter of `leaf`: its values dataset's chunk length, or
+/// for a vector's text leaf `text` (the chunks of its `values` or
+/// `pointers`, see [`super::text_chunk`]).
+fn chunk_of(leaf: &Leaf, count: u64, text: Option<u64>) -> u64 {
     match super::source_dataset(leaf) {
         Some(ds) => crate::query::stats::chunk_len(ds, count.max(1)),
-        None => TEXT_CHUNK,
+        None => text.unwrap_or(count).max(1),
     }
 }
 
@@ -116,7 +115,7 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
         ));
     }
     let n = b.count;
-    let c = chunk_of(leaf, n);
+    let c = chunk_of(leaf, n, b.text_chunk);
     let w = width(leaf);
     let n_chunks = n.div_ceil(c);
     // Pass 1: the largest number of distinct values in a chunk.
@@ -284,6 +283,7 @@ pub(super) fn answer(
     leaf: &mut Leaf,
     pred: &Pred,
     count: u64,
+    text: Option<u64>,
 ) -> Result<Option<(u64, Vec<bool>)>> {
     let lits: Vec<&Lit> = match pred {
         Pred::Cmp(CmpOp::Eq, l) => vec![l],
@@ -297,7 +297,7 @@ pub(super) fn answer(
         return Ok(None);
     };
     let p = place(ds);
-    let c = chunk_of(leaf, count);
+    let c = chunk_of(leaf, count, text);
     let n = count.div_ceil(c);
     let shape = raw::shape(ds, &p)?;
     let u8_type = ds.dtype().ok().and_then(|t| t.to_descriptor().ok())

@@ -416,6 +416,14 @@ impl Target {
         }
     }
 
+    /// A vector's text leaf `source`: its rows per chunk ([`text_chunk`]).
+    fn text_chunk(&self, source: &str) -> Option<u64> {
+        match &self.home {
+            Home::Vector { vector, .. } => Some(text_chunk(vector, source, self.count)),
+            Home::Table { .. } => None,
+        }
+    }
+
     /// The dataset name of the `kind` index of `source`.
     fn name(&self, source: &str, kind: IndexKind) -> String {
         match &self.home {
@@ -423,6 +431,19 @@ impl Target {
             Home::Table { .. } => format!("{source}{}", kind.suffix()),
         }
     }
+}
+
+/// The rows per chunk of a vector's text leaf `source` (`data/a/values`):
+/// the chunk length of its `values` dataset (one string per row), else of
+/// its `pointers` (the VLS layout), else `count` (at least 1).
+fn text_chunk(vector: &Group, source: &str, count: u64) -> u64 {
+    let ds = vector.dataset(source).ok().or_else(|| {
+        let dir = source.rsplit_once('/')?.0;
+        vector.dataset(&format!("{dir}/pointers")).ok()
+    });
+    ds.and_then(|d| d.chunk())
+        .and_then(|c| c.first().copied())
+        .map_or(count.max(1), |c| c.max(1) as u64)
 }
 
 /// The leaf of table column `column` (HEP001 fill values are missing
@@ -539,6 +560,7 @@ fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
         existing,
         count: t.count,
         nan_first: table,
+        text_chunk: t.text_chunk(&source),
     };
     let ds = match kind {
         IndexKind::SortedRows => sorted::build(&ctx, &mut leaf)?,
@@ -574,6 +596,8 @@ pub(crate) struct Build<'a> {
     /// A table: a NaN row goes to the NaN tail even when missing (HEP001:
     /// a NaN fill makes missing rows NaN rows).
     pub(crate) nan_first: bool,
+    /// A vector's text leaf: the rows per Bloom filter.
+    pub(crate) text_chunk: Option<u64>,
 }
 
 /// Removes the `kind` index of `column` of vector `name` (a bitmap's
@@ -873,6 +897,8 @@ pub(crate) struct LeafIndexes {
     sorted: Option<Dataset>,
     bitmap: Option<Dataset>,
     bloom: Option<Dataset>,
+    /// A vector's text leaf: its rows per chunk ([`text_chunk`]).
+    text_chunk: Option<u64>,
     /// A table column's: the rows where a predicate is unknown are not
     /// taken from its tails (a NaN fill puts missing rows in the NaN
     /// tail), so `not` over it reads the column.
@@ -881,7 +907,22 @@ pub(crate) struct LeafIndexes {
 
 /// The valid on-demand indexes of each of `leaves` (by `SOURCE`).
 pub(crate) fn find(meta: &Group, leaves: &[Leaf], count: u64) -> Result<Vec<LeafIndexes>> {
-    let mut out: Vec<LeafIndexes> = leaves.iter().map(|_| LeafIndexes::default()).collect();
+    // The vector group (metadata's parent), for text leaves' chunks.
+    let name = meta.name();
+    let parent = name
+        .rsplit_once('/')
+        .map_or("/", |p| if p.0.is_empty() { "/" } else { p.0 });
+    let vector = meta.file().and_then(|f| f.group(parent)).ok();
+    let mut out: Vec<LeafIndexes> = leaves
+        .iter()
+        .map(|l| LeafIndexes {
+            text_chunk: match (&vector, source_dataset(l)) {
+                (Some(v), None) => Some(text_chunk(v, &source_of(&l.column), count)),
+                _ => None,
+            },
+            ..LeafIndexes::default()
+        })
+        .collect();
     let Some((g, found)) = indexes(meta)? else {
         return Ok(out);
     };
@@ -974,7 +1015,7 @@ pub(crate) fn answer(
         }
     }
     if let Some(ds) = &ix.bloom {
-        if let Some((len, may)) = bloom::answer(ds, leaf, pred, count)? {
+        if let Some((len, may)) = bloom::answer(ds, leaf, pred, count, ix.text_chunk)? {
             let label = format!(
                 "CHUNK_BLOOM ({} of {} chunks)",
                 may.iter().filter(|&&m| m).count(),
