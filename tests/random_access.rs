@@ -115,7 +115,7 @@ fn ranges_of_blosc_vectors_load_exactly() {
             t: i as f64 * 0.5,
             small: (i % 251) as u8,
             half: (mix(i) % 2000) as i16 - 1000,
-            flag: mix(i) % 3 == 0,
+            flag: mix(i).is_multiple_of(3),
             pos: [i as f32, -(i as f32), (i % 7) as f32],
         })
         .collect();

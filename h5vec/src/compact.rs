@@ -127,7 +127,17 @@ fn copy_checked(
     // The data has new chunks: statistics copied with `metadata` would
     // describe the old ones (SPEC.md section 14).
     let meta = open_group(&group, "metadata", "$")?;
+    // Search indexes built on demand, rebuilt from the new data too
+    // (SPEC.md 14.6): the same columns and families.
+    let on_demand = crate::query::index::on_demand(&meta)?;
     crate::query::stats::rebuild(&group, &meta, &opened.schema, opened.count)?;
+    crate::query::index::rebuild_after_copy(
+        &group,
+        &meta,
+        &opened.schema,
+        opened.count,
+        &on_demand,
+    )?;
     drop(opened);
     commit_vector(dst, &group, dst_name, replace)
 }

@@ -161,7 +161,8 @@ pub use inspect::{
 };
 pub use options::{BloscCompressor, BloscShuffle, Compression, DatasetRole, SaveOptions};
 pub use query::{
-    col, count_where, explain, load_where, select_rows, Column, Explain, Filter, Value,
+    build_index, col, count_where, drop_index, explain, list_indexes, load_where, select_rows,
+    Column, Explain, Filter, IndexInfo, IndexKind, Value,
 };
 pub use serde_value::{Blob, Json};
 #[cfg(unix)]

@@ -49,11 +49,11 @@ use crate::options::{SaveOptions, WriteCtx};
 mod boolean;
 mod category;
 mod fields;
-mod generation;
+pub(crate) mod generation;
 mod list;
 mod number;
 mod string;
-mod table;
+pub(crate) mod table;
 
 #[doc(hidden)]
 pub use category::TableEnum;

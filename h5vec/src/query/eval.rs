@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use std::ops::Range;
 
 use super::filter::{CmpOp, Expr, Value};
+use super::index::Answer;
 use super::leaf::{Domain, Leaf, Vals};
 use super::time::parse_time_text;
 use crate::error::{Error, Result};
@@ -41,6 +42,9 @@ pub(crate) enum Node {
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
+    /// A leaf predicate a search index answers: `answers[k]` in
+    /// [`truth`] (its leaf is read only where the index cannot say).
+    Indexed(usize),
 }
 
 /// Three-valued truth: [`F`], [`T`], [`U`]nknown.
@@ -181,9 +185,21 @@ pub(crate) fn cmp_int_float(i: i128, f: f64) -> Ordering {
     }
 }
 
+/// Row `i` of `v` against the literal, exactly as predicates compare
+/// (`None`: unordered, a NaN, or a missing text row).
+pub(crate) fn cmp_val(v: &Vals, i: usize, l: &Lit) -> Option<Ordering> {
+    match v {
+        Vals::I(x) => cmp_i(i128::from(x[i]), l),
+        Vals::U(x) => cmp_i(i128::from(x[i]), l),
+        Vals::B(x) => cmp_i(i128::from(x[i]), l),
+        Vals::F(x) => cmp_f(x[i], l),
+        Vals::S(x) => cmp_s(x[i].as_deref()?, l),
+    }
+}
+
 /// `x` against the literal (`None`: unordered, i.e. a NaN).
 #[inline]
-fn cmp_f(x: f64, l: &Lit) -> Option<Ordering> {
+pub(crate) fn cmp_f(x: f64, l: &Lit) -> Option<Ordering> {
     match l {
         Lit::F(y) => x.partial_cmp(y),
         Lit::I(i) if x.is_nan() => None,
@@ -193,7 +209,7 @@ fn cmp_f(x: f64, l: &Lit) -> Option<Ordering> {
 }
 
 #[inline]
-fn cmp_i(x: i128, l: &Lit) -> Option<Ordering> {
+pub(crate) fn cmp_i(x: i128, l: &Lit) -> Option<Ordering> {
     match l {
         Lit::I(i) => Some(x.cmp(i)),
         Lit::F(y) => Some(cmp_int_float(x, *y)),
@@ -202,7 +218,7 @@ fn cmp_i(x: i128, l: &Lit) -> Option<Ordering> {
 }
 
 #[inline]
-fn cmp_s(x: &str, l: &Lit) -> Option<Ordering> {
+pub(crate) fn cmp_s(x: &str, l: &Lit) -> Option<Ordering> {
     match l {
         Lit::S(s) => Some(x.cmp(s.as_str())),
         _ => None,
@@ -439,46 +455,68 @@ fn not(a: u8) -> u8 {
 /// once read.
 type ReadLeaf = Option<(Vals, Option<Vec<bool>>)>;
 
-/// The truth of `node` on rows `rows`, reading each leaf once.
-pub(crate) fn truth(node: &Node, leaves: &mut [Leaf], rows: Range<u64>) -> Result<Vec<u8>> {
+/// The truth of `node` on rows `rows`, reading each leaf once (a leaf
+/// whose predicates the indexes `answers` decide is not read).
+pub(crate) fn truth(
+    node: &Node,
+    leaves: &mut [Leaf],
+    answers: &[Answer],
+    rows: Range<u64>,
+) -> Result<Vec<u8>> {
     let n = (rows.end - rows.start) as usize;
     let mut read: Vec<ReadLeaf> = (0..leaves.len()).map(|_| None).collect();
-    fn go(
-        node: &Node,
-        leaves: &mut [Leaf],
-        read: &mut [ReadLeaf],
-        rows: &Range<u64>,
+    struct Ctx<'a> {
+        leaves: &'a mut [Leaf],
+        answers: &'a [Answer],
+        read: Vec<ReadLeaf>,
+        rows: Range<u64>,
         n: usize,
-    ) -> Result<Vec<u8>> {
+    }
+    fn leaf(c: &mut Ctx<'_>, i: usize, p: &Pred) -> Result<Vec<u8>> {
+        if c.read[i].is_none() {
+            c.read[i] = Some(c.leaves[i].read(c.rows.clone())?);
+        }
+        let (v, m) = c.read[i].as_ref().expect("read above");
+        Ok(leaf_truth(p, v, m.as_deref(), c.n))
+    }
+    fn go(node: &Node, c: &mut Ctx<'_>, neg: bool) -> Result<Vec<u8>> {
         Ok(match node {
-            Node::Leaf(i, p) => {
-                if read[*i].is_none() {
-                    read[*i] = Some(leaves[*i].read(rows.clone())?);
+            Node::Leaf(i, p) => leaf(c, *i, p)?,
+            Node::Indexed(k) => {
+                let a = &c.answers[*k];
+                match a.truth(&c.rows, neg) {
+                    Some(t) => t,
+                    None => leaf(c, a.leaf, &a.pred)?,
                 }
-                let (v, m) = read[*i].as_ref().expect("read above");
-                leaf_truth(p, v, m.as_deref(), n)
             }
             Node::And(a, b) => {
-                let mut x = go(a, leaves, read, rows, n)?;
+                let mut x = go(a, c, neg)?;
                 if x.iter().all(|&t| t == F) {
                     return Ok(x);
                 }
-                let y = go(b, leaves, read, rows, n)?;
+                let y = go(b, c, neg)?;
                 x.iter_mut().zip(y).for_each(|(a, b)| *a = and(*a, b));
                 x
             }
             Node::Or(a, b) => {
-                let mut x = go(a, leaves, read, rows, n)?;
-                let y = go(b, leaves, read, rows, n)?;
+                let mut x = go(a, c, neg)?;
+                let y = go(b, c, neg)?;
                 x.iter_mut().zip(y).for_each(|(a, b)| *a = or(*a, b));
                 x
             }
             Node::Not(a) => {
-                let mut x = go(a, leaves, read, rows, n)?;
+                let mut x = go(a, c, !neg)?;
                 x.iter_mut().for_each(|a| *a = not(*a));
                 x
             }
         })
     }
-    go(node, leaves, &mut read, &rows, n)
+    let mut c = Ctx {
+        leaves,
+        answers,
+        read: std::mem::take(&mut read),
+        rows,
+        n,
+    };
+    go(node, &mut c, false)
 }

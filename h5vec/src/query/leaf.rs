@@ -547,6 +547,12 @@ impl Leaf {
         if self.mask.is_some() {
             return None;
         }
+        self.values_dataset()
+    }
+
+    /// The values dataset of a number leaf, under an `Option` too (the
+    /// one search indexes describe); `None` for text.
+    pub(crate) fn values_dataset(&self) -> Option<&hdf5::Dataset> {
         Some(match &self.reader {
             Reader::I8(r) => &r.ds,
             Reader::I16(r) => &r.ds,

@@ -8,12 +8,14 @@
 //! | `leaf.rs` | a filter's column resolved to one leaf and read by ranges |
 //! | `eval.rs` | the filter compiled against its leaves; three-valued evaluation |
 //! | `time.rs` | instants, dates and times of day written as text |
+//! | `index/` | search indexes on demand: `SORTED_ROWS`, `BITMAP`, `CHUNK_BLOOM`; their answers |
 //! | `stats.rs` | `CHUNK_MINMAX` statistics: written by saves and appends, read to skip windows |
 //! | `plan.rs` | the scan: windows, which are skipped, [`Explain`] |
 //! | `tables.rs` | h5col tables: a column's valid search indexes, its `CHUNK_MINMAX` as statistics |
 
 mod eval;
 mod filter;
+pub(crate) mod index;
 mod leaf;
 mod parse;
 mod plan;
@@ -26,6 +28,7 @@ use std::ops::Range;
 use hdf5::Group;
 
 pub use filter::{col, Column, Filter, Value};
+pub use index::{build_index, drop_index, list_indexes, IndexInfo, IndexKind};
 pub use plan::Explain;
 
 use crate::codec::{Codec, Decoder, H5Vector};

@@ -12,6 +12,7 @@ use hdf5::Group;
 
 use super::eval::{cmp_int_float, compile, truth, Lit, Node, Pred, T};
 use super::filter::{CmpOp, Filter};
+use super::index::{self, Answer};
 use super::leaf::Leaf;
 use super::stats;
 use crate::containers::{classify, ContainerKind};
@@ -124,52 +125,99 @@ fn interval(p: &Pred, lo: Bound, hi: Bound) -> (bool, bool) {
     }
 }
 
-/// Whether the window may hold a row where `node` is true, and one where
-/// it is false, from the statistics alone (leaves without: both).
-fn may(node: &Node, w: &[Option<Window>]) -> (bool, bool) {
-    match node {
-        Node::Leaf(i, p) => {
-            let Some(s) = w[*i] else {
-                return (true, true);
-            };
-            match p {
-                Pred::Null(null) => {
-                    let (some_null, some_present) = (s.fill > 0, s.fill < s.n);
-                    if *null {
-                        (some_null, some_present)
-                    } else {
-                        (some_present, some_null)
-                    }
-                }
-                _ => match s.bounds {
-                    // NaN rows are false for every value predicate.
-                    Some((lo, hi)) => {
-                        let (t, f) = interval(p, lo, hi);
-                        (t, f || s.nan > 0)
-                    }
-                    None => (false, s.nan > 0),
-                },
+/// Whether the window may hold a row where leaf `i`'s predicate `p` is
+/// true, and one where it is false, from its statistics.
+fn may_leaf(i: usize, p: &Pred, w: &[Option<Window>]) -> (bool, bool) {
+    let Some(s) = w[i] else {
+        return (true, true);
+    };
+    match p {
+        Pred::Null(null) => {
+            let (some_null, some_present) = (s.fill > 0, s.fill < s.n);
+            if *null {
+                (some_null, some_present)
+            } else {
+                (some_present, some_null)
             }
         }
+        _ => match s.bounds {
+            // NaN rows are false for every value predicate.
+            Some((lo, hi)) => {
+                let (t, f) = interval(p, lo, hi);
+                (t, f || s.nan > 0)
+            }
+            None => (false, s.nan > 0),
+        },
+    }
+}
+
+/// Whether the window `rows` may hold a row where `node` is true, and one
+/// where it is false, from the statistics and the search indexes alone
+/// (leaves without either: both).
+fn may(node: &Node, w: &[Option<Window>], answers: &[Answer], rows: &Range<u64>) -> (bool, bool) {
+    match node {
+        Node::Leaf(i, p) => may_leaf(*i, p, w),
+        Node::Indexed(k) => {
+            let a = &answers[*k];
+            let (t, f) = may_leaf(a.leaf, &a.pred, w);
+            let (it, i_f) = a.may(rows);
+            (t && it, f && i_f)
+        }
         Node::And(a, b) => {
-            let (x, y) = (may(a, w), may(b, w));
+            let (x, y) = (may(a, w, answers, rows), may(b, w, answers, rows));
             (x.0 && y.0, x.1 || y.1)
         }
         Node::Or(a, b) => {
-            let (x, y) = (may(a, w), may(b, w));
+            let (x, y) = (may(a, w, answers, rows), may(b, w, answers, rows));
             (x.0 || y.0, x.1 && y.1)
         }
         Node::Not(a) => {
-            let (t, f) = may(a, w);
+            let (t, f) = may(a, w, answers, rows);
             (f, t)
         }
     }
+}
+
+/// `node` with each value predicate a valid search index of its leaf
+/// answers replaced by [`Node::Indexed`] (`neg`: under an odd number of
+/// `not`, where the index must also say which rows are unknown).
+fn with_indexes(
+    node: Node,
+    ix: &[index::LeafIndexes],
+    leaves: &mut [Leaf],
+    count: u64,
+    answers: &mut Vec<Answer>,
+    neg: bool,
+) -> Result<Node> {
+    Ok(match node {
+        Node::Leaf(i, p) => match index::answer(&ix[i], &mut leaves[i], i, &p, count, neg)? {
+            Some(a) => {
+                answers.push(a);
+                Node::Indexed(answers.len() - 1)
+            }
+            None => Node::Leaf(i, p),
+        },
+        Node::And(a, b) => Node::And(
+            Box::new(with_indexes(*a, ix, leaves, count, answers, neg)?),
+            Box::new(with_indexes(*b, ix, leaves, count, answers, neg)?),
+        ),
+        Node::Or(a, b) => Node::Or(
+            Box::new(with_indexes(*a, ix, leaves, count, answers, neg)?),
+            Box::new(with_indexes(*b, ix, leaves, count, answers, neg)?),
+        ),
+        Node::Not(a) => Node::Not(Box::new(with_indexes(
+            *a, ix, leaves, count, answers, !neg,
+        )?)),
+        n @ Node::Indexed(_) => n,
+    })
 }
 
 /// A query being answered on one vector.
 pub(crate) struct Scan {
     leaves: Vec<Leaf>,
     node: Node,
+    /// What search indexes say about the predicates of `Node::Indexed`.
+    answers: Vec<Answer>,
     count: u64,
     stats: Vec<Option<LeafStats>>,
     window: u64,
@@ -216,11 +264,15 @@ impl Scan {
             };
             st.push(s);
         }
+        let ix = index::find(&v.meta, &leaves, v.count)?;
+        let mut answers = Vec::new();
+        let node = with_indexes(node, &ix, &mut leaves, v.count, &mut answers, false)?;
         Ok(Scan::with(
             leaves,
             node,
             v.count,
             st,
+            answers,
             Keep::Vector(Box::new(v)),
         ))
     }
@@ -245,11 +297,15 @@ impl Scan {
                 })
             })
             .collect();
+        let ix = index::find_table(&table, &leaves, nrows)?;
+        let mut answers = Vec::new();
+        let node = with_indexes(node, &ix, &mut leaves, nrows, &mut answers, false)?;
         Ok(Scan::with(
             leaves,
             node,
             nrows,
             st,
+            answers,
             Keep::Table {
                 table,
                 _walked: walked,
@@ -263,18 +319,22 @@ impl Scan {
         node: Node,
         count: u64,
         st: Vec<Option<LeafStats>>,
+        answers: Vec<Answer>,
         keep: Keep,
     ) -> Scan {
+        // Windows of the statistics' chunks, else of the Bloom filters'.
         let window = st
             .iter()
             .flatten()
             .map(|s| s.chunk)
             .max()
+            .or_else(|| answers.iter().filter_map(Answer::chunk_len).max())
             .unwrap_or(crate::options::READ_BATCH_ROWS)
             .max(1);
         Scan {
             leaves,
             node,
+            answers,
             count,
             stats: st,
             window,
@@ -294,7 +354,7 @@ impl Scan {
         let mut a = 0u64;
         let mut run: Option<Range<u64>> = None;
         let mut flush = |r: Range<u64>, s: &mut Scan| -> Result<()> {
-            let t = truth(&s.node, &mut s.leaves, r.clone())?;
+            let t = truth(&s.node, &mut s.leaves, &s.answers, r.clone())?;
             let mut it = t
                 .iter()
                 .enumerate()
@@ -311,7 +371,7 @@ impl Scan {
                 .iter()
                 .map(|s| s.as_ref().map(|s| s.window(&(a..b))))
                 .collect();
-            let (can, _) = may(&self.node, &ws);
+            let (can, _) = may(&self.node, &ws, &self.answers, &(a..b));
             if can {
                 self.read += 1;
                 run = match run {
@@ -358,12 +418,22 @@ impl Scan {
                 .leaves
                 .iter()
                 .zip(&self.stats)
-                .map(|(l, s)| ExplainColumn {
-                    column: l.column.clone(),
-                    path: l.path.clone(),
-                    index: s
-                        .as_ref()
-                        .map(|s| format!("CHUNK_MINMAX ({} entries)", s.entries.len())),
+                .enumerate()
+                .map(|(i, (l, s))| {
+                    let mut used: Vec<String> = Vec::new();
+                    for a in self.answers.iter().filter(|a| a.leaf == i) {
+                        if !used.contains(&a.label) {
+                            used.push(a.label.clone());
+                        }
+                    }
+                    if let Some(s) = s {
+                        used.push(format!("CHUNK_MINMAX ({} entries)", s.entries.len()));
+                    }
+                    ExplainColumn {
+                        column: l.column.clone(),
+                        path: l.path.clone(),
+                        index: (!used.is_empty()).then(|| used.join(", ")),
+                    }
                 })
                 .collect(),
             rows: self.count,

@@ -286,7 +286,7 @@ pub(crate) fn read_u64_attr(obj: &hdf5::Location, name: &str) -> Option<u64> {
     a.read_scalar::<u64>().ok()
 }
 
-fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result<()> {
+pub(crate) fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result<()> {
     if raw::has_attr(obj, name, p)? {
         // Rewritten in place when it is our scalar uint64 already.
         if read_u64_attr(obj, name).is_some() {
@@ -301,7 +301,7 @@ fn write_u64_attr(obj: &hdf5::Location, name: &str, v: u64, p: &Place) -> Result
         .at(p)
 }
 
-fn write_str_attr(obj: &hdf5::Location, name: &str, v: &str, p: &Place) -> Result<()> {
+pub(crate) fn write_str_attr(obj: &hdf5::Location, name: &str, v: &str, p: &Place) -> Result<()> {
     let s: VarLenUnicode = v
         .parse()
         .map_err(|_| Error::invalid(p, format!("{name} {v:?} holds a NUL byte")))?;
@@ -338,7 +338,7 @@ fn minmax_indexes(meta: &Group) -> Result<Option<(Group, HashMap<String, Dataset
 }
 
 /// Whether index `ds` is valid for `generation` and `count` rows.
-fn valid(ds: &Dataset, generation: Option<u64>, count: u64) -> bool {
+pub(crate) fn valid(ds: &Dataset, generation: Option<u64>, count: u64) -> bool {
     let (g, n) = (
         read_u64_attr(ds, "SOURCE_GENERATION"),
         read_u64_attr(ds, "SOURCE_NROWS"),
@@ -425,6 +425,9 @@ pub(crate) struct SessionStats {
     datasets: Vec<Option<Dataset>>,
     /// `GENERATION` as committed.
     generation: u64,
+    /// Tokens of the current `GENERATION` (a rebuild over unchanged data,
+    /// not a mutation) instead of the next one.
+    same: bool,
 }
 
 impl SessionStats {
@@ -434,6 +437,7 @@ impl SessionStats {
             datasets: leaves.iter().map(|_| None).collect(),
             leaves,
             generation: 0,
+            same: false,
         }
     }
 
@@ -474,6 +478,7 @@ impl SessionStats {
             datasets: leaves.iter().map(|_| None).collect(),
             leaves,
             generation,
+            same: false,
         })
     }
 
@@ -497,10 +502,13 @@ impl SessionStats {
             write_u64_attr(&g, "GENERATION", self.generation, &gp)?;
             g
         };
-        let next = self
-            .generation
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1"))?;
+        let next = if self.same {
+            self.generation
+        } else {
+            self.generation
+                .checked_add(1)
+                .ok_or_else(|| Error::invalid(&gp, "GENERATION cannot grow past 2^64 - 1"))?
+        };
         let found = if self.datasets.iter().any(Option::is_none) {
             minmax_indexes(meta)?.map(|x| x.1).unwrap_or_default()
         } else {
@@ -618,28 +626,56 @@ pub(crate) fn rebuild(vector: &Group, meta: &Group, schema: &Stored, count: u64)
     meta.unlink(GROUP).at(&gp)?;
     let mut got = Vec::new();
     for source in leaves(schema).into_values() {
-        let p = Place::new("$", source.clone());
-        let ds = vector.dataset(&source).at(&p)?;
-        let t = raw::dataset_type(&ds, &p)?;
-        use hdf5::types::{FloatSize as Fs, IntSize as Is, TypeDescriptor as D};
-        // A bitfield (`Bool`) has no descriptor.
-        let st = match t.to_descriptor().ok() {
-            Some(D::Integer(Is::U1)) => rebuilt::<i8>(&ds, &source, count),
-            Some(D::Integer(Is::U2)) => rebuilt::<i16>(&ds, &source, count),
-            Some(D::Integer(Is::U4)) => rebuilt::<i32>(&ds, &source, count),
-            Some(D::Integer(Is::U8)) => rebuilt::<i64>(&ds, &source, count),
-            Some(D::Unsigned(Is::U1)) => rebuilt::<u8>(&ds, &source, count),
-            Some(D::Unsigned(Is::U2)) => rebuilt::<u16>(&ds, &source, count),
-            Some(D::Unsigned(Is::U4)) => rebuilt::<u32>(&ds, &source, count),
-            Some(D::Unsigned(Is::U8)) => rebuilt::<u64>(&ds, &source, count),
-            Some(D::Float(Fs::U4)) => rebuilt::<f32>(&ds, &source, count),
-            Some(D::Float(Fs::U8)) => rebuilt::<f64>(&ds, &source, count),
-            _ if t.size() == 1 => rebuilt::<raw::Bits8>(&ds, &source, count),
-            _ => None,
-        };
-        got.extend(st.map(|s| Arc::new(Mutex::new(s))));
+        got.extend(rebuilt_any(vector, &source, count)?.map(|s| Arc::new(Mutex::new(s))));
     }
     let mut s = SessionStats::new(got);
     s.commit(meta, count)?;
     s.committed(meta)
+}
+
+/// The statistics of leaf `source` (a values dataset below `vector`)
+/// rebuilt from all its `count` rows at the next commit; `None` for a
+/// dataset of no statistics type.
+fn rebuilt_any(vector: &Group, source: &str, count: u64) -> Result<Option<ChunkStats>> {
+    let p = Place::new("$", source);
+    let ds = vector.dataset(source).at(&p)?;
+    let t = raw::dataset_type(&ds, &p)?;
+    use hdf5::types::{FloatSize as Fs, IntSize as Is, TypeDescriptor as D};
+    // A bitfield (`Bool`) has no descriptor.
+    Ok(match t.to_descriptor().ok() {
+        Some(D::Integer(Is::U1)) => rebuilt::<i8>(&ds, source, count),
+        Some(D::Integer(Is::U2)) => rebuilt::<i16>(&ds, source, count),
+        Some(D::Integer(Is::U4)) => rebuilt::<i32>(&ds, source, count),
+        Some(D::Integer(Is::U8)) => rebuilt::<i64>(&ds, source, count),
+        Some(D::Unsigned(Is::U1)) => rebuilt::<u8>(&ds, source, count),
+        Some(D::Unsigned(Is::U2)) => rebuilt::<u16>(&ds, source, count),
+        Some(D::Unsigned(Is::U4)) => rebuilt::<u32>(&ds, source, count),
+        Some(D::Unsigned(Is::U8)) => rebuilt::<u64>(&ds, source, count),
+        Some(D::Float(Fs::U4)) => rebuilt::<f32>(&ds, source, count),
+        Some(D::Float(Fs::U8)) => rebuilt::<f64>(&ds, source, count),
+        _ if t.size() == 1 => rebuilt::<raw::Bits8>(&ds, source, count),
+        _ => None,
+    })
+}
+
+/// `build_index(.., IndexKind::ChunkMinMax)`: the statistics of the one
+/// leaf `source` (re)built from its `count` rows, with the tokens of the
+/// current `generation` (the group and `GENERATION` exist: the caller
+/// made them). `false` when the leaf gets no statistics (not a number,
+/// bool, enum or time column).
+pub(crate) fn rebuild_one(
+    vector: &Group,
+    meta: &Group,
+    source: &str,
+    count: u64,
+    generation: u64,
+) -> Result<bool> {
+    let Some(st) = rebuilt_any(vector, source, count)? else {
+        return Ok(false);
+    };
+    let mut s = SessionStats::new(vec![Arc::new(Mutex::new(st))]);
+    s.generation = generation;
+    s.same = true;
+    s.commit(meta, count)?;
+    Ok(true)
 }

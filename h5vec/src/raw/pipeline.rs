@@ -170,7 +170,7 @@ pub(crate) fn blosc_decompress_part(
     // `blosc_getitem` counts in items of the frame's type size, and checks
     // the bounds only after allocating (an out-of-bounds call leaks and
     // prints): everything is checked here first.
-    if typesize == 0 || at.start % typesize != 0 || at.len() % typesize != 0 {
+    if typesize == 0 || !at.start.is_multiple_of(typesize) || !at.len().is_multiple_of(typesize) {
         return false;
     }
     let (Ok(start), Ok(items)) = (
