@@ -45,14 +45,15 @@ fn rows(start: i64, n: usize, seed: u64) -> Vec<Row> {
                 1 => Some(f64::NAN),
                 _ => Some(r.below(2000) as f64 / 10.0 - 100.0),
             },
-            // A NaN is the column's missing value (its fill is NaN).
-            y: Some(if r.below(6) == 0 {
-                f32::NAN
-            } else {
-                r.below(100) as f32 / 4.0
-            }),
-            // -1 is the column's fill value: missing for h5col and h5vec.
-            k: Some(r.below(30) as i32 - 10),
+            // A NaN is the column's missing value (its fill is NaN): a
+            // missing value is written as it.
+            y: (r.below(6) != 0).then(|| r.below(100) as f32 / 4.0),
+            // -1 is the column's fill value: a missing value is written as
+            // it (and a present -1 would be refused).
+            k: match r.below(30) as i32 - 10 {
+                -1 => None,
+                v => Some(v),
+            },
             u: (r.below(7) != 0).then(|| r.below(1000) as u16),
             flag: r.below(3) == 0,
             name: (r.below(5) != 0)

@@ -556,7 +556,8 @@ fn layout_is_as_spec_14_6_says() {
     assert_eq!(src.as_str(), "data/values");
     let b = si.dataset("values__bitmap").unwrap();
     assert_eq!(b.shape(), [3, 2]);
-    assert_eq!(b.chunk(), Some(vec![1, 65536]));
+    // Rows of 2 bytes share chunks of 64 KiB: (65536 / 2, 2).
+    assert_eq!(b.chunk(), Some(vec![32768, 2]));
     // -1: row 3; 0 (both zeros): rows 6, 7; 3: rows 0, 4.
     assert_eq!(
         b.read_raw::<u8>().unwrap(),
@@ -1043,4 +1044,44 @@ fn build_from_env() {
         let (c, k) = spec.rsplit_once(':').unwrap();
         build_index(&file, &name, c, k.parse().unwrap()).unwrap_or_else(|e| panic!("{spec}: {e}"));
     }
+}
+
+/// A bitmap of many values over few rows stays small (its rows share
+/// chunks), and one that would pass 2^30 bytes is refused naming sorted-rows.
+#[test]
+fn bitmaps_of_many_values_stay_small_and_huge_ones_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("b.h5");
+    let f = h5vec::create_file(&path).unwrap();
+    let v: Vec<u64> = (0..3_000u64).map(|i| i * 7919 % 100_003).collect();
+    h5vec::save_vector(&f, "v", &v).unwrap();
+    h5vec::build_index(&f, "v", "", IndexKind::Bitmap).unwrap();
+    let b = f
+        .dataset("v/metadata/SEARCH_INDEXES/values__bitmap")
+        .unwrap();
+    assert_eq!(b.shape(), [3_000, 375]);
+    assert_eq!(b.chunk(), Some(vec![174, 375]));
+    for k in [0u64, 1, 2_999] {
+        let want = v[k as usize];
+        assert_eq!(h5vec::select_rows(&f, "v", &col("").eq(want)).unwrap(), [k]);
+    }
+    drop((b, f));
+    // 3,000 rows of 375 bytes: about 1.1 MB of bitmap, not 3,000 chunks of 64 KiB.
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 2_000_000, "{size} bytes");
+    // 9,000 values over 1M rows: 1.1 GiB of bits.
+    let f = h5vec::open_file_rw(&path).unwrap();
+    let w: Vec<u32> = (0..1_000_000u32).map(|i| i % 9_000).collect();
+    h5vec::save_vector(&f, "w", &w).unwrap();
+    let e = h5vec::build_index(&f, "w", "", IndexKind::Bitmap)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("9000 distinct values") && e.contains("sorted-rows"),
+        "{e}"
+    );
+    assert!(h5vec::list_indexes(&f, "w")
+        .unwrap()
+        .iter()
+        .all(|i| i.kind() != IndexKind::Bitmap));
 }

@@ -118,6 +118,17 @@ def main():
         s, df = timed(h5vec_window, a.reps)
         assert len(df) == hi - lo, len(df)
         results["h5vec python to_pandas filters window"] = s
+        # `query` built a SortedRows index on `id`: the package uses it.
+        def h5vec_id():
+            v = h5vec.open_vector(h5, "ticks")
+            try:
+                return v.to_pandas(filters=[("id", "==", k)])
+            finally:
+                v.close()
+
+        s, df = timed(h5vec_id, a.reps)
+        assert len(df) == 1, len(df)
+        results["h5vec python to_pandas filters id==k (SortedRows)"] = s
     except (ImportError, TypeError) as e:
         print(f"h5vec python filters: not available ({e})")
 

@@ -105,6 +105,27 @@ pub(crate) enum Command {
         #[arg(long = "where", value_name = "FILTER")]
         filter: String,
     },
+    /// Search indexes (SPEC.md section 14.6): without COLUMN, list them
+    /// (column, kind, valid or stale, dataset); with COLUMN, build one of
+    /// `--kind` on it (or rebuild it in place), or `--drop` it. A valid
+    /// index answers `--where` queries on its column without a scan.
+    Index {
+        /// The HDF5 file (opened for writing to build or drop).
+        file: PathBuf,
+        /// The vector or h5col table: its path in the file.
+        vector: String,
+        /// The column: a dotted field path of a vector (`pos.x`; `""` for a
+        /// vector of numbers) or a table's column name.
+        column: Option<String>,
+        /// `sorted-rows` (equality, ranges), `bitmap` (equality on few
+        /// distinct values), `chunk-bloom` (equality: chunks that cannot
+        /// hold the value are skipped) or `chunk-minmax` (statistics).
+        #[arg(long, default_value = "sorted-rows", value_parser = parse_kind)]
+        kind: h5vec::IndexKind,
+        /// Remove the index of `--kind` on COLUMN instead.
+        #[arg(long, requires = "column")]
+        drop: bool,
+    },
     /// Read every row of every container below the root (or of VECTOR) with
     /// every check a typed load makes, in a child process (a file that
     /// crashes or hangs HDF5 is one problem line, naming the signal); one
@@ -236,4 +257,9 @@ mod tests {
         assert!(parse_rows("5").is_err());
         assert!(parse_rows("a..2").is_err());
     }
+}
+
+/// `--kind`: an index kind (`sorted-rows`, `SORTED_ROWS`, ...).
+fn parse_kind(s: &str) -> Result<h5vec::IndexKind, String> {
+    s.parse::<h5vec::IndexKind>().map_err(|e| e.to_string())
 }

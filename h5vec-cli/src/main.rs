@@ -9,6 +9,7 @@
 mod cli;
 mod columns;
 mod convert;
+mod index;
 mod info;
 mod ls;
 mod output;
@@ -63,6 +64,21 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             vector,
             filter,
         } => query::rows(&file, &vector, &filter),
+        Command::Index {
+            file,
+            vector,
+            column,
+            kind,
+            drop,
+        } => index::run(
+            &file,
+            &vector,
+            match (&column, drop) {
+                (None, _) => index::Action::List,
+                (Some(c), false) => index::Action::Build { column: c, kind },
+                (Some(c), true) => index::Action::Drop { column: c, kind },
+            },
+        ),
         Command::Validate {
             file,
             vector,

@@ -552,3 +552,69 @@ fn bad_filters_and_columns_are_errors_saying_where() {
     let (_, err) = run_code(&["explain", p, "readings"], 2);
     assert!(err.contains("--where <FILTER>"), "{err}");
 }
+
+/// `index`: build (sorted-rows by default, any kind by `--kind`), list
+/// (valid, then stale after an append), queries use it (`explain`), drop;
+/// errors name the problem.
+#[test]
+fn index_builds_lists_and_drops_search_indexes() {
+    let (_dir, path) = fixture();
+    let p = s(&path);
+    // The statistics every save writes are listed too.
+    let minmax =
+        "(values)\tchunk-minmax\tvalid\t/xs/metadata/SEARCH_INDEXES/values__chunk_minmax\n";
+    assert_eq!(run_ok(&["index", p, "xs"]), minmax);
+    assert_eq!(
+        run_ok(&["index", p, "xs", ""]),
+        "built sorted-rows on the values\n"
+    );
+    assert_eq!(
+        run_ok(&["index", p, "readings", "status", "--kind", "BITMAP"]),
+        "built bitmap on `status`\n"
+    );
+    let list = run_ok(&["index", p, "readings"]);
+    assert!(
+        list.contains(
+            "status\tbitmap\tvalid\t/readings/metadata/SEARCH_INDEXES/status.values__bitmap\n"
+        ),
+        "{list}"
+    );
+    let both = run_ok(&["index", p, "xs"]);
+    assert!(both.contains(minmax), "{both}");
+    assert!(
+        both.contains(
+            "(values)\tsorted-rows\tvalid\t/xs/metadata/SEARCH_INDEXES/values__sorted_rows\n"
+        ),
+        "{both}"
+    );
+    let ex = run_ok(&["explain", p, "xs", "--where", "`` == 7"]);
+    assert!(ex.contains("SORTED_ROWS"), "{ex}");
+    assert_eq!(
+        run_ok(&["rows", p, "xs", "--where", "`` in (7, 149999)"]),
+        "7\n149999\n"
+    );
+    assert_eq!(run_ok(&["count", p, "readings", "--where", WARM_OK]), "2\n");
+    // An append makes it stale (queries scan, answers unchanged).
+    let f = h5vec::open_file_rw(&path).unwrap();
+    h5vec::append_vector(&f, "xs", &[7u32]).unwrap();
+    drop(f);
+    // (The statistics are kept current by the append.)
+    let after = run_ok(&["index", p, "xs"]);
+    assert!(after.contains("(values)\tsorted-rows\tstale\t"), "{after}");
+    assert!(after.contains(minmax), "{after}");
+    assert_eq!(
+        run_ok(&["rows", p, "xs", "--where", "`` == 7"]),
+        "7\n150000\n"
+    );
+    assert_eq!(
+        run_ok(&["index", p, "xs", "", "--drop"]),
+        "dropped sorted-rows on the values\n"
+    );
+    assert_eq!(run_ok(&["index", p, "xs"]), minmax);
+    let (_, err) = run_code(&["index", p, "xs", "", "--drop"], 2);
+    assert!(err.contains("no sorted-rows index on the values"), "{err}");
+    let (_, err) = run_code(&["index", p, "xs", "", "--kind", "nope"], 2);
+    assert!(err.contains("nope"), "{err}");
+    let (_, err) = run_code(&["index", p, "readings", "nosuch"], 2);
+    assert!(err.contains("nosuch"), "{err}");
+}

@@ -28,6 +28,15 @@ MINMAX, SORTED, BITMAP, BLOOM = "CHUNK_MINMAX", "SORTED_ROWS", "BITMAP", "CHUNK_
 SUFFIX = {MINMAX: "__chunk_minmax", SORTED: "__sorted_rows", BITMAP: "__bitmap", BLOOM: "__chunk_bloom"}
 INDEX_CHUNK_BYTES = 64 << 10
 MAX_BITMAP_VALUES = 65_536
+# Most bytes a bitmap may take (K * ceil(NROWS / 8)); SORTED_ROWS answers the
+# same questions in 8 bytes a row.
+MAX_BITMAP_BYTES = 1 << 30
+
+
+def bitmap_chunks(row_bytes):
+    """A bitmap's chunk shape: (max(1, 65536 // W), W), W = min(65536, max(1, row bytes))."""
+    w = min(INDEX_CHUNK_BYTES, max(1, row_bytes))
+    return (max(1, INDEX_CHUNK_BYTES // w), w)
 HASH_FAMILY = "murmur3_x64_128_double"
 #: Rows read at a time while building (bounded memory for the chunk families).
 BUILD_ROWS = 1 << 20
@@ -863,6 +872,10 @@ def _build(place, leaf, kind):
     elif kind == BITMAP:
         values, exhaustive = bitmap_values(leaf)
         shape = (len(values), (n + 7) // 8)
+        if shape[0] * shape[1] > MAX_BITMAP_BYTES:
+            raise ValueError(f"column {leaf.column!r}: a BITMAP of {shape[0]:,} distinct values over {n:,} rows "
+                             f"would take {shape[0] * shape[1]:,} bytes (at most {MAX_BITMAP_BYTES:,}); "
+                             "use kind='sorted-rows'")
         vname = name + "_values"
         old_values = _values_of(place, old) if old is not None else None
         if old is None and vname in si:
@@ -879,7 +892,7 @@ def _build(place, leaf, kind):
                 _write_raw(vds, values.astype(leaf.store), tid)
         elif len(values):
             vds[...] = np.array([bytes(x).decode("utf-8") for x in values.tolist()], dtype=object)
-        ds, _ = _put(si, old, name, h5py.h5t.STD_U8LE, shape, (None, None), (1, INDEX_CHUNK_BYTES), False)
+        ds, _ = _put(si, old, name, h5py.h5t.STD_U8LE, shape, (None, None), bitmap_chunks(shape[1]), False)
         for x, block in bitmap_slabs(leaf, values):
             ds[:, x:x + block.shape[1]] = block
         if "VALUES" in ds.attrs:

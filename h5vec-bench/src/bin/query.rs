@@ -20,7 +20,9 @@
 //! - **column+filter**: `load_column::<SystemTime>("ts")` then the rows
 //!   in the window picked from it (the way without statistics or queries);
 //! - **count_where** of the window, and **select_rows** of `id == k`
-//!   (no index on `id` yet: every chunk of `id` is read).
+//!   without an index (every chunk of `id` is read);
+//! - then, after `build_index(.., "id", IndexKind::SortedRows)` (its time
+//!   printed), **load_where** and **select_rows** of `id == k` through it.
 //!
 //! Every answer is checked against the generator. Prints medians; with
 //! `--jsonl` one JSON line per timed run.
@@ -29,7 +31,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use h5vec::{col, H5Vector, SaveOptions};
+use h5vec::{col, H5Vector, IndexKind, SaveOptions};
 use h5vec_bench::harness::loadavg;
 
 type AnyResult<T> = Result<T, Box<dyn Error>>;
@@ -97,6 +99,12 @@ fn main() -> AnyResult<()> {
         h5vec::save_vector_with(&f, NAME, &data, &opts)?;
         eprintln!("saved {rows} rows in {:.2} s", t.elapsed().as_secs_f64());
     }
+    // A `SortedRows` index on `id` left by an earlier run goes: the
+    // `id == k` scan below must scan.
+    {
+        let f = h5vec::open_file_rw(&path)?;
+        h5vec::drop_index(&f, NAME, "id", IndexKind::SortedRows)?;
+    }
     // The window: rows [40%, 40.1%).
     let a = rows * 4 / 10;
     let b = a + rows / 1000;
@@ -163,6 +171,38 @@ fn main() -> AnyResult<()> {
             record(times[i].0, s, pass);
         }
     }
+    // (b): `id == k` through a `SortedRows` index, built once (timed).
+    let t = Instant::now();
+    {
+        let f = h5vec::open_file_rw(&path)?;
+        h5vec::build_index(&f, NAME, "id", IndexKind::SortedRows)?;
+    }
+    let built = t.elapsed().as_secs_f64();
+    let want_k = vec![tick(rows / 3)];
+    times.push(("load_where id==k (SortedRows)", vec![]));
+    times.push(("select_rows id==k (SortedRows)", vec![]));
+    for pass in 0..=reps {
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let got: Vec<Tick> = h5vec::load_where(&f, NAME, &by_id)?;
+        drop(f);
+        let s4 = t.elapsed().as_secs_f64();
+        assert!(got == want_k, "load_where(id == k) returned other rows");
+        let t = Instant::now();
+        let f = h5vec::open_file(&path)?;
+        let r = h5vec::select_rows(&f, NAME, &by_id)?;
+        drop(f);
+        let s5 = t.elapsed().as_secs_f64();
+        assert_eq!(r, [rows / 3]);
+        if pass == 0 {
+            continue;
+        }
+        for (i, s) in [(4, s4), (5, s5)] {
+            times[i].1.push(s);
+            record(times[i].0, s, pass);
+        }
+    }
+    println!("SortedRows index on id built in {built:.2} s");
     println!(
         "rows {rows}, window {} rows, {reps} reps, medians (load {}):",
         b - a,
@@ -178,6 +218,7 @@ fn main() -> AnyResult<()> {
     }
     let f = h5vec::open_file(&path)?;
     println!("explain (window):\n{}", h5vec::explain(&f, NAME, &window)?);
+    println!("explain (id == k):\n{}", h5vec::explain(&f, NAME, &by_id)?);
     if let Some(p) = jsonl {
         use std::io::Write;
         let mut w = std::fs::OpenOptions::new()

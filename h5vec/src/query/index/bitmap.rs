@@ -2,7 +2,8 @@
 //! `==` and `in` exactly (SPEC.md 14.6).
 //!
 //! ```text
-//! <source>__bitmap          2-D uint8 (K, ceil(NROWS/8)), chunks (1, 65536), maxshape (unlimited, unlimited)
+//! <source>__bitmap          2-D uint8 (K, ceil(NROWS/8)), chunks (max(1, 65536 / W), W) with
+//!                           W = min(65536, max(1, ceil(NROWS/8))), maxshape (unlimited, unlimited)
 //!   bit r % 8 (LSB first) of byte r / 8 of row k: row r holds the k-th value; pad bits 0
 //!   @VALUES      scalar object reference to <source>__bitmap_values
 //!   @ordered     HEP001 boolean = TRUE (values ascending)
@@ -27,8 +28,20 @@ use crate::raw::{self, RefTarget};
 
 /// Most distinct values a bitmap holds.
 const MAX_VALUES: usize = 65_536;
-/// Bytes per chunk along a bitmap row.
-const ROW_CHUNK: usize = 65_536;
+/// Bytes of a bitmap chunk: `(max(1, CHUNK_BYTES / W), W)` with `W` the
+/// row's bytes up to this (a short row shares its chunk with other values':
+/// one chunk per value would make a small vector's bitmap of many values
+/// hundreds of megabytes).
+const CHUNK_BYTES: usize = 65_536;
+/// Most bytes a bitmap may take (`K * ceil(NROWS / 8)`): past it, a
+/// SORTED_ROWS index answers the same questions in 8 bytes a row.
+const MAX_BYTES: u64 = 1 << 30;
+
+/// The chunk shape of a bitmap of `nb` bytes a row.
+fn chunk_shape(nb: usize) -> (usize, usize) {
+    let w = nb.clamp(1, CHUNK_BYTES);
+    ((CHUNK_BYTES / w).max(1), w)
+}
 
 /// Whether the family's attributes are there with the right types.
 pub(super) fn attrs_ok(ds: &Dataset) -> bool {
@@ -170,6 +183,16 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
         Sorted::U(s) | Sorted::F(s) => s.len(),
         Sorted::S(s) => s.len(),
     };
+    let bytes = (k as u64).saturating_mul(n.div_ceil(8));
+    if bytes > MAX_BYTES {
+        return Err(Error::invalid(
+            &p,
+            format!(
+                "a BITMAP of {k} distinct values over {n} rows would take {bytes} bytes (at most \
+                 {MAX_BYTES}): use sorted-rows"
+            ),
+        ));
+    }
     // Each row's value position, then the rows of each value (a counting
     // sort): 12 bytes a row.
     let mut codes: Vec<u32> = Vec::new();
@@ -215,21 +238,33 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     let nb = n.div_ceil(8) as usize;
     let ds = bitmap_dataset(b, k, nb, &p)?;
     let p = place(&ds);
-    let mut seg = Vec::new();
-    for c in 0..k {
-        let rs = &rows[start[c] as usize..start[c + 1] as usize];
-        let mut i = 0;
-        while i < rs.len() {
-            let s = (rs[i] / 8) as usize / ROW_CHUNK;
-            let (a, e) = (s * ROW_CHUNK, ((s + 1) * ROW_CHUNK).min(nb));
-            seg.clear();
-            seg.resize(e - a, 0u8);
-            while i < rs.len() && ((rs[i] / 8) as usize) < e {
-                let r = rs[i];
-                seg[(r / 8) as usize - a] |= 1 << (r % 8);
-                i += 1;
+    // Written chunk by chunk: `g` values by `w` bytes of their rows at a
+    // time; a block without a set bit is not written (its chunk is never
+    // allocated and reads as zeros).
+    let (g, w) = chunk_shape(nb);
+    let mut block = Vec::new();
+    for c0 in (0..k).step_by(g) {
+        let c1 = (c0 + g).min(k);
+        for a in (0..nb).step_by(w) {
+            let e = (a + w).min(nb);
+            block.clear();
+            block.resize((c1 - c0) * (e - a), 0u8);
+            let mut any = false;
+            for c in c0..c1 {
+                let rs = &rows[start[c] as usize..start[c + 1] as usize];
+                // The rows of value `c` in bytes `a..e`.
+                let lo = rs.partition_point(|&r| ((r / 8) as usize) < a);
+                let hi = rs.partition_point(|&r| ((r / 8) as usize) < e);
+                for &r in &rs[lo..hi] {
+                    block[(c - c0) * (e - a) + (r / 8) as usize - a] |= 1 << (r % 8);
+                    any = true;
+                }
             }
-            ds.write_slice(&seg[..], (c, a..e)).at(&p)?;
+            if any {
+                let view = ndarray::ArrayView2::from_shape((c1 - c0, e - a), &block[..])
+                    .map_err(|e| Error::invalid(&p, format!("internal: {e}")))?;
+                ds.write_slice(view, (c0..c1, a..e)).at(&p)?;
+            }
         }
     }
     let values = values_dataset(b, leaf, &sorted, k, &p)?;
@@ -264,7 +299,7 @@ fn bitmap_dataset(b: &Build<'_>, k: usize, nb: usize, p: &Place) -> Result<Datas
     b.group
         .new_dataset::<u8>()
         .shape(vec![Extent::resizable(k), Extent::resizable(nb)])
-        .chunk((1, ROW_CHUNK))
+        .chunk(chunk_shape(nb))
         .create(b.name)
         .at(p)
 }
