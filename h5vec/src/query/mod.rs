@@ -4,7 +4,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `filter.rs` | [`col`], [`Filter`], [`Value`]: the predicate tree |
-//! | `parse.rs` | the `--where` text syntax: `FromStr` and `Display` for [`Filter`] |
+//! | `parse/` | the `--where` text syntax: `mod.rs` the parser (`FromStr`), `display.rs` the printer (`Display` for [`Filter`]), `tests.rs` |
 //! | `leaf.rs` | a filter's column resolved to one leaf and read by ranges |
 //! | `eval.rs` | the filter compiled against its leaves; three-valued evaluation |
 //! | `lit.rs` | `Lit`, `Pred`, truth values and exact comparisons (shared by `eval.rs`, `plan.rs`, `index/`) |
