@@ -237,6 +237,11 @@ fn parse_rows(s: &str) -> Result<Range<u64>, String> {
     Ok(start..end)
 }
 
+/// `--kind`: an index kind (`sorted-rows`, `SORTED_ROWS`, ...).
+fn parse_kind(s: &str) -> Result<h5vec::IndexKind, String> {
+    s.parse::<h5vec::IndexKind>().map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,9 +262,4 @@ mod tests {
         assert!(parse_rows("5").is_err());
         assert!(parse_rows("a..2").is_err());
     }
-}
-
-/// `--kind`: an index kind (`sorted-rows`, `SORTED_ROWS`, ...).
-fn parse_kind(s: &str) -> Result<h5vec::IndexKind, String> {
-    s.parse::<h5vec::IndexKind>().map_err(|e| e.to_string())
 }

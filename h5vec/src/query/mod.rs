@@ -4,11 +4,13 @@
 //! | file | holds |
 //! |---|---|
 //! | `filter.rs` | [`col`], [`Filter`], [`Value`]: the predicate tree |
-//! | `parse.rs` | the `--where` text syntax: `FromStr` and `Display` for [`Filter`] |
+//! | `parse/` | the `--where` text syntax: `mod.rs` the parser (`FromStr`), `display.rs` the printer (`Display` for [`Filter`]), `tests.rs` |
 //! | `leaf.rs` | a filter's column resolved to one leaf and read by ranges |
 //! | `eval.rs` | the filter compiled against its leaves; three-valued evaluation |
+//! | `lit.rs` | `Lit`, `Pred`, truth values and exact comparisons (shared by `eval.rs`, `plan.rs`, `index/`) |
 //! | `time.rs` | instants, dates and times of day written as text |
 //! | `index/` | search indexes on demand: `SORTED_ROWS`, `BITMAP`, `CHUNK_BLOOM`; their answers |
+//! | `index/common.rs` | what the index families share: `Build`, batch reads, attributes, `RowSet`, `Answer` |
 //! | `stats.rs` | `CHUNK_MINMAX` statistics: written by saves and appends, read to skip windows |
 //! | `plan.rs` | the scan: windows, which are skipped, [`Explain`] |
 //! | `tables.rs` | h5col tables: a column's valid search indexes, its `CHUNK_MINMAX` as statistics |
@@ -17,6 +19,7 @@ mod eval;
 mod filter;
 pub(crate) mod index;
 mod leaf;
+mod lit;
 mod parse;
 mod plan;
 pub(crate) mod stats;

@@ -10,10 +10,11 @@ use std::ops::Range;
 
 use hdf5::Group;
 
-use super::eval::{cmp_int_float, compile, truth, Lit, Node, Pred, T};
+use super::eval::{compile, truth, Node};
 use super::filter::{CmpOp, Filter};
 use super::index::{self, Answer};
 use super::leaf::Leaf;
+use super::lit::{cmp_int_float, Lit, Pred, T};
 use super::stats;
 use crate::containers::{classify, ContainerKind};
 use crate::error::{Error, Result};

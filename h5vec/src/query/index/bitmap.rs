@@ -19,11 +19,11 @@ use std::collections::BTreeSet;
 
 use hdf5::{Dataset, Extent, Group};
 
-use super::{cmp_at, place, read_bool_attr, write_bool_attr, Build, RowSet};
+use super::common::{cmp_at, place, read_bool_attr, write_bool_attr, Build, RowSet};
 use crate::error::{Context, Error, Place, Result};
-use crate::query::eval::{Lit, Pred};
 use crate::query::filter::CmpOp;
 use crate::query::leaf::{Leaf, Vals};
+use crate::query::lit::{Lit, Pred};
 use crate::raw::{self, RefTarget};
 
 /// Most distinct values a bitmap holds.
@@ -116,7 +116,7 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
             ),
         )
     };
-    super::each_batch(leaf, n, |_, v, m| {
+    super::common::each_batch(leaf, n, |_, v, m| {
         let d = d.get_or_insert_with(|| match v {
             Vals::I(_) => Distinct::I(BTreeSet::new()),
             Vals::U(_) | Vals::B(_) => Distinct::U(BTreeSet::new()),
@@ -197,7 +197,7 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     // sort): 12 bytes a row.
     let mut codes: Vec<u32> = Vec::new();
     crate::limits::reserve(&mut codes, n, &p)?;
-    super::each_batch(leaf, n, |_, v, m| {
+    super::common::each_batch(leaf, n, |_, v, m| {
         let len = match v {
             Vals::I(x) => x.len(),
             Vals::U(x) => x.len(),
@@ -315,7 +315,7 @@ fn values_dataset(
 ) -> Result<Dataset> {
     let name = format!("{}_values", b.name);
     let g: &Group = b.group;
-    let dt = match super::source_dataset(leaf) {
+    let dt = match super::common::source_dataset(leaf) {
         Some(src) => raw::dataset_type(src, p)?,
         None => raw::vlen_utf8(p)?,
     };
@@ -418,7 +418,7 @@ fn read_values(ds: &Dataset, leaf: &Leaf, k: u64) -> Result<Option<Vals>> {
             ),
         ));
     }
-    let Some(src) = super::source_dataset(leaf) else {
+    let Some(src) = super::common::source_dataset(leaf) else {
         return Ok(Some(Vals::S(
             raw::read_vlen_strings(&vds, 0, k, &vp)?
                 .into_iter()

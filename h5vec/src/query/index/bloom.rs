@@ -21,12 +21,12 @@ use std::collections::HashSet;
 
 use hdf5::{Dataset, Extent};
 
+use super::common::{place, read_uint_attr, write_uint_attr, Build};
 use super::murmur3::murmur3_x64_128;
-use super::{place, read_uint_attr, write_uint_attr, Build};
 use crate::error::{Context, Error, Place, Result};
-use crate::query::eval::{cmp_int_float, Lit, Pred};
 use crate::query::filter::CmpOp;
 use crate::query::leaf::{Domain, Leaf, Vals};
+use crate::query::lit::{cmp_int_float, Lit, Pred};
 use crate::raw;
 
 const FAMILY: &str = "murmur3_x64_128_double";
@@ -52,7 +52,7 @@ pub(super) fn params(ds: &Dataset) -> Option<(u64, u64, u32)> {
 /// for a vector's text leaf `text` (the chunks of its `values` or
 /// `pointers`, see [`super::text_chunk`]).
 fn chunk_of(leaf: &Leaf, count: u64, text: Option<u64>) -> u64 {
-    match super::source_dataset(leaf) {
+    match super::common::source_dataset(leaf) {
         Some(ds) => crate::query::stats::chunk_len(ds, count.max(1)),
         None => text.unwrap_or(count).max(1),
     }
@@ -60,7 +60,7 @@ fn chunk_of(leaf: &Leaf, count: u64, text: Option<u64>) -> u64 {
 
 /// The storage width in bytes of a number leaf (`0` for text).
 fn width(leaf: &Leaf) -> usize {
-    super::source_dataset(leaf)
+    super::common::source_dataset(leaf)
         .and_then(|d| d.dtype().ok())
         .map_or(0, |t| t.size())
 }
@@ -255,7 +255,7 @@ fn lit_bytes(leaf: &Leaf, l: &Lit, w: usize) -> Option<Vec<u8>> {
         (_, Lit::I(i)) => {
             let bits = 8 * w as u32;
             let signed = matches!(
-                super::source_dataset(leaf)
+                super::common::source_dataset(leaf)
                     .and_then(|d| d.dtype().ok())
                     .and_then(|t| t.to_descriptor().ok()),
                 Some(hdf5::types::TypeDescriptor::Integer(_))

@@ -20,11 +20,11 @@ use std::ops::Range;
 
 use hdf5::{Dataset, Datatype};
 
-use super::{cmp_at, list_or_bits, place, read_bool_attr, write_bool_attr, Build, RowSet};
+use super::common::{cmp_at, list_or_bits, place, read_bool_attr, write_bool_attr, Build, RowSet};
 use crate::error::{Context, Error, Place, Result};
-use crate::query::eval::{Lit, Pred};
 use crate::query::filter::CmpOp;
 use crate::query::leaf::{Leaf, Vals};
+use crate::query::lit::{Lit, Pred};
 use crate::query::stats::{read_u64_attr, write_u64_attr};
 use crate::raw::{self, MemType};
 
@@ -56,7 +56,7 @@ pub(super) fn build(b: &Build<'_>, leaf: &mut Leaf) -> Result<Dataset> {
     let mut acc: Option<Acc> = None;
     let mut fill = Vec::new();
     let mut nan = Vec::new();
-    super::each_batch(leaf, n, |a, v, m| {
+    super::common::each_batch(leaf, n, |a, v, m| {
         let len = match v {
             Vals::I(x) => x.len(),
             Vals::U(x) => x.len(),
