@@ -2,9 +2,9 @@
 //! The building block of every kind: scalar `values`, dense `values`, blob
 //! `bytes`/`stops`, list `OFFSETS`/`VALUES`, string `heap`/`pointers`.
 
-use hdf5::{Dataset, Datatype, Group};
-
 use std::sync::{Arc, Mutex};
+
+use hdf5::{Dataset, Datatype, Group};
 
 use crate::codec::{expect_members, open_column};
 use crate::error::{Context, Place, Result};
@@ -19,12 +19,11 @@ use crate::schema::{Schema, Stored};
 
 /// Appends batches of `T` rows to one extendible dataset.
 ///
-/// Datasets whose chunks h5vec writes itself (chunked, no filter or
-/// deflate with or without shuffle; see [`crate::pipeline`]) are written
-/// asynchronously: a flush hands whole chunks to a job that compresses them
-/// on the worker threads while the caller encodes the next batch, and keeps
-/// the rows of a partial last chunk in `buf` for the next batch. A commit
-/// writes everything with [`complete_file`].
+/// Datasets whose chunks h5vec writes itself (see [`crate::pipeline`]) are
+/// written asynchronously: a flush hands whole chunks to a job that
+/// compresses (and summarizes) them on the workers while the caller
+/// encodes the next batch, and keeps a partial last chunk's rows in `buf`
+/// for the next batch. A commit writes everything with [`complete_file`].
 pub struct PodWriter<T: Pod> {
     ds: Dataset,
     /// The memory type: `T`'s own, the dataset's own type for
@@ -313,9 +312,8 @@ impl<T: Pod> PodWriter<T> {
     fn note_stats(&self, rows: u64) {
         if let Some(st) = &self.stats {
             let n = (rows as usize).min(self.buf.len());
-            st.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .note(self.written, &self.buf[..n]);
+            let mut st = st.lock().unwrap_or_else(|e| e.into_inner());
+            st.note(self.written, &self.buf[..n]);
         }
     }
 
@@ -348,8 +346,6 @@ impl<T: Pod> PodWriter<T> {
             // Nothing new; the extent is still set exactly (`repair`).
             return raw::set_rows(&self.ds, end, &self.inner, &self.path);
         }
-        // The job notes the batch's statistics, off this thread when a
-        // worker gets there first.
         let mut next = match self.pending.take() {
             Some(job) => {
                 let (r, spare, stored) = job.reclaim::<T>();
