@@ -842,3 +842,32 @@ def test_rust_reads_vectors_with_python_built_indexes(tmp_path):
         want = int(((full["i64"] == 7) | (full["s"] == "s03")).sum())
         assert len(v.read(columns=["i64"], filters=[[("i64", "==", 7)], [("s", "==", "s03")]])["i64"]) == want
     assert proc.stdout.strip().split()[0] == str(want)
+
+
+def test_spec_recipe_reads_the_three_families(tmp_path):
+    """SPEC.md section 14.6's h5py recipe, on a vector the package indexed:
+    SORTED_ROWS and BITMAP give exactly numpy's rows, CHUNK_BLOOM's chunks
+    include every chunk holding the value."""
+    import re
+    from conftest import WORKSPACE
+    pytest.importorskip("mmh3")
+    spec = (WORKSPACE / "SPEC.md").read_text()
+    sec = spec[spec.index("### 14.6 "):spec.index("### 14.7 ")]
+    code = re.search(r"```python\n(.*?)```", sec, re.S).group(1)
+    n, c = 50_000, 4096
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, 5000, n).astype(np.uint64)
+    codes = rng.integers(0, 7, n).astype(np.int32)
+    p = tmp_path / "r.h5"
+    h5vec.save_vector(p, "v", pa.table({"id": ids, "code": codes}), chunk_length=c)
+    for col, kind in [("id", "sorted-rows"), ("id", "chunk-bloom"), ("code", "bitmap")]:
+        h5vec.build_index(p, "v", col, kind)
+    with h5py.File(p, "r") as f:
+        for k, want_code in [(int(ids[0]), 3), (int(ids[777]), 0), (4999, 6), (123456, 9)]:
+            scope = {"f": f, "k": k, "code": want_code}
+            exec(code, scope)
+            want = np.flatnonzero(ids == k)
+            assert np.array_equal(scope["rows"], want)
+            assert np.array_equal(scope["rows_b"], np.flatnonzero(codes == want_code))
+            assert set((want // c).tolist()) <= set(scope["chunks"])
+            assert len(scope["chunks"]) < -(-n // c) or len(want) > 0
