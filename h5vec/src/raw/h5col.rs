@@ -5,7 +5,9 @@
 
 use hdf5::{Attribute, Datatype};
 use hdf5_sys::h5a;
+use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5t::{self, H5T_class_t};
+use hdf5_sys::{h5r, h5s};
 
 use super::ffi::{check, sync, Owned};
 use super::types::copy_type;
@@ -212,8 +214,6 @@ pub(crate) fn ref_attr_target(
     names: &[String],
     at: impl At,
 ) -> Result<RefTarget> {
-    use hdf5_sys::h5p::H5P_DEFAULT;
-    use hdf5_sys::h5r;
     let cnames = names
         .iter()
         .map(|n| std::ffi::CString::new(n.as_str()))
@@ -247,23 +247,8 @@ pub(crate) fn ref_attr_target(
         if r == 0 {
             return Ok(RefTarget::Null);
         }
-        for (i, n) in cnames.iter().enumerate() {
-            let mut c: h5r::hobj_ref_t = 0;
-            // SAFETY: an object reference to member `n` of the open group
-            // `loc`, written into `c` (one haddr_t).
-            sync(|| unsafe {
-                check(
-                    at,
-                    h5r::H5Rcreate(
-                        (&raw mut c).cast(),
-                        loc.id(),
-                        n.as_ptr(),
-                        h5r::H5R_type_t::H5R_OBJECT1,
-                        -1,
-                    ),
-                )
-            })?;
-            if c == r {
+        for (i, n) in names.iter().enumerate() {
+            if member_obj_ref(loc, n, at)? == r {
                 return Ok(RefTarget::Found(i));
             }
         }
@@ -318,7 +303,6 @@ pub(crate) fn ref_list_targets(
     names: &[String],
     at: impl At,
 ) -> Result<Vec<RefTarget>> {
-    use hdf5_sys::h5r;
     let dt = a.dtype().map_err(|e| Error::hdf5(at.place(), e))?;
     // SAFETY: a comparison of open datatypes, under the lock.
     let obj_ref = sync(|| unsafe { h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) > 0 });
@@ -338,27 +322,10 @@ pub(crate) fn ref_list_targets(
             h5a::H5Aread(a.id(), *h5t::H5T_STD_REF_OBJ, refs.as_mut_ptr().cast()),
         )
     })?;
-    let mut made = Vec::with_capacity(names.len());
-    for n in names {
-        let cn = std::ffi::CString::new(n.as_str())
-            .map_err(|_| Error::invalid(at, "a member name with a NUL byte"))?;
-        let mut c: h5r::hobj_ref_t = 0;
-        // SAFETY: an object reference to member `cn` of the open group
-        // `loc`, written into `c` (one haddr_t).
-        sync(|| unsafe {
-            check(
-                at,
-                h5r::H5Rcreate(
-                    (&raw mut c).cast(),
-                    loc.id(),
-                    cn.as_ptr(),
-                    h5r::H5R_type_t::H5R_OBJECT1,
-                    -1,
-                ),
-            )
-        })?;
-        made.push(c);
-    }
+    let made = names
+        .iter()
+        .map(|n| member_obj_ref(loc, n, at))
+        .collect::<Result<Vec<_>>>()?;
     Ok(refs
         .iter()
         .map(|&r| match r {
@@ -380,25 +347,10 @@ pub(crate) fn write_obj_ref_attr(
     target: &str,
     at: impl At,
 ) -> Result<()> {
-    use hdf5_sys::h5p::H5P_DEFAULT;
-    use hdf5_sys::{h5r, h5s};
     let cname =
         std::ffi::CString::new(name).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
-    let ctarget =
-        std::ffi::CString::new(target).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
+    let r = member_obj_ref(loc, target, at)?;
     sync(|| {
-        let mut r: h5r::hobj_ref_t = 0;
-        // SAFETY: an object reference to member `target` of the open group
-        // `loc`, written into `r` (one haddr_t).
-        check(at, unsafe {
-            h5r::H5Rcreate(
-                (&raw mut r).cast(),
-                loc.id(),
-                ctarget.as_ptr(),
-                h5r::H5R_type_t::H5R_OBJECT1,
-                -1,
-            )
-        })?;
         // SAFETY: a new scalar dataspace, owned by `space`.
         let space = unsafe { Owned::new(at, h5s::H5Screate(h5s::H5S_class_t::H5S_SCALAR))? };
         // SAFETY: a new attribute of `obj` (open), owned by `attr`.
@@ -418,6 +370,117 @@ pub(crate) fn write_obj_ref_attr(
         // SAFETY: one value of H5T_STD_REF_OBJ (a haddr_t) from `r`.
         check(at, unsafe {
             h5a::H5Awrite(attr.id(), *h5t::H5T_STD_REF_OBJ, (&raw const r).cast())
+        })?;
+        Ok(())
+    })
+}
+
+/// An object reference (`H5T_STD_REF_OBJ`) to member `name` of `loc`.
+pub(crate) fn member_obj_ref(
+    loc: &hdf5::Group,
+    name: &str,
+    at: impl At,
+) -> Result<h5r::hobj_ref_t> {
+    let c = std::ffi::CString::new(name).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
+    let mut r: h5r::hobj_ref_t = 0;
+    sync(|| {
+        // SAFETY: an object reference to member `c` of the open group
+        // `loc`, written into `r` (one haddr_t).
+        check(at, unsafe {
+            h5r::H5Rcreate(
+                (&raw mut r).cast(),
+                loc.id(),
+                c.as_ptr(),
+                h5r::H5R_type_t::H5R_OBJECT1,
+                -1,
+            )
+        })
+    })?;
+    Ok(r)
+}
+
+/// The references of `obj`'s attribute `list` (empty when absent); an
+/// error when it is not a 1-D (or scalar) array of `H5T_STD_REF_OBJ`.
+pub(crate) fn read_obj_ref_list(
+    obj: &hdf5::Location,
+    list: &str,
+    at: impl At,
+) -> Result<Vec<h5r::hobj_ref_t>> {
+    if !super::has_attr(obj, list, at)? {
+        return Ok(Vec::new());
+    }
+    let ap = at.place().attribute(list);
+    let a = obj.attr(list).map_err(|e| Error::hdf5(ap.clone(), e))?;
+    let dt = a.dtype().map_err(|e| Error::hdf5(ap.clone(), e))?;
+    // SAFETY: a comparison of two open datatypes, under the lock.
+    let is_ref = sync(|| unsafe { h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) } > 0);
+    if !is_ref || a.ndim() > 1 {
+        return Err(Error::mismatch(
+            &ap,
+            "a 1-D array of object references (H5T_STD_REF_OBJ)",
+            format!("{} value(s) of another type or shape", a.size()),
+        ));
+    }
+    let n = a.size();
+    let mut out: Vec<h5r::hobj_ref_t> = Vec::new();
+    crate::limits::reserve(&mut out, n as u64, &ap)?;
+    out.resize(n, 0);
+    sync(|| {
+        // SAFETY: `out` holds the attribute's `n` values of
+        // H5T_STD_REF_OBJ (one haddr_t each).
+        check(&ap, unsafe {
+            h5a::H5Aread(a.id(), *h5t::H5T_STD_REF_OBJ, out.as_mut_ptr().cast())
+        })
+    })?;
+    Ok(out)
+}
+
+/// Rewrites `obj`'s attribute `list` with the references `refs` (deleted
+/// when empty).
+pub(crate) fn write_obj_ref_list(
+    obj: &hdf5::Location,
+    list: &str,
+    refs: &[h5r::hobj_ref_t],
+    at: impl At,
+) -> Result<()> {
+    let ap = at.place().attribute(list);
+    if super::has_attr(obj, list, at)? {
+        obj.delete_attr(list)
+            .map_err(|e| Error::hdf5(ap.clone(), e))?;
+    }
+    if refs.is_empty() {
+        return Ok(());
+    }
+    let name =
+        std::ffi::CString::new(list).map_err(|_| Error::bad_name(&ap, "name contains NUL"))?;
+    let dims = [refs.len() as u64];
+    sync(|| {
+        // SAFETY: a new 1-D dataspace of `refs.len()` elements, owned by
+        // `space`.
+        let space = unsafe {
+            Owned::new(
+                &ap,
+                h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()),
+            )?
+        };
+        // SAFETY: a new attribute of the open object `obj`, owned by `attr`.
+        let attr = unsafe {
+            Owned::new(
+                &ap,
+                h5a::H5Acreate2(
+                    obj.id(),
+                    name.as_ptr(),
+                    *h5t::H5T_STD_REF_OBJ,
+                    space.id(),
+                    H5P_DEFAULT,
+                    H5P_DEFAULT,
+                ),
+            )?
+        };
+        // SAFETY: `refs` holds the attribute's `refs.len()` values of
+        // H5T_STD_REF_OBJ.
+        check(&ap, unsafe {
+            h5a::H5Awrite(attr.id(), *h5t::H5T_STD_REF_OBJ, refs.as_ptr().cast())
         })?;
         Ok(())
     })

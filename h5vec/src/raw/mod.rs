@@ -80,9 +80,9 @@ pub(crate) use filters::FILTERS_EXPECTED;
 // What `crate::inspect` reports of a dataset.
 pub(crate) use filters::filter_names;
 pub(crate) use h5col::{
-    attr_storage_size, int_type, is_spacepad, nullpad_string_type, read_attr_bytes,
-    ref_attr_target, ref_list_targets, string_facts, unsigned_int_size, write_attr_bytes,
-    write_obj_ref_attr, IntType, RefTarget,
+    attr_storage_size, int_type, is_spacepad, member_obj_ref, nullpad_string_type, read_attr_bytes,
+    read_obj_ref_list, ref_attr_target, ref_list_targets, string_facts, unsigned_int_size,
+    write_attr_bytes, write_obj_ref_attr, write_obj_ref_list, IntType, RefTarget,
 };
 pub(crate) use links::{create_anon_group, file_number, link_object, HeldObject, Unlinked};
 pub(crate) use pipeline::{

@@ -185,11 +185,7 @@ fn indexes(meta: &Group) -> Result<Option<(Group, Vec<Found>)>> {
     for name in g.member_names().at(&gp)? {
         let Ok(ds) = g.dataset(&name) else { continue };
         let p = place(&ds);
-        let kind = raw::attr_string(&ds, "KIND", &p).ok().flatten();
-        let Some(kind) = IndexKind::ALL
-            .into_iter()
-            .find(|k| Some(k.hep001()) == kind.as_deref())
-        else {
+        let Some(kind) = kind_of(&ds, &p) else {
             continue;
         };
         if let Ok(Some(source)) = raw::attr_string(&ds, "SOURCE", &p) {
@@ -392,6 +388,13 @@ fn table_leaf(table: &Group, column: &str, nrows: u64) -> Result<Leaf> {
     Leaf::open_table(table, column, nrows)
 }
 
+/// The family `ds`'s `KIND` names (`None`: no `KIND`, or one of no family
+/// h5vec reads: as HEP001 says, such a dataset is ignored).
+fn kind_of(ds: &hdf5::Dataset, p: &Place) -> Option<IndexKind> {
+    let kind = raw::attr_string(ds, "KIND", p).ok().flatten()?;
+    IndexKind::ALL.into_iter().find(|k| k.hep001() == kind)
+}
+
 /// The index datasets of a table (`KIND` of a family), each with the
 /// column whose `SEARCH_INDEX_LIST` references it (unreferenced ones are
 /// left out).
@@ -406,11 +409,7 @@ fn table_indexes(table: &Group) -> Result<Option<(Group, Vec<Found>)>> {
     for name in g.member_names().at(&tp)? {
         let Ok(ds) = g.dataset(&name) else { continue };
         let p = place(&ds);
-        let kind = raw::attr_string(&ds, "KIND", &p).ok().flatten();
-        let Some(kind) = IndexKind::ALL
-            .into_iter()
-            .find(|k| Some(k.hep001()) == kind.as_deref())
-        else {
+        let Some(kind) = kind_of(&ds, &p) else {
             continue;
         };
         for c in &columns {

@@ -13,111 +13,12 @@
 //! followed. HDF5 attributes cannot grow: the list is rewritten whole.
 
 use hdf5::Group;
-use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::{h5a, h5r, h5s, h5t};
 
-use crate::error::{At, Error, Result};
-use crate::raw::ffi::check;
-use crate::raw::{self, sync, Owned};
+use crate::error::{At, Result};
+use crate::raw;
 
 /// The list attribute.
 pub(crate) const LIST: &str = "SEARCH_INDEX_LIST";
-
-/// An object reference (`H5T_STD_REF_OBJ`) to member `name` of `loc`.
-fn obj_ref(loc: &Group, name: &str, at: impl At) -> Result<h5r::hobj_ref_t> {
-    let c = std::ffi::CString::new(name).map_err(|_| Error::bad_name(at, "name contains NUL"))?;
-    let mut r: h5r::hobj_ref_t = 0;
-    sync(|| {
-        // SAFETY: an object reference to member `c` of the open group
-        // `loc`, written into `r` (one haddr_t).
-        check(at, unsafe {
-            h5r::H5Rcreate(
-                (&raw mut r).cast(),
-                loc.id(),
-                c.as_ptr(),
-                h5r::H5R_type_t::H5R_OBJECT1,
-                -1,
-            )
-        })
-    })?;
-    Ok(r)
-}
-
-/// The references of `obj`'s list attribute (empty when absent); an
-/// error when it is not a 1-D (or scalar) array of `H5T_STD_REF_OBJ`.
-fn read_list(obj: &hdf5::Location, at: impl At) -> Result<Vec<h5r::hobj_ref_t>> {
-    if !raw::has_attr(obj, LIST, at)? {
-        return Ok(Vec::new());
-    }
-    let ap = at.place().attribute(LIST);
-    let a = obj.attr(LIST).map_err(|e| Error::hdf5(ap.clone(), e))?;
-    let dt = a.dtype().map_err(|e| Error::hdf5(ap.clone(), e))?;
-    // SAFETY: a comparison of two open datatypes, under the lock.
-    let is_ref = sync(|| unsafe { h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) } > 0);
-    if !is_ref || a.ndim() > 1 {
-        return Err(Error::mismatch(
-            &ap,
-            "a 1-D array of object references (H5T_STD_REF_OBJ)",
-            format!("{} value(s) of another type or shape", a.size()),
-        ));
-    }
-    let n = a.size();
-    let mut out: Vec<h5r::hobj_ref_t> = Vec::new();
-    crate::limits::reserve(&mut out, n as u64, &ap)?;
-    out.resize(n, 0);
-    sync(|| {
-        // SAFETY: `out` holds the attribute's `n` values of
-        // H5T_STD_REF_OBJ (one haddr_t each).
-        check(&ap, unsafe {
-            h5a::H5Aread(a.id(), *h5t::H5T_STD_REF_OBJ, out.as_mut_ptr().cast())
-        })
-    })?;
-    Ok(out)
-}
-
-/// Rewrites `obj`'s list attribute with `refs` (deleted when empty).
-fn write_list(obj: &hdf5::Location, refs: &[h5r::hobj_ref_t], at: impl At) -> Result<()> {
-    let ap = at.place().attribute(LIST);
-    if raw::has_attr(obj, LIST, at)? {
-        obj.delete_attr(LIST)
-            .map_err(|e| Error::hdf5(ap.clone(), e))?;
-    }
-    if refs.is_empty() {
-        return Ok(());
-    }
-    let name = std::ffi::CString::new(LIST).expect("no NUL");
-    let dims = [refs.len() as u64];
-    sync(|| {
-        // SAFETY: a new 1-D dataspace of `refs.len()` elements, owned by
-        // `space`.
-        let space = unsafe {
-            Owned::new(
-                &ap,
-                h5s::H5Screate_simple(1, dims.as_ptr(), std::ptr::null()),
-            )?
-        };
-        // SAFETY: a new attribute of the open object `obj`, owned by `attr`.
-        let attr = unsafe {
-            Owned::new(
-                &ap,
-                h5a::H5Acreate2(
-                    obj.id(),
-                    name.as_ptr(),
-                    *h5t::H5T_STD_REF_OBJ,
-                    space.id(),
-                    H5P_DEFAULT,
-                    H5P_DEFAULT,
-                ),
-            )?
-        };
-        // SAFETY: `refs` holds the attribute's `refs.len()` values of
-        // H5T_STD_REF_OBJ.
-        check(&ap, unsafe {
-            h5a::H5Awrite(attr.id(), *h5t::H5T_STD_REF_OBJ, refs.as_ptr().cast())
-        })?;
-        Ok(())
-    })
-}
 
 /// Links index `name` (a member of `indexes`) from `column`: its
 /// reference appended to `SEARCH_INDEX_LIST` unless already there.
@@ -127,13 +28,13 @@ pub(crate) fn link(
     name: &str,
     at: impl At,
 ) -> Result<()> {
-    let r = obj_ref(indexes, name, at)?;
-    let mut refs = read_list(column, at)?;
+    let r = raw::member_obj_ref(indexes, name, at)?;
+    let mut refs = raw::read_obj_ref_list(column, LIST, at)?;
     if refs.contains(&r) {
         return Ok(());
     }
     refs.push(r);
-    write_list(column, &refs, at)
+    raw::write_obj_ref_list(column, LIST, &refs, at)
 }
 
 /// Removes index `name`'s reference from `column`'s `SEARCH_INDEX_LIST`
@@ -145,13 +46,13 @@ pub(crate) fn unlink(
     name: &str,
     at: impl At,
 ) -> Result<()> {
-    let r = obj_ref(indexes, name, at)?;
-    let refs = read_list(column, at)?;
+    let r = raw::member_obj_ref(indexes, name, at)?;
+    let refs = raw::read_obj_ref_list(column, LIST, at)?;
     if !refs.contains(&r) {
         return Ok(());
     }
     let kept: Vec<_> = refs.into_iter().filter(|&x| x != r).collect();
-    write_list(column, &kept, at)
+    raw::write_obj_ref_list(column, LIST, &kept, at)
 }
 
 /// Whether `column`'s `SEARCH_INDEX_LIST` references index `name`.
@@ -161,8 +62,8 @@ pub(crate) fn linked(
     name: &str,
     at: impl At,
 ) -> Result<bool> {
-    let r = obj_ref(indexes, name, at)?;
-    Ok(read_list(column, at)
+    let r = raw::member_obj_ref(indexes, name, at)?;
+    Ok(raw::read_obj_ref_list(column, LIST, at)
         .map(|l| l.contains(&r))
         .unwrap_or(false))
 }
