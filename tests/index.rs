@@ -11,6 +11,7 @@ use h5vec::{
     append_vector, build_index, col, drop_index, explain, list_indexes, save_vector_with,
     select_rows, Filter, H5Vector, IndexKind, SaveOptions,
 };
+use h5vec_tests::Rng;
 
 #[repr(u8)]
 #[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
@@ -40,19 +41,6 @@ struct Row {
     pos: In,
     ts: SystemTime,
     took: Duration,
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 fn rows(start: u64, n: u64, seed: u64) -> Vec<Row> {

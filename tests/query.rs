@@ -10,6 +10,7 @@ use h5vec::{
     append_vector, col, count_where, explain, load_vector, load_where, save_vector_with,
     select_rows, Filter, H5Vector, SaveOptions,
 };
+use h5vec_tests::Rng;
 
 #[repr(u8)]
 #[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
@@ -42,19 +43,6 @@ struct Row {
 }
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn rows(start: u64, n: u64, seed: u64) -> Vec<Row> {
     let mut r = Rng(seed);
     (start..start + n)

@@ -9,6 +9,7 @@ use std::path::Path;
 use h5vec::h5col::{append_table, load_table, load_table_where, save_table};
 use h5vec::hdf5::{File, ObjectReference1};
 use h5vec::{col, count_where, explain, select_rows, Filter, H5Vector};
+use h5vec_tests::Rng;
 
 #[repr(u8)]
 #[derive(H5Vector, Debug, Clone, Copy, PartialEq)]
@@ -32,19 +33,6 @@ struct Row {
 }
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn rows(start: u32, n: u32, seed: u64) -> Vec<Row> {
     let mut r = Rng(seed);
     (start..start + n)

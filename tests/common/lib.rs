@@ -71,6 +71,26 @@ pub fn mix(k: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A xorshift generator for random test data, the same in every test that
+/// compares queries with brute force.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value.
+    #[allow(clippy::should_implement_trait)] // a generator, not an iterator: it never ends
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A value in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
 /// A new, empty HDF5 file held in memory only (core driver, never written).
 pub fn mem_file() -> hdf5::File {
     static N: AtomicUsize = AtomicUsize::new(0);
