@@ -13,8 +13,9 @@
 //! peers) saved with Blosc Zstandard (level 1, bit shuffle) into
 //! `D/query-ROWS.h5` (kept with `--reuse`).
 //!
-//! Timed, each `--reps` times after one warm-up, the file opened fresh
-//! each time, the page cache warm:
+//! Timed, each mode `--reps` times in a row after one warm-up (as
+//! `scripts/query.py` times its peers), the file opened fresh each time,
+//! the page cache warm:
 //! - **load_where**: `h5vec::load_where::<Tick>` of `ts` between the
 //!   window's ends (rows `[40%, 40.1%)` of the vector);
 //! - **column+filter**: `load_column::<SystemTime>("ts")` then the rows
@@ -126,22 +127,32 @@ fn main() -> AnyResult<()> {
             loadavg()
         ));
     };
-    let mut times: Vec<(&str, Vec<f64>)> = vec![
-        ("load_where", vec![]),
-        ("column+filter", vec![]),
-        ("count_where", vec![]),
-        ("select_rows id==k (scan)", vec![]),
-    ];
-    for pass in 0..=reps {
-        // load_where
-        let t = Instant::now();
+    // Each mode: one warm-up, then `reps` timed runs in a row (the way
+    // `scripts/query.py` times DuckDB and pandas), so one mode's reads do
+    // not evict the next one's working set.
+    let mut times: Vec<(&str, Vec<f64>)> = Vec::new();
+    let mut timed = |mode: &'static str, run: &mut dyn FnMut() -> AnyResult<()>| -> AnyResult<()> {
+        let mut v = Vec::with_capacity(reps);
+        for pass in 0..=reps {
+            let t = Instant::now();
+            run()?;
+            let s = t.elapsed().as_secs_f64();
+            if pass > 0 {
+                v.push(s);
+                record(mode, s, pass);
+            }
+        }
+        times.push((mode, v));
+        Ok(())
+    };
+    timed("load_where", &mut || {
         let f = h5vec::open_file(&path)?;
         let got: Vec<Tick> = h5vec::load_where(&f, NAME, &window)?;
         drop(f);
-        let s0 = t.elapsed().as_secs_f64();
         assert!(got == want, "load_where returned other rows");
-        // column + filter
-        let t = Instant::now();
+        Ok(())
+    })?;
+    timed("column+filter", &mut || {
         let f = h5vec::open_file(&path)?;
         let ts: Vec<SystemTime> = h5vec::load_column(&f, NAME, "ts")?;
         let hits: Vec<u64> = ts
@@ -151,34 +162,25 @@ fn main() -> AnyResult<()> {
             .map(|(i, _)| i as u64)
             .collect();
         drop(f);
-        let s1 = t.elapsed().as_secs_f64();
         assert_eq!(hits, (a..b).collect::<Vec<_>>());
-        // count_where
-        let t = Instant::now();
+        Ok(())
+    })?;
+    timed("count_where", &mut || {
         let f = h5vec::open_file(&path)?;
         let n = h5vec::count_where(&f, NAME, &window)?;
         drop(f);
-        let s2 = t.elapsed().as_secs_f64();
         assert_eq!(n, b - a);
-        // id == k, scanning (no index yet)
-        let mut s3 = None;
-        if !indexed {
-            let t = Instant::now();
+        Ok(())
+    })?;
+    // id == k, scanning (no index yet)
+    if !indexed {
+        timed("select_rows id==k (scan)", &mut || {
             let f = h5vec::open_file(&path)?;
             let r = h5vec::select_rows(&f, NAME, &by_id)?;
             drop(f);
-            s3 = Some(t.elapsed().as_secs_f64());
             assert_eq!(r, [rows / 3]);
-        }
-        if pass == 0 {
-            continue;
-        }
-        for (i, s) in [Some(s0), Some(s1), Some(s2), s3].into_iter().enumerate() {
-            if let Some(s) = s {
-                times[i].1.push(s);
-                record(times[i].0, s, pass);
-            }
-        }
+            Ok(())
+        })?;
     }
     // (b): `id == k` through a `SortedRows` index, built once (timed).
     let t = Instant::now();
@@ -188,29 +190,20 @@ fn main() -> AnyResult<()> {
     }
     let built = t.elapsed().as_secs_f64();
     let want_k = vec![tick(rows / 3)];
-    times.push(("load_where id==k (SortedRows)", vec![]));
-    times.push(("select_rows id==k (SortedRows)", vec![]));
-    for pass in 0..=reps {
-        let t = Instant::now();
+    timed("load_where id==k (SortedRows)", &mut || {
         let f = h5vec::open_file(&path)?;
         let got: Vec<Tick> = h5vec::load_where(&f, NAME, &by_id)?;
         drop(f);
-        let s4 = t.elapsed().as_secs_f64();
         assert!(got == want_k, "load_where(id == k) returned other rows");
-        let t = Instant::now();
+        Ok(())
+    })?;
+    timed("select_rows id==k (SortedRows)", &mut || {
         let f = h5vec::open_file(&path)?;
         let r = h5vec::select_rows(&f, NAME, &by_id)?;
         drop(f);
-        let s5 = t.elapsed().as_secs_f64();
         assert_eq!(r, [rows / 3]);
-        if pass == 0 {
-            continue;
-        }
-        for (i, s) in [(4, s4), (5, s5)] {
-            times[i].1.push(s);
-            record(times[i].0, s, pass);
-        }
-    }
+        Ok(())
+    })?;
     if indexed {
         println!(
             "SortedRows index on id: built by an earlier run (the scan of id == k not measured)"

@@ -99,11 +99,82 @@ pub(crate) struct FileView {
     pub(crate) eof: u64,
 }
 
+/// What [`FileView::of`] learnt of a file, by the serial number HDF5
+/// gives each file driver it opens (`H5Fget_fileno`: one counter for the
+/// process, never reused while the library lives). A view of a file whose
+/// driver is still open (any live handle's) can take the driver's
+/// descriptor and sizes from here instead of copying the file's access and
+/// creation property lists again (several times per attribute read).
+#[cfg(unix)]
+#[derive(Clone, Copy)]
+struct Known {
+    fileno: std::ffi::c_ulong,
+    /// The sec2 descriptor, `None` for another driver or implausible sizes.
+    view: Option<(std::ffi::c_int, usize, usize, u64)>,
+}
+
+/// The last files [`FileView::of`] looked at, newest last.
+#[cfg(unix)]
+static KNOWN: std::sync::Mutex<Vec<Known>> = std::sync::Mutex::new(Vec::new());
+/// Files remembered in [`KNOWN`].
+#[cfg(unix)]
+const KNOWN_FILES: usize = 16;
+
+#[cfg(unix)]
+fn fileno(file: &hdf5::File) -> Option<std::ffi::c_ulong> {
+    sync(|| {
+        let mut n: std::ffi::c_ulong = 0;
+        // SAFETY: `file` is a live file identifier and `n` a valid out-pointer.
+        (unsafe { hdf5_sys::h5f::H5Fget_fileno(file.id(), &mut n) } >= 0).then_some(n)
+    })
+}
+
 #[cfg(unix)]
 impl FileView {
     /// `None` when the file's bytes cannot be read directly or its sizes
     /// are not plausible: the caller then leaves the read to HDF5.
     pub(crate) fn of(file: &hdf5::File) -> Option<FileView> {
+        use std::os::fd::FromRawFd;
+        let no = fileno(file);
+        let known = no.and_then(|no| {
+            let list = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+            list.iter().rev().find(|k| k.fileno == no).copied()
+        });
+        let known = match known {
+            Some(k) => k,
+            None => {
+                let k = Known {
+                    fileno: no.unwrap_or(0),
+                    view: Self::look(file),
+                };
+                if no.is_some() {
+                    let mut list = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+                    if list.len() >= KNOWN_FILES {
+                        list.remove(0);
+                    }
+                    list.push(k);
+                }
+                k
+            }
+        };
+        let (fd, sa, ss, base) = known.view?;
+        Some(FileView {
+            // SAFETY: `fd` is the descriptor of the sec2 driver whose serial
+            // number `file` has: that driver is open while `file` lives
+            // (serial numbers are never reused), so the descriptor is too;
+            // the `ManuallyDrop` makes sure this `File` never closes it.
+            f: std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) }),
+            sa,
+            ss,
+            base,
+            eof: file.size(),
+        })
+    }
+
+    /// The sec2 descriptor, the sizes of addresses and lengths and the user
+    /// block of `file`, from its property lists.
+    fn look(file: &hdf5::File) -> Option<(std::ffi::c_int, usize, usize, u64)> {
+        use std::os::fd::AsRawFd;
         let f = sec2_file(file)?;
         let fcpl = file.create_plist().ok()?;
         let sizes = fcpl.sizes();
@@ -114,13 +185,7 @@ impl FileView {
         if !(1..=8).contains(&sa) || !(1..=8).contains(&ss) {
             return None;
         }
-        Some(FileView {
-            f,
-            sa,
-            ss,
-            base: fcpl.userblock(),
-            eof: file.size(),
-        })
+        Some((f.as_raw_fd(), sa, ss, fcpl.userblock()))
     }
 }
 
