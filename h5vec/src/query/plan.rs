@@ -253,7 +253,9 @@ impl Scan {
         })?;
         let mut st = Vec::new();
         for l in &leaves {
-            let s = match l.dataset() {
+            // Under an `Option` too: statistics built on request count its
+            // nulls as missing rows (`fill_count`).
+            let s = match l.dataset().or_else(|| l.values_dataset()) {
                 Some(ds) => stats::read_minmax(&v.meta, ds, &l.source, v.count)?.map(
                     |(entries, chunk, kind)| LeafStats {
                         entries,

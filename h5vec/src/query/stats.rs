@@ -93,6 +93,7 @@ impl ChunkStats {
                         bounds: None,
                         nan: 0,
                         n: 0,
+                        fill: 0,
                     });
                 }
                 self.entries.push(s);
@@ -405,6 +406,39 @@ pub(crate) fn read_minmax(
     Ok(Some((out, chunk, kind)))
 }
 
+/// `build_index(.., IndexKind::ChunkMinMax)` on a leaf saves keep no
+/// statistics for (under an `Option`): `entries`, one per chunk of `chunk`
+/// rows of values dataset `ds` (nulls in their `fill`), written as the
+/// statistics of `source` (section 14.1's dataset) with the tokens of the
+/// current `generation`.
+#[allow(clippy::too_many_arguments)] // one leaf's coordinates and its entries
+pub(crate) fn write_one(
+    meta: &Group,
+    ds: &Dataset,
+    source: &str,
+    chunk: u64,
+    kind: BoundKind,
+    entries: Vec<Summary>,
+    count: u64,
+    generation: u64,
+) -> Result<()> {
+    let st = ChunkStats {
+        source: source.to_owned(),
+        kind,
+        chunk,
+        first: 0,
+        entries,
+        rebuild: false,
+        // Never called: nothing is rebuilt (`rebuild` is false).
+        reread: reread::<u8>,
+        ds: ds.clone(),
+    };
+    let mut s = SessionStats::new(vec![Arc::new(Mutex::new(st))]);
+    s.generation = generation;
+    s.same = true;
+    s.commit(meta, count)
+}
+
 /// The bound kind of a source dataset's element type.
 pub(crate) fn bound_kind_of(t: &Datatype) -> Option<BoundKind> {
     use hdf5::types::TypeDescriptor as D;
@@ -562,7 +596,7 @@ impl SessionStats {
                 l.first = 0;
                 l.rebuild = false;
             }
-            let entries: Vec<Entry> = l.entries.iter().map(|s| Entry::new(s, 0, l.kind)).collect();
+            let entries: Vec<Entry> = l.entries.iter().map(|s| Entry::new(s, l.kind)).collect();
             let n_chunks = count.div_ceil(l.chunk);
             let mem = MemType::<Entry>::checked(memory_entry_type(l.kind, &p)?, &p)?;
             raw::set_rows(&ds, n_chunks, &[], &p)?;

@@ -53,12 +53,15 @@ impl Bound {
 }
 
 /// What a run of values holds: the bounds of its ordered values (none:
-/// every value is NaN, or there is no value) and its NaN count.
+/// every value is NaN or missing, or there is no value), its NaN count and
+/// its missing rows (`fill`: the nulls of an `Option`, the rows of a table
+/// column equal to its fill value; 0 for values that cannot be missing).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
     pub(crate) bounds: Option<(Bound, Bound)>,
     pub(crate) nan: u64,
     pub(crate) n: u64,
+    pub(crate) fill: u64,
 }
 
 impl Summary {
@@ -72,6 +75,7 @@ impl Summary {
             },
             nan: self.nan + o.nan,
             n: self.n + o.n,
+            fill: self.fill + o.fill,
         }
     }
 }

@@ -27,9 +27,9 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// The entry of a chunk summarized by `s` with `fill` missing rows
-    /// (placeholders 0 when no value is ordered).
-    pub(crate) fn new(s: &Summary, fill: u64, kind: BoundKind) -> Entry {
+    /// The entry of a chunk summarized by `s` (placeholders 0 when no
+    /// value is ordered).
+    pub(crate) fn new(s: &Summary, kind: BoundKind) -> Entry {
         let zero = match kind {
             BoundKind::I => Bound::I(0),
             BoundKind::U => Bound::U(0),
@@ -41,7 +41,7 @@ impl Entry {
             min: lo.slot(),
             max: hi.slot(),
             nan_count: s.nan,
-            fill_count: fill,
+            fill_count: s.fill,
             n: s.n,
         }
     }

@@ -59,6 +59,7 @@ pub unsafe trait Pod: Copy + Default + Send + Sync + 'static {
             bounds: None,
             nan: 0,
             n: vals.len() as u64,
+            fill: 0,
         }
     }
 }
@@ -85,6 +86,7 @@ macro_rules! pod_int {
                     bounds,
                     nan: 0,
                     n: vals.len() as u64,
+                    fill: 0,
                 }
             }
             fn accepts(t: &TypeInfo) -> bool {
@@ -125,6 +127,7 @@ macro_rules! pod_float {
                     bounds,
                     nan,
                     n: vals.len() as u64,
+                    fill: 0,
                 }
             }
             fn accepts(t: &TypeInfo) -> bool {
@@ -166,6 +169,7 @@ unsafe impl Pod for Bits8 {
             bounds,
             nan: 0,
             n: vals.len() as u64,
+            fill: 0,
         }
     }
     fn accepts(t: &TypeInfo) -> bool {

@@ -22,6 +22,7 @@
 mod bitmap;
 mod bloom;
 mod common;
+mod minmax;
 mod murmur3;
 mod sorted;
 mod table;
@@ -460,28 +461,10 @@ fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
     let mut leaf = t.open_leaf(column)?;
     let source = t.source(&leaf, column);
     let (g, generation) = t.ensure()?;
-    if kind == IndexKind::ChunkMinMax {
-        let done = match &t.home {
-            Home::Vector { vector, meta, .. } => {
-                leaf.dataset().is_some()
-                    && stats::rebuild_one(vector, meta, &source, t.count, generation)?
-            }
-            Home::Table { .. } => false,
-        };
-        if !done {
-            return Err(Error::invalid(
-                &leaf.path,
-                format!(
-                    "CHUNK_MINMAX statistics are kept for number, bool, enum and time columns of vectors outside an Option, not for {} (filter column `{column}`): use sorted-rows",
-                    if leaf.dataset().is_none() && leaf.values_dataset().is_some() {
-                        "an Option or a table column"
-                    } else {
-                        leaf.domain.describe()
-                    }
-                ),
-            ));
-        }
-        return Ok(());
+    if let (IndexKind::ChunkMinMax, Home::Vector { vector, meta, .. }) = (kind, &t.home) {
+        return minmax::vector_leaf(
+            vector, meta, &mut leaf, &source, t.count, generation, column,
+        );
     }
     let name = t.name(&source, kind);
     // The existing index of this kind on this column, rewritten in place.
@@ -505,7 +488,7 @@ fn build_on(t: &Target, column: &str, kind: IndexKind) -> Result<()> {
         IndexKind::SortedRows => sorted::build(&ctx, &mut leaf)?,
         IndexKind::Bitmap => bitmap::build(&ctx, &mut leaf)?,
         IndexKind::ChunkBloom => bloom::build(&ctx, &mut leaf)?,
-        IndexKind::ChunkMinMax => unreachable!("above"),
+        IndexKind::ChunkMinMax => minmax::table_column(&ctx, &leaf)?,
     };
     let p = place(&ds);
     raw::write_attr_ascii(&ds, "KIND", kind.hep001(), &p)?;
@@ -617,14 +600,14 @@ pub fn list_indexes(group: &Group, name: &str) -> Result<Vec<IndexInfo>> {
     Ok(out)
 }
 
-/// The on-demand indexes (not `CHUNK_MINMAX`) of a vector's `meta`:
-/// column and family, for compaction to rebuild them.
+/// The on-demand indexes of a vector's `meta` (`CHUNK_MINMAX` too: those
+/// of leaves under an `Option` are built on demand): column and family,
+/// for compaction to rebuild them.
 pub(crate) fn on_demand(meta: &Group) -> Result<Vec<(String, IndexKind)>> {
     let mut out: Vec<(String, IndexKind)> = indexes(meta)?
         .map(|(_, f)| f)
         .unwrap_or_default()
         .into_iter()
-        .filter(|f| f.kind != IndexKind::ChunkMinMax)
         .filter_map(|f| Some((column_of(&f.source)?, f.kind)))
         .collect();
     out.sort();
@@ -656,6 +639,10 @@ pub(crate) fn rebuild_after_copy(
         count,
     };
     for (column, kind) in list {
+        // The statistics of leaves outside an `Option` are rebuilt already.
+        if *kind == IndexKind::ChunkMinMax && t.open_leaf(column)?.dataset().is_some() {
+            continue;
+        }
         build_on(&t, column, *kind)?;
     }
     Ok(())
