@@ -30,7 +30,7 @@ fn row(id: u64) -> Row {
         value: id as f64 * 0.5 - 3.0,
         tag: format!("t{id}"),
         tags: (0..(id % 4) as u16).collect(),
-        opt: (id % 3 != 0).then_some(-(id as i32)),
+        opt: (!id.is_multiple_of(3)).then_some(-(id as i32)),
     }
 }
 

@@ -35,7 +35,7 @@ fn reading(id: u32) -> Reading {
         value: f64::from(id) * 1.5,
         label: format!("r{id}"),
         tags: (0..(id % 3) as u16).collect(),
-        note: (id % 2 == 0).then(|| format!("n{id}")),
+        note: id.is_multiple_of(2).then(|| format!("n{id}")),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::arrow::Batches;
 use crate::error::{Error, Place, Result};
 
 use super::files::parent_of;
-use super::{check_span, Dataset};
+use super::set::{check_span, Dataset};
 
 /// The record batches of a [`Dataset`], file after file, made by
 /// [`Dataset::arrow_batches`]: batches of at most `batch_rows` rows that

@@ -9,10 +9,10 @@ use hdf5::File;
 use crate::codec::{Codec, H5Vector};
 use crate::error::Result;
 use crate::evolution::LoadOptions;
-use crate::vector::read_rows;
+use crate::vector::{check_range, read_rows};
 
 use super::files::OpenFile;
-use super::{check_span, Dataset};
+use super::set::{check_span, Dataset};
 
 /// A [`Dataset`] read in batches of rows with bounded memory, file after
 /// file: an iterator of `Result<Vec<T>>` like
@@ -152,5 +152,49 @@ impl<T: H5Vector> Iterator for DatasetReader<T> {
             self.current = None;
         }
         Some(r)
+    }
+}
+
+impl Dataset {
+    /// Reads the dataset in batches of at most `batch_rows` rows, one
+    /// file open at a time (see [`DatasetReader`]).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
+    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
+    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
+    /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
+    /// let batches = ds.reader::<u32>(2)?.collect::<h5vec::Result<Vec<_>>>()?;
+    /// // Batches end where files end.
+    /// assert_eq!(batches, [vec![0, 1], vec![2], vec![3, 4]]);
+    /// # Ok(()) }
+    /// ```
+    pub fn reader<T: H5Vector>(&self, batch_rows: usize) -> Result<DatasetReader<T>> {
+        DatasetReader::new(self, 0..self.len(), batch_rows)
+    }
+
+    /// [`reader`](Self::reader) over rows `range` of the dataset only (an
+    /// error past [`len`](Self::len)).
+    ///
+    /// ```
+    /// # fn main() -> h5vec::Result<()> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
+    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
+    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
+    /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
+    /// let batches = ds.reader_range::<u32>(1..4, 10)?.collect::<h5vec::Result<Vec<_>>>()?;
+    /// assert_eq!(batches, [vec![1, 2], vec![3]]);
+    /// # Ok(()) }
+    /// ```
+    pub fn reader_range<T: H5Vector>(
+        &self,
+        range: Range<u64>,
+        batch_rows: usize,
+    ) -> Result<DatasetReader<T>> {
+        check_range(&range, self.len())?;
+        DatasetReader::new(self, range, batch_rows)
     }
 }
