@@ -26,8 +26,8 @@ use super::set::{check_span, Dataset};
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-/// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[1.0f64, 2.0, 3.0])?;
-/// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[4.0f64])?;
+/// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[1.0f64, 2.0, 3.0])?;
+/// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[4.0f64])?;
 /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
 /// let batches = ds.arrow_batches(2)?;
 /// assert_eq!(batches.schema().field(0).name(), "value");
@@ -102,7 +102,7 @@ impl DatasetBatches {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let a = dir.path().join("a.h5");
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u8; 0])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u8; 0])?;
     /// let ds = h5vec::Dataset::open_files(&[&a], "xs")?;
     /// assert_eq!(ds.arrow_batches(10)?.schema().fields().len(), 1);
     /// # Ok(()) }
@@ -117,7 +117,7 @@ impl DatasetBatches {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let a = dir.path().join("a.h5");
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u8; 5])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u8; 5])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &a], "xs")?;
     /// let mut batches = ds.arrow_batches(4)?;
     /// batches.next().transpose()?;
@@ -203,8 +203,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[1u32, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[1u32, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[3u32])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
     /// let mut values = Vec::new();
     /// for batch in ds.arrow_batches(1000)? {
@@ -224,8 +224,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[1u32, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[1u32, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[3u32])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
     /// let sizes: Vec<usize> = ds.arrow_batches_range(1..3, 10)?
     ///     .map(|b| b.map(|b| b.num_rows()))
@@ -250,7 +250,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let a = dir.path().join("a.h5");
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &["a", "b"])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &["a".to_string(), "b".into()])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &a, &a], "xs")?;
     /// assert_eq!(ds.read_arrow()?.num_rows(), 6);
     /// # Ok(()) }

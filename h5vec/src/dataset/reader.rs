@@ -29,8 +29,8 @@ use super::set::{check_span, Dataset};
 /// # fn main() -> h5vec::Result<()> {
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-/// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2, 3, 4])?;
-/// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[5u32, 6])?;
+/// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u32, 1, 2, 3, 4])?;
+/// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[5u32, 6])?;
 /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
 /// let mut reader = ds.reader::<u32>(2)?;
 /// assert_eq!(reader.remaining(), 7);
@@ -110,7 +110,7 @@ impl<T: H5Vector> DatasetReader<T> {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let a = dir.path().join("a.h5");
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u8; 10])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u8; 10])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &a], "xs")?;
     /// let mut r = ds.reader::<u8>(4)?;
     /// r.next().transpose()?;
@@ -163,8 +163,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
     /// let batches = ds.reader::<u32>(2)?.collect::<h5vec::Result<Vec<_>>>()?;
     /// // Batches end where files end.
@@ -182,8 +182,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[3u32, 4])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
     /// let batches = ds.reader_range::<u32>(1..4, 10)?.collect::<h5vec::Result<Vec<_>>>()?;
     /// assert_eq!(batches, [vec![1, 2], vec![3]]);

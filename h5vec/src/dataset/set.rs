@@ -43,7 +43,7 @@ impl FileSpan {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8])?;
     /// let ds = h5vec::Dataset::open_files(&[&path], "xs")?;
     /// assert_eq!(ds.files()[0].path(), path);
     /// # Ok(()) }
@@ -59,7 +59,7 @@ impl FileSpan {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8, 2])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8, 2])?;
     /// let ds = h5vec::Dataset::open_files(&[&path, &path], "xs")?;
     /// assert_eq!(ds.files()[1].rows(), 2..4);
     /// assert_eq!(ds.files()[1].len(), 2);
@@ -75,7 +75,7 @@ impl FileSpan {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[0u8; 0])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[0u8; 0])?;
     /// let ds = h5vec::Dataset::open_files(&[&path], "xs")?;
     /// assert_eq!(ds.files()[0].len(), 0);
     /// assert!(ds.files()[0].is_empty());
@@ -91,7 +91,7 @@ impl FileSpan {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8])?;
     /// assert!(!h5vec::Dataset::open_files(&[&path], "xs")?.files()[0].is_empty());
     /// # Ok(()) }
     /// ```
@@ -151,8 +151,8 @@ impl Dataset {
     /// ```
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
-    /// h5vec::save_vector(&h5vec::create_file(dir.path().join("b.h5"))?, "v", &[3u8])?;
-    /// h5vec::save_vector(&h5vec::create_file(dir.path().join("a.h5"))?, "v", &[1u8, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(dir.path().join("b.h5"))?, "v", &[3u8])?;
+    /// h5vec::save_vector(&*h5vec::create_file(dir.path().join("a.h5"))?, "v", &[1u8, 2])?;
     /// let ds = h5vec::Dataset::open(&format!("{}/*.h5", dir.path().display()), "v")?;
     /// assert_eq!(ds.load::<u8>()?, [1, 2, 3]); // a.h5, then b.h5
     /// let none = format!("{}/*.hdf5", dir.path().display());
@@ -180,8 +180,8 @@ impl Dataset {
     /// struct Id { id: u64 }
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
-    /// h5vec::save_vector(&h5vec::create_file(dir.path().join("1.h5"))?, "v", &[V1 { id: 1 }])?;
-    /// h5vec::save_vector(&h5vec::create_file(dir.path().join("2.h5"))?, "v",
+    /// h5vec::save_vector(&*h5vec::create_file(dir.path().join("1.h5"))?, "v", &[V1 { id: 1 }])?;
+    /// h5vec::save_vector(&*h5vec::create_file(dir.path().join("2.h5"))?, "v",
     ///     &[V2 { id: 2, note: "new".into() }])?;
     /// let pattern = format!("{}/*.h5", dir.path().display());
     /// assert!(h5vec::Dataset::open(&pattern, "v").is_err()); // `$.note` differs
@@ -201,8 +201,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "v", &[1u8, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "v", &[3u8])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "v", &[1u8, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "v", &[3u8])?;
     /// let ds = h5vec::Dataset::open_files(&[&b, &a], "v")?;
     /// assert_eq!(ds.load::<u8>()?, [3, 1, 2]);
     /// let err = h5vec::Dataset::open_files(&[&a, &b], "w").unwrap_err();
@@ -220,8 +220,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "v", &[1u8])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "v", &[300u16])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "v", &[1u8])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "v", &[300u16])?;
     /// assert!(h5vec::Dataset::open_files(&[&a, &b], "v").is_err());
     /// let opts = h5vec::LoadOptions::default().widen_numbers(true);
     /// let ds = h5vec::Dataset::open_files_with(&[&a, &b], "v", &opts)?;
@@ -284,7 +284,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8])?;
     /// assert_eq!(h5vec::Dataset::open_files(&[&path], "xs")?.name(), "xs");
     /// # Ok(()) }
     /// ```
@@ -298,7 +298,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8, 2, 3])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8, 2, 3])?;
     /// assert_eq!(h5vec::Dataset::open_files(&[&path, &path], "xs")?.len(), 6);
     /// # Ok(()) }
     /// ```
@@ -312,7 +312,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[0u8; 0])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[0u8; 0])?;
     /// assert!(h5vec::Dataset::open_files(&[&path], "xs")?.is_empty());
     /// # Ok(()) }
     /// ```
@@ -326,7 +326,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8, 2, 3])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8, 2, 3])?;
     /// let ds = h5vec::Dataset::open_files(&[&path, &path], "xs")?;
     /// assert_eq!(ds.files()[1].rows(), 3..6);
     /// # Ok(()) }
@@ -347,7 +347,7 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.h5");
-    /// # h5vec::save_vector(&h5vec::create_file(&path)?, "xs", &[1u8, 2])?;
+    /// # h5vec::save_vector(&*h5vec::create_file(&path)?, "xs", &[1u8, 2])?;
     /// let ds = h5vec::Dataset::open_files(&[&path, &path], "xs")?;
     /// assert_eq!(ds.load::<u8>()?, [1, 2, 1, 2]);
     /// assert!(ds.load::<String>().is_err());
@@ -365,8 +365,8 @@ impl Dataset {
     /// # fn main() -> h5vec::Result<()> {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let (a, b) = (dir.path().join("a.h5"), dir.path().join("b.h5"));
-    /// h5vec::save_vector(&h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
-    /// h5vec::save_vector(&h5vec::create_file(&b)?, "xs", &[3u32, 4, 5])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&a)?, "xs", &[0u32, 1, 2])?;
+    /// h5vec::save_vector(&*h5vec::create_file(&b)?, "xs", &[3u32, 4, 5])?;
     /// let ds = h5vec::Dataset::open_files(&[&a, &b], "xs")?;
     /// assert_eq!(ds.load_range::<u32>(2..4)?, [2, 3]);
     /// assert!(ds.load_range::<u32>(5..7).is_err());
