@@ -28,8 +28,9 @@ pub(crate) enum Command {
     /// file and no pattern.
     Ls {
         /// The HDF5 files (glob patterns expand to the files they match, in
-        /// sorted path order), then the group to list (default `/`).
-        #[arg(required = true, num_args = 1.., value_name = "FILE... [GROUP]")]
+        /// sorted path order), then optionally GROUP, the group to list
+        /// (default `/`): `ls FILE... [GROUP]`.
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
         args: Vec<PathBuf>,
     },
     /// The schema tree of a vector: field path, kind, codec, encoded type,
