@@ -22,11 +22,16 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Every vector, h5col table and VLS string array below GROUP (default
     /// the whole file): path, kind, rows, columns, stored size.
+    ///
+    /// Several files (or a glob pattern, quoted: `'logs/*.h5'`): one table,
+    /// with a FILE column. The last argument is the GROUP when it is no
+    /// file and no pattern.
     Ls {
-        /// The HDF5 file.
-        file: PathBuf,
-        /// The group to list (default `/`).
-        group: Option<String>,
+        /// The HDF5 files (glob patterns expand to the files they match, in
+        /// sorted path order), then optionally GROUP, the group to list
+        /// (default `/`): `ls FILE... [GROUP]`.
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        args: Vec<PathBuf>,
     },
     /// The schema tree of a vector: field path, kind, codec, encoded type,
     /// dimensions.
@@ -41,16 +46,29 @@ pub(crate) enum Command {
     },
     /// Per dataset: type, shape, chunk shape, filters, stored and logical
     /// bytes, ratio.
+    ///
+    /// Several files or a glob: per file its rows (numbered across the
+    /// files) and bytes, after checking that every file holds the vector
+    /// with the first file's schema.
     Info {
-        /// The HDF5 file.
-        file: PathBuf,
+        /// The HDF5 file, or several (a vector of the same name and schema
+        /// in each, read as one in the order given), or a quoted glob
+        /// pattern (`'logs/*.h5'`: the files it matches in sorted path order).
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// The vector, table or VLS array: its path in the file.
         vector: String,
     },
     /// The first rows.
+    ///
+    /// Several files or a glob (`h5vec head a.h5 b.h5 VECTOR`, `h5vec head
+    /// 'logs/*.h5' VECTOR`): the files read as one vector, in order.
     Head {
-        /// The HDF5 file.
-        file: PathBuf,
+        /// The HDF5 file, or several (a vector of the same name and schema
+        /// in each, read as one in the order given), or a quoted glob
+        /// pattern (`'logs/*.h5'`: the files it matches in sorted path order).
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// The vector, table or VLS array: its path in the file.
         vector: String,
         /// How many rows.
@@ -60,9 +78,18 @@ pub(crate) enum Command {
         show: ShowArgs,
     },
     /// Rows, as a table, JSON lines or CSV.
+    ///
+    /// Several files or a glob (`h5vec cat a.h5 b.h5 VECTOR`, `h5vec cat
+    /// 'logs/*.h5' VECTOR`): the files read as one vector, in order, one
+    /// file open at a time; every file must hold VECTOR with the first
+    /// file's schema (an error names the file and the field). `--rows`
+    /// numbers rows across the files.
     Cat {
-        /// The HDF5 file.
-        file: PathBuf,
+        /// The HDF5 file, or several (a vector of the same name and schema
+        /// in each, read as one in the order given), or a quoted glob
+        /// pattern (`'logs/*.h5'`: the files it matches in sorted path order).
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// The vector, table or VLS array: its path in the file.
         vector: String,
         /// Rows `A..B` (from A up to, not including, B; `A..` and `..B`
@@ -140,8 +167,14 @@ pub(crate) enum Command {
     },
     /// Convert `FILE.h5:VECTOR` to `.parquet`, `.arrow` (IPC file), `.csv`
     /// or `.jsonl`, or `.parquet` / `.arrow` to `FILE.h5:VECTOR`.
+    ///
+    /// `'PATTERN.h5:VECTOR'` (a quoted glob, `'logs/*.h5:telemetry'`)
+    /// converts the vector of every file the pattern matches, in sorted
+    /// path order, into one output: every file must hold it with the
+    /// first file's schema (an error names the file and the field). A
+    /// progress bar counts files.
     Convert {
-        /// `FILE.h5:VECTOR`, or a `.parquet` or `.arrow` file.
+        /// `FILE.h5:VECTOR`, `'PATTERN.h5:VECTOR'`, or a `.parquet` or `.arrow` file.
         src: String,
         /// A `.parquet`, `.arrow`, `.csv` or `.jsonl` file, or `FILE.h5:VECTOR`.
         dst: String,
@@ -206,7 +239,8 @@ pub(crate) struct ShowArgs {
 /// The output formats of `head` and `cat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// A table (arrow's pretty printer); one table per batch of 65,536 rows.
+    /// A table (arrow's pretty printer); one table per batch of 65,536 rows
+    /// (of several files: batches end where files end).
     Table,
     /// One JSON object per row: records as objects, lists as arrays, null for
     /// missing values.

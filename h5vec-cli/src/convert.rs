@@ -18,11 +18,15 @@ use parquet::basic::{Compression as PqCompression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
 use crate::columns::Selection;
+use crate::many::ManyRows;
 use crate::output::{CsvSink, IpcSink, JsonlSink, ParquetSink, Sink};
 use crate::progress::Progress;
 use crate::query::parse_where;
 use crate::read::{Pick, Rows};
 use crate::target::{open_read, Target, BATCH_ROWS};
+
+/// The batches an export writes.
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch>>>;
 
 /// The options of `convert`.
 pub(crate) struct Options {
@@ -193,15 +197,39 @@ fn export(
     columns: &[String],
     filter: Option<&Filter>,
 ) -> Result<()> {
-    let h5 = open_read(file)?;
-    let target = Target::open(&h5, vector)?;
-    let at = || format!("{}:{}", file.display(), target.path);
-    let pick = Pick {
-        filter,
-        ..Pick::default()
-    };
-    let rows = Rows::open(&target, &pick, columns, &at())?;
-    let schema: SchemaRef = rows.schema().clone();
+    // Kept open while its rows are read.
+    let mut _h5 = None;
+    let (schema, batches, progress, at): (SchemaRef, Batches, Progress, String) =
+        if crate::many::is_many(&[file.to_path_buf()]) {
+            // A pattern: every file it matches, one open at a time.
+            let files = crate::many::expand(&[file.to_path_buf()])?;
+            let ds = crate::many::open(&files, vector)?;
+            let bar = Progress::files(files.len() as u64, "converting");
+            let rows = ManyRows::open(&ds, None, filter.cloned(), None, columns, bar)?;
+            let at = format!("{}:{vector}", file.display());
+            (
+                rows.schema().clone(),
+                Box::new(rows),
+                Progress::hidden(),
+                at,
+            )
+        } else {
+            let h5 = open_read(file)?;
+            let target = Target::open(&h5, vector)?;
+            let at = format!("{}:{}", file.display(), target.path);
+            let pick = Pick {
+                filter,
+                ..Pick::default()
+            };
+            let rows = Rows::open(&target, &pick, columns, &at)?;
+            _h5 = Some(h5);
+            let bar = Progress::new(Some(rows.rows()), "converting");
+            let schema = rows.schema().clone();
+            let place = at.clone();
+            let batches = rows.map(move |b| b.with_context(|| place.clone()));
+            (schema, Box::new(batches), bar, at)
+        };
+    let at = || at.clone();
     let path = output_path(to);
     let create = || {
         File::create(path)
@@ -243,9 +271,7 @@ fn export(
         Endpoint::Jsonl(_) => Box::new(JsonlSink::new(create()?)),
         Endpoint::H5 { .. } => unreachable!("run sends HDF5 outputs to import"),
     };
-    let progress = Progress::new(Some(rows.rows()), "converting");
     let writing = || format!("writing {}", path.display());
-    let batches = rows.map(|batch| batch.with_context(at));
     let sink = if sink.threaded() {
         // The sink encodes on its own threads, which overlap the reading
         // here.

@@ -1,12 +1,69 @@
-//! `info FILE VECTOR`: every dataset of a container and what it takes.
+//! `info FILE VECTOR`: every dataset of a container and what it takes;
+//! `info FILE... VECTOR`: every file of a vector over several files.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::target::{open_read, Target};
 use crate::text::{bytes, Columns};
+
+/// `info FILES VECTOR`: one file as always; several files (or a pattern)
+/// as one vector: per file its rows in the dataset's numbering and its
+/// bytes, after the check that every file holds the vector with the first
+/// file's schema.
+pub(crate) fn run_args(files: &[PathBuf], vector: &str) -> Result<()> {
+    if !crate::many::is_many(files) {
+        return run(&files[0], vector);
+    }
+    let files = crate::many::expand(files)?;
+    let ds = crate::many::open(&files, vector)?;
+    let mut table = Columns::new(&[
+        ("FILE", false),
+        ("ROWS", true),
+        ("FIRST", true),
+        ("STORED", true),
+        ("LOGICAL", true),
+        ("RATIO", true),
+    ]);
+    let (mut stored, mut logical) = (0u64, 0u64);
+    for f in ds.files() {
+        let h5 = open_read(f.path())?;
+        let target = Target::open(&h5, vector)?;
+        let info = h5vec::inspect(&target.parent, &target.name)
+            .with_context(|| format!("{}:{}", f.path().display(), target.path))?;
+        let (s, l) = (info.stored_bytes(), info.logical_bytes());
+        stored = stored.saturating_add(s);
+        logical = logical.saturating_add(l);
+        table.push(vec![
+            f.path().display().to_string(),
+            f.len().to_string(),
+            f.rows().start.to_string(),
+            bytes(s),
+            bytes(l),
+            ratio(l, s),
+        ]);
+    }
+    table.push(vec![
+        "total".into(),
+        ds.len().to_string(),
+        String::new(),
+        bytes(stored),
+        bytes(logical),
+        ratio(logical, stored),
+    ]);
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{vector}: vector over {} files, {} rows",
+        ds.files().len(),
+        ds.len()
+    )?;
+    out.write_all(table.render().as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
 
 /// Prints the container's kind and rows, then per dataset its HDF5 path,
 /// field path, type, shape, chunk shape, filters, stored and logical

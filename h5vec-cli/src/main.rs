@@ -12,6 +12,7 @@ mod convert;
 mod index;
 mod info;
 mod ls;
+mod many;
 mod output;
 mod parquet_out;
 mod present;
@@ -34,21 +35,21 @@ use validate::Outcome;
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
-        Command::Ls { file, group } => ls::run(&file, group.as_deref()),
+        Command::Ls { args } => ls::run_args(&args),
         Command::Schema { file, vector, json } => schema::run(&file, &vector, json),
-        Command::Info { file, vector } => info::run(&file, &vector),
+        Command::Info { files, vector } => info::run_args(&files, &vector),
         Command::Head {
-            file,
+            files,
             vector,
             n,
             show,
-        } => show::head(&file, &vector, n, &show),
+        } => show::head(&files, &vector, n, &show),
         Command::Cat {
-            file,
+            files,
             vector,
             rows,
             show,
-        } => show::cat(&file, &vector, rows, &show),
+        } => show::cat(&files, &vector, rows, &show),
         Command::Count {
             file,
             vector,

@@ -32,6 +32,26 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A bar counting `total` files, labelled `what`.
+    pub(crate) fn files(total: u64, what: &'static str) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{msg} {wide_bar} {pos}/{len} files ({elapsed}, {eta} left)",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.set_message(what);
+        Progress { bar: Some(bar) }
+    }
+
+    /// No bar.
+    pub(crate) fn hidden() -> Progress {
+        Progress { bar: None }
+    }
+
     /// `rows` more rows are done.
     pub(crate) fn add(&self, rows: u64) {
         if let Some(bar) = &self.bar {

@@ -277,6 +277,22 @@ impl Error {
         }
     }
 
+    /// This error, said of the file `file` (one of a
+    /// [`Dataset`](crate::Dataset)'s): its location becomes
+    /// `FILE:location` (`FILE` without one). An error about the file
+    /// itself already names it and is returned as it is.
+    pub(crate) fn in_file(mut self, file: &std::path::Path) -> Self {
+        if self.bare {
+            return self;
+        }
+        let file = file.display();
+        self.place.location = Some(match self.place.location.take() {
+            Some(loc) => format!("{file}:{loc}"),
+            None => file.to_string(),
+        });
+        self
+    }
+
     /// What went wrong (see [`ErrorKind`] for a full `match`).
     ///
     /// ```

@@ -50,6 +50,10 @@
 //!   [`load_range`], [`load_column`], [`vector_len`], [`repair`]; streaming
 //!   with bounded memory: [`VectorWriter`], [`VectorReader`]; what a group
 //!   holds: [`list_vectors`], [`vector_exists`];
+//! - many files as one vector: [`Dataset`] (a glob or a list of files
+//!   holding a vector of the same name and schema; [`FileSpan`] each
+//!   file's rows, [`DatasetReader`] its batches, and with the feature
+//!   `arrow` `DatasetBatches` its Arrow record batches);
 //! - which rows match (SPEC.md section 14): [`col`] builds a [`Filter`]
 //!   (also parsed from text), [`select_rows`], [`count_where`],
 //!   [`load_where`], [`explain`] ([`Explain`]); per-chunk statistics are
@@ -123,6 +127,7 @@ mod codec;
 mod column;
 mod compact;
 mod containers;
+mod dataset;
 mod error;
 mod evolution;
 mod file;
@@ -151,6 +156,9 @@ pub mod vls;
 
 pub use codec::H5Vector;
 pub use compact::{compact_vector, copy_vector};
+#[cfg(feature = "arrow")]
+pub use dataset::DatasetBatches;
+pub use dataset::{Dataset, DatasetReader, FileSpan};
 pub use error::{Error, ErrorKind, Result};
 pub use evolution::LoadOptions;
 pub use file::{

@@ -241,6 +241,16 @@ pub(crate) fn read_rows<T, D: Decoder<T>>(
     rows: std::ops::Range<u64>,
 ) -> Result<Vec<T>> {
     let n = rows.end.saturating_sub(rows.start);
+    let mut out = Vec::new();
+    prealloc(&mut out, n)?;
+    read_rows_into(dec, rows, &mut out, n)?;
+    Ok(out)
+}
+
+/// Reserves room for `n` more rows in `out` up front (at most
+/// [`MAX_PREALLOC_BYTES`]; the rest grows as rows come), after the cap on
+/// rows of a type without data.
+pub(crate) fn prealloc<T>(out: &mut Vec<T>, n: u64) -> Result<()> {
     // Rows of a type without data cost time and nothing else: capped.
     crate::limits::check_empty_rows::<T>(n, "$")?;
     let size = std::mem::size_of::<T>() as u64;
@@ -249,20 +259,29 @@ pub(crate) fn read_rows<T, D: Decoder<T>>(
     } else {
         MAX_PREALLOC_BYTES / size
     };
-    let mut out = Vec::new();
-    crate::limits::reserve(&mut out, cap, "$")?;
+    crate::limits::reserve(out, (out.len() as u64).saturating_add(cap), "$")
+}
+
+/// Appends rows `rows` from `dec` to `out`, which will hold `total` rows
+/// in all when the caller is done (how far it may grow at once).
+pub(crate) fn read_rows_into<T, D: Decoder<T>>(
+    dec: &mut D,
+    rows: std::ops::Range<u64>,
+    out: &mut Vec<T>,
+    total: u64,
+) -> Result<()> {
     // Several chunks per batch, so compressed chunks decompress in parallel.
     let batch = crate::options::READ_BATCH_ROWS;
     let mut start = rows.start;
     while start < rows.end {
         let end = rows.end.min(start + batch);
         // Grown batch by batch without aborting when memory runs out.
-        crate::limits::grow(&mut out, end - start, n, "$")?;
+        crate::limits::grow(out, end - start, total, "$")?;
         dec.load(start..end)?;
         for _ in start..end {
             out.push(dec.next()?);
         }
         start = end;
     }
-    Ok(out)
+    Ok(())
 }

@@ -32,12 +32,10 @@ mod writer;
 
 pub use crate::containers::{FORMAT_NAME, FORMAT_VERSION};
 pub use append::{append_vector, append_vector_with, repair};
-#[cfg(feature = "arrow")]
-pub(crate) use load::check_range;
 pub(crate) use load::find_field;
+pub(crate) use load::{check_range, prealloc, read_rows, read_rows_into};
 pub use load::{load_column, load_range, load_range_with, load_vector, load_vector_with};
 pub(crate) use open::open_vector;
-#[cfg(feature = "arrow")]
 pub(crate) use open::Opened;
 pub use open::{list_vectors, vector_exists, vector_len};
 pub use reader::VectorReader;

@@ -73,6 +73,18 @@ impl Batches {
         })
     }
 
+    /// These batches cut down to rows `rows` (within the container's
+    /// rows, else an error as for [`crate::load_range`]): a
+    /// [`Dataset`](crate::Dataset) reads its span of a file.
+    pub(crate) fn narrow(mut self, rows: Range<u64>) -> Result<Batches> {
+        crate::vector::check_range(&rows, self.src.rows)?;
+        self.rows = Rows::Range {
+            next: rows.start,
+            end: rows.end,
+        };
+        Ok(self)
+    }
+
     /// The schema of every batch.
     pub fn schema(&self) -> SchemaRef {
         self.src.schema.clone()
