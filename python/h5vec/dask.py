@@ -89,18 +89,31 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     _, a, b, o = parts[-1]
     divisions.append(o + max(b - 1, a))
     with dask.config.set({"dataframe.convert-string": False}):
-        return dd.from_map(_Part(name, columns, filters), parts, meta=meta, divisions=divisions)
+        first = str(meta.columns[0]) if len(meta.columns) else None
+        return dd.from_map(_Part(name, columns, filters, first), parts, meta=meta, divisions=divisions,
+                           label="h5vec-read-vector")
 
 
 class _Part:
-    """Picklable partition function: (path, start, stop, offset) -> DataFrame."""
+    """Picklable partition function: (path, start, stop, offset) -> DataFrame.
+    Its `columns=` lets Dask read only the columns a computation needs
+    (`ddf["x"].mean()` reads column x alone)."""
 
-    def __init__(self, name, columns, filters=None):
-        self.name, self.columns, self.filters = name, columns, filters
+    def __init__(self, name, columns, filters=None, first=None):
+        self.name, self.columns, self.filters, self.first = name, columns, filters, first
 
-    def __call__(self, part):
+    def __dask_tokenize__(self):
+        # Deterministic task names (the default would hash the object's identity).
+        return ("h5vec.dask._Part", self.name, self.columns, repr(self.filters), self.first)
+
+    def __call__(self, part, columns=None):
         path, start, stop, offset = part
-        return _partition(path, self.name, self.columns, start, stop, self.filters, offset)
+        if columns is None:
+            return _partition(path, self.name, self.columns, start, stop, self.filters, offset)
+        wanted = [columns] if isinstance(columns, str) else list(columns)
+        # No column (len(ddf)): the first one gives the rows.
+        df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset)
+        return df[wanted]
 
 
 # ---------------------------------------------------------------------------

@@ -117,6 +117,16 @@ def test_read_vector_of_a_glob(client, files):
     counts = ddf.groupby("g")["id"].count().compute().sort_index()
     assert counts.to_dict() == {"a": 47, "b": 47, "c": 46}
     assert ddf["n"].sum().compute() == want["n"].sum()
+    # Column projection: a computation on one column reads that column alone.
+    assert "columns=['x']" in ddf["x"].optimize().expr.tree_repr()
+    from h5vec.dask import _Part
+    part = _Part(NAME, None, None, "id")((str(files / "b.h5"), 2, 5, 37), columns=["x", "id"])
+    assert part.columns.tolist() == ["x", "id"] and part.index.tolist() == [39, 40, 41]
+    assert part["id"].tolist() == [39, 40, 41]
+    assert _Part(NAME, None, None, "id")((str(files / "b.h5"), 2, 5, 37), columns=[]).shape == (3, 0)
+    assert len(ddf) == 140 and len(ddf[ddf["g"] == "a"]) == 47
+    sub = read_vector(str(files / "*.h5"), NAME, filters=[("id", ">=", 130)])[["n", "x"]].compute()
+    assert sub.columns.tolist() == ["n", "x"] and sub.index.tolist() == list(range(130, 140))
 
 
 def test_read_vector_of_a_list_and_one_file(client, files):
