@@ -127,6 +127,7 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         files: List[DatasetFile] = []
         first: Optional[S.Node] = None
         columns: List[str] = []
+        chunks: List[int] = []
         start = 0
         for path in expand_paths(paths):
             with self._opened(path) as v:
@@ -140,12 +141,14 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
                                                        f"{files[0].path}'s at {where}: expected {want}, "
                                                        f"found {got}")
                 n = len(v)
+                chunks.append(int(v.chunk_rows()))
             files.append(DatasetFile(path, start, start + n))
             start += n
         assert first is not None
         self.node: S.Node = first
         self._files = files
         self._columns = columns
+        self._chunk_rows = chunks  # each file's rows per chunk (Vector.chunk_rows)
         self._count = start
 
     # -- metadata ---------------------------------------------------------

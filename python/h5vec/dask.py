@@ -60,26 +60,25 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     ds = Dataset(path, name)
     target = int(partition_rows or (1 << 20))
     parts = []  # (path, local start, local stop, first global row)
-    meta = None
-    for f in ds.files:
-        with ds._open_file(f) as v:
-            if meta is None:
-                meta = v.to_pandas(columns=columns, rows=slice(0, 0))
-            n = f.rows
-            chunk = max(1, int(v.chunk_rows()))
-            may = None
-            if filters is not None:
-                from ._filters import Plan
-                plan = Plan(v, filters)  # checks the filters now, not in a worker
-                may = plan.candidate_chunks()
-        if n == 0:
+    from ._filters import Plan
+    with ds._open_file(ds.files[0]) as v:
+        meta = v.to_pandas(columns=columns, rows=slice(0, 0))
+        if filters is not None:
+            Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
+    for f, chunk in zip(ds.files, ds._chunk_rows):
+        if f.rows == 0:
             continue
+        n = f.rows
+        chunk = max(1, chunk)
         step = max(chunk, (target // chunk) * chunk)
         bounds = list(range(0, n, step)) + [n]
         here = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
-        if may is not None:
-            c, flags = may
-            here = [(a, b) for a, b in here if flags[a // c:(b - 1) // c + 1].any()]
+        if filters is not None:
+            with ds._open_file(f) as v:
+                may = Plan(v, filters).candidate_chunks()  # None: no statistics to go by
+            if may is not None:
+                c, flags = may
+                here = [(a, b) for a, b in here if flags[a // c:(b - 1) // c + 1].any()]
         parts.extend((f.path, a, b, f.start) for a, b in here)
     if not parts:
         # No rows (or nothing can match): one partition of no rows keeps the frame well formed.
