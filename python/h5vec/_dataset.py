@@ -20,7 +20,8 @@ from . import _filters
 from . import _schema as S
 from ._errors import FormatError
 from ._readable import BATCH_ROWS, Columns, Filters, Readable, Rows, _rows
-from ._vector import Vector, _as_arrow, _as_numpy, _as_pandas, _polars_target, check_name, open_vector
+from ._vector import (Vector, _as_arrow, _as_numpy, _as_pandas, _polars_target, check_name, open_vector,
+                      serialized_schema)
 
 Paths = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
 """A glob pattern (``"logs/*.h5"``, files in sorted path order) or a sequence of paths (in that order)."""
@@ -103,6 +104,26 @@ def schema_difference(want: S.Node, got: S.Node, path: str = "$"):
     return None
 
 
+def file_identity(path: str):
+    """(device, inode, size, modification and change times in ns) of `path`,
+    or None: a file with the same identity has not been written since."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def open_known(path: str, name: str, identity=None, known=None) -> Vector:
+    """Vector `name` of `path`. `known` = (node, serialized schema bytes) the
+    file gave when it had `identity`: when it still has that identity and
+    those bytes, its schema tree is not read again (the rest of the metadata
+    and the datasets are checked as always)."""
+    if identity is not None and known is not None and file_identity(path) == identity:
+        return open_vector(path, name, _known=known)
+    return open_vector(path, name)
+
+
 def _named(path: str, name: str, e: Exception) -> Exception:
     """`e` (raised opening vector `name` of file `path`) saying the file's path."""
     if isinstance(e, FormatError):
@@ -128,8 +149,10 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         first: Optional[S.Node] = None
         columns: List[str] = []
         chunks: List[int] = []
+        known = []  # (identity, node) of each file as opened here
         start = 0
         for path in expand_paths(paths):
+            identity = file_identity(path)
             with self._opened(path) as v:
                 if first is None:
                     first, columns = v.node, v.columns
@@ -142,6 +165,7 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
                                                        f"found {got}")
                 n = len(v)
                 chunks.append(int(v.chunk_rows()))
+                known.append((identity, (v.node, serialized_schema(v.group["metadata"]))))
             files.append(DatasetFile(path, start, start + n))
             start += n
         assert first is not None
@@ -149,6 +173,7 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         self._files = files
         self._columns = columns
         self._chunk_rows = chunks  # each file's rows per chunk (Vector.chunk_rows)
+        self._known = known
         self._count = start
 
     # -- metadata ---------------------------------------------------------
@@ -178,11 +203,12 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
     # -- files -------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _opened(self, path: str, rows: Optional[int] = None) -> Iterator[Vector]:
+    def _opened(self, path: str, rows: Optional[int] = None, known=(None, None)) -> Iterator[Vector]:
         """Vector `name` of `path`, closed on leaving; with `rows` (the rows
-        counted at open) it has that many rows, and its layout is checked again."""
+        counted at open) it has that many rows, and its layout is checked again
+        (`known`: the file's identity and node at open, see `open_known`)."""
         try:
-            v = open_vector(path, self.name)
+            v = open_known(path, self.name, *known)
         except (FormatError, KeyError) as e:
             raise _named(path, self.name, e) from e
         try:
@@ -199,23 +225,26 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         finally:
             v.close()
 
-    def _open_file(self, f: DatasetFile):
-        return self._opened(f.path, f.rows)
+    def _open_file(self, i: int):
+        """File `i` opened (see `_opened`)."""
+        f = self._files[i]
+        return self._opened(f.path, f.rows, self._known[i])
 
     def _spans(self, a: int, b: int):
-        """(file, local start, local stop) of the files holding rows a..b (files of no rows left out)."""
-        for f in self._files:
+        """(file index, file, local start, local stop) of the files holding rows a..b
+        (files of no rows left out)."""
+        for i, f in enumerate(self._files):
             lo, hi = max(a, f.start), min(b, f.stop)
             if lo < hi:
-                yield f, lo - f.start, hi - f.start
+                yield i, f, lo - f.start, hi - f.start
 
     # -- reading -----------------------------------------------------------
 
     def _read_col(self, columns, rows, filters=None):
         a, b = _rows(rows, len(self))
         cols, nums = [], []
-        for f, la, lb in self._spans(a, b):
-            with self._open_file(f) as v:
+        for i, f, la, lb in self._spans(a, b):
+            with self._open_file(i) as v:
                 sel = v._selection(columns)
                 if filters is None:
                     cols.append(v._read_rows(sel, la, lb))
@@ -226,7 +255,7 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
                         nums.append(n + f.start)
         if not cols:
             # No rows: the first file's empty result (checks the columns and filters too).
-            with self._open_file(self._files[0]) as v:
+            with self._open_file(0) as v:
                 sel = v._selection(columns)
                 if filters is None:
                     cols.append(v._read_rows(sel, 0, 0))
@@ -261,14 +290,14 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
             raise ValueError("batch_rows must be positive")
         if format not in ("numpy", "arrow", "pandas", "polars"):
             raise ValueError(f"unknown format {format!r}")
-        with self._open_file(self._files[0]) as v:
+        with self._open_file(0) as v:
             v._selection(columns)  # an unknown column is an error before the first batch
             if filters is not None:
                 _filters.Plan(v, filters)
-        for f in self._files:
+        for i, f in enumerate(self._files):
             if not f.rows:
                 continue
-            with self._open_file(f) as v:
+            with self._open_file(i) as v:
                 for item in v.iter_batches(batch_rows, columns, format, parse_json, filters):
                     if format == "pandas":
                         item.index = item.index + f.start

@@ -10,16 +10,22 @@ import os
 import uuid
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
-from ._dataset import Dataset, Paths
-from ._vector import check_name, open_vector
+from ._dataset import Dataset, open_known, schema_difference
+from ._errors import FormatError
+from ._vector import check_name
 
 if TYPE_CHECKING:
     import dask.dataframe
     import pandas
 
 
-def _partition(path, name, columns, start, stop, filters=None, offset=0):
-    with open_vector(path, name) as v:
+def _partition(path, name, columns, start, stop, filters=None, offset=0, known=(None, None)):
+    with open_known(path, name, *known) as v:
+        if known[1] is not None and v.node is not known[1][0]:
+            diff = schema_difference(known[1][0], v.node)
+            if diff is not None:
+                raise FormatError(diff[0], None, f"{path}: the schema of vector {name!r} changed since the frame "
+                                                 f"was made: expected {diff[1]}, found {diff[2]}")
         df = v.to_pandas(columns=columns, rows=slice(start, stop), filters=filters)
     if offset:
         df.index = df.index + offset
@@ -61,11 +67,11 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     target = int(partition_rows or (1 << 20))
     parts = []  # (path, local start, local stop, first global row)
     from ._filters import Plan
-    with ds._open_file(ds.files[0]) as v:
+    with ds._open_file(0) as v:
         meta = v.to_pandas(columns=columns, rows=slice(0, 0))
         if filters is not None:
             Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
-    for f, chunk in zip(ds.files, ds._chunk_rows):
+    for i, (f, chunk) in enumerate(zip(ds.files, ds._chunk_rows)):
         if f.rows == 0:
             continue
         n = f.rows
@@ -74,18 +80,20 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
         bounds = list(range(0, n, step)) + [n]
         here = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
         if filters is not None:
-            with ds._open_file(f) as v:
+            with ds._open_file(i) as v:
                 may = Plan(v, filters).candidate_chunks()  # None: no statistics to go by
             if may is not None:
                 c, flags = may
                 here = [(a, b) for a, b in here if flags[a // c:(b - 1) // c + 1].any()]
-        parts.extend((f.path, a, b, f.start) for a, b in here)
+        # The file's identity and schema node ride along: a worker that finds the
+        # file unchanged does not read its schema tree again.
+        parts.extend((f.path, a, b, f.start, ds._known[i]) for a, b in here)
     if not parts:
         # No rows (or nothing can match): one partition of no rows keeps the frame well formed.
-        parts = [(ds.files[0].path, 0, 0, 0)]
+        parts = [(ds.files[0].path, 0, 0, 0, ds._known[0])]
     # Divisions: each partition's first row, then the last row of the last one.
-    divisions = [o + a for _, a, _, o in parts]
-    _, a, b, o = parts[-1]
+    divisions = [o + a for _, a, _, o, _ in parts]
+    _, a, b, o, _ = parts[-1]
     divisions.append(o + max(b - 1, a))
     with dask.config.set({"dataframe.convert-string": False}):
         first = str(meta.columns[0]) if len(meta.columns) else None
@@ -94,7 +102,7 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
 
 
 class _Part:
-    """Picklable partition function: (path, start, stop, offset) -> DataFrame.
+    """Picklable partition function: (path, start, stop, offset, (identity, node)) -> DataFrame.
     Its `columns=` lets Dask read only the columns a computation needs
     (`ddf["x"].mean()` reads column x alone)."""
 
@@ -106,12 +114,13 @@ class _Part:
         return ("h5vec.dask._Part", self.name, self.columns, repr(self.filters), self.first)
 
     def __call__(self, part, columns=None):
-        path, start, stop, offset = part
+        path, start, stop, offset = part[:4]
+        known = part[4] if len(part) > 4 else (None, None)
         if columns is None:
-            return _partition(path, self.name, self.columns, start, stop, self.filters, offset)
+            return _partition(path, self.name, self.columns, start, stop, self.filters, offset, known)
         wanted = [columns] if isinstance(columns, str) else list(columns)
         # No column (len(ddf)): the first one gives the rows.
-        df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset)
+        df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset, known)
         return df[wanted]
 
 

@@ -10,6 +10,7 @@ file are skipped.
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import h5py
@@ -378,3 +379,35 @@ def test_bad_inputs_are_named(tmp_path):
 def test_exported():
     assert "open_dataset" in h5vec.__all__ and h5vec.open_dataset is h5vec._dataset.open_dataset
     assert "Dataset" in h5vec.__all__
+
+
+def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
+    """Reads after open do not read an unchanged file's schema tree again;
+    a file written since is opened and checked in full."""
+    import h5vec._schema as S
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    h5vec.save_vector(a, NAME, rows(0, 5))
+    h5vec.save_vector(b, NAME, rows(5, 9))
+    ds = h5vec.open_dataset([a, b], NAME)
+    calls = []
+    real = S.read_node
+    monkeypatch.setattr(S, "read_node", lambda *args, **kw: calls.append(args[1]) or real(*args, **kw))
+    assert ds.read(columns="id")["id"].tolist() == list(range(9))
+    assert list(ds.iter_batches(columns="id", format="numpy"))[1]["id"].tolist() == [5, 6, 7, 8]
+    assert calls == []
+    from h5vec.dask import read_vector
+    ddf = read_vector([a, b], NAME)
+    calls.clear()
+    assert ddf.compute(scheduler="sync")["id"].tolist() == list(range(9))
+    assert calls == []
+    # b rewritten with another layout: opened in full, and refused.
+    time.sleep(0.01)
+    h5vec.save_vector(b, NAME, rows(5, 9).set_column(1, "x", pa.array(np.zeros(4, np.float32))), replace=True)
+    with pytest.raises(h5vec.FormatError, match=r"b\.h5: the schema of vector 'telemetry' changed since the "
+                                                 r"dataset was opened: expected encoded_type 'Float64', "
+                                                 r"found encoded_type 'Float32'"):
+        ds.read()
+    assert calls != []
+    with pytest.raises(h5vec.FormatError, match=r"b\.h5: the schema of vector 'telemetry' changed since the frame "
+                                                 r"was made: expected encoded_type 'Float64', found"):
+        ddf.compute(scheduler="sync")
