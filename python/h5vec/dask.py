@@ -1,7 +1,7 @@
 """Dask: vectors as a dask.dataframe.DataFrame whose partitions each open
 their file themselves (so they run on any worker that can see the path), of
 one file or of many (`read_vector`), and a Dask DataFrame written as a
-directory of files, one per partition (`to_h5vec`; SPEC section 16)."""
+directory of files, one per partition (`to_h5vec`; SPEC section 15)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ PART_PATTERN = "part-*.h5"
 
 
 def part_name(i: int, width: int = 5) -> str:
-    """The file name of part `i`: ``part-00000.h5`` (SPEC section 16)."""
+    """The file name of part `i`: ``part-00000.h5`` (SPEC section 15)."""
     return f"part-{i:0{width}d}.h5"
 
 
