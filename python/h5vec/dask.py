@@ -217,7 +217,11 @@ def to_h5vec(ddf: "dask.dataframe.DataFrame", directory: Union[str, "os.PathLike
     """
     import dask
 
+    import pandas as pd
+
     check_name(name)
+    if not isinstance(getattr(ddf, "_meta", None), pd.DataFrame):
+        raise TypeError(f"to_h5vec: a dask DataFrame (ddf.to_frame() for a Series), found {type(ddf).__name__}")
     directory = os.fspath(directory)
     for bad in ("replace",):
         if bad in save_options:
