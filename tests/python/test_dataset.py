@@ -411,3 +411,28 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
     with pytest.raises(h5vec.FormatError, match=r"b\.h5: the schema of vector 'telemetry' changed since the frame "
                                                  r"was made: expected encoded_type 'Float64', found"):
         ddf.compute(scheduler="sync")
+
+
+def test_nodes_this_version_does_not_know(tmp_path):
+    """Files whose field has a codec of a newer h5vec form a dataset when they agree on it;
+    the other columns read, that one is an error naming it; a file without it differs."""
+    from h5vec import _h5
+
+    def future(path, lo, hi):
+        h5vec.save_vector(path, NAME, rows(lo, hi))
+        with h5py.File(path, "r+") as f:
+            node = f[f"{NAME}/metadata/schema/children/2/children/1"]  # x: Option<f64> -> its f64
+            del node["codec"]
+            _h5.write_fixed_str(node, "codec", "h5vec.FutureCodec")
+    a, b, c = tmp_path / "a.h5", tmp_path / "b.h5", tmp_path / "c.h5"
+    future(a, 0, 4)
+    future(b, 4, 9)
+    h5vec.save_vector(c, NAME, rows(9, 12))
+    ds = h5vec.open_dataset([a, b], NAME)
+    assert ds.columns == ["id", "x", "s", "ts", "l", "n", "level"]
+    assert ds.read(columns=["id", "s"])["id"].tolist() == list(range(9))
+    with pytest.raises(h5vec.FormatError, match="unknown codec h5vec.FutureCodec") as e:
+        ds.read()
+    assert e.value.path == "$.x"
+    with pytest.raises(h5vec.FormatError, match=r"c\.h5: .* at \$\.x: expected codec 'h5vec\.FutureCodec'"):
+        h5vec.open_dataset([a, c], NAME)
