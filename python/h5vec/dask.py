@@ -26,6 +26,9 @@ def _partition(path, name, columns, start, stop, filters=None, offset=0, known=(
             if diff is not None:
                 raise FormatError(diff[0], None, f"{path}: the schema of vector {name!r} changed since the frame "
                                                  f"was made: expected {diff[1]}, found {diff[2]}")
+        if len(v) < stop:
+            raise FormatError("$", None, f"{path}: vector {name!r} has {len(v)} rows, fewer than the {stop} it had "
+                                         "when the frame was made")
         df = v.to_pandas(columns=columns, rows=slice(start, stop), filters=filters)
     if offset:
         df.index = df.index + offset

@@ -347,3 +347,12 @@ def test_worker_killed_mid_partition_leaves_no_part_a_reader_takes(client, tmp_p
     finally:
         client.wait_for_workers(2, timeout=60)
         client.run(_remove_fault)
+
+
+def test_a_file_that_shrank_is_an_error(client, tmp_path):
+    p = tmp_path / "a.h5"
+    h5vec.save_vector(p, NAME, {"k": np.arange(10, dtype=np.int64)})
+    ddf = read_vector([p], NAME)
+    h5vec.save_vector(p, NAME, {"k": np.arange(4, dtype=np.int64)}, replace=True)
+    with pytest.raises(h5vec.FormatError, match=r"a\.h5: vector 'telemetry' has 4 rows, fewer than the 10"):
+        ddf.compute()
