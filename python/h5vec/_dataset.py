@@ -9,9 +9,11 @@ A dataset of 10,000 files holds at most one file open."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import glob as _glob
 import os
+import threading
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -123,6 +125,35 @@ def open_known(path: str, name: str, identity=None, known=None) -> Vector:
     return open_vector(path, name)
 
 
+# What this process read of the files it opened as datasets, by (path, vector,
+# identity): ((node, serialized schema bytes), rows per chunk). A file opened
+# again with the same identity and serialized schema bytes is not read again
+# for its schema tree (open_known); the rest is checked as always.
+_SEEN: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
+_SEEN_MAX = 4096
+_SEEN_LOCK = threading.Lock()
+
+
+def _remembered(path: str, name: str, identity):
+    if identity is None:
+        return None
+    key = (os.path.abspath(path), name, identity)
+    with _SEEN_LOCK:
+        got = _SEEN.get(key)
+        if got is not None:
+            _SEEN.move_to_end(key)
+        return got
+
+
+def _remember(path: str, name: str, identity, known, chunk_rows: int) -> None:
+    if identity is None or known[1] is None:
+        return
+    with _SEEN_LOCK:
+        _SEEN[(os.path.abspath(path), name, identity)] = (known, chunk_rows)
+        while len(_SEEN) > _SEEN_MAX:
+            _SEEN.popitem(last=False)
+
+
 def _named(path: str, name: str, e: Exception) -> Exception:
     """`e` (raised opening vector `name` of file `path`) saying the file's path."""
     if isinstance(e, FormatError):
@@ -148,11 +179,12 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         first: Optional[S.Node] = None
         columns: List[str] = []
         chunks: List[int] = []
-        known = []  # (identity, node) of each file as opened here
+        known = []  # (identity, (node, serialized schema bytes)) of each file as opened here
         start = 0
         for path in expand_paths(paths):
             identity = file_identity(path)
-            with self._opened(path) as v:
+            seen = _remembered(path, name, identity)
+            with self._opened(path, known=(identity, seen[0] if seen is not None else None)) as v:
                 if first is None:
                     first, columns = v.node, v.columns
                 else:
@@ -163,8 +195,13 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
                                                        f"{files[0].path}'s at {where}: expected {want}, "
                                                        f"found {got}")
                 n = len(v)
-                chunks.append(int(v.chunk_rows()))
-                known.append((identity, (v.node, serialized_schema(v.group["metadata"]))))
+                if seen is not None and v.node is seen[0][0]:
+                    mine, chunk = seen  # unchanged since this process last read it
+                else:
+                    mine, chunk = (v.node, serialized_schema(v.group["metadata"])), int(v.chunk_rows())
+                    _remember(path, name, identity, mine, chunk)
+                chunks.append(chunk)
+                known.append((identity, mine))
             files.append(DatasetFile(path, start, start + n))
             start += n
         assert first is not None

@@ -395,9 +395,12 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
     assert ds.read(columns="id")["id"].tolist() == list(range(9))
     assert list(ds.iter_batches(columns="id", format="numpy"))[1]["id"].tolist() == [5, 6, 7, 8]
     assert calls == []
+    # Opening the unchanged files again (this process has read them) reads no tree either.
+    again = h5vec.open_dataset([b, a], NAME)
+    assert [f.rows for f in again.files] == [4, 5] and calls == []
     from h5vec.dask import read_vector
     ddf = read_vector([a, b], NAME)
-    calls.clear()
+    assert calls == []
     assert ddf.compute(scheduler="sync")["id"].tolist() == list(range(9))
     assert calls == []
     # b rewritten with another layout: opened in full, and refused.
@@ -408,6 +411,11 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
                                                  r"found encoded_type 'Float32'"):
         ds.read()
     assert calls != []
+    calls.clear()
+    with pytest.raises(h5vec.FormatError, match=r"b\.h5: the schema of vector 'telemetry' differs from .*a\.h5's "
+                                                 r"at \$\.x: expected encoded_type 'Float64'"):
+        h5vec.open_dataset([a, b], NAME)
+    assert calls != []  # b read in full
     with pytest.raises(h5vec.FormatError, match=r"b\.h5: the schema of vector 'telemetry' changed since the frame "
                                                  r"was made: expected encoded_type 'Float64', found"):
         ddf.compute(scheduler="sync")
