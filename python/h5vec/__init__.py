@@ -7,12 +7,14 @@
     first = v[:100]                                     # v.read(rows=slice(0, 100))
     t = h5vec.open_table("file.h5", "table")            # h5col tables and VLS string arrays
     s = h5vec.open_strings("file.h5", "names")          # read the same way
+    ds = h5vec.open_dataset("logs/*.h5", "events")      # many files as one vector
     h5vec.save_vector("out.h5", "events", table)        # a pyarrow.Table, DataFrame or dict of arrays
     h5vec.build_index("out.h5", "events", "id", "sorted-rows")  # then filters=[("id", "==", 7)] uses it
 
 Pure Python on h5py and numpy: it shares h5py's HDF5 library in the process.
 """
 
+from ._dataset import Dataset, DatasetFile, open_dataset
 from ._errors import FileError, FormatError
 from ._indexes import build_index, drop_index, list_indexes
 from ._schema import Node
@@ -24,6 +26,8 @@ from ._write import append_vector, save_vector
 __version__ = "0.1.0"
 
 __all__ = [
+    "Dataset",
+    "DatasetFile",
     "FileError",
     "FormatError",
     "Node",
@@ -35,6 +39,7 @@ __all__ = [
     "drop_index",
     "list_indexes",
     "list_vectors",
+    "open_dataset",
     "open_strings",
     "open_table",
     "open_vector",

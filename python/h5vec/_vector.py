@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import h5py
 import numpy as np
@@ -113,8 +113,24 @@ def read_count(meta, path="$"):
     return count
 
 
-def open_metadata(group, path="$"):
-    """Checks the vector group and its metadata; returns (count, schema node)."""
+def serialized_schema(meta) -> Optional[bytes]:
+    """The bytes of `meta`'s `serialized_schema` dataset, or None (absent or unreadable)."""
+    try:
+        if _h5._link_kind(meta, "serialized_schema") != "HardLink":
+            return None
+        ds = meta["serialized_schema"]
+        if not isinstance(ds, h5py.Dataset) or ds.ndim != 1 or ds.dtype != np.uint8 or ds.shape[0] > 1 << 24:
+            return None
+        return np.asarray(ds[()], dtype=np.uint8).tobytes()
+    except (KeyError, OSError, RuntimeError, ValueError, TypeError):
+        return None
+
+
+def open_metadata(group, path="$", known=None):
+    """Checks the vector group and its metadata; returns (count, schema node).
+    `known`: (node, serialized) that this very file gave before (a `Dataset`
+    checks that it is unchanged on disk): while `metadata/serialized_schema`
+    still holds the bytes `serialized`, the tree is not read again."""
     _h5.expect_members(group, ["data", "metadata"], path)
     meta = _h5.open_group(group, "metadata", path)
     names = _h5.members(meta, path)
@@ -131,9 +147,12 @@ def open_metadata(group, path="$"):
     if int(vds[()]) != 1:
         raise mismatch(path, vds.name, "format_version 1", int(vds[()]))
     count = read_count(meta, path)
-    node = S.read_node(_h5.open_group(meta, "schema", path), path)
-    # With a checksum (SPEC 6.4): the tree as the checksummed JSON says.
-    S.check_tree(meta, node, path)
+    if known is not None and known[1] is not None and serialized_schema(meta) == known[1]:
+        node = known[0]
+    else:
+        node = S.read_node(_h5.open_group(meta, "schema", path), path)
+        # With a checksum (SPEC 6.4): the tree as the checksummed JSON says.
+        S.check_tree(meta, node, path)
     _check_root_rows(_h5.open_group(group, "data", path), node, count, path)
     return count, node
 
@@ -185,7 +204,8 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
     pyarrow.Table, `to_pandas` a pandas.DataFrame, `to_polars` a
     polars.DataFrame; `v[10:20]` is `v.read(rows=slice(10, 20))`."""
 
-    def __init__(self, group: h5py.Group, name: str, file: Optional[h5py.File] = None) -> None:
+    def __init__(self, group: h5py.Group, name: str, file: Optional[h5py.File] = None,
+                 _known: Optional[Tuple[S.Node, Optional[bytes]]] = None) -> None:
         self._file = file
         check_name(name)
         if name not in group:
@@ -199,7 +219,7 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
             raise mismatch("$", _h5.member_path(group, name), "a vector group", "a dataset")
         self.group = g
         self.name = name
-        self._count, self.node = open_metadata(g)
+        self._count, self.node = open_metadata(g, known=_known)
         data = _h5.open_group(g, "data", "$")
         self._reader = _read.open_field(data, self.node, "$", self._count)
 
@@ -393,12 +413,12 @@ def _leaf_node(col, inherited):
     return node
 
 
-def open_vector(where: Where, name: str) -> Vector:
+def open_vector(where: Where, name: str, _known: Optional[Tuple[S.Node, Optional[bytes]]] = None) -> Vector:
     """Opens vector `name` in `where` (an h5py.File or h5py.Group, or a path,
     opened read-only and closed by `Vector.close()`), checking its layout."""
     group, owned = _open_where(where)
     try:
-        return Vector(group, name, owned)
+        return Vector(group, name, owned, _known)
     except BaseException:
         if owned is not None:
             _h5.close_file(owned)

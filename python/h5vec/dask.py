@@ -1,30 +1,54 @@
-"""Dask: a vector as a dask.dataframe.DataFrame whose partitions each open
-the file themselves (so they run on any worker that can see the path)."""
+"""Dask: vectors as a dask.dataframe.DataFrame whose partitions each open
+their file themselves (so they run on any worker that can see the path), of
+one file or of many (`read_vector`), and a Dask DataFrame written as a
+directory of files, one per partition (`to_h5vec`; SPEC section 15)."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+import uuid
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
-from ._vector import open_vector
+from ._dataset import Dataset, open_known, schema_difference
+from ._errors import FormatError
+from ._vector import check_name
 
 if TYPE_CHECKING:
     import dask.dataframe
+    import pandas
 
 
-def _partition(path, name, columns, start, stop, filters=None):
-    with open_vector(path, name) as v:
-        return v.to_pandas(columns=columns, rows=slice(start, stop), filters=filters)
+def _partition(path, name, columns, start, stop, filters=None, offset=0, known=(None, None)):
+    with open_known(path, name, *known) as v:
+        if known[1] is not None and v.node is not known[1][0]:
+            diff = schema_difference(known[1][0], v.node)
+            if diff is not None:
+                raise FormatError(diff[0], None, f"{path}: the schema of vector {name!r} changed since the frame "
+                                                 f"was made: expected {diff[1]}, found {diff[2]}")
+        if len(v) < stop:
+            raise FormatError("$", None, f"{path}: vector {name!r} has {len(v)} rows, fewer than the {stop} it had "
+                                         "when the frame was made")
+        df = v.to_pandas(columns=columns, rows=slice(start, stop), filters=filters)
+    if offset:
+        df.index = df.index + offset
+    return df
 
 
-def read_vector(path: Union[str, "os.PathLike[str]"], name: str, columns: Optional[Sequence[str]] = None,
-                partition_rows: Optional[int] = None, filters: Optional[Sequence[Any]] = None
-                ) -> "dask.dataframe.DataFrame":
-    """A lazy dask DataFrame over vector `name` of the HDF5 file at `path`.
+def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]], name: str,
+                columns: Optional[Sequence[str]] = None, partition_rows: Optional[int] = None,
+                filters: Optional[Sequence[Any]] = None) -> "dask.dataframe.DataFrame":
+    """A lazy dask DataFrame over vector `name` of the HDF5 file at `path`,
+    or of several files: a glob pattern (``"parts/*.h5"``, sorted path
+    order) or a list of paths (in its order), read as their concatenation
+    (`h5vec.open_dataset`: the schemas are checked against the first file's
+    now, and the rows counted now are the frame's).
 
     Partitions hold `partition_rows` rows (default: about 1,048,576), rounded
     to a multiple of the vector's chunk length so that no chunk is read by two
-    partitions; the index is the row number, with known divisions. Columns
+    partitions; a partition never spans two files (each file's last partition
+    may be shorter; files of no rows have none). The index is the row number,
+    running on from one file to the next, with known divisions. Columns
     have the dtypes of `Vector.to_pandas` (Dask's conversion of object
     columns to strings is off for this frame: it would turn lists, maps and
     UUIDs into their text). A column of a kind or codec this version does
@@ -37,45 +61,192 @@ def read_vector(path: Union[str, "os.PathLike[str]"], name: str, columns: Option
     bounds), and each kept partition filters its rows when computed::
 
         ddf = read_vector("f.h5", "events", filters=[("ts", ">=", t0), ("ts", "<", t1)])
+        ddf = read_vector("logs/*.h5", "events", columns=["ts", "value"])
     """
     import dask
     import dask.dataframe as dd
 
-    with open_vector(path, name) as v:
-        n = len(v)
-        chunk = max(1, int(v.chunk_rows()))
-        meta = v.to_pandas(columns=columns, rows=slice(0, 0))
-        may = None
-        if filters is not None:
-            from ._filters import Plan
-            plan = Plan(v, filters)  # checks the filters now, not in a worker
-            may = plan.candidate_chunks()
+    ds = Dataset(path, name)
     target = int(partition_rows or (1 << 20))
-    step = max(chunk, (target // chunk) * chunk)
-    bounds = list(range(0, n, step)) + [n]
-    if n == 0:
-        bounds = [0, 0]
-    parts = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
-    if may is not None:
-        c, flags = may
-        kept = [(a, b) for a, b in parts if b > a and flags[a // c:(b - 1) // c + 1].any()]
-        # Nothing can match: one partition of no rows keeps the frame well formed.
-        parts = kept or [(0, 0)]
+    parts = []  # (path, local start, local stop, first global row)
+    from ._filters import Plan
+    with ds._open_file(0) as v:
+        meta = v.to_pandas(columns=columns, rows=slice(0, 0))
+        if filters is not None:
+            Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
+    for i, (f, chunk) in enumerate(zip(ds.files, ds._chunk_rows)):
+        if f.rows == 0:
+            continue
+        n = f.rows
+        chunk = max(1, chunk)
+        step = max(chunk, (target // chunk) * chunk)
+        bounds = list(range(0, n, step)) + [n]
+        here = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+        if filters is not None:
+            with ds._open_file(i) as v:
+                may = Plan(v, filters).candidate_chunks()  # None: no statistics to go by
+            if may is not None:
+                c, flags = may
+                here = [(a, b) for a, b in here if flags[a // c:(b - 1) // c + 1].any()]
+        # The file's identity and schema node ride along: a worker that finds the
+        # file unchanged does not read its schema tree again.
+        parts.extend((f.path, a, b, f.start, ds._known[i]) for a, b in here)
+    if not parts:
+        # No rows (or nothing can match): one partition of no rows keeps the frame well formed.
+        parts = [(ds.files[0].path, 0, 0, 0, ds._known[0])]
     # Divisions: each partition's first row, then the last row of the last one.
-    divisions = [a for a, _ in parts] + [max(parts[-1][1] - 1, parts[-1][0])]
+    divisions = [o + a for _, a, _, o, _ in parts]
+    _, a, b, o, _ = parts[-1]
+    divisions.append(o + max(b - 1, a))
     with dask.config.set({"dataframe.convert-string": False}):
-        return dd.from_map(_Part(str(path), name, columns, filters), parts, meta=meta, divisions=divisions)
+        first = str(meta.columns[0]) if len(meta.columns) else None
+        return dd.from_map(_Part(name, columns, filters, first), parts, meta=meta, divisions=divisions,
+                           label="h5vec-read-vector")
 
 
 class _Part:
-    """Picklable partition function."""
+    """Picklable partition function: (path, start, stop, offset, (identity, node)) -> DataFrame.
+    Its `columns=` lets Dask read only the columns a computation needs
+    (`ddf["x"].mean()` reads column x alone)."""
 
-    def __init__(self, path, name, columns, filters=None):
-        self.path, self.name, self.columns, self.filters = path, name, columns, filters
+    def __init__(self, name, columns, filters=None, first=None):
+        self.name, self.columns, self.filters, self.first = name, columns, filters, first
 
-    def __call__(self, bounds):
-        start, stop = bounds
-        return _partition(self.path, self.name, self.columns, start, stop, self.filters)
+    def __dask_tokenize__(self):
+        # Deterministic task names (the default would hash the object's identity).
+        return ("h5vec.dask._Part", self.name, self.columns, repr(self.filters), self.first)
+
+    def __call__(self, part, columns=None):
+        path, start, stop, offset = part[:4]
+        known = part[4] if len(part) > 4 else (None, None)
+        if columns is None:
+            return _partition(path, self.name, self.columns, start, stop, self.filters, offset, known)
+        wanted = [columns] if isinstance(columns, str) else list(columns)
+        # No column (len(ddf)): the first one gives the rows.
+        df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset, known)
+        return df[wanted]
 
 
-__all__ = ["read_vector"]
+# ---------------------------------------------------------------------------
+# Writing
+
+
+PART_PATTERN = "part-*.h5"
+
+
+def part_name(i: int, width: int = 5) -> str:
+    """The file name of part `i`: ``part-00000.h5`` (SPEC section 15)."""
+    return f"part-{i:0{width}d}.h5"
+
+
+def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]:
+    """The schema node (as a dict) every part is written with, from the
+    frame's meta: a column made by `Vector.to_pandas` / `read_vector` keeps
+    its stored node (the meta's attrs say it), others the node `save_vector`
+    gives their dtype. An object column says nothing about its values in an
+    empty meta: it needs such a node, or `schema=`."""
+    import pandas as pd
+    from ._write import build
+    from ._write_datasets import Options
+    from ._write_nodes import record_node
+
+    wopts = Options(opts.get("chunk_length"), opts.get("compression"), opts.get("vls_strings", False))
+    hints = meta.attrs.get("h5vec.columns", {}) or {}
+    names = [str(c) for c in meta.columns]
+    if any("." in n for n in names) or "h5vec.schema" in meta.attrs:
+        # Nested records: as one (the columns need typed dtypes or hints).
+        return build(meta, None, wopts)[1].to_dict()
+    nonempty = None
+    nodes = []
+    for n, c in zip(names, meta.columns):
+        s = meta[c]
+        if n not in hints:
+            if s.dtype == object:
+                raise TypeError(f"to_h5vec: column {n!r} has dtype object in ddf._meta, which does not say what it "
+                                f"holds: give it a typed dtype (e.g. 'string', pandas.ArrowDtype(pyarrow.list_("
+                                f"pyarrow.int64()))) or pass schema= (a pyarrow.Schema or a Vector.schema)")
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                # Stored as its categories' values: an empty categorical shows none of them.
+                if nonempty is None:
+                    import dask.dataframe as dd
+                    nonempty = dd.utils.meta_nonempty(meta)
+                s = nonempty[c]
+        frame = s.to_frame(n)
+        frame.attrs = {"h5vec.columns": {n: hints[n]}} if n in hints else {}
+        nodes.append(build(frame, None, wopts)[1].children[0])
+    return record_node(names, nodes).to_dict()
+
+
+def _write_part(df, directory, i, width, name, schema, options):
+    """Writes partition `i` to a temporary name, then renames it to its part name."""
+    from ._write import save_vector
+    final = os.path.join(directory, part_name(i, width))
+    tmp = os.path.join(directory, f".{part_name(i, width)}.tmp-{uuid.uuid4().hex}")
+    try:
+        save_vector(tmp, name, df, schema=schema, **options)
+        os.replace(tmp, final)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+    return final
+
+
+def to_h5vec(ddf: "dask.dataframe.DataFrame", directory: Union[str, "os.PathLike[str]"], name: str,
+             overwrite: bool = False, **save_options: Any) -> List[str]:
+    """Writes `ddf` as vector `name` of one file per partition in `directory`
+    (created if missing): ``part-00000.h5``, ``part-00001.h5``, ... (more
+    digits past 100,000 parts), and returns their paths in partition order.
+    Read them back with ``read_vector(directory + "/part-*.h5", name)`` or
+    `h5vec.open_dataset`; the index is not stored (a frame indexed 0..n
+    reads back as it was).
+
+    Each task writes its file under a temporary name that does not match
+    ``*.h5`` (``.part-00000.h5.tmp-<uuid>``) and renames it when it is
+    complete, so a task that fails, is killed or is retried never leaves a
+    part a reader takes. Every part has the schema taken from ``ddf._meta``
+    (also a partition of no rows): columns that `read_vector` made keep their
+    stored layout, other columns the layout `save_vector` gives their dtype;
+    an object column needs `schema=`.
+
+    A non-empty directory is refused unless `overwrite` (then its old
+    ``part-*.h5`` files and leftover temporary files are removed first).
+    `save_options` are `h5vec.save_vector`'s (``compression=``,
+    ``chunk_length=``, ``schema=``, ``statistics=``, ...)::
+
+        paths = to_h5vec(ddf, "out/", "events", compression="zstd")
+    """
+    import dask
+
+    import pandas as pd
+
+    check_name(name)
+    if not isinstance(getattr(ddf, "_meta", None), pd.DataFrame):
+        raise TypeError(f"to_h5vec: a dask DataFrame (ddf.to_frame() for a Series), found {type(ddf).__name__}")
+    directory = os.fspath(directory)
+    for bad in ("replace",):
+        if bad in save_options:
+            raise TypeError(f"to_h5vec: {bad}= is not a save option here (each part is a new file)")
+    os.makedirs(directory, exist_ok=True)
+    present = sorted(os.listdir(directory))
+    if present:
+        if not overwrite:
+            raise FileExistsError(f"to_h5vec: the directory {directory!r} is not empty ({len(present)} entries, "
+                                  f"e.g. {present[0]!r}): pass overwrite=True to replace its parts")
+        for entry in present:
+            if fnmatch.fnmatchcase(entry, PART_PATTERN) or fnmatch.fnmatchcase(entry, ".part-*.h5.tmp-*"):
+                os.remove(os.path.join(directory, entry))
+    options = dict(save_options)
+    schema = options.pop("schema", None)
+    if schema is None:
+        schema = _schema_of(ddf._meta, options)
+    parts = ddf.to_delayed()
+    width = max(5, len(str(len(parts) - 1)))
+    tasks = [dask.delayed(_write_part, pure=False)(p, directory, i, width, name, schema, options)
+             for i, p in enumerate(parts)]
+    return list(dask.compute(*tasks))
+
+
+__all__ = ["read_vector", "to_h5vec"]
