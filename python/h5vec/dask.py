@@ -44,9 +44,11 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     (`h5vec.open_dataset`: the schemas are checked against the first file's
     now, and the rows counted now are the frame's).
 
-    Partitions hold `partition_rows` rows (default: about 1,048,576), rounded
-    to a multiple of the vector's chunk length so that no chunk is read by two
-    partitions; a partition never spans two files (each file's last partition
+    Partitions hold `partition_rows` rows (default: about 128 MiB of the
+    columns read, at least 65,536 rows, the way Dask's own readers size
+    blocks: a few large partitions keep Dask's group-bys on tree reductions
+    instead of shuffles), rounded to a multiple of the vector's chunk length
+    so that no chunk is read by two partitions; a partition never spans two files (each file's last partition
     may be shorter; files of no rows have none). The index is the row number,
     running on from one file to the next, with known divisions. Columns
     have the dtypes of `Vector.to_pandas` (Dask's conversion of object
@@ -67,13 +69,13 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     import dask.dataframe as dd
 
     ds = Dataset(path, name)
-    target = int(partition_rows or (1 << 20))
     parts = []  # (path, local start, local stop, first global row)
     from ._filters import Plan
     with ds._open_file(0) as v:
         meta = v.to_pandas(columns=columns, rows=slice(0, 0))
         if filters is not None:
             Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
+    target = int(partition_rows or _default_rows(meta))
     for i, (f, chunk) in enumerate(zip(ds.files, ds._chunk_rows)):
         if f.rows == 0:
             continue
@@ -102,6 +104,17 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
         first = str(meta.columns[0]) if len(meta.columns) else None
         return dd.from_map(_Part(name, columns, filters, first), parts, meta=meta, divisions=divisions,
                            label="h5vec-read-vector")
+
+
+#: Bytes of column values a partition holds by default.
+PARTITION_BYTES = 128 << 20
+
+
+def _default_rows(meta):
+    """Rows of about `PARTITION_BYTES` of `meta`'s columns (numbers at their
+    width, anything held as Python objects counted as 32 bytes a value)."""
+    row = sum(getattr(dt, "itemsize", 32) if dt.kind in "biufcmM" else 32 for dt in meta.dtypes) or 8
+    return max(1 << 16, PARTITION_BYTES // row)
 
 
 class _Part:
