@@ -161,7 +161,8 @@ def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]
     import pandas as pd
     from ._write import build
     from ._write_datasets import Options
-    from ._write_nodes import record_node
+    from . import _schema as S
+    from ._write_nodes import nullable_node, record_node, scalar_node
 
     wopts = Options(opts.get("chunk_length"), opts.get("compression"), opts.get("vls_strings", False))
     hints = meta.attrs.get("h5vec.columns", {}) or {}
@@ -178,6 +179,15 @@ def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]
                 raise TypeError(f"to_h5vec: column {n!r} has dtype object in ddf._meta, which does not say what it "
                                 f"holds: give it a typed dtype (e.g. 'string', pandas.ArrowDtype(pyarrow.list_("
                                 f"pyarrow.int64()))) or pass schema= (a pyarrow.Schema or a Vector.schema)")
+            if isinstance(s.dtype, pd.CategoricalDtype) and _enum_categories(s.dtype) is not None:
+                # Known text categories: an enum of them (code i: category i) under a MASK
+                # (missing values), which reads back as this very categorical dtype.
+                cats = _enum_categories(s.dtype)
+                enc = "Int8" if len(cats) <= 127 else "Int16" if len(cats) <= 32767 else "Int32"
+                node = scalar_node(enc, S.ENUM, "enum")
+                node.labels = {c: i for i, c in enumerate(cats)}
+                nodes.append(nullable_node(node))
+                continue
             if isinstance(s.dtype, pd.CategoricalDtype):
                 # Stored as its categories' values: an empty categorical shows none of them.
                 if nonempty is None:
@@ -188,6 +198,18 @@ def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]
         frame.attrs = {"h5vec.columns": {n: hints[n]}} if n in hints else {}
         nodes.append(build(frame, None, wopts)[1].children[0])
     return record_node(names, nodes).to_dict()
+
+
+def _enum_categories(dtype):
+    """The categories of a categorical dtype as enum labels: known, distinct,
+    non-empty strings, at most 2^31 - 1 of them; else None."""
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
+    cats = list(dtype.categories)
+    if not cats or UNKNOWN_CATEGORIES in cats or len(cats) >= 1 << 31:
+        return None
+    if not all(isinstance(c, str) and c for c in cats) or len(set(cats)) != len(cats):
+        return None
+    return cats
 
 
 def _write_part(df, directory, i, width, name, schema, options):
@@ -221,8 +243,11 @@ def to_h5vec(ddf: "dask.dataframe.DataFrame", directory: Union[str, "os.PathLike
     complete, so a task that fails, is killed or is retried never leaves a
     part a reader takes. Every part has the schema taken from ``ddf._meta``
     (also a partition of no rows): columns that `read_vector` made keep their
-    stored layout, other columns the layout `save_vector` gives their dtype;
-    an object column needs `schema=`.
+    stored layout, other columns the layout `save_vector` gives their dtype
+    (a categorical of known text categories: an enum of them, category `i`
+    stored as `i`, under a MASK for missing values, which reads back as the
+    same categorical dtype; its `ordered` flag is not stored); an object
+    column needs `schema=`.
 
     A non-empty directory is refused unless `overwrite` (then its old
     ``part-*.h5`` files and leftover temporary files are removed first).

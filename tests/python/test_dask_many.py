@@ -173,7 +173,8 @@ def typed_frame(n=50):
         "f": i * 0.5,
         "ts": pd.to_datetime(i * 3_600_000_000_123, unit="ns"),
         "tz": pd.to_datetime(i * 1_000_000_007, unit="ns", utc=True),
-        "cat": pd.Categorical([("low", "mid", "high")[k % 3] for k in i]),
+        "cat": pd.Categorical([None if k % 11 == 0 else ("low", "mid", "high")[k % 3] for k in i],
+                              categories=["low", "mid", "high"]),
         "ni": pd.array([None if k % 3 == 0 else int(k) for k in i], "Int64"),
         "s": pd.array([None if k % 7 == 0 else f"s{k}" for k in i], "string"),
         "l": pd.Series([list(range(k % 4)) for k in i], dtype=pd.ArrowDtype(pa.large_list(pa.int64()))),
@@ -195,14 +196,15 @@ def test_to_h5vec_round_trip(client, tmp_path):
         assert len(v) == 0 and v.columns == list(df.columns) and v.chunk_rows() == 5
     back = read_vector(str(out / "*.h5"), NAME).compute()
     # What the package stores each dtype as, read back: datetimes in ns, a categorical
-    # (no schema=) as its labels' strings, nullable ints as Int64, strings and lists as objects.
+    # (no schema=) as an enum of its categories (the same dtype back, missing values
+    # too), nullable ints as Int64, strings and lists as objects.
     assert dict(back.dtypes.astype(str)) == {
         "i": "int64", "f": "float64", "ts": "datetime64[ns]", "tz": "datetime64[ns, UTC]",
-        "cat": "object", "ni": "Int64", "s": "object", "l": "object"}
+        "cat": "category", "ni": "Int64", "s": "object", "l": "object"}
+    assert back["cat"].dtype == df["cat"].dtype
     want = df.copy()
     want["ts"] = want["ts"].astype("datetime64[ns]")
     want["tz"] = want["tz"].astype("datetime64[ns, UTC]")
-    want["cat"] = want["cat"].astype(str).astype(object)
     want["s"] = pd.Series([None if v is pd.NA else v for v in df["s"]], dtype=object)
     want["l"] = pd.Series([list(v) for v in df["l"]], dtype=object)
     pd.testing.assert_frame_equal(back, want, check_index_type=False)
