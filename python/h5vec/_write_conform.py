@@ -326,7 +326,16 @@ def _pandas_as(pa, name, s, f):
         arr, _ = _complex_to_arrow(pa, name, s.to_numpy())
         return _conform(pa, arr, f, path)
     if s.dtype == object:
-        vals = [_py_to(pa, v, f) for v in s.to_numpy(dtype=object)]
+        raw = s.to_numpy(dtype=object)
+        if not _needs_py(pa, f):
+            # pyarrow's own conversion when no value needs one of ours: it refuses NA and
+            # NaT (which are nulls here) and anything it cannot convert exactly, which then
+            # go value by value below.
+            try:
+                return pa.array(raw, type=t), f
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError, TypeError):
+                pass
+        vals = [_py_to(pa, v, f) for v in raw]
         try:
             return pa.array(vals, type=t), f
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
