@@ -329,6 +329,21 @@ def _pylist(items, masked_rows=False):
     return items.tolist() if items.dtype == object and items.ndim == 1 else list(items)
 
 
+def _numpy_rows(vals, off):
+    """Each row's numbers `vals[off[i]:off[i + 1]]` as a numpy array, made by pyarrow in
+    one call (a Python loop of slices costs about 0.3 us a row); None without pyarrow or
+    for values it does not take as they are."""
+    if vals.ndim != 1 or vals.dtype.kind not in "biuf" or not len(off) or int(off[-1]) >= 1 << 31:
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    rows = pa.ListArray.from_arrays(pa.array(np.asarray(off, dtype=np.int32)), pa.array(vals))
+    out = rows.to_numpy(zero_copy_only=False)
+    return out if out.dtype == object and len(out) == len(off) - 1 else None
+
+
 def _list_rows(col, parse_json):
     child = col.child
     off = col.offsets
@@ -336,6 +351,9 @@ def _list_rows(col, parse_json):
     if isinstance(child, Prim) and child.valid is None and child.tag not in ("char", "enum") or (
             isinstance(child, Prim) and child.tag == "enum" and not child.labels and child.valid is None):
         vals = prim_values(child)
+        fast = _numpy_rows(vals, off)
+        if fast is not None:
+            return fast
         out[:] = [vals[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
         return out
     lst = _pylist(to_numpy(child, parse_json=parse_json))
