@@ -18,7 +18,12 @@ worker memory: VmHWM of every worker process, reset through
 Every answer is checked against the generated data.
 
     python3 h5vec-bench/scripts/dask_many.py --rows 20000000 --dir D [--files 8] [--reps 5]
-        [--workers 2] [--jsonl FILE]
+        [--workers 2] [--jsonl FILE] [--workload w1|w2]
+
+--workload w2: W2-like rows instead (the seed's events: an id, a name of
+200, a score, a list of 0 to 3 floats; names and lists as pandas object
+columns, which to_h5vec takes with schema= an Arrow schema and to_parquet
+infers), the mean of `score`, and a group-by count of `name`.
 """
 
 import argparse
@@ -55,12 +60,48 @@ def part_rows(i, n, base):
     }, index=pd.RangeIndex(base, base + n))
 
 
+NAMES = np.array([f"user{k:03d}" for k in range(200)], dtype=object)
+
+
+def part_rows_w2(i, n, base):
+    """Partition i of the W2-like data (the seed's events): an id, a name of
+    200, a score, a list of 0 to 3 numbers (deterministic)."""
+    import pandas as pd
+    import pyarrow as pa
+    r = np.arange(base, base + n, dtype=np.int64)
+    rng = np.random.default_rng(2000 + i)
+    name = (r * 2654435761) % 200
+    lens = r % 4
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(lens, out=offsets[1:])
+    vals = pa.ListArray.from_arrays(pa.array(offsets), pa.array(rng.random(int(offsets[-1]))))
+    return pd.DataFrame({
+        "id": r,
+        "name": pd.Series(NAMES[name], dtype=object),
+        "score": np.round(rng.normal(50.0, 10.0, n), 3),
+        "values": vals.to_pandas(),
+    }).set_axis(pd.RangeIndex(base, base + n))
+
+
+def w2_schema():
+    """The Arrow schema W2's object columns are written with (`to_h5vec(schema=)`)."""
+    import pyarrow as pa
+    return pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string(), nullable=False),
+                      pa.field("score", pa.float64(), nullable=False),
+                      pa.field("values", pa.list_(pa.field("item", pa.float64(), nullable=False)),
+                               nullable=False)])
+
+
+#: Per workload: the generator, the column averaged, the column grouped by.
+WORKLOADS = {"w1": (part_rows, "temperature", "week"), "w2": (part_rows_w2, "score", "name")}
+
+
 class _Gen:
-    def __init__(self, n):
-        self.n = n
+    def __init__(self, n, gen=part_rows):
+        self.n, self.gen = n, gen
 
     def __call__(self, i):
-        return part_rows(i, self.n, i * self.n)
+        return self.gen(i, self.n, i * self.n)
 
 
 def _reset_hwm():
@@ -97,7 +138,9 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--jsonl")
+    ap.add_argument("--workload", choices=sorted(WORKLOADS), default="w1")
     args = ap.parse_args()
+    gen, mean_col, key_col = WORKLOADS[args.workload]
 
     import dask
     import dask.dataframe as dd
@@ -114,49 +157,55 @@ def main():
     h5dir, pqdir = os.path.join(args.dir, "h5"), os.path.join(args.dir, "pq")
 
     # Expected answers, from the generator (untimed, in this process).
-    temp_sum, counts = 0.0, np.zeros(5000, np.int64)
+    temp_sum, counts = 0.0, {}
     for i in range(args.files):
-        p = part_rows(i, per, i * per)
-        temp_sum += float(p["temperature"].sum())
-        counts += np.bincount(p["week"].to_numpy(), minlength=5000)
+        p = gen(i, per, i * per)
+        temp_sum += float(p[mean_col].sum())
+        for k, c in p[key_col].value_counts().items():
+            counts[k] = counts.get(k, 0) + int(c)
     want_mean = temp_sum / rows
 
     with distributed.LocalCluster(processes=True, n_workers=args.workers, threads_per_worker=1,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        meta = part_rows(0, 0, 0)
-        ddf = dd.from_map(_Gen(per), list(range(args.files)), meta=meta,
-                          divisions=[i * per for i in range(args.files)] + [rows - 1], label="w1-gen")
+        meta = gen(0, 0, 0)
+        # Object columns stay objects (Dask would turn W2's lists into their text).
+        with dask.config.set({"dataframe.convert-string": False}):
+            ddf = dd.from_map(_Gen(per, gen), list(range(args.files)), meta=meta,
+                              divisions=[i * per for i in range(args.files)] + [rows - 1],
+                              label=f"{args.workload}-gen")
         ddf = ddf.persist()
         distributed.wait(ddf)
         clear_ok = all(client.run(_reset_hwm).values())
 
+        # W2's object columns (strings, lists) say what they hold through schema=
+        # (both writers take the same Arrow schema).
+        extra = {"schema": w2_schema()} if args.workload == "w2" else {}
+
         def write_h5():
-            return to_h5vec(ddf, h5dir, "w1", overwrite=True)
+            return to_h5vec(ddf, h5dir, args.workload, overwrite=True, **extra)
 
         def write_pq():
             if os.path.isdir(pqdir):
                 shutil.rmtree(pqdir)
-            ddf.to_parquet(pqdir)
+            ddf.to_parquet(pqdir, **extra)
 
         def check_mean(got):
             assert abs(got - want_mean) <= 1e-9 * max(1.0, abs(want_mean)), (got, want_mean)
 
         def check_counts(got):
-            c = np.zeros(5000, np.int64)
-            c[got.index.to_numpy()] = got.to_numpy()
-            assert np.array_equal(c, counts)
+            assert {k: int(v) for k, v in got.items()} == counts
 
         def mean_h5():
-            check_mean(read_vector(os.path.join(h5dir, "*.h5"), "w1")["temperature"].mean().compute())
+            check_mean(read_vector(os.path.join(h5dir, "*.h5"), args.workload)[mean_col].mean().compute())
 
         def mean_pq():
-            check_mean(dd.read_parquet(pqdir)["temperature"].mean().compute())
+            check_mean(dd.read_parquet(pqdir)[mean_col].mean().compute())
 
         def count_h5():
-            check_counts(read_vector(os.path.join(h5dir, "*.h5"), "w1").groupby("week").size().compute())
+            check_counts(read_vector(os.path.join(h5dir, "*.h5"), args.workload).groupby(key_col).size().compute())
 
         def count_pq():
-            check_counts(dd.read_parquet(pqdir).groupby("week").size().compute())
+            check_counts(dd.read_parquet(pqdir).groupby(key_col).size().compute())
 
         phases = [("write", write_h5, write_pq), ("mean", mean_h5, mean_pq), ("groupby-count", count_h5, count_pq)]
         results = {}
@@ -179,12 +228,13 @@ def main():
             results[phase] = {"times": times, "peak": peak}
             if phase == "write":
                 # Reads use what the writes made: check it once.
-                ds = h5vec.open_dataset(os.path.join(h5dir, "*.h5"), "w1")
+                ds = h5vec.open_dataset(os.path.join(h5dir, "*.h5"), args.workload)
                 assert len(ds.files) == args.files and len(ds) == rows
 
         sizes = {"h5vec": du_mb(h5dir), "parquet": du_mb(pqdir)}
         head = (f"date: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; host: {platform.node()} "
-                f"{platform.system()} {platform.release()}; cpus: {os.cpu_count()}; rows: {rows} in {args.files} "
+                f"{platform.system()} {platform.release()}; cpus: {os.cpu_count()}; workload: {args.workload}; "
+                f"rows: {rows} in {args.files} "
                 f"files; workers: {args.workers} x 1 thread; reps: {args.reps} (+1 warm-up)\n"
                 f"python {sys.version.split()[0]} dask {dask.__version__} distributed {distributed.__version__} "
                 f"pandas {pd.__version__} pyarrow {pyarrow.__version__} h5vec {h5vec.__version__}; "
@@ -203,7 +253,7 @@ def main():
                 v = r["times"][side]
                 print(f"| {phase} | {side} | {med[side]:.3f} | {min(v):.3f} | {max(v):.3f} | "
                       f"{ratio:.2f} | {r['peak'][side]:.0f} |")
-                out.append({"bench": "dask_many", "phase": phase, "side": side, "rows": rows, "files": args.files,
+                out.append({"bench": "dask_many", "workload": args.workload, "phase": phase, "side": side, "rows": rows, "files": args.files,
                             "workers": args.workers, "reps": args.reps, "median_s": med[side], "min_s": min(v),
                             "max_s": max(v), "times_s": v, "ratio_h5vec_over_parquet": ratio,
                             "peak_worker_mb": r["peak"][side], "size_mb": sizes[side]})

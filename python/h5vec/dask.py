@@ -44,7 +44,7 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     (`h5vec.open_dataset`: the schemas are checked against the first file's
     now, and the rows counted now are the frame's).
 
-    Partitions hold `partition_rows` rows (default: about 128 MiB of the
+    Partitions hold `partition_rows` rows (default: about 256 MiB of the
     columns read, at least 65,536 rows, the way Dask's own readers size
     blocks: a few large partitions keep Dask's group-bys on tree reductions
     instead of shuffles), rounded to a multiple of the vector's chunk length
@@ -107,7 +107,7 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
 
 
 #: Bytes of column values a partition holds by default.
-PARTITION_BYTES = 128 << 20
+PARTITION_BYTES = 256 << 20
 
 
 def _default_rows(meta):
