@@ -82,22 +82,28 @@ fn summarize(v: &Vals, r: Range<usize>, missing: Option<&[bool]>, nan_missing: b
     s
 }
 
-/// The summaries of vector leaf `leaf` (under an `Option`), one per chunk
-/// of `chunk` rows of its `count` rows.
-pub(super) fn option_leaf(leaf: &mut Leaf, count: u64, chunk: u64) -> Result<Vec<Summary>> {
-    let n = count.div_ceil(chunk);
+/// The summaries of the chunks of `chunk` rows of `0..count`, their rows
+/// read a few chunks at a time by `read` (values, and which are missing);
+/// `nan_missing` as [`summarize`]; `at` names the entries in errors.
+fn summaries(
+    count: u64,
+    chunk: u64,
+    nan_missing: bool,
+    at: &Place,
+    mut read: impl FnMut(Range<u64>) -> Result<(Vals, Option<Vec<bool>>)>,
+) -> Result<Vec<Summary>> {
     let mut out = Vec::new();
-    crate::limits::reserve(&mut out, n, &leaf.path)?;
+    crate::limits::reserve(&mut out, count.div_ceil(chunk), at)?;
     let step = batch_rows(chunk);
     let mut a = 0;
     while a < count {
         let b = a.saturating_add(step).min(count);
-        let (v, m) = leaf.read(a..b)?;
+        let (v, m) = read(a..b)?;
         let mut i = a / chunk;
         while i * chunk < b {
             let r = chunk_rows(i, chunk, count);
             let local = (r.start - a) as usize..(r.end - a) as usize;
-            out.push(summarize(&v, local, m.as_deref(), false));
+            out.push(summarize(&v, local, m.as_deref(), nan_missing));
             i += 1;
         }
         a = b;
@@ -105,8 +111,13 @@ pub(super) fn option_leaf(leaf: &mut Leaf, count: u64, chunk: u64) -> Result<Vec
     Ok(out)
 }
 
-/// `build_index(.., ChunkMinMax)` on a vector leaf: its statistics
-/// rebuilt (outside an `Option`), or computed with its nulls (under one).
+/// The summaries of vector leaf `leaf` (under an `Option`), one per chunk
+/// of `chunk` rows of its `count` rows.
+fn option_leaf(leaf: &mut Leaf, ds: &Dataset, count: u64, chunk: u64) -> Result<Vec<Summary>> {
+    let at = Place::new(&leaf.path, ds.name());
+    summaries(count, chunk, false, &at, |r| leaf.read(r))
+}
+
 #[allow(clippy::too_many_arguments)] // the leaf, where it goes, and its tokens
 pub(super) fn vector_leaf(
     vector: &Group,
@@ -133,7 +144,7 @@ pub(super) fn vector_leaf(
         ));
     };
     let chunk = stats::chunk_len(&ds, count.max(1));
-    let entries = option_leaf(leaf, count, chunk)?;
+    let entries = option_leaf(leaf, &ds, count, chunk)?;
     stats::write_one(meta, &ds, source, chunk, kind, entries, count, generation)
 }
 
@@ -252,30 +263,19 @@ pub(super) fn table_column(b: &Build<'_>, leaf: &Leaf) -> Result<Dataset> {
     let count = b.count;
     let chunk = stats::chunk_len(col, count.max(1));
     let n = count.div_ceil(chunk);
+    let sums = summaries(count, chunk, true, &p, |r| src.read(r))?;
     let mut entries: Vec<Entry> = Vec::new();
     crate::limits::reserve(&mut entries, n, &p)?;
-    let step = batch_rows(chunk);
-    let mut a = 0;
-    while a < count {
-        let e = a.saturating_add(step).min(count);
-        let (v, m) = src.read(a..e)?;
-        let mut i = a / chunk;
-        while i * chunk < e {
-            let r = chunk_rows(i, chunk, count);
-            let local = (r.start - a) as usize..(r.end - a) as usize;
-            let mut s = summarize(&v, local, m.as_deref(), true);
-            if s.bounds.is_none() {
-                // h5col's placeholders: the fill value, else NaN (a chunk
-                // of floats all NaN; integers without a fill value always
-                // have a bound).
-                let nan = (src.kind == BoundKind::F).then_some(Bound::F(f64::NAN));
-                s.bounds = src.fill.or(nan).map(|ph| (ph, ph));
-            }
-            entries.push(Entry::new(&s, src.kind));
-            i += 1;
+    entries.extend(sums.into_iter().map(|mut s| {
+        if s.bounds.is_none() {
+            // h5col's placeholders: the fill value, else NaN (a chunk
+            // of floats all NaN; integers without a fill value always
+            // have a bound).
+            let nan = (src.kind == BoundKind::F).then_some(Bound::F(f64::NAN));
+            s.bounds = src.fill.or(nan).map(|ph| (ph, ph));
         }
-        a = e;
-    }
+        Entry::new(&s, src.kind)
+    }));
     let col_t = raw::dataset_type(col, &p)?;
     let file_t = entry_type(col_t.id(), true, &p)?;
     // An h5col bool's bounds keep its enum type (no conversion to a
