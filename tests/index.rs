@@ -1200,6 +1200,27 @@ fn chunk_minmax_on_request_for_option_leaves_and_table_columns() {
     let e = explain(&file, "v", &f).unwrap();
     assert!(e.windows_read() < e.windows(), "{e}");
     check(&file, "v", "plain", &all);
+    // Nulls by `fill_count`: the chunk of nulls only is all `is_null`, and
+    // never read for `is_not_null`.
+    let rows_where = |p: fn(&Row) -> bool| -> Vec<u64> {
+        (0..all.len() as u64)
+            .filter(|&i| p(&all[i as usize]))
+            .collect()
+    };
+    for (f, p) in [
+        (
+            col("opt").is_null(),
+            (|r: &Row| r.opt.is_none()) as fn(&Row) -> bool,
+        ),
+        (col("opt").is_not_null(), |r: &Row| r.opt.is_some()),
+        (!col("optf").is_null() & col("optf").lt(1.0), |r: &Row| {
+            r.optf.is_some_and(|x| x < 1.0)
+        }),
+    ] {
+        assert_eq!(select_rows(&file, "v", &f).unwrap(), rows_where(p), "{f}");
+    }
+    let e = explain(&file, "v", &col("opt").is_not_null()).unwrap();
+    assert_eq!(e.windows_read() + 1, e.windows(), "{e}");
     // Compaction rebuilds them from the new data; an append leaves them stale.
     h5vec::compact_vector(&file, "v", &opts()).unwrap();
     assert!(valid("v", "opt") && valid("v", "optf"));
