@@ -101,8 +101,10 @@ pub(crate) enum Command {
     },
     /// How many rows: all of them, or those where `--where` is true.
     Count {
-        /// The HDF5 file.
-        file: PathBuf,
+        /// The HDF5 file, or several, or a quoted glob pattern (as `cat`):
+        /// the rows of the files' vectors together.
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// The vector, table or VLS array: its path in the file.
         vector: String,
         /// Count only the rows where FILTER is true (vectors and h5col
@@ -124,8 +126,10 @@ pub(crate) enum Command {
     /// The numbers of the rows where `--where` is true, one a line, in
     /// increasing order (from 0).
     Rows {
-        /// The HDF5 file.
-        file: PathBuf,
+        /// The HDF5 file, or several, or a quoted glob pattern (as `cat`):
+        /// row numbers then run on from one file to the next.
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// The vector or h5col table: its path in the file.
         vector: String,
         /// The filter (see `head --help`).

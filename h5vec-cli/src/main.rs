@@ -51,20 +51,30 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             show,
         } => show::cat(&files, &vector, rows, &show),
         Command::Count {
-            file,
+            files,
             vector,
             filter,
-        } => query::count(&file, &vector, filter.as_deref()),
+        } if many::is_many(&files) => many::count(&files, &vector, filter.as_deref()),
+        Command::Count {
+            files,
+            vector,
+            filter,
+        } => query::count(&files[0], &vector, filter.as_deref()),
         Command::Explain {
             file,
             vector,
             filter,
         } => query::explain(&file, &vector, &filter),
         Command::Rows {
-            file,
+            files,
             vector,
             filter,
-        } => query::rows(&file, &vector, &filter),
+        } if many::is_many(&files) => many::rows(&files, &vector, &filter),
+        Command::Rows {
+            files,
+            vector,
+            filter,
+        } => query::rows(&files[0], &vector, &filter),
         Command::Index {
             file,
             vector,

@@ -1,10 +1,12 @@
 //! One vector over several files (`h5vec cat a.h5 b.h5 VECTOR`,
-//! `h5vec cat 'logs/*.h5' VECTOR`, `convert 'logs/*.h5:VECTOR' out.parquet`):
+//! `h5vec cat 'logs/*.h5' VECTOR`, `convert 'logs/*.h5:VECTOR' out.parquet`,
+//! `count`, `rows`):
 //! the arguments expanded to files, the files opened as one
 //! `h5vec::Dataset` (each file's schema checked against the first's, its
 //! rows counted, the file closed again), then read file after file through
 //! the one-file reader ([`Rows`]), one file open at a time.
 
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -224,4 +226,73 @@ impl Iterator for ManyRows {
         }
         r
     }
+}
+
+/// Calls `each(first_row, target, file)` for every file of the dataset of
+/// `vector` in `args` (schemas checked first), one file open at a time;
+/// a file whose row count changed since the dataset was opened is an
+/// error naming it (its rows would not be the ones counted).
+fn each_file(
+    args: &[PathBuf],
+    vector: &str,
+    mut each: impl FnMut(u64, &Target, &Path) -> Result<()>,
+) -> Result<()> {
+    let files = expand(args)?;
+    let ds = open(&files, vector)?;
+    for span in ds.files() {
+        let h5 = open_read(span.path())?;
+        let target = Target::open(&h5, vector)?;
+        let n = h5vec::vector_len(&target.parent, &target.name)
+            .with_context(|| format!("{}:{vector}", span.path().display()))?;
+        if n != span.len() {
+            bail!(
+                "{}:{vector}: {n} rows now, {} when the files were opened (the file changed)",
+                span.path().display(),
+                span.len()
+            );
+        }
+        each(span.rows().start, &target, span.path())?;
+    }
+    Ok(())
+}
+
+/// `count` over several files: all their rows, or the sum of the rows
+/// where `filter` is true in each.
+pub(crate) fn count(args: &[PathBuf], vector: &str, filter: Option<&str>) -> Result<()> {
+    let filter = filter.map(crate::query::parse_where).transpose()?;
+    let mut total = 0u64;
+    each_file(args, vector, |_, target, path| {
+        let n = match &filter {
+            None => h5vec::vector_len(&target.parent, &target.name)?,
+            Some(f) => h5vec::count_where(&target.parent, &target.name, f)
+                .map_err(|e| crate::query::query_error(target, e))
+                .with_context(|| format!("{}:{}", path.display(), target.path))?,
+        };
+        total = total
+            .checked_add(n)
+            .ok_or_else(|| anyhow!("more than 2^64 rows"))?;
+        Ok(())
+    })?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{total}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `rows` over several files: the row numbers where `filter` is true, in
+/// the files' common numbering (a file's rows follow the previous file's).
+pub(crate) fn rows(args: &[PathBuf], vector: &str, filter: &str) -> Result<()> {
+    let filter = crate::query::parse_where(filter)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    each_file(args, vector, |first, target, path| {
+        let rows = h5vec::select_rows(&target.parent, &target.name, &filter)
+            .map_err(|e| crate::query::query_error(target, e))
+            .with_context(|| format!("{}:{}", path.display(), target.path))?;
+        for r in rows {
+            writeln!(out, "{}", first + r)?;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
 }

@@ -1,5 +1,5 @@
 //! The command over several files holding one vector (issue 31): `cat`,
-//! `head`, `info`, `ls` of a list of files or a glob, `convert` of
+//! `head`, `info`, `ls`, `count`, `rows` of a list of files or a glob, `convert` of
 //! `'PATTERN.h5:VECTOR'`, each equal to the same command on one file
 //! holding the concatenation.
 
@@ -259,4 +259,35 @@ fn info_and_ls_over_several_files() {
     // One file: the table of one file, as always (no FILE column).
     let out = run_ok(&["ls", s(&paths[0])]);
     assert!(out.starts_with("PATH"), "{out}");
+}
+
+#[test]
+fn count_and_rows_over_several_files_number_rows_across_them() {
+    let (dir, paths, all) = fixture();
+    let glob = pattern(&dir);
+    assert_eq!(run_ok(&["count", &glob, "telemetry"]), "9\n");
+    assert_eq!(
+        run_ok(&["count", s(&paths[0]), s(&paths[2]), "telemetry"]),
+        "9\n"
+    );
+    let f = "id >= 3 and id != 5 or note == 'n0'";
+    let want = run_ok(&["rows", s(&all), "telemetry", "--where", f]);
+    assert_eq!(want, "0\n3\n4\n6\n7\n8\n");
+    assert_eq!(run_ok(&["rows", &glob, "telemetry", "--where", f]), want);
+    assert_eq!(run_ok(&["count", &glob, "telemetry", "--where", f]), "6\n");
+    // A file of another schema is named, as for `cat`.
+    let odd = dir.path().join("logs/part-3.h5");
+    let rows = [Other {
+        id: 1,
+        value: 0.5,
+        label: "x".into(),
+        tags: vec![],
+        note: None,
+    }];
+    h5vec::save_vector(&h5vec::create_file(&odd).unwrap(), "telemetry", &rows).unwrap();
+    let (_, err) = run_code(&["count", &glob, "telemetry"], 2);
+    assert!(
+        err.contains("part-3.h5") && err.contains("$.value"),
+        "{err}"
+    );
 }

@@ -221,6 +221,32 @@ def test_to_h5vec_round_trip(client, tmp_path):
     assert h5vec.open_dataset(again, NAME).schema == h5vec.open_dataset(paths, NAME).schema
 
 
+@pytest.mark.skipif(H5VEC is None, reason="no h5vec binary at $H5VEC_BIN or target/debug/h5vec")
+def test_rust_reads_the_parts_as_one_vector(client, tmp_path):
+    """The command (Rust, through h5vec::Dataset) reads the parts to_h5vec wrote
+    (empty ones too) as one vector: the same Arrow table as the package's."""
+    import pyarrow.parquet as pq
+    ddf = dd.concat([dd.from_pandas(typed_frame(), npartitions=3), dd.from_pandas(typed_frame(0), npartitions=1)])
+    paths = to_h5vec(ddf, tmp_path / "parts", NAME, chunk_length=8)
+    assert len(paths) == 4
+    out = tmp_path / "all.parquet"
+    proc = subprocess.run([str(H5VEC), "convert", f"{tmp_path / 'parts'}/*.h5:{NAME}", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = pq.read_table(out)
+    want = h5vec.open_dataset(str(tmp_path / "parts" / "*.h5"), NAME).to_arrow()
+    assert got.num_rows == want.num_rows == 50
+    assert got.schema.names == want.schema.names
+    for name in want.schema.names:
+        assert got[name].to_pylist() == want[name].to_pylist(), name
+    for args, want in ((["count", *paths, NAME], "50"),
+                       (["count", f"{tmp_path / 'parts'}/part-*.h5", NAME, "--where", "i >= 48 or f < 1"], "4"),
+                       (["rows", f"{tmp_path / 'parts'}/part-*.h5", NAME, "--where", "i >= 48 or f < 1"],
+                        "0 1 48 49")):
+        proc = subprocess.run([str(H5VEC), *args], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and " ".join(proc.stdout.split()) == want, (args, proc.stdout, proc.stderr)
+
+
 def test_to_h5vec_enum_categorical_exact(client, tmp_path):
     """A categorical written with an enum schema reads back as that categorical, and again after a second trip."""
     node = {"kind": "record", "schema": "HDF5Vectors.RecordSchema", "codec": "HDF5Vectors.StructCodec",
