@@ -116,6 +116,18 @@ struct Known {
 /// The last files [`FileView::of`] looked at, newest last.
 #[cfg(unix)]
 static KNOWN: std::sync::Mutex<Vec<Known>> = std::sync::Mutex::new(Vec::new());
+/// [`KNOWN`] in the child of an isolated check (`crate::forked::fork_safe`):
+/// a thread of the parent may have held `KNOWN` at the fork.
+#[cfg(unix)]
+static CHILD_KNOWN: std::sync::Mutex<Vec<Known>> = std::sync::Mutex::new(Vec::new());
+
+/// [`KNOWN`], or its twin in the child of an isolated check.
+#[cfg(unix)]
+fn known_files() -> std::sync::MutexGuard<'static, Vec<Known>> {
+    crate::forked::fork_safe(&KNOWN, &CHILD_KNOWN)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
 /// Files remembered in [`KNOWN`].
 #[cfg(unix)]
 const KNOWN_FILES: usize = 16;
@@ -136,10 +148,7 @@ impl FileView {
     pub(crate) fn of(file: &hdf5::File) -> Option<FileView> {
         use std::os::fd::FromRawFd;
         let no = fileno(file);
-        let known = no.and_then(|no| {
-            let list = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
-            list.iter().rev().find(|k| k.fileno == no).copied()
-        });
+        let known = no.and_then(|no| known_files().iter().rev().find(|k| k.fileno == no).copied());
         let known = match known {
             Some(k) => k,
             None => {
@@ -148,7 +157,7 @@ impl FileView {
                     view: Self::look(file),
                 };
                 if no.is_some() {
-                    let mut list = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut list = known_files();
                     if list.len() >= KNOWN_FILES {
                         list.remove(0);
                     }
