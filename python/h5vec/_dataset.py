@@ -22,8 +22,7 @@ from . import _filters
 from . import _schema as S
 from ._errors import FormatError
 from ._readable import BATCH_ROWS, Columns, Filters, Readable, Rows, _rows
-from ._vector import (Vector, _as_arrow, _as_numpy, _as_pandas, _polars_target, check_name, open_vector,
-                      serialized_schema)
+from ._vector import Vector, check_name, open_vector, serialized_schema
 
 Paths = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
 """A glob pattern (``"logs/*.h5"``, files in sorted path order) or a sequence of paths (in that order)."""
@@ -304,17 +303,11 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
             return col, None, a, b
         return col, np.concatenate(nums).astype(np.int64), a, b
 
-    def _numpy(self, col, parse_json):
-        return _as_numpy(col, parse_json)
-
-    def _arrow(self, col, pa):
-        return _as_arrow(col, pa)
-
-    def _pandas(self, col, pd, a, b, parse_json):
-        return _as_pandas(col, pd, a, b, parse_json)
-
-    def _polars(self, col, pl, pa, **kw):
-        return pl.from_arrow(_as_arrow(col, pa, _polars_target(pl)), **kw)
+    # A dataset's columns are a vector's: the same conversions.
+    _numpy = Vector._numpy
+    _arrow = Vector._arrow
+    _pandas = Vector._pandas
+    _polars = Vector._polars
 
     def iter_batches(self, batch_rows: Optional[int] = None, columns: Columns = None, format: str = "numpy",
                      parse_json: bool = False, filters: Filters = None) -> Iterator[Any]:

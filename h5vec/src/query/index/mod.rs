@@ -54,7 +54,8 @@ use common::{place, source_dataset, Build, Says};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IndexKind {
-    /// `CHUNK_MINMAX`: per-chunk minimum and maximum (the statistics).
+    /// `CHUNK_MINMAX`: per-chunk minimum and maximum, NaN and missing
+    /// counts (the statistics saves keep).
     ChunkMinMax,
     /// `SORTED_ROWS`: the rows in value order (equality and ranges).
     SortedRows,
@@ -431,7 +432,9 @@ fn table_indexes(table: &Group) -> Result<Option<(Group, Vec<Found>)>> {
 /// Builds (or rebuilds in place) the `kind` search index of `column` of
 /// vector `name`, with tokens that make it valid. `column` is a dotted
 /// path as filters name it (`""` for a vector of scalars).
-/// `IndexKind::ChunkMinMax` rebuilds the leaf's statistics. Queries then
+/// `IndexKind::ChunkMinMax` rebuilds the leaf's statistics (and makes them
+/// for a leaf under an `Option`, with its nulls as missing rows, or for an
+/// h5col table's number, bool or categorical column). Queries then
 /// use it ([`select_rows`](crate::select_rows), [`explain`](crate::explain)),
 /// until an append makes it stale.
 ///
