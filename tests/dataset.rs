@@ -443,3 +443,48 @@ fn three_hundred_files_are_read_one_at_a_time() {
     assert_eq!(ds.load::<u32>().unwrap(), want);
     assert!(open_fds() <= before + 2);
 }
+
+#[test]
+fn queries_over_the_files_equal_those_over_one_vector() {
+    use h5vec::col;
+    let dir = tempfile::tempdir().unwrap();
+    let (paths, all) = four_files(dir.path());
+    let one = dir.path().join("one.h5");
+    save(&one, &all);
+    let one = h5vec::open_file(&one).unwrap();
+    let ds = Dataset::open_files(&paths, "telemetry").unwrap();
+    let filters = [
+        col("value").ge(1.0),
+        col("opt").is_null(),
+        col("opt").lt(-10) | col("tag").eq("t3"),
+        !col("id").between(4u64, 13u64),
+        col("id").gt(1000u64),
+    ];
+    for f in &filters {
+        let want = h5vec::select_rows(&one, "telemetry", f).unwrap();
+        assert_eq!(ds.select_rows(f).unwrap(), want, "{f}");
+        assert_eq!(ds.count_where(f).unwrap(), want.len() as u64, "{f}");
+        let rows: Vec<Row> = ds.load_where(f).unwrap();
+        assert_eq!(
+            rows,
+            want.iter()
+                .map(|&r| all[r as usize].clone())
+                .collect::<Vec<_>>(),
+            "{f}"
+        );
+    }
+    // Rows appended after the dataset was opened are not the dataset's.
+    let f = h5vec::open_file_rw(&paths[3]).unwrap();
+    h5vec::append_vector(&f, "telemetry", &[row(100)]).unwrap();
+    drop(f);
+    let big = col("id").ge(17u64);
+    assert_eq!(ds.select_rows(&big).unwrap(), [17]);
+    assert_eq!(ds.count_where(&big).unwrap(), 1);
+    assert_eq!(ds.load_where::<Row>(&big).unwrap(), [row(17)]);
+    // A file with fewer rows than when it was opened is named.
+    save(&paths[2], &all[5..7]);
+    let err = ds.select_rows(&big).unwrap_err().to_string();
+    assert!(err.contains("p2.h5") && err.contains("7 rows"), "{err}");
+    let err = ds.count_where(&big).unwrap_err().to_string();
+    assert!(err.contains("p2.h5"), "{err}");
+}

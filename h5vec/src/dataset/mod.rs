@@ -14,12 +14,14 @@
 //! Files: `set` the dataset, its open and its whole loads, `files` the glob and
 //! one file's open, `compare` the schema check, `reader` the streaming
 //! reader [`DatasetReader`], `arrow` the Arrow record batches (feature
-//! `arrow`).
+//! `arrow`), `query` `select_rows`, `count_where` and `load_where` over the
+//! files.
 
 #[cfg(feature = "arrow")]
 mod arrow;
 mod compare;
 mod files;
+mod query;
 mod reader;
 mod set;
 

@@ -141,6 +141,56 @@ pub fn load_where<T: H5Vector>(group: &Group, name: &str, filter: &Filter) -> Re
     read_selected(&mut dec, &rows)
 }
 
+/// One file of a [`Dataset`](crate::Dataset) (counted `len` rows when the
+/// dataset was opened): the rows below `len` of vector `name` where
+/// `filter` is true, and with `decode` their values (decoded with `flags`,
+/// the dataset's schema evolution). A vector with fewer rows than `len` is
+/// an error.
+pub(crate) fn select_in_file<T: H5Vector>(
+    group: &Group,
+    name: &str,
+    filter: &Filter,
+    len: u64,
+    decode: Option<crate::evolution::LoadFlags>,
+) -> Result<(Vec<u64>, Vec<T>)> {
+    let mut scan = plan::Scan::open(group, name, filter)?;
+    check_file_rows(scan.vector()?.count, len)?;
+    let mut rows = collect_rows(&mut scan)?;
+    // Rows appended since the dataset was opened are not the dataset's.
+    rows.truncate(rows.partition_point(|&r| r < len));
+    let values = match decode {
+        None => Vec::new(),
+        Some(flags) => {
+            let v = scan.vector()?;
+            let mut dec = T::Codec::open_with(&v.data, &v.schema, "$", v.count, flags)?;
+            read_selected(&mut dec, &rows)?
+        }
+    };
+    Ok((rows, values))
+}
+
+/// [`select_in_file`] counting the rows instead of listing them.
+pub(crate) fn count_in_file(group: &Group, name: &str, filter: &Filter, len: u64) -> Result<u64> {
+    let mut scan = plan::Scan::open(group, name, filter)?;
+    check_file_rows(scan.vector()?.count, len)?;
+    let mut n = 0u64;
+    scan.run(|r| n += r.take_while(|&x| x < len).count() as u64)?;
+    Ok(n)
+}
+
+/// A dataset's file holds at least the `len` rows it held when the
+/// dataset was opened.
+fn check_file_rows(count: u64, len: u64) -> Result<()> {
+    if count < len {
+        return Err(crate::Error::mismatch(
+            crate::error::Place::new("$", "metadata/count"),
+            format!("at least the {len} rows counted when the dataset was opened"),
+            format!("{count} rows"),
+        ));
+    }
+    Ok(())
+}
+
 /// Rows closer than this are read in one call (skipping those between).
 const GAP_ROWS: u64 = 4096;
 
