@@ -228,53 +228,19 @@ impl Iterator for ManyRows {
     }
 }
 
-/// Calls `each(first_row, target, file)` for every file of the dataset of
-/// `vector` in `args` (schemas checked first), one file open at a time;
-/// a file whose row count changed since the dataset was opened is an
-/// error naming it (its rows would not be the ones counted).
-fn each_file(
-    args: &[PathBuf],
-    vector: &str,
-    mut each: impl FnMut(u64, &Target, &Path) -> Result<()>,
-) -> Result<()> {
-    let files = expand(args)?;
-    let ds = open(&files, vector)?;
-    for span in ds.files() {
-        let h5 = open_read(span.path())?;
-        let target = Target::open(&h5, vector)?;
-        let n = h5vec::vector_len(&target.parent, &target.name)
-            .with_context(|| format!("{}:{vector}", span.path().display()))?;
-        if n != span.len() {
-            bail!(
-                "{}:{vector}: {n} rows now, {} when the files were opened (the file changed)",
-                span.path().display(),
-                span.len()
-            );
-        }
-        each(span.rows().start, &target, span.path())?;
-    }
-    Ok(())
-}
-
-/// `count` over several files: all their rows, or the sum of the rows
-/// where `filter` is true in each.
+/// `count` over several files: all their rows, or those where `filter` is
+/// true (`Dataset::count_where`: each file's statistics and indexes).
 pub(crate) fn count(args: &[PathBuf], vector: &str, filter: Option<&str>) -> Result<()> {
     let filter = filter.map(crate::query::parse_where).transpose()?;
-    let mut total = 0u64;
-    each_file(args, vector, |_, target, path| {
-        let n = match &filter {
-            None => h5vec::vector_len(&target.parent, &target.name)?,
-            Some(f) => h5vec::count_where(&target.parent, &target.name, f)
-                .map_err(|e| crate::query::query_error(target, e))
-                .with_context(|| format!("{}:{}", path.display(), target.path))?,
-        };
-        total = total
-            .checked_add(n)
-            .ok_or_else(|| anyhow!("more than 2^64 rows"))?;
-        Ok(())
-    })?;
+    let ds = open(&expand(args)?, vector)?;
+    let n = match &filter {
+        None => ds.len(),
+        Some(f) => ds
+            .count_where(f)
+            .with_context(|| format!("vector `{vector}`"))?,
+    };
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{total}")?;
+    writeln!(out, "{n}")?;
     out.flush()?;
     Ok(())
 }
@@ -283,16 +249,14 @@ pub(crate) fn count(args: &[PathBuf], vector: &str, filter: Option<&str>) -> Res
 /// the files' common numbering (a file's rows follow the previous file's).
 pub(crate) fn rows(args: &[PathBuf], vector: &str, filter: &str) -> Result<()> {
     let filter = crate::query::parse_where(filter)?;
+    let ds = open(&expand(args)?, vector)?;
+    let rows = ds
+        .select_rows(&filter)
+        .with_context(|| format!("vector `{vector}`"))?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    each_file(args, vector, |first, target, path| {
-        let rows = h5vec::select_rows(&target.parent, &target.name, &filter)
-            .map_err(|e| crate::query::query_error(target, e))
-            .with_context(|| format!("{}:{}", path.display(), target.path))?;
-        for r in rows {
-            writeln!(out, "{}", first + r)?;
-        }
-        Ok(())
-    })?;
+    for r in rows {
+        writeln!(out, "{r}")?;
+    }
     out.flush()?;
     Ok(())
 }
