@@ -130,9 +130,16 @@ unsafe fn cache_config(
 /// right after a flush, or where nothing a reader relies on is dirty.
 pub(crate) fn forget_heap_collections(file: &hdf5::File) {
     let id = file.id();
+    // The file's number first: `file_number` takes the HDF5 lock, which
+    // must never be waited for while the list of unlinked objects is held
+    // (a thread holding the HDF5 lock may be waiting for that list).
+    let n = file_number(id);
+    // (Its own statement: the list's guard is dropped before the next
+    // HDF5 call.)
+    let held = unlinked().contains(&n);
     // Nor in SWMR writing mode, where no object may be created (and no
     // variable-length data is written: SPEC.md section 8, "Live readers").
-    if unlinked().contains(&file_number(id)) || super::swmr::is_swmr_writer(file) {
+    if held || super::swmr::is_swmr_writer(file) {
         return;
     }
     // SAFETY: a valid file id and the lock held (`cache_config`'s
