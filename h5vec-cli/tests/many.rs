@@ -64,6 +64,18 @@ fn fixture() -> (TempDir, Vec<PathBuf>, PathBuf) {
     (dir, paths, all)
 }
 
+/// A file at `path` holding `telemetry` of another schema (`value` f32).
+fn save_other(path: &Path) {
+    let rows = [Other {
+        id: 1,
+        value: 0.5,
+        label: "x".into(),
+        tags: vec![],
+        note: None,
+    }];
+    h5vec::save_vector(&h5vec::create_file(path).unwrap(), "telemetry", &rows).unwrap();
+}
+
 fn pattern(dir: &TempDir) -> String {
     format!("{}/logs/*.h5", dir.path().display())
 }
@@ -192,14 +204,7 @@ fn convert_of_a_pattern_equals_the_concatenation() {
 fn a_file_of_another_schema_is_named() {
     let (dir, paths, _) = fixture();
     let odd = dir.path().join("logs/part-3.h5");
-    let rows = [Other {
-        id: 1,
-        value: 0.5,
-        label: "x".into(),
-        tags: vec![],
-        note: None,
-    }];
-    h5vec::save_vector(&h5vec::create_file(&odd).unwrap(), "telemetry", &rows).unwrap();
+    save_other(&odd);
     let (_, err) = run_code(&["cat", s(&paths[0]), s(&odd), "telemetry"], 2);
     assert!(
         err.contains("part-3.h5") && err.contains("$.value"),
@@ -277,14 +282,7 @@ fn count_and_rows_over_several_files_number_rows_across_them() {
     assert_eq!(run_ok(&["count", &glob, "telemetry", "--where", f]), "6\n");
     // A file of another schema is named, as for `cat`.
     let odd = dir.path().join("logs/part-3.h5");
-    let rows = [Other {
-        id: 1,
-        value: 0.5,
-        label: "x".into(),
-        tags: vec![],
-        note: None,
-    }];
-    h5vec::save_vector(&h5vec::create_file(&odd).unwrap(), "telemetry", &rows).unwrap();
+    save_other(&odd);
     let (_, err) = run_code(&["count", &glob, "telemetry"], 2);
     assert!(
         err.contains("part-3.h5") && err.contains("$.value"),

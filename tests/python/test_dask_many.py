@@ -27,20 +27,12 @@ distributed = pytest.importorskip("distributed")
 
 import h5vec  # noqa: E402
 from h5vec.dask import read_vector, to_h5vec  # noqa: E402
+from cli_bin import h5vec_bin  # noqa: E402
 
-WORKSPACE = Path(__file__).resolve().parent.parent.parent
 NAME = "telemetry"
 
 
-def _h5vec_bin():
-    env = os.environ.get("H5VEC_BIN")
-    cands = [Path(env)] if env else []
-    target = Path(os.environ.get("CARGO_TARGET_DIR", WORKSPACE / "target"))
-    cands.append((target if target.is_absolute() else WORKSPACE / target) / "debug" / "h5vec")
-    return next((p for p in cands if p.is_file()), None)
-
-
-H5VEC = _h5vec_bin()
+H5VEC = h5vec_bin()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ The `h5vec` command is $H5VEC_BIN if that file exists, else target/debug/h5vec
 file are skipped.
 """
 
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -23,19 +22,11 @@ pd = pytest.importorskip("pandas")
 pl = pytest.importorskip("polars")
 
 import h5vec  # noqa: E402
-
-WORKSPACE = Path(__file__).resolve().parent.parent.parent
-
-
-def _h5vec_bin():
-    env = os.environ.get("H5VEC_BIN")
-    cands = [Path(env)] if env else []
-    target = Path(os.environ.get("CARGO_TARGET_DIR", WORKSPACE / "target"))
-    cands.append((target if target.is_absolute() else WORKSPACE / target) / "debug" / "h5vec")
-    return next((p for p in cands if p.is_file()), None)
+from cli_bin import h5vec_bin  # noqa: E402
 
 
-H5VEC = _h5vec_bin()
+
+H5VEC = h5vec_bin()
 needs_bin = pytest.mark.skipif(H5VEC is None, reason="no h5vec binary at $H5VEC_BIN or target/debug/h5vec")
 
 NAME = "telemetry"
