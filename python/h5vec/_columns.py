@@ -95,21 +95,22 @@ class Union(Col):
 # UTF-8
 
 
-def check_utf8(offsets, data, path, location):
+def check_utf8(offsets, data, path, location, first=0):
     """Every string data[offsets[i]:offsets[i+1]] is valid UTF-8 (vectorised:
-    the whole buffer decodes, and every string starts on a character)."""
+    the whole buffer decodes, and every string starts on a character); an
+    error names row `first + i`."""
     if len(data) == 0:
         return
     try:
         codecs.utf_8_decode(memoryview(data), "strict", True)
     except UnicodeDecodeError as e:
-        row = int(np.searchsorted(offsets, e.start, side="right")) - 1
+        row = first + int(np.searchsorted(offsets, e.start, side="right")) - 1
         raise FormatError(path, f"{location}[{row}]", "string is not valid UTF-8") from None
     starts = offsets[:-1][offsets[:-1] < len(data)]
     bad = (data[starts] & 0xC0) == 0x80
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        row = int(np.searchsorted(offsets, starts[i], side="right")) - 1
+        row = first + int(np.searchsorted(offsets, starts[i], side="right")) - 1
         raise FormatError(path, f"{location}[{row}]", "string is not valid UTF-8")
 
 
@@ -505,7 +506,26 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
         rows = np.empty(col.n, dtype=object)
         rows[:] = list(to_numpy(Prim(col.values, col.tag, col.node, None, col.labels)))
         return pd.Series(_nulls(rows, v), name=name, index=index)
+    if isinstance(col, Str) and (col.fmt == "utf8" or (col.fmt == "json" and not parse_json)) \
+            and _pandas_str_default(pd):
+        pa = _pyarrow()
+        if pa is not None:
+            # What pandas makes of strings by default (pandas 3: the Arrow-backed `str`
+            # dtype, nulls NaN; as pd.read_parquet gives): no Python object per row.
+            arr = pa.Array.from_buffers(pa.large_string(), col.n,
+                                        [_bitmap(pa, v), pa.py_buffer(col.offsets.astype(np.int64, copy=False)),
+                                         pa.py_buffer(col.data)])
+            return pd.Series(arr.to_pandas().array, name=name, index=index)
     return pd.Series(to_numpy(col, valid, parse_json), name=name, index=index, dtype=object)
+
+
+def _pandas_str_default(pd):
+    """Whether this pandas keeps strings in its Arrow-backed `str` dtype by
+    default (pandas >= 3; 2.x when `future.infer_string` is set)."""
+    major = pd.__version__.split(".", 1)[0]
+    if major.isdigit() and int(major) >= 3:
+        return True
+    return pd.Series(["a"]).dtype != object
 
 
 # ---------------------------------------------------------------------------

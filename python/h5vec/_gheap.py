@@ -134,9 +134,10 @@ def _collections(ds, start, stop):
     return fd, addrs, ss, eof
 
 
-def _chunk_ids(ds, dcpl, start, n, idsz):
+def _chunk_ids(ds, dcpl, start, n, idsz, strict=False):
     """The heap IDs of rows start..start+n of a chunked 1-D dataset, as bytes
-    (rows of chunks that cannot be read are left out), or None."""
+    (rows of chunks that cannot be read are left out; with `strict`, such a
+    chunk makes the answer None), or None."""
     if ds.ndim != 1 or not ds.chunks:
         return None
     c = int(ds.chunks[0])
@@ -150,10 +151,14 @@ def _chunk_ids(ds, dcpl, start, n, idsz):
     for k in range(start // c, last // c + 1):
         info = ds.id.get_chunk_info_by_coord((k * c,))
         if info.byte_offset is None or info.size is None:
+            if strict:
+                return None
             continue
         # Stored sizes are bounded by the raw size (plus what a filter may
         # add to incompressible data).
         if info.size > 2 * raw_len + (1 << 16):
+            if strict:
+                return None
             continue
         mask, buf = ds.id.read_direct_chunk((k * c,))
         if nfilters == 0 or all(mask & (1 << i) for i in range(min(nfilters, 32))):
@@ -165,6 +170,8 @@ def _chunk_ids(ds, dcpl, start, n, idsz):
             if plain is not None and len(plain) != raw_len:
                 plain = None
         if plain is None:
+            if strict:
+                return None
             continue
         lo = max(start, k * c) - k * c
         hi = min(last + 1, k * c + c) - k * c

@@ -419,9 +419,16 @@ def create_column(group, name, dtype, inner, chunk_rows, compression, fillvalue=
     """An empty chunked dataset of shape (0, *inner), axis 0 unlimited; with
     `checksum`, HDF5's Fletcher32 filter last in its pipeline (SPEC 6.4)."""
     kw = compression_kwargs(compression)
+    vlen = h5py.check_vlen_dtype(np.dtype(dtype)) is not None
+    if vlen and kw.get("compression") == BLOSC:
+        # hdf5plugin's Blosc divides by zero (SIGFPE, the process dies) writing
+        # a variable-length dataset with HDF5 2.0 (SPEC 6.1). Its rows are
+        # 16-byte heap IDs; the strings live in the global heap, which no
+        # filter compresses: the dataset is written without Blosc.
+        kw = {}
     # Not on variable-length data: its values live in the global heap, which
     # no filter covers, and HDF5 2.0 refuses the filter there (as Rust does).
-    if checksum and h5py.check_vlen_dtype(np.dtype(dtype)) is None:
+    if checksum and not vlen:
         kw["fletcher32"] = True
     return group.create_dataset(name, shape=(0,) + tuple(inner), maxshape=(None,) + tuple(inner),
                                 chunks=(max(1, int(chunk_rows)),) + tuple(inner), dtype=dtype,
@@ -436,6 +443,7 @@ def put_rows(ds, start, arr):
         ds[start:start + n] = arr
 
 
+BLOSC = 32001
 BITFIELD8 = h5py.Datatype(h5py.h5t.STD_B8LE.copy())
 H5COL_BOOL = h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, basetype="i1")
 VLEN_UTF8 = h5py.string_dtype("utf-8")

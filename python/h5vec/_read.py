@@ -7,7 +7,7 @@ import json
 import h5py
 import numpy as np
 
-from . import _h5
+from . import _h5, _vlen
 from . import _schema as S
 from ._columns import Const, List, Prim, Rec, Str, Union, check_utf8
 from ._errors import FormatError, mismatch
@@ -138,8 +138,13 @@ class Leaf:
                                   f"{entry}bool value {int(rows[i][j])} is neither 0 (false) nor 1 (true)")
             return Prim(raw == 1, "bool", node)
         if enc == "String":
-            objs = _h5.read_rows(ds, a, b, self.path)
-            col = _vlen_strings(objs, node, self.path, ds.name, a)
+            got = _vlen.read_strings(ds, a, b)
+            if got is None:
+                objs = _h5.read_rows(ds, a, b, self.path)
+                col = _vlen_strings(objs, node, self.path, ds.name, a)
+            else:
+                check_utf8(got[0], got[1], self.path, ds.name, a)
+                col = Str(got[0], got[1], "json" if node.codec == S.JSON else "utf8", node)
             if node.codec == S.JSON and not self.json_by_mask:
                 check_json(col, self.path, ds.name, a)
             return col
@@ -242,7 +247,7 @@ def _vlen_strings(objs, node, path, location, a):
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(lens, out=offsets[1:])
     data = np.frombuffer(b"".join(enc), dtype=np.uint8)
-    check_utf8(offsets, data, path, location)
+    check_utf8(offsets, data, path, location, a)
     return Str(offsets, data, "json" if node.codec == S.JSON else "utf8", node)
 
 
@@ -382,7 +387,7 @@ class Vls:
         off, ln = _read_pointers(self.ptrs, a, b, self.path)
         offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
                                                    self.ptrs.name, a)
-        check_utf8(offsets, data, self.path, self.ptrs.name)
+        check_utf8(offsets, data, self.path, self.ptrs.name, a)
         valid = None
         if self.node.codec == S.PLACEHOLDER_CODEC:
             valid = np.ones(b - a, bool)
@@ -432,7 +437,7 @@ class StringValues:
         offs = _checked_offsets(self.offsets, a, b, self.total, self.path)
         data = _h5.read_bytes_raw(self.chars, int(offs[0]), int(offs[-1]), self.path)
         offs = offs - offs[0]
-        check_utf8(offs, data, self.path, self.offsets.name)
+        check_utf8(offs, data, self.path, self.offsets.name, a)
         return Str(offs, data, "utf8", self.node)
 
 

@@ -88,7 +88,7 @@ class FixedStrings:
         np.cumsum(lens, out=offsets[1:])
         keep = np.arange(self.width)[None, :] < lens[:, None]
         data = mat[keep]
-        C.check_utf8(offsets, data, self.path, self.ds.name)
+        C.check_utf8(offsets, data, self.path, self.ds.name, a)
         valid = None
         if self.fill is not None:
             f = np.frombuffer(self.fill, np.uint8)

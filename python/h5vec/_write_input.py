@@ -57,7 +57,12 @@ def _pandas_to_arrow(pa, name, s, hint=None):
         a = pa.array(s, from_pandas=True)
         return a, pa.field(name, a.type, nullable=True)
     if isinstance(dt, pd.StringDtype):
-        a = pa.array(s.astype(object).to_numpy(), pa.large_string(), from_pandas=True)
+        # Arrow-backed strings (pandas 3's `str`) go over without a Python object per row.
+        a = pa.array(s.array, from_pandas=True)
+        if isinstance(a, pa.ChunkedArray):
+            a = a.combine_chunks() if a.num_chunks != 1 else a.chunk(0)
+        if not pa.types.is_large_string(a.type):
+            a = a.cast(pa.large_string())
         return a, pa.field(name, pa.large_string(), nullable=True)
     if isinstance(dt, pd.CategoricalDtype):
         a = pa.array(s.astype(object).to_numpy(), from_pandas=True)

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import h5py
 import numpy as np
 import pytest
 
@@ -30,6 +31,8 @@ from h5vec.dask import read_vector, to_h5vec  # noqa: E402
 from cli_bin import h5vec_bin  # noqa: E402
 
 NAME = "telemetry"
+# pandas' default dtype for strings: 'str' from pandas 3 (Arrow-backed, NaN for missing).
+STR = str(pd.Series(["a"]).dtype)
 
 
 H5VEC = h5vec_bin()
@@ -94,7 +97,8 @@ def test_read_vector_of_a_glob(client, files):
     got = ddf.compute()
     pd.testing.assert_frame_equal(got, want)
     assert got["id"].tolist() == list(range(140))
-    assert dict(got.dtypes.astype(str)) == {"id": "Int64", "x": "Float64", "g": "object", "n": "Int32"}
+    # Strings in pandas' default string dtype ('str' from pandas 3, as read_parquet gives).
+    assert dict(got.dtypes.astype(str)) == {"id": "Int64", "x": "Float64", "g": STR, "n": "Int32"}
     # Each partition lies in one file.
     spans = [(f.start, f.stop) for f in ds.files]
     sizes = []
@@ -189,19 +193,24 @@ def test_to_h5vec_round_trip(client, tmp_path):
     back = read_vector(str(out / "*.h5"), NAME).compute()
     # What the package stores each dtype as, read back: datetimes in ns, a categorical
     # (no schema=) as an enum of its categories (the same dtype back, missing values
-    # too), nullable ints as Int64, strings and lists as objects.
+    # too), nullable ints as Int64, strings in pandas' default string dtype ('str' from
+    # pandas 3, missing values NaN, as read_parquet gives), lists as objects.
     assert dict(back.dtypes.astype(str)) == {
         "i": "int64", "f": "float64", "ts": "datetime64[ns]", "tz": "datetime64[ns, UTC]",
-        "cat": "category", "ni": "Int64", "s": "object", "l": "object"}
+        "cat": "category", "ni": "Int64", "s": STR, "l": "object"}
     assert back["cat"].dtype == df["cat"].dtype
     want = df.copy()
     want["ts"] = want["ts"].astype("datetime64[ns]")
     want["tz"] = want["tz"].astype("datetime64[ns, UTC]")
-    want["s"] = pd.Series([None if v is pd.NA else v for v in df["s"]], dtype=object)
+    want["s"] = pd.Series([None if v is pd.NA else v for v in df["s"]], dtype=STR)
     want["l"] = pd.Series([list(v) for v in df["l"]], dtype=object)
     pd.testing.assert_frame_equal(back, want, check_index_type=False)
     assert back.index.tolist() == list(range(50))
-    assert back["s"].tolist() == [None if k % 7 == 0 else f"s{k}" for k in range(50)]
+    assert [None if v is None or v != v else v for v in back["s"].tolist()] == \
+        [None if k % 7 == 0 else f"s{k}" for k in range(50)]
+    # The parts hold the strings in the heap layout (to_h5vec's default, SPEC 4.1).
+    with h5py.File(paths[0], "r") as f:
+        assert sorted(f[f"{NAME}/data/s"].keys()) == ["heap", "pointers"]
     assert back["l"].tolist() == [list(range(k % 4)) for k in range(50)]
 
     # read_vector -> to_h5vec -> read_vector is exact: the stored layouts ride along in the meta.
