@@ -443,6 +443,33 @@ def put_rows(ds, start, arr):
         ds[start:start + n] = arr
 
 
+def put_strings(ds, start, offsets, data):
+    """Grows the variable-length string dataset `ds` to exactly start + n
+    rows and writes strings data[offsets[i]:offsets[i+1]] there without a
+    Python object per row: HDF5's memory form of a variable-length string
+    is a `char *` to NUL-terminated bytes, so the strings are copied once
+    into one buffer with a NUL after each, and HDF5 gets an array of
+    pointers into it (HDF5 copies every string into the file's global heap
+    during the call; `buf` outlives it). The caller has refused strings
+    holding a NUL (HDF5 would cut them there)."""
+    n = len(offsets) - 1
+    ds.resize((start + n,))
+    if n == 0:
+        return
+    offsets = np.asarray(offsets, np.int64)
+    buf = np.insert(np.asarray(data, np.uint8), offsets[1:], 0)
+    if len(buf) != int(offsets[-1]) + n:
+        raise ValueError("string offsets do not match their bytes")
+    ptrs = (offsets[:-1] + np.arange(n, dtype=np.int64) + buf.ctypes.data).astype(np.uint64)
+    mtype = h5py.h5t.C_S1.copy()
+    mtype.set_size(h5py.h5t.VARIABLE)
+    mtype.set_cset(ds.id.get_type().get_cset())
+    fspace = ds.id.get_space()
+    fspace.select_hyperslab((start,), (n,))
+    ds.id.write(h5py.h5s.create_simple((n,)), fspace, ptrs, mtype=mtype)
+    del buf
+
+
 BLOSC = 32001
 BITFIELD8 = h5py.Datatype(h5py.h5t.STD_B8LE.copy())
 H5COL_BOOL = h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, basetype="i1")

@@ -86,8 +86,7 @@ def _write_leaf(g, name, col, node, pos, ctx, item):
             raise FormatError(f"{node_path(ctx)}", None, f"row {i}: strings with a NUL cannot be HDF5 "
                                                          "variable-length strings (use vls_strings)")
         ds = _dataset(g, name, _h5.VLEN_UTF8, (), ctx.chunk_rows(16, col.n), ctx)
-        objs = C.decode_strings(col.offsets, col.data)
-        _h5.put_rows(ds, pos, objs)
+        _h5.put_strings(ds, pos, col.offsets, col.data)
         return
     vals = col.values
     inner = vals.shape[1:]

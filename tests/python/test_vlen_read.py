@@ -244,3 +244,23 @@ def test_vectors_read_through_it(tmp_path):
         with pytest.raises(FormatError, match=r"/s\[7\]"):
             check_utf8(off, data, "$.s", "/s", 5)
     assert os.path.exists(path)
+
+
+def test_strings_written_from_one_buffer(tmp_path):
+    # save_vector and append_vector hand HDF5 pointers into one NUL-separated buffer
+    # (_h5.put_strings): empty strings anywhere, multi-byte UTF-8, long strings, appends
+    # across chunk boundaries; what h5py reads is exactly the strings.
+    path = tmp_path / "w.h5"
+    vals = ["", "a", "", "", "\u00e4\u65e5\u672c", "x" * 100_000, ""] + strings(500, seed=11)
+    h5vec.save_vector(path, "v", {"s": np.array(vals, dtype=object)}, chunk_length=7)
+    h5vec.append_vector(path, "v", {"s": np.array(vals[::-1], dtype=object)})
+    want = vals + vals[::-1]
+    with h5py.File(path, "r") as f:
+        ds = f["v/data/s/values"]
+        assert ds.id.get_type().get_cset() == h5py.h5t.CSET_UTF8
+        assert ds[...].tolist() == [s.encode() for s in want]
+        check_same(ds, 0, len(want))
+    assert h5vec.open_vector(path, "v").read()["s"].tolist() == want
+    # A NUL is refused before HDF5 sees it (HDF5 would cut the string there).
+    with pytest.raises(FormatError, match="NUL"):
+        h5vec.save_vector(tmp_path / "nul.h5", "v", {"s": np.array(["ok", "a\0b"], dtype=object)})
