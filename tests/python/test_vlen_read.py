@@ -264,3 +264,16 @@ def test_strings_written_from_one_buffer(tmp_path):
     # A NUL is refused before HDF5 sees it (HDF5 would cut the string there).
     with pytest.raises(FormatError, match="NUL"):
         h5vec.save_vector(tmp_path / "nul.h5", "v", {"s": np.array(["ok", "a\0b"], dtype=object)})
+
+
+def test_user_block(tmp_path):
+    # Heap addresses count from the end of a user block (HDF5's base address).
+    path = tmp_path / "ub.h5"
+    vals = strings(300, seed=12)
+    with h5py.File(path, "w", userblock_size=1024) as f:
+        f.create_dataset("c", data=np.array(vals, dtype=object), dtype=VLEN)
+        f.create_dataset("k", data=np.array(vals, dtype=object), dtype=VLEN, chunks=(40,), compression="gzip")
+    with h5py.File(path, "r") as f:
+        assert f.userblock_size == 1024
+        check_same(f["c"], 0, 300)
+        check_same(f["k"], 17, 290)
