@@ -307,38 +307,51 @@ class Blob:
 
 def _read_pointers(ds, a, b, path):
     raw = _h5.read_rows(ds, a, b, path)
+    if raw.dtype == _h5.POINTER:
+        # h5vec's own member types: the two columns as views, no copy.
+        pairs = raw.view("<u8").reshape(-1, 2)
+        return pairs[:, 0], pairs[:, 1]
     return raw["offset"].astype(np.uint64), raw["length"].astype(np.uint64)
 
 
 def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
     """Pointers -> (offsets, data, starts, cut lengths, heap bytes): each slice
     cut at its first NUL; zero-copy when the slices are back to back."""
+    off = np.asarray(off, np.uint64)
+    ln = np.asarray(ln, np.uint64)
     n = len(off)
-    bad = (off > heap_len) | (ln > np.uint64(heap_len) - np.minimum(off, np.uint64(heap_len)))
-    if bad.any():
+    if n == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.uint8), None, None, None
+    hl = np.uint64(heap_len)
+    # Within the heap, computed without overflow: both parts first, then their
+    # sum (each at most heap_len < 2^63).
+    if int(off.max()) > heap_len or int(ln.max()) > heap_len or int((off + ln).max()) > heap_len:
+        bad = (off > hl) | (ln > hl - np.minimum(off, hl))
         i = int(np.flatnonzero(bad)[0])
         raise FormatError(path, f"{location}[{a + i}]",
                           f"slice {int(off[i])}+{int(ln[i])} is past the end of the heap ({heap_len} bytes)")
-    if n == 0:
-        return np.zeros(1, np.int64), np.zeros(0, np.uint8), None, None, None
-    off = off.astype(np.int64)
-    ln = ln.astype(np.int64)
+    off = off.view(np.int64)
+    ln = ln.view(np.int64)
+    end = off + ln
     lo = int(off.min())
-    hi = int((off + ln).max())
+    hi = int(end.max())
     hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
     start = off - lo
-    zeros = np.flatnonzero(hb == 0)
-    if len(zeros):
+    if np.count_nonzero(hb) != len(hb):
+        zeros = np.flatnonzero(hb == 0)
         k = np.searchsorted(zeros, start)
         first = np.where(k < len(zeros), zeros[np.minimum(k, len(zeros) - 1)], np.iinfo(np.int64).max)
         cut = np.where(first < start + ln, first - start, ln)
+        contiguous = bool((start[1:] == start[:-1] + cut[:-1]).all())
     else:
         cut = ln
-    if n and (start[1:] == start[:-1] + cut[:-1]).all():
+        contiguous = bool((off[1:] == end[:-1]).all())
+    if contiguous:
         offsets = np.empty(n + 1, np.int64)
-        offsets[:-1] = start - start[0]
-        offsets[-1] = start[-1] + cut[-1] - start[0]
-        data = hb[start[0]:start[-1] + cut[-1]]
+        s0 = int(start[0])
+        np.subtract(start, s0, out=offsets[:-1])
+        offsets[-1] = int(start[-1]) + int(cut[-1]) - s0
+        data = hb[s0:s0 + int(offsets[-1])]
     else:
         offsets = np.zeros(n + 1, np.int64)
         np.cumsum(cut, out=offsets[1:])
