@@ -152,12 +152,15 @@ def part_name(i: int, width: int = 5) -> str:
     return f"part-{i:0{width}d}.h5"
 
 
-def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]:
+def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any], sample=None) -> Dict[str, Any]:
     """The schema node (as a dict) every part is written with, from the
     frame's meta: a column made by `Vector.to_pandas` / `read_vector` keeps
     its stored node (the meta's attrs say it), others the node `save_vector`
     gives their dtype. An object column says nothing about its values in an
-    empty meta: it needs such a node, or `schema=`."""
+    empty meta: its type is Arrow's inference from the first partition that
+    has rows (`sample()`, as `dask.dataframe.to_parquet(schema="infer")`
+    does), made nullable (a later partition may hold None); with no such
+    partition, or values Arrow cannot type, it needs `schema=`."""
     import pandas as pd
     from ._write import build
     from ._write_datasets import Options
@@ -176,9 +179,14 @@ def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]
         s = meta[c]
         if n not in hints:
             if s.dtype == object:
-                raise TypeError(f"to_h5vec: column {n!r} has dtype object in ddf._meta, which does not say what it "
-                                f"holds: give it a typed dtype (e.g. 'string', pandas.ArrowDtype(pyarrow.list_("
-                                f"pyarrow.int64()))) or pass schema= (a pyarrow.Schema or a Vector.schema)")
+                node = _inferred_node(n, c, sample, wopts)
+                if node is None:
+                    raise TypeError(f"to_h5vec: column {n!r} has dtype object in ddf._meta, which does not say what "
+                                    f"it holds, and no partition has a value Arrow can type: give it a typed dtype "
+                                    f"(e.g. 'string', pandas.ArrowDtype(pyarrow.list_(pyarrow.int64()))) or pass "
+                                    f"schema= (a pyarrow.Schema or a Vector.schema)")
+                nodes.append(node)
+                continue
             if isinstance(s.dtype, pd.CategoricalDtype) and _enum_categories(s.dtype) is not None:
                 # Known text categories: an enum of them (code i: category i) under a MASK
                 # (missing values), which reads back as this very categorical dtype.
@@ -198,6 +206,48 @@ def _schema_of(meta: "pandas.DataFrame", opts: Dict[str, Any]) -> Dict[str, Any]
         frame.attrs = {"h5vec.columns": {n: hints[n]}} if n in hints else {}
         nodes.append(build(frame, None, wopts)[1].children[0])
     return record_node(names, nodes).to_dict()
+
+
+def _inferred_node(name, col, sample, wopts):
+    """The node of object column `col` from the values of the first
+    partition that has rows: Arrow's type of them, nullable (items of a
+    list too, as Arrow infers them); None when there is no such partition
+    or Arrow cannot type them."""
+    import pyarrow as pa
+    from ._write import build
+    df = sample() if sample is not None else None
+    if df is None:
+        return None
+    try:
+        arr = pa.array(df[col], from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_null(arr.type):
+        return None
+    if pa.types.is_string(arr.type) or pa.types.is_binary(arr.type):
+        arr = arr.cast(pa.large_string() if pa.types.is_string(arr.type) else pa.large_binary())
+    schema = pa.schema([pa.field(name, arr.type, nullable=True)])
+    return build(pa.Table.from_arrays([arr], schema=schema), None, wopts)[1].children[0]
+
+
+class _FirstRows:
+    """The first partition of `ddf` that has rows (computed once, on first
+    use), or None."""
+
+    def __init__(self, ddf):
+        self.ddf, self.done, self.rows = ddf, False, None
+
+    def __call__(self):
+        if not self.done:
+            self.done = True
+            for i in range(self.ddf.npartitions):
+                part = self.ddf.get_partition(i).compute()
+                if len(part):
+                    self.rows = part
+                    break
+        return self.rows
 
 
 def _enum_categories(dtype):
@@ -246,8 +296,11 @@ def to_h5vec(ddf: "dask.dataframe.DataFrame", directory: Union[str, "os.PathLike
     stored layout, other columns the layout `save_vector` gives their dtype
     (a categorical of known text categories: an enum of them, category `i`
     stored as `i`, under a MASK for missing values, which reads back as the
-    same categorical dtype; its `ordered` flag is not stored); an object
-    column needs `schema=`.
+    same categorical dtype; its `ordered` flag is not stored). An object
+    column (lists, bytes, ...) takes the type Arrow infers from the first
+    partition that has rows, nullable, as ``to_parquet(schema="infer")``
+    does (that partition is computed once more for it); ``schema=`` sets
+    it instead.
 
     String columns are written in the compressed-strings layout (SPEC.md
     section 4.1: the bytes back to back in one ``heap`` dataset and an
@@ -288,7 +341,7 @@ def to_h5vec(ddf: "dask.dataframe.DataFrame", directory: Union[str, "os.PathLike
     options.setdefault("vls_strings", True)
     schema = options.pop("schema", None)
     if schema is None:
-        schema = _schema_of(ddf._meta, options)
+        schema = _schema_of(ddf._meta, options, _FirstRows(ddf))
     parts = ddf.to_delayed()
     width = max(5, len(str(len(parts) - 1)))
     tasks = [dask.delayed(_write_part, pure=False)(p, directory, i, width, name, schema, options)

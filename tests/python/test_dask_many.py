@@ -269,6 +269,40 @@ def test_to_h5vec_enum_categorical_exact(client, tmp_path):
     pd.testing.assert_frame_equal(back2, back, check_index_type=True)
 
 
+def test_to_h5vec_infers_object_columns_from_the_first_rows(client, tmp_path):
+    # As to_parquet(schema="infer"): an object column's type is Arrow's inference from the
+    # first partition that has rows (empty ones before it), nullable, the same for every
+    # part; the frame reads back exactly (dtypes too).
+    import dask
+    df = pd.DataFrame({
+        "i": np.arange(30, dtype=np.int64),
+        "l": pd.Series([list(range(k % 4)) for k in range(30)], dtype=object),
+        "b": pd.Series([bytes([k]) * (k % 5) for k in range(30)], dtype=object),
+        "s": pd.array([None if k % 9 == 4 else ("NA" if k % 7 == 0 else f"s{k}") for k in range(30)], dtype=STR),
+    })
+    df.loc[17, "l"] = None  # a None after the partition the type came from
+    with dask.config.set({"dataframe.convert-string": False}):  # Dask would turn the lists into text
+        ddf = dd.from_pandas(df, npartitions=3)
+    ddf = dd.concat([ddf[ddf["i"] < 0], ddf])
+    assert ddf.npartitions == 6
+    paths = to_h5vec(ddf, tmp_path / "inf", NAME)
+    with h5vec.open_vector(paths[0], NAME) as v:
+        assert len(v) == 0
+        kids = dict(zip(v.schema["field_names"], v.schema["children"]))
+        assert kids["l"]["kind"] == "nullable" and kids["l"]["children"][0]["kind"] == "list"
+        assert kids["b"]["kind"] == "nullable" and kids["b"]["children"][0]["kind"] == "blob"
+        assert kids["s"]["kind"] == "vls_string"
+    ds = h5vec.open_dataset(paths, NAME)
+    assert [f.rows for f in ds.files] == [0, 0, 0, 10, 10, 10]
+    back = read_vector(str(tmp_path / "inf" / "*.h5"), NAME).compute()
+    assert dict(back.dtypes.astype(str)) == {"i": "int64", "l": "object", "b": "object", "s": STR}
+    assert back["l"].tolist() == df["l"].tolist()
+    assert back["b"].tolist() == df["b"].tolist()
+    assert back["s"].isna().tolist() == df["s"].isna().tolist()
+    assert back["s"].dropna().tolist() == df["s"].dropna().tolist()
+    pd.testing.assert_frame_equal(back, df, check_index_type=False)
+
+
 def test_to_h5vec_directory_rules(client, tmp_path):
     ddf = dd.from_pandas(pd.DataFrame({"k": np.arange(40, dtype=np.int64)}), npartitions=4)
     out = tmp_path / "d"
@@ -279,11 +313,12 @@ def test_to_h5vec_directory_rules(client, tmp_path):
     paths = to_h5vec(ddf.repartition(npartitions=2), out, NAME, overwrite=True)
     assert sorted(os.listdir(out)) == ["notes.txt", "part-00000.h5", "part-00001.h5"]
     assert h5vec.open_dataset(paths, NAME).read()["k"].tolist() == list(range(40))
+    # An object column whose partitions are all empty says nothing Arrow can type.
     with pytest.raises(TypeError, match="column 'o' has dtype object"):
         import dask
         with dask.config.set({"dataframe.convert-string": False}):
             obj = dd.from_pandas(pd.DataFrame({"o": pd.Series([[1], [2]], dtype=object)}), npartitions=1)
-        to_h5vec(obj, tmp_path / "o", NAME)
+        to_h5vec(obj[obj["o"].isna()], tmp_path / "o", NAME)
     with pytest.raises(ValueError, match="invalid vector name"):
         to_h5vec(ddf, tmp_path / "x", "a/b")
 
