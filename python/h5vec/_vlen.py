@@ -79,7 +79,7 @@ def read_strings(ds, start, stop):
             datas.append(data)
             total += len(data)
             a = b
-    except (OSError, RuntimeError, ValueError, TypeError, KeyError, OverflowError):
+    except (OSError, RuntimeError, ValueError, TypeError, KeyError, IndexError, OverflowError):
         return None
     data = datas[0] if len(datas) == 1 else np.concatenate(datas)
     return np.concatenate(offsets), data
@@ -152,6 +152,10 @@ def _take(pa, buf, begin, size, at, live, n):
     bounds[0:-2:2] = b
     bounds[1:-2:2] = b + size[order]
     bounds[-2:] = bounds[-3]
+    # Objects of one walk never overlap; collections that overlap in the file
+    # could make them (a hostile file): not an array Arrow may take from.
+    if (bounds[1:] < bounds[:-1]).any():
+        return None
     objs = pa.Array.from_buffers(pa.large_binary(), len(bounds) - 1, [None, pa.py_buffer(bounds), pa.py_buffer(buf)])
     pick = np.full(n, len(bounds) - 2, np.int64)
     pick[live] = 2 * rank[at]

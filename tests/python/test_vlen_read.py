@@ -277,3 +277,16 @@ def test_user_block(tmp_path):
         assert f.userblock_size == 1024
         check_same(f["c"], 0, 300)
         check_same(f["k"], 17, 290)
+
+
+def test_without_pyarrow(tmp_path, monkeypatch):
+    # The numpy gather (no pyarrow installed) gives the same bytes.
+    path = tmp_path / "np.h5"
+    vals = strings(4000, seed=13)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("s", data=np.array(vals, dtype=object), dtype=VLEN, chunks=(256,))
+    monkeypatch.setattr(_vlen, "_pyarrow", lambda: None)
+    monkeypatch.setattr(_vlen, "BLOCK_ROWS", 1000)
+    with h5py.File(path, "r") as f:
+        check_same(f["s"], 0, 4000)
+        check_same(f["s"], 999, 1001)
