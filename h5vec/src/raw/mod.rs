@@ -37,6 +37,7 @@ pub(crate) mod bounds;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+mod compat;
 pub(crate) mod compound;
 mod copy;
 mod durability;

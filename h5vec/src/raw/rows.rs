@@ -460,7 +460,7 @@ pub(crate) fn read_vlen_each(
         // SAFETY: frees the strings HDF5 allocated into `ptrs` (null ones
         // are skipped), once: every path below returns after this.
         let reclaim = |ptrs: &mut Vec<*mut c_char>| unsafe {
-            h5t::H5Treclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
+            super::compat::reclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
         };
         if read < 0 {
             // A read that fails part way (e.g. a damaged heap object) has
