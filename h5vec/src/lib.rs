@@ -141,6 +141,8 @@ mod live;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
 #[doc(hidden)]
 pub mod lock_audit;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod options;
 mod pipeline;
 mod query;

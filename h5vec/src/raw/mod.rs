@@ -49,6 +49,8 @@ pub(crate) mod gheap;
 mod h5col;
 mod links;
 pub(crate) mod minmax;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpio;
 mod pipeline;
 mod podrows;
 mod rows;

@@ -1,0 +1,101 @@
+//! Many MPI ranks, one vector (feature `mpi`, issue 32; a prototype).
+//!
+//! Every rank of a communicator opens the same file with HDF5's MPI-IO
+//! driver ([`create_file`], [`open_file_rw`]) and passes its own rows to
+//! [`save_vector`]; the vector holds them in rank order (each rank's
+//! offset is the exclusive scan of the counts). The file is a normal
+//! h5vec file: serial h5vec, h5py and the Python package read it as if
+//! one process had saved the concatenated rows.
+//!
+//! Every function here is collective: all ranks call it, in the same
+//! order, with the same `name`.
+//!
+//! Prototype limits: only vectors whose rows are one HDF5 scalar column
+//! (`f64`, `i32`, ...; one dataset `data/values`); the vector's tree is
+//! made by every rank running the serial save of an empty vector (the same
+//! metadata calls on every rank, as parallel HDF5 requires), then the
+//! rows are written collectively and `count` last. The chunk index made
+//! for the empty vector is left as it is (stale: its recorded row count
+//! is 0).
+
+use ::mpi::collective::{CommunicatorCollectives, SystemOperation};
+use ::mpi::raw::AsRaw;
+use ::mpi::topology::Communicator;
+
+use crate::error::{Error, Result};
+use crate::H5Vector;
+
+/// Creates (truncates) `path` for parallel writes by every rank of `comm`
+/// (MPI-IO driver). Collective.
+pub fn create_file<C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>>(
+    path: impl AsRef<std::path::Path>,
+    comm: &C,
+) -> Result<hdf5::File> {
+    let path = path.as_ref();
+    hdf5::File::with_options()
+        .with_fapl(|p| p.mpio(comm.as_raw(), None))
+        .create(path)
+        .map_err(|e| Error::hdf5(path.display().to_string(), e))
+}
+
+/// Opens the existing file `path` read-write for parallel writes by every
+/// rank of `comm` (MPI-IO driver). Collective.
+pub fn open_file_rw<C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>>(
+    path: impl AsRef<std::path::Path>,
+    comm: &C,
+) -> Result<hdf5::File> {
+    let path = path.as_ref();
+    hdf5::File::with_options()
+        .with_fapl(|p| p.mpio(comm.as_raw(), None))
+        .open_rw(path)
+        .map_err(|e| Error::hdf5(path.display().to_string(), e))
+}
+
+/// This rank's first row and the vector's length: the exclusive scan and
+/// the sum of every rank's `n`. Collective.
+fn offsets<C: Communicator>(n: u64, comm: &C) -> (u64, u64) {
+    let mut before = 0u64;
+    comm.exclusive_scan_into(&n, &mut before, SystemOperation::sum());
+    // MPI leaves rank 0's result undefined.
+    if comm.rank() == 0 {
+        before = 0;
+    }
+    let mut total = 0u64;
+    comm.all_reduce_into(&n, &mut total, SystemOperation::sum());
+    (before, total)
+}
+
+/// Saves a new vector `name` in `file` from every rank's `local_rows`, in
+/// rank order. Collective; `count` is written last, after every rank's
+/// rows.
+pub fn save_vector<T, C>(file: &hdf5::File, name: &str, local_rows: &[T], comm: &C) -> Result<()>
+where
+    T: H5Vector + hdf5::H5Type,
+    C: Communicator,
+{
+    let (offset, total) = offsets(local_rows.len() as u64, comm);
+    // The vector's tree, by the same calls on every rank.
+    crate::save_vector::<T>(file, name, &[])?;
+    let path = format!("{name}/data/values");
+    let ds = file
+        .dataset(&path)
+        .map_err(|e| Error::hdf5(path.as_str(), e))?;
+    if ds.ndim() != 1 {
+        return Err(Error::invalid(
+            path.as_str(),
+            "h5vec::mpi saves only vectors of one scalar column (prototype)",
+        ));
+    }
+    ds.resize(total as usize)
+        .map_err(|e| Error::hdf5(path.as_str(), e))?;
+    crate::raw::mpio::write_rows_collective(&ds, offset, local_rows, path.as_str())?;
+    comm.barrier();
+    let count_path = format!("{name}/metadata/count");
+    let count = file
+        .dataset(&count_path)
+        .map_err(|e| Error::hdf5(count_path.as_str(), e))?;
+    count
+        .write_scalar(&(total as i64))
+        .map_err(|e| Error::hdf5(count_path.as_str(), e))?;
+    file.flush().map_err(|e| Error::hdf5(name, e))
+}
