@@ -10,13 +10,17 @@ use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "mpi_save.h5".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "mpi_save.h5".into());
     let universe = mpi::initialize().ok_or("MPI is already initialized")?;
     let world = universe.world();
     let (rank, size) = (world.rank() as u64, world.size() as u64);
     let rows_of = |r: u64| 2 * r + 3;
     let first: u64 = (0..rank).map(rows_of).sum();
-    let local: Vec<f64> = (first..first + rows_of(rank)).map(|i| i as f64 * 0.5).collect();
+    let local: Vec<f64> = (first..first + rows_of(rank))
+        .map(|i| i as f64 * 0.5)
+        .collect();
     {
         let file = h5vec::mpi::create_file(&path, &world)?;
         h5vec::mpi::save_vector(&file, "values", &local, &world)?;

@@ -155,7 +155,7 @@ pub(crate) fn forget_heap_collections(file: &hdf5::File) {
         tiny.min_size = 1024; // H5C__MIN_MAX_CACHE_SIZE
         tiny.max_size = 1024;
         tiny.initial_size = 1024;
-        if h5f::H5Fset_mdc_config(id, mdc_ptr(&*tiny)) < 0 {
+        if h5f::H5Fset_mdc_config(id, mdc_ptr(&tiny)) < 0 {
             return;
         }
         drop(Owned::ok(hdf5_sys::h5g::H5Gcreate_anon(
@@ -163,7 +163,7 @@ pub(crate) fn forget_heap_collections(file: &hdf5::File) {
             H5P_DEFAULT,
             H5P_DEFAULT,
         )));
-        h5f::H5Fset_mdc_config(id, mdc_ptr(&*cfg));
+        h5f::H5Fset_mdc_config(id, mdc_ptr(&cfg));
     });
 }
 
@@ -226,7 +226,7 @@ impl HoldMetadata {
         let saved = sync(|| unsafe {
             let (cfg, mut held) = cache_config(id, false)?;
             held.set_initial_size = 0;
-            if h5f::H5Fset_mdc_config(id, mdc_ptr(&*held)) < 0 {
+            if h5f::H5Fset_mdc_config(id, mdc_ptr(&held)) < 0 {
                 return None;
             }
             Some(cfg)
@@ -246,7 +246,7 @@ impl Drop for HoldMetadata {
             // SAFETY: the file is kept open by `_keep`; `cfg` is the valid
             // configuration read in `new`.
             sync(|| unsafe {
-                h5f::H5Fset_mdc_config(self.file, mdc_ptr(&**cfg));
+                h5f::H5Fset_mdc_config(self.file, mdc_ptr(cfg));
             });
         }
         if let Some((low, high)) = self.bounds {

@@ -572,10 +572,10 @@ pub(crate) fn ieee_f16le() -> hid_t {
 #[cfg(not(hdf5_1_14_4))]
 pub(crate) fn ieee_f16le() -> hid_t {
     static F16: std::sync::OnceLock<hid_t> = std::sync::OnceLock::new();
-    // SAFETY: a copy of a predefined type, changed by HDF5's own setters
-    // (fields before size, as HDF5 requires), under the lock; the id is
-    // never closed.
     *F16.get_or_init(|| {
+        // SAFETY: a copy of a predefined type, changed by HDF5's own
+        // setters (fields before size, as HDF5 requires), under the lock;
+        // the id is never closed.
         sync(|| unsafe {
             use hdf5_sys::h5t::*;
             hdf5_sys::h5::H5open();
