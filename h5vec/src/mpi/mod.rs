@@ -23,7 +23,7 @@ use ::mpi::raw::AsRaw;
 use ::mpi::topology::Communicator;
 
 use crate::error::{Error, Result};
-use crate::H5Vector;
+use crate::{H5Vector, SaveOptions};
 
 /// Creates (truncates) `path` for parallel writes by every rank of `comm`
 /// (MPI-IO driver). Collective.
@@ -73,9 +73,25 @@ where
     T: H5Vector + hdf5::H5Type,
     C: Communicator,
 {
+    save_vector_with(file, name, local_rows, &SaveOptions::default(), comm)
+}
+
+/// [`save_vector`] with options (the same on every rank). Compression
+/// goes through HDF5's parallel filtered writes (collective only).
+pub fn save_vector_with<T, C>(
+    file: &hdf5::File,
+    name: &str,
+    local_rows: &[T],
+    opts: &SaveOptions,
+    comm: &C,
+) -> Result<()>
+where
+    T: H5Vector + hdf5::H5Type,
+    C: Communicator,
+{
     let (offset, total) = offsets(local_rows.len() as u64, comm);
     // The vector's tree, by the same calls on every rank.
-    crate::save_vector::<T>(file, name, &[])?;
+    crate::save_vector_with::<T>(file, name, &[], opts)?;
     let path = format!("{name}/data/values");
     let ds = file
         .dataset(&path)
