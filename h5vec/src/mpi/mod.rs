@@ -18,6 +18,7 @@
 //! for the empty vector is left as it is (stale: its recorded row count
 //! is 0).
 
+#[cfg(hdf5_parallel)]
 use ::mpi::collective::{CommunicatorCollectives, SystemOperation};
 use ::mpi::raw::AsRaw;
 use ::mpi::topology::Communicator;
@@ -31,11 +32,7 @@ pub fn create_file<C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>>(
     path: impl AsRef<std::path::Path>,
     comm: &C,
 ) -> Result<hdf5::File> {
-    let path = path.as_ref();
-    hdf5::File::with_options()
-        .with_fapl(|p| p.mpio(comm.as_raw(), None))
-        .create(path)
-        .map_err(|e| Error::hdf5(path.display().to_string(), e))
+    open(path.as_ref(), true, comm)
 }
 
 /// Opens the existing file `path` read-write for parallel writes by every
@@ -44,13 +41,40 @@ pub fn open_file_rw<C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>>(
     path: impl AsRef<std::path::Path>,
     comm: &C,
 ) -> Result<hdf5::File> {
-    let path = path.as_ref();
-    hdf5::File::with_options()
-        .with_fapl(|p| p.mpio(comm.as_raw(), None))
-        .open_rw(path)
-        .map_err(|e| Error::hdf5(path.display().to_string(), e))
+    open(path.as_ref(), false, comm)
 }
 
+fn open<C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>>(
+    path: &std::path::Path,
+    create: bool,
+    comm: &C,
+) -> Result<hdf5::File> {
+    let at = path.display().to_string();
+    #[cfg(hdf5_parallel)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| Error::invalid(at.as_str(), "a path with a NUL byte"))?;
+        crate::raw::mpio::open_mpio(&name, create, comm.as_raw(), at.as_str())
+    }
+    #[cfg(not(hdf5_parallel))]
+    {
+        let _ = (create, comm);
+        Err(serial_hdf5(at.as_str()))
+    }
+}
+
+/// The error of `h5vec::mpi` in a build against a serial HDF5.
+#[cfg(not(hdf5_parallel))]
+fn serial_hdf5(at: &str) -> Error {
+    Error::invalid(
+        at,
+        "this h5vec is built against a serial HDF5: build the `mpi` feature with \
+         HDF5_DIR set to a parallel HDF5 (Debian 12: /usr/lib/x86_64-linux-gnu/hdf5/openmpi)",
+    )
+}
+
+#[cfg(hdf5_parallel)]
 /// This rank's first row and the vector's length: the exclusive scan and
 /// the sum of every rank's `n`. Collective.
 fn offsets<C: Communicator>(n: u64, comm: &C) -> (u64, u64) {
@@ -78,6 +102,7 @@ where
 
 /// [`save_vector`] with options (the same on every rank). Compression
 /// goes through HDF5's parallel filtered writes (collective only).
+#[cfg(hdf5_parallel)]
 pub fn save_vector_with<T, C>(
     file: &hdf5::File,
     name: &str,
@@ -114,4 +139,21 @@ where
         .write_scalar(&(total as i64))
         .map_err(|e| Error::hdf5(count_path.as_str(), e))?;
     file.flush().map_err(|e| Error::hdf5(name, e))
+}
+
+/// [`save_vector`] with options: in a build against a serial HDF5, an
+/// error (nothing is written).
+#[cfg(not(hdf5_parallel))]
+pub fn save_vector_with<T, C>(
+    _file: &hdf5::File,
+    name: &str,
+    _local_rows: &[T],
+    _opts: &SaveOptions,
+    _comm: &C,
+) -> Result<()>
+where
+    T: H5Vector + hdf5::H5Type,
+    C: Communicator,
+{
+    Err(serial_hdf5(name))
 }

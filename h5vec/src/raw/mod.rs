@@ -49,7 +49,7 @@ pub(crate) mod gheap;
 mod h5col;
 mod links;
 pub(crate) mod minmax;
-#[cfg(feature = "mpi")]
+#[cfg(all(feature = "mpi", hdf5_parallel))]
 pub(crate) mod mpio;
 mod pipeline;
 mod podrows;

@@ -1,15 +1,61 @@
-//! The parallel HDF5 calls of [`crate::mpi`] (feature `mpi`, issue 32):
-//! rows `offset..offset + n` of a 1-D dataset written by every rank of a
-//! communicator in one collective `H5Dwrite` (MPI-IO collective transfer).
+//! The parallel HDF5 calls of [`crate::mpi`] (feature `mpi`, issue 32,
+//! compiled only when the HDF5 found is parallel: cfg `hdf5_parallel`):
+//! files opened with the MPI-IO driver, and rows `offset..offset + n` of a
+//! 1-D dataset written by every rank of a communicator in one collective
+//! `H5Dwrite` (MPI-IO collective transfer).
 
 use hdf5::{Dataset, Datatype, H5Type};
+use hdf5_sys::h5::herr_t;
 use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5d::{H5Dget_space, H5Dwrite};
-use hdf5_sys::h5p::{H5FD_mpio_xfer_t, H5Pcreate, H5Pset_dxpl_mpio, H5P_CLS_DATASET_XFER};
+use hdf5_sys::h5f::{H5Fcreate, H5Fopen, H5F_ACC_RDWR, H5F_ACC_TRUNC};
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p::{
+    H5FD_mpio_xfer_t, H5Pcreate, H5Pset_dxpl_mpio, H5P_CLS_DATASET_XFER, H5P_CLS_FILE_ACCESS,
+    H5P_DEFAULT,
+};
 use hdf5_sys::h5s::{H5S_seloper_t, H5Screate_simple, H5Sselect_hyperslab, H5Sselect_none};
 
 use super::ffi::{check, sync, Owned};
-use crate::error::{At, Error, Result};
+use crate::error::{At, Context, Error, Result};
+
+unsafe extern "C" {
+    // Public parallel HDF5 API (H5FDmpio.h), bound by hdf5-metno-sys only
+    // with its `mpio` feature, which it refuses together with `static`.
+    fn H5Pset_fapl_mpio(
+        fapl_id: hid_t,
+        comm: ::mpi::ffi::MPI_Comm,
+        info: ::mpi::ffi::MPI_Info,
+    ) -> herr_t;
+}
+
+/// Creates (truncates) `name`, or opens it read-write, with the MPI-IO
+/// driver on `comm`. Collective over `comm`.
+pub(crate) fn open_mpio(
+    name: &std::ffi::CStr,
+    create: bool,
+    comm: ::mpi::ffi::MPI_Comm,
+    at: impl At,
+) -> Result<hdf5::File> {
+    // SAFETY: a fresh property list owned by an `Owned`; `comm` is a live
+    // communicator (HDF5 duplicates it); MPI's null info object; a
+    // NUL-terminated name; the new file id is owned by the returned
+    // `File`; under the lock.
+    sync(|| unsafe {
+        let fapl = Owned::new(at, H5Pcreate(*H5P_CLS_FILE_ACCESS))?;
+        check(
+            at,
+            H5Pset_fapl_mpio(fapl.id(), comm, ::mpi::ffi::RSMPI_INFO_NULL),
+        )?;
+        let id = if create {
+            H5Fcreate(name.as_ptr(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id())
+        } else {
+            H5Fopen(name.as_ptr(), H5F_ACC_RDWR, fapl.id())
+        };
+        let id = check(at, id)?;
+        hdf5::from_id::<hdf5::File>(id).at(at)
+    })
+}
 
 /// Writes `rows` at rows `offset..offset + rows.len()` of the 1-D dataset
 /// `ds` with a collective transfer. Collective: every rank of the file's
