@@ -516,6 +516,11 @@ impl SessionStats {
         })
     }
 
+    /// Whether any leaf keeps statistics in this session.
+    pub(crate) fn has_leaves(&self) -> bool {
+        !self.leaves.is_empty()
+    }
+
     /// Whether `meta` has statistics an append must keep.
     pub(crate) fn present(meta: &Group) -> bool {
         meta.link_exists(GROUP) && meta.group(GROUP).is_ok()
@@ -523,8 +528,44 @@ impl SessionStats {
 
     /// Writes every leaf's entries for `count` rows, with tokens for the
     /// next generation (before `count` is written: the index is stale
-    /// until [`Self::committed`]).
+    /// until [`Self::committed`]). For a vector readers can see, use
+    /// [`Self::commit_tokens`], a flush, then [`Self::commit_entries`].
     pub(crate) fn commit(&mut self, meta: &Group, count: u64) -> Result<()> {
+        self.commit_tokens(meta, count)?;
+        self.commit_entries(count)?;
+        if self.same {
+            // Tokens of the current generation say "valid" at once: they
+            // go after the content (an index built on demand is believed
+            // only once complete).
+            self.write_tokens(self.generation, count)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `SOURCE_GENERATION` = `generation` and `SOURCE_NROWS` =
+    /// `count` on every leaf's index dataset.
+    fn write_tokens(&self, generation: u64, count: u64) -> Result<()> {
+        for (l, ds) in self.leaves.iter().zip(self.datasets.iter()) {
+            let l = l.lock().expect("not poisoned");
+            let p = at(&index_name(&l.source));
+            let ds = ds.as_ref().ok_or_else(|| {
+                Error::invalid(&p, "statistics tokens written before their dataset")
+            })?;
+            write_u64_attr(ds, "SOURCE_GENERATION", generation, &p)?;
+            write_u64_attr(ds, "SOURCE_NROWS", count, &p)?;
+        }
+        Ok(())
+    }
+
+    /// Writes each leaf's future tokens (`SOURCE_GENERATION` of the next
+    /// generation, `SOURCE_NROWS` = `count`), creating its index dataset
+    /// if needed. HEP001's mutation order: the caller flushes the file
+    /// before [`Self::commit_entries`] changes an entry that readers may
+    /// read, or a kill could leave new entries on disk under the old,
+    /// valid-looking tokens (HDF5 writes an entry's bytes, raw data, when
+    /// it likes; the tokens are attributes, metadata, which stay in its
+    /// cache until a flush).
+    pub(crate) fn commit_tokens(&mut self, meta: &Group, count: u64) -> Result<()> {
         if self.leaves.is_empty() {
             return Ok(());
         }
@@ -549,7 +590,7 @@ impl SessionStats {
             HashMap::new()
         };
         for (l, cached) in self.leaves.iter().zip(self.datasets.iter_mut()) {
-            let mut l = l.lock().expect("not poisoned");
+            let l = l.lock().expect("not poisoned");
             let name = index_name(&l.source);
             let p = at(&name);
             let ds = match cached.as_ref().or_else(|| found.get(&l.source)) {
@@ -584,10 +625,25 @@ impl SessionStats {
                     ds
                 }
             };
-            // Future tokens before the content (HEP001's mutation order).
-            write_u64_attr(&ds, "SOURCE_GENERATION", next, &p)?;
-            write_u64_attr(&ds, "SOURCE_NROWS", count, &p)?;
-            *cached = Some(ds.clone());
+            *cached = Some(ds);
+        }
+        // Future tokens before the content (HEP001's mutation order); with
+        // `same`, [`Self::commit`] writes them after it.
+        if !self.same {
+            self.write_tokens(next, count)?;
+        }
+        Ok(())
+    }
+
+    /// Writes each leaf's entries for `count` rows into the index dataset
+    /// [`Self::commit_tokens`] prepared.
+    pub(crate) fn commit_entries(&mut self, count: u64) -> Result<()> {
+        for (l, cached) in self.leaves.iter().zip(self.datasets.iter()) {
+            let mut l = l.lock().expect("not poisoned");
+            let p = at(&index_name(&l.source));
+            let ds = cached.as_ref().ok_or_else(|| {
+                Error::invalid(&p, "statistics entries written before their tokens")
+            })?;
             if l.rebuild {
                 let upto = l.first * l.chunk;
                 let mut all = (l.reread)(&l.ds, 0..upto.min(count), l.chunk, &l.source)?;
@@ -599,9 +655,9 @@ impl SessionStats {
             let entries: Vec<Entry> = l.entries.iter().map(|s| Entry::new(s, l.kind)).collect();
             let n_chunks = count.div_ceil(l.chunk);
             let mem = MemType::<Entry>::checked(memory_entry_type(l.kind, &p)?, &p)?;
-            raw::set_rows(&ds, n_chunks, &[], &p)?;
+            raw::set_rows(ds, n_chunks, &[], &p)?;
             crate::pipeline::rows::write_pod_rows::<Entry>(
-                &ds,
+                ds,
                 &mem,
                 l.first,
                 entries.len() as u64,

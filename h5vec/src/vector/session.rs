@@ -371,7 +371,14 @@ impl<E: Batches> WriteSession<E> {
             crate::column::complete_file(&self.group)?;
             // Statistics with the next generation's tokens: stale until
             // `count` and `GENERATION` say otherwise (SPEC.md section 14).
-            self.stats.commit(&self.meta, n)?;
+            // The tokens reach the file before any entry changes (a kill
+            // in between leaves new entries under stale tokens, never
+            // under the old valid ones).
+            self.stats.commit_tokens(&self.meta, n)?;
+            if self.stats.has_leaves() {
+                crate::raw::flush_file(&file, "$")?;
+            }
+            self.stats.commit_entries(n)?;
             crate::raw::flush_file(&file, "$")?;
             write_count(&self.meta, n)?;
             self.stats.committed(&self.meta)?;
