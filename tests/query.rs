@@ -569,3 +569,152 @@ fn a_search_indexes_member_that_is_not_a_group_means_no_statistics() {
     check(&file, "v", &all);
     assert!(file.dataset("v/metadata/SEARCH_INDEXES").is_ok());
 }
+
+/// A record of number leaves only: pushed column by column, its
+/// statistics summarized while each block of rows is in the cache.
+#[derive(H5Vector, Debug, Clone, PartialEq)]
+struct Num {
+    a: i32,
+    b: f64,
+    c: u16,
+}
+
+fn nums(start: u64, n: u64, seed: u64) -> Vec<Num> {
+    let mut r = Rng(seed);
+    (start..start + n)
+        .map(|i| Num {
+            a: match r.below(50) {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                _ => r.below(1 << 20) as i32 - (1 << 19),
+            },
+            b: match r.below(30) {
+                0 => f64::NAN,
+                1 => f64::NEG_INFINITY,
+                _ => (i as f64) * if r.below(2) == 0 { -0.5 } else { 0.25 },
+            },
+            c: r.below(65_536) as u16,
+        })
+        .collect()
+}
+
+/// Every statistics entry of `name` equals the brute-force summary of its
+/// chunk of `all` (the min/max read converted to f64: exact for these
+/// leaves), and the tokens say the index is valid.
+fn assert_num_statistics(file: &File, name: &str, all: &[Num]) {
+    #[derive(hdf5::H5Type, Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    struct E {
+        min: f64,
+        max: f64,
+        nan_count: u64,
+        fill_count: u64,
+        n: u64,
+    }
+    let si = file
+        .group(&format!("{name}/metadata/SEARCH_INDEXES"))
+        .unwrap();
+    let generation = si.attr("GENERATION").unwrap().read_scalar::<u64>().unwrap();
+    type Get = fn(&Num) -> f64;
+    let leaves: [(&str, Get); 3] = [
+        ("a", |r| f64::from(r.a)),
+        ("b", |r| r.b),
+        ("c", |r| f64::from(r.c)),
+    ];
+    for (leaf, get) in leaves {
+        let ds = si.dataset(&format!("{leaf}.values__chunk_minmax")).unwrap();
+        let token = |a: &str| ds.attr(a).unwrap().read_scalar::<u64>().unwrap();
+        assert_eq!(token("SOURCE_GENERATION"), generation, "{name} {leaf}");
+        assert_eq!(token("SOURCE_NROWS"), all.len() as u64, "{name} {leaf}");
+        let chunk = file
+            .dataset(&format!("{name}/data/{leaf}/values"))
+            .unwrap()
+            .chunk()
+            .unwrap()[0];
+        let got: Vec<E> = ds.read_raw().unwrap();
+        let want: Vec<E> = all
+            .chunks(chunk)
+            .map(|c| {
+                let ok: Vec<f64> = c.iter().map(get).filter(|v| !v.is_nan()).collect();
+                E {
+                    min: ok.iter().copied().fold(f64::INFINITY, f64::min),
+                    max: ok.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    nan_count: (c.len() - ok.len()) as u64,
+                    fill_count: 0,
+                    n: c.len() as u64,
+                }
+            })
+            .collect();
+        assert_eq!(got.len(), want.len(), "{name} {leaf}: one entry per chunk");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            // No ordered value in a chunk: placeholders 0.
+            let w = if w.nan_count == w.n {
+                E {
+                    min: 0.0,
+                    max: 0.0,
+                    ..*w
+                }
+            } else {
+                *w
+            };
+            assert_eq!(*g, w, "{name} {leaf} chunk {i} of {chunk} rows");
+        }
+    }
+}
+
+#[test]
+fn statistics_equal_a_brute_force_whatever_path_pushed_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = h5vec::create_file(dir.path().join("p.h5")).unwrap();
+    let variants = [
+        ("plain", SaveOptions::default().chunk_length(64), 1000),
+        // Blocks of 4096 rows from the middle of a 5000-row chunk on.
+        (
+            "deflate",
+            SaveOptions::default().chunk_length(5000).deflate(4),
+            23_000,
+        ),
+        (
+            "lzf",
+            SaveOptions::default()
+                .chunk_length(100)
+                .compression(h5vec::Compression::Lzf),
+            1000,
+        ),
+        (
+            "sum",
+            SaveOptions::default().chunk_length(5000).checksum(true),
+            23_000,
+        ),
+        ("auto", SaveOptions::default(), 150_000),
+    ];
+    for (name, opts, n) in variants {
+        // A save: blocks of rows pushed column by column.
+        let mut all = nums(0, n, 1);
+        save_vector_with(&file, name, &all, &opts).unwrap();
+        assert_num_statistics(&file, name, &all);
+        // An append that starts inside a chunk: its rows read back.
+        let more = nums(n, n / 3 + 7, 2);
+        h5vec::append_vector_with(&file, name, &more, &opts).unwrap();
+        all.extend(more);
+        assert_num_statistics(&file, name, &all);
+        // Rows pushed one by one, committed in between.
+        let mut w = h5vec::VectorWriter::<Num>::open_append(&file, name, &opts).unwrap();
+        let more = nums(all.len() as u64, n / 2 + 3, 3);
+        for (i, r) in more.iter().enumerate() {
+            w.push(r).unwrap();
+            if i == more.len() / 3 {
+                w.flush().unwrap();
+            }
+        }
+        w.finish().unwrap();
+        all.extend(more);
+        assert_num_statistics(&file, name, &all);
+        // Column by column again, after rows pushed one by one.
+        let more = nums(all.len() as u64, n / 5 + 1, 4);
+        h5vec::append_vector_with(&file, name, &more, &opts).unwrap();
+        all.extend(more);
+        assert_num_statistics(&file, name, &all);
+        assert_eq!(load_vector::<Num>(&file, name).unwrap().len(), all.len());
+    }
+}

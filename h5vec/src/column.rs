@@ -2,18 +2,19 @@
 //! The building block of every kind: scalar `values`, dense `values`, blob
 //! `bytes`/`stops`, list `OFFSETS`/`VALUES`, string `heap`/`pointers`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hdf5::{Dataset, Datatype, Group};
 
 use crate::codec::{expect_members, open_column};
-use crate::error::{Context, Place, Result};
+use crate::error::{Place, Result};
 use crate::evolution::LoadFlags;
 use crate::options::{Compression, WriteCtx};
+use crate::pipeline::committed::CommittedChunk;
 use crate::pipeline::deferred::{Space, WriteJob};
 use crate::pipeline::detect::Pipeline;
 use crate::pipeline::prefetch::{self, ReadAhead};
-use crate::query::stats::{self, ChunkStats};
+use crate::query::{stats, summaries::LeafStats};
 use crate::raw::{self, ColumnSpec, MemType, Pod};
 use crate::schema::{Schema, Stored};
 
@@ -61,86 +62,7 @@ pub struct PodWriter<T: Pod> {
     guard: CommittedChunk,
     /// The column's statistics, when its write session keeps them
     /// (`crate::query::stats`).
-    stats: Option<Arc<Mutex<ChunkStats>>>,
-}
-
-/// Keeps a write through HDF5's own filter pipeline from freeing the
-/// space of a committed chunk that the rest of the write could take.
-///
-/// HDF5 writes a filtered chunk that changed size to new space and frees
-/// the old one; in a file with HDF5's default file space handling, the
-/// next chunk written can be put there at once, while the chunk index on
-/// disk (until the next flush) still points at it. h5vec's own chunk
-/// writer avoids that ([`WriteJob::finish`]); a write that goes through
-/// HDF5's pipeline (variable-length strings, filters other than deflate)
-/// and starts inside a chunk holding committed rows flushes the file first
-/// (so that HDF5 has placed every chunk it caches), writes the rows up to
-/// the end of that chunk, and flushes the file again before it writes the
-/// rest.
-pub(crate) struct CommittedChunk {
-    /// Rows per chunk, 0 when nothing needs guarding (unfiltered dataset,
-    /// or a file that never reuses freed space).
-    chunk: u64,
-    /// [`crate::pipeline::deferred::commits`] at the last write.
-    seen: u64,
-}
-
-impl CommittedChunk {
-    pub(crate) fn new(ds: &Dataset) -> Self {
-        let filtered = !ds.filters().is_empty();
-        let chunk = match ds.chunk().and_then(|c| c.first().copied()) {
-            Some(c) if filtered && ds.file().map_or(true, |f| raw::has_free_space_managers(&f)) => {
-                c as u64
-            }
-            _ => 0,
-        };
-        CommittedChunk {
-            chunk,
-            seen: u64::MAX,
-        }
-    }
-
-    /// Nothing to guard (datasets h5vec writes chunk by chunk itself).
-    fn off() -> Self {
-        CommittedChunk { chunk: 0, seen: 0 }
-    }
-
-    /// How many of `rows` rows written from row `start` on go before a
-    /// flush of the file: the rows up to the end of the chunk holding
-    /// `start`, when that chunk may hold committed rows (first write
-    /// since the writer started or since a commit). `None`: no flush.
-    fn rows_before_flush(&mut self, start: u64, rows: u64) -> Option<u64> {
-        let now = crate::pipeline::deferred::commits();
-        let fresh = std::mem::replace(&mut self.seen, now) != now;
-        if self.chunk == 0 || !fresh || start.is_multiple_of(self.chunk) || rows == 0 {
-            return None;
-        }
-        Some((self.chunk - start % self.chunk).min(rows))
-    }
-
-    /// Writes `rows` rows of `ds` from row `start` on with `write(from, to)`
-    /// (buffer rows `from..to`, at dataset row `start + from`): in one call,
-    /// or split and between flushes as the type's doc says.
-    fn write(
-        &mut self,
-        ds: &Dataset,
-        path: &str,
-        start: u64,
-        rows: u64,
-        mut write: impl FnMut(u64, u64) -> Result<()>,
-    ) -> Result<()> {
-        let Some(first) = self.rows_before_flush(start, rows) else {
-            return write(0, rows);
-        };
-        let flush = || raw::flush_file(&ds.file().at(path)?, path);
-        flush()?;
-        write(0, first)?;
-        flush()?;
-        if first < rows {
-            write(first, rows)?;
-        }
-        Ok(())
-    }
+    stats: Option<LeafStats>,
 }
 
 impl<T: Pod> PodWriter<T> {
@@ -303,17 +225,28 @@ impl<T: Pod> PodWriter<T> {
             }
         }
         if w.inner.is_empty() {
-            w.stats = stats::register::<T>(path, &w.ds, w.written, w.pipe.is_none())?;
+            w.stats = stats::register::<T>(path, &w.ds, w.written, w.pipe.is_none())?
+                .map(|(st, chunk)| LeafStats::new(st, chunk));
         }
         Ok(w)
     }
 
     /// Notes the first `rows` buffered rows in the column's statistics.
-    fn note_stats(&self, rows: u64) {
-        if let Some(st) = &self.stats {
-            let n = (rows as usize).min(self.buf.len());
-            let mut st = st.lock().unwrap_or_else(|e| e.into_inner());
-            st.note(self.written, &self.buf[..n]);
+    fn note_stats(&mut self, rows: u64) {
+        if let Some(st) = &mut self.stats {
+            st.note_all(
+                self.written,
+                &self.buf[..(rows as usize).min(self.buf.len())],
+            );
+        }
+    }
+
+    /// Summarizes the values pushed since the last call for the column's
+    /// statistics, while they are in the cache ([`LeafStats`]).
+    #[inline]
+    pub(crate) fn summarize_pushed(&mut self) {
+        if let Some(st) = &mut self.stats {
+            st.catch_up(self.written, &self.buf);
         }
     }
 
@@ -356,6 +289,11 @@ impl<T: Pod> PodWriter<T> {
             None => crate::pipeline::buffers::take_vec(),
         };
         raw::set_rows(&self.ds, end, &self.inner, &self.path)?;
+        // After the last job noted its values: what was summarized, and
+        // where the values this job notes begin.
+        let stats = (self.stats.as_mut())
+            .map(|st| (st.shared.clone(), st.hand_over(self.buf.len())))
+            .filter(|(_, from)| *from < self.buf.len());
         let c = p.chunk_rows;
         let whole = rows / c;
         let tail = rows % c;
@@ -374,10 +312,13 @@ impl<T: Pod> PodWriter<T> {
             self.carried > 0 && self.carried_stored,
             self.space,
             batch,
-            self.stats.clone(),
+            stats,
             &self.path,
         ));
         self.written += whole * c;
+        if let Some(st) = &mut self.stats {
+            st.advance(self.written, (whole * c) as usize);
+        }
         self.carried = tail;
         self.carried_stored = false;
         Ok(())

@@ -9,6 +9,7 @@
 //! Arguments: workload (`w1`|`w2`), phase (`save`|`save-fresh`|`load`), compression
 //! (`none`|`deflate`), rows, repetitions. The data are generated before the
 //! first repetition; `save` writes the same file each time.
+//! `H5VEC_BENCH_STATISTICS=0` saves without statistics.
 
 use h5vec::SaveOptions;
 use h5vec_bench::data;
@@ -27,6 +28,13 @@ fn main() -> AnyResult<()> {
         "none" => SaveOptions::default(),
         "deflate" => SaveOptions::default().deflate(4),
         _ => return Err(usage.into()),
+    };
+    // H5VEC_BENCH_STATISTICS=0: saves without per-chunk statistics (as
+    // compare.rs: what they cost, results/statistics-cost-1000000.md).
+    let opts = if std::env::var("H5VEC_BENCH_STATISTICS").as_deref() == Ok("0") {
+        opts.statistics(false)
+    } else {
+        opts
     };
     let path = std::env::temp_dir().join(format!("h5vec-profile-{}.h5", std::process::id()));
     let r = match wl.as_str() {

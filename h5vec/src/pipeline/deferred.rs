@@ -49,8 +49,8 @@ trait Input: Send + Sync + 'static {
     fn bytes(&self) -> &[u8];
     /// The buffer itself, to give back to its writer.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
-    /// Notes the first `n` values (rows from `start` on) in `stats`.
-    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, n: usize);
+    /// Notes the values `from..n` (rows from `start` on) in `stats`.
+    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, from: usize, n: usize);
 }
 
 impl<T: Pod> Input for Vec<T> {
@@ -62,8 +62,9 @@ impl<T: Pod> Input for Vec<T> {
         self
     }
 
-    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, n: usize) {
-        lock(stats).note(start, &self[..n.min(self.len())]);
+    fn note(&self, stats: &Mutex<ChunkStats>, start: u64, from: usize, n: usize) {
+        let n = n.min(self.len());
+        lock(stats).note(start, &self[from.min(n)..n]);
     }
 }
 
@@ -148,14 +149,16 @@ struct Work {
     stats: Option<BatchStats>,
 }
 
-/// A batch's statistics: its `n` values (rows from `start` on) go into
-/// `into`, taken when they are noted. The mutex is held while they are
+/// A batch's statistics: its values `from..n` (rows from `start` on: those
+/// the writer did not summarize itself, `crate::query::stats::LeafStats`)
+/// go into `into`, taken when they are noted. The mutex is held while they are
 /// noted, so a finisher waits for a worker that is noting them; and the
 /// job holds no handle (the statistics own their dataset's) once they are:
 /// a job kept by the writer thread must not keep the file's objects open.
 struct BatchStats {
     into: Mutex<Option<Arc<Mutex<ChunkStats>>>>,
     start: u64,
+    from: usize,
     n: usize,
 }
 
@@ -174,7 +177,7 @@ impl Work {
         if let Some(stats) = into.take() {
             let input = lock(&self.state).input.clone();
             if let Some(input) = input {
-                input.note(&stats, b.start, b.n);
+                input.note(&stats, b.start, b.from, b.n);
             }
             drop(stats);
         }
@@ -380,7 +383,8 @@ impl WriteJob {
     /// Queues the chunks of `buf` (rows from chunk `k0` on: `whole` whole
     /// chunks, then `tail_rows` rows) and returns at once. `rewrites`: the
     /// first chunk replaces a stored chunk that holds committed rows;
-    /// `space`: how the file treats freed space.
+    /// `space`: how the file treats freed space; `stats`: the statistics
+    /// the values of `buf` from an index on go into.
     #[allow(clippy::too_many_arguments)] // one batch's coordinates; a struct would only rename them
     pub(crate) fn submit<T: Pod>(
         ds: &Dataset,
@@ -392,16 +396,17 @@ impl WriteJob {
         rewrites: bool,
         space: Space,
         buf: Vec<T>,
-        stats: Option<Arc<Mutex<ChunkStats>>>,
+        stats: Option<(Arc<Mutex<ChunkStats>>, usize)>,
         path: &str,
     ) -> Arc<WriteJob> {
         let compress = p.level.is_some() && whole > 0;
         // A first chunk that replaces committed rows is written by the
         // finisher, which orders it with file flushes (`write_first`).
         let behind = whole > 0 && !rewrites && pool().is_some();
-        let stats = stats.map(|into| BatchStats {
+        let stats = stats.map(|(into, from)| BatchStats {
             into: Mutex::new(Some(into)),
-            start: k0 * p.chunk_rows,
+            start: k0 * p.chunk_rows + from as u64,
+            from,
             n: buf.len(),
         });
         let input: Arc<Box<dyn Input>> = Arc::new(Box::new(buf));

@@ -29,6 +29,7 @@
 //! | `rows` | row I/O: whole chunks direct where `detect` allows, the rest one hyperslab through `raw` |
 //! | `prefetch` | `ReadAhead`: the next batch's chunks decompressed while the caller decodes this one |
 //! | `deferred` | `WriteJob`: a flushed batch's chunks compressed, summarized for statistics and written on the workers while the caller encodes the next batch; `complete_file` finishes them before a commit |
+//! | `committed` | `CommittedChunk`: a write through HDF5's filters that starts inside a committed chunk, between two flushes |
 //! | `ahead` | `Ahead`: the next batch's decoded strings built on the workers |
 
 pub(crate) mod ahead;
@@ -36,6 +37,7 @@ pub(crate) mod buffers;
 pub(crate) mod checksum;
 pub(crate) mod chunks;
 pub(crate) mod codecs;
+pub(crate) mod committed;
 pub(crate) mod deferred;
 pub(crate) mod detect;
 pub(crate) mod pool;

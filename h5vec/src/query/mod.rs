@@ -12,6 +12,7 @@
 //! | `index/` | search indexes on demand: `SORTED_ROWS`, `BITMAP`, `CHUNK_BLOOM`; their answers |
 //! | `index/common.rs` | what the index families share: `Build`, batch reads, attributes, `RowSet`, `Answer` |
 //! | `stats.rs` | `CHUNK_MINMAX` statistics: written by saves and appends, read to skip windows |
+//! | `summaries.rs` | `LeafStats`: a writer's summaries of its buffered values, taken while they are in the cache |
 //! | `plan.rs` | the scan: windows, which are skipped, [`Explain`] |
 //! | `tables.rs` | h5col tables: a column's valid search indexes, its `CHUNK_MINMAX` as statistics |
 
@@ -23,6 +24,7 @@ mod lit;
 mod parse;
 mod plan;
 pub(crate) mod stats;
+pub(crate) mod summaries;
 mod tables;
 mod time;
 

@@ -15,11 +15,14 @@
 //!
 //! Writing: a leaf's [`PodWriter`](crate::column::PodWriter) summarizes
 //! each batch it writes, chunk by chunk, into a [`ChunkStats`] that it
-//! shares with the write session ([`register`], inside [`collect`]): a
-//! batch written through the chunk pipeline is summarized by its write
+//! shares with the write session ([`register`], inside [`collect`]). The
+//! values a column pass pushes (`ScalarEncoder::push_all`, a block of rows
+//! that fits the cache) are summarized right after it, while they are in
+//! the cache (`summaries::LeafStats`), and handed over at the flush; the values no
+//! pass summarized (pushed one by one) are summarized by the batch's write
 //! job (`pipeline::deferred`), on the worker that writes it when one gets
-//! there first, so the caller encodes the next batch meanwhile; every
-//! commit finishes the jobs first. The session writes the entries at each
+//! there first, or at the flush of a batch written at once. Every commit
+//! finishes the jobs first. The session writes the entries at each
 //! commit ([`SessionStats::commit`]), future tokens first (HEP001's
 //! mutation order), and bumps `GENERATION` after `count`.
 
@@ -70,36 +73,42 @@ impl ChunkStats {
         let mut row = start;
         let mut rest = vals;
         while !rest.is_empty() {
-            let k = row / c;
-            let take = ((k + 1) * c - row).min(rest.len() as u64) as usize;
-            let s = T::summarize(&rest[..take]);
-            let fresh = row.is_multiple_of(c);
-            if k < self.first {
-                // Before the first chunk of this session: cannot happen
-                // (writes only go forward); start over from here.
-                self.first = k;
-                self.entries.clear();
-                self.rebuild = true;
-            }
-            let i = (k - self.first) as usize;
-            if i < self.entries.len() {
-                self.entries[i] = if fresh { s } else { self.entries[i].merge(s) };
-                self.entries.truncate(i + 1);
-            } else {
-                while self.entries.len() < i {
-                    // A gap (never for whole-row writers): unknown chunks.
-                    self.rebuild = true;
-                    self.entries.push(Summary {
-                        bounds: None,
-                        nan: 0,
-                        n: 0,
-                        fill: 0,
-                    });
-                }
-                self.entries.push(s);
-            }
+            let take = (c - row % c).min(rest.len() as u64) as usize;
+            self.note_summary(row, T::summarize(&rest[..take]));
             row += take as u64;
             rest = &rest[take..];
+        }
+    }
+
+    /// Notes `s`, the summary of rows from `row` on inside one chunk: it
+    /// replaces the chunk's entry when `row` starts the chunk, else adds
+    /// to it (the rows before it were noted just before).
+    pub(crate) fn note_summary(&mut self, row: u64, s: Summary) {
+        let k = row / self.chunk;
+        let fresh = row.is_multiple_of(self.chunk);
+        if k < self.first {
+            // Before the first chunk of this session: cannot happen
+            // (writes only go forward); start over from here.
+            self.first = k;
+            self.entries.clear();
+            self.rebuild = true;
+        }
+        let i = (k - self.first) as usize;
+        if i < self.entries.len() {
+            self.entries[i] = if fresh { s } else { self.entries[i].merge(s) };
+            self.entries.truncate(i + 1);
+        } else {
+            while self.entries.len() < i {
+                // A gap (never for whole-row writers): unknown chunks.
+                self.rebuild = true;
+                self.entries.push(Summary {
+                    bounds: None,
+                    nan: 0,
+                    n: 0,
+                    fill: 0,
+                });
+            }
+            self.entries.push(s);
         }
     }
 }
@@ -173,14 +182,14 @@ pub(crate) fn collect<R>(
 
 /// Called by a writer of 1-D rows of `T` at logical path `path`, about to
 /// write from row `written` (`partial`: rows of the chunk before
-/// `written` are not in its buffer): the statistics it must keep, if the
-/// session collects them for `path`.
+/// `written` are not in its buffer): the statistics it must keep and the
+/// source's rows per chunk, if the session collects them for `path`.
 pub(crate) fn register<T: Pod>(
     path: &str,
     ds: &Dataset,
     written: u64,
     partial: bool,
-) -> Result<Option<Arc<Mutex<ChunkStats>>>> {
+) -> Result<Option<(Arc<Mutex<ChunkStats>>, u64)>> {
     let Some(kind) = T::BOUND else {
         return Ok(None);
     };
@@ -213,7 +222,7 @@ pub(crate) fn register<T: Pod>(
             s.got.push(st.clone());
         }
     });
-    Ok(Some(st))
+    Ok(Some((st, chunk)))
 }
 
 /// The leaves of a schema that get statistics: scalar numbers, bools,

@@ -113,16 +113,20 @@ impl BoundKind {
     }
 }
 
-/// Eight lanes of running minimum and maximum, and of NaN counts (`x != x`:
+/// `L` lanes of running minimum and maximum, and of NaN counts (`x != x`:
 /// always false for integers), over `v`: the loop the compiler vectorizes.
-/// A NaN fails both comparisons, so it moves no bound.
+/// A NaN fails both comparisons, so it moves no bound. With AVX2 or
+/// AVX-512, 32 lanes: several registers of each bound, so the comparisons
+/// of one register do not wait for the last ones (measured on a 1,365-value
+/// slice in L1, the block a save summarizes: i64 0.35 -> 0.10 ns a value,
+/// f64 0.27 -> 0.10, i32 0.13 -> 0.06; 64 lanes are slower again).
 #[inline(always)]
-fn scan<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) {
-    let (mut lo, mut hi) = ([lo0; 8], [hi0; 8]);
-    let mut nans = [0u64; 8];
-    let mut it = v.chunks_exact(8);
+fn scan<T: Copy + PartialOrd, const L: usize>(v: &[T], lo0: T, hi0: T) -> ([T; L], [T; L], u64) {
+    let (mut lo, mut hi) = ([lo0; L], [hi0; L]);
+    let mut nans = [0u64; L];
+    let mut it = v.chunks_exact(L);
     for c in &mut it {
-        for j in 0..8 {
+        for j in 0..L {
             let x = c[j];
             lo[j] = if x < lo[j] { x } else { lo[j] };
             hi[j] = if x > hi[j] { x } else { hi[j] };
@@ -141,9 +145,12 @@ fn scan<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) 
     (lo, hi, nans.iter().sum())
 }
 
+/// Lanes of [`scan`] with AVX2 or AVX-512.
+const WIDE: usize = 32;
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) {
+fn scan_avx2<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; WIDE], [T; WIDE], u64) {
     scan(v, lo0, hi0)
 }
 
@@ -151,7 +158,7 @@ fn scan_avx2<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], 
 /// instruction each, where AVX2 compares and blends).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn scan_avx512<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8], u64) {
+fn scan_avx512<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; WIDE], [T; WIDE], u64) {
     scan(v, lo0, hi0)
 }
 
@@ -160,19 +167,28 @@ fn scan_avx512<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> ([T; 8], [T; 8]
 /// the NaN count; with AVX-512 or AVX2 where the CPU has them.
 pub(crate) fn min_max<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> (T, T, u64) {
     #[cfg(target_arch = "x86_64")]
-    let (lo, hi, nan) = if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F (detected just above), the only
-        // thing `scan_avx512` requires beyond what `scan` does.
-        unsafe { scan_avx512(v, lo0, hi0) }
-    } else if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (detected just above), the only thing
-        // `scan_avx2` requires beyond what `scan` does.
-        unsafe { scan_avx2(v, lo0, hi0) }
-    } else {
-        scan(v, lo0, hi0)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let (lo, hi, nan) = scan(v, lo0, hi0);
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (detected just above), the only
+            // thing `scan_avx512` requires beyond what `scan` does.
+            return fold(unsafe { scan_avx512(v, lo0, hi0) }, lo0, hi0);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (detected just above), the only
+            // thing `scan_avx2` requires beyond what `scan` does.
+            return fold(unsafe { scan_avx2(v, lo0, hi0) }, lo0, hi0);
+        }
+    }
+    fold(scan::<T, 8>(v, lo0, hi0), lo0, hi0)
+}
+
+/// The bounds of [`scan`]'s lanes and its NaN count.
+#[inline(always)]
+fn fold<T: Copy + PartialOrd, const L: usize>(
+    (lo, hi, nan): ([T; L], [T; L], u64),
+    lo0: T,
+    hi0: T,
+) -> (T, T, u64) {
     let lo = lo.iter().fold(lo0, |a, &x| if x < a { x } else { a });
     let hi = hi.iter().fold(hi0, |a, &x| if x > a { x } else { a });
     (lo, hi, nan)
@@ -180,7 +196,7 @@ pub(crate) fn min_max<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> (T, T, u
 
 #[cfg(test)]
 mod tests {
-    use super::min_max;
+    use super::*;
 
     /// The bounds and NaN count one value at a time.
     fn naive<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> (T, T, u64) {
@@ -191,10 +207,31 @@ mod tests {
         (lo, hi, nan)
     }
 
-    /// Every length up to 80 (the vector body and every remainder), at
-    /// every offset of the extreme values, on whatever this CPU runs
-    /// (AVX-512, AVX2 or the plain loop): the same answer as one value at
-    /// a time.
+    /// Every path this CPU can run (the plain loop, AVX2, AVX-512): the
+    /// answer of each.
+    fn paths<T: Copy + PartialOrd>(v: &[T], lo0: T, hi0: T) -> Vec<(T, T, u64)> {
+        let mut out = vec![
+            min_max(v, lo0, hi0),
+            fold(scan::<T, 8>(v, lo0, hi0), lo0, hi0),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (detected just above).
+                out.push(fold(unsafe { scan_avx2(v, lo0, hi0) }, lo0, hi0));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (detected just above).
+                out.push(fold(unsafe { scan_avx512(v, lo0, hi0) }, lo0, hi0));
+            }
+        }
+        out
+    }
+
+    /// Every length up to 140 (the vector body and every remainder), at
+    /// every offset of the extreme values, on every path this CPU runs
+    /// (AVX-512, AVX2, the plain loop): the same answer as one value at a
+    /// time.
     #[test]
     fn min_max_equals_the_plain_fold() {
         let mut s = 0x9E37_79B9_7F4A_7C15u64;
@@ -204,7 +241,7 @@ mod tests {
             s ^= s << 17;
             s
         };
-        for n in 0..80usize {
+        for n in 0..140usize {
             let ints: Vec<i64> = (0..n).map(|_| next() as i64 >> (next() % 60)).collect();
             let uints: Vec<u64> = (0..n).map(|_| next() >> (next() % 60)).collect();
             let small: Vec<i32> = (0..n).map(|_| next() as i32).collect();
@@ -218,14 +255,21 @@ mod tests {
                 })
                 .collect();
             if let (Some(&i), Some(&u), Some(&w)) = (ints.first(), uints.first(), small.first()) {
-                assert_eq!(min_max(&ints, i, i), naive(&ints, i, i), "{ints:?}");
-                assert_eq!(min_max(&uints, u, u), naive(&uints, u, u), "{uints:?}");
-                assert_eq!(min_max(&small, w, w), naive(&small, w, w), "{small:?}");
+                for got in paths(&ints, i, i) {
+                    assert_eq!(got, naive(&ints, i, i), "{ints:?}");
+                }
+                for got in paths(&uints, u, u) {
+                    assert_eq!(got, naive(&uints, u, u), "{uints:?}");
+                }
+                for got in paths(&small, w, w) {
+                    assert_eq!(got, naive(&small, w, w), "{small:?}");
+                }
             }
-            let (lo, hi, nan) = min_max(&floats, f64::INFINITY, f64::NEG_INFINITY);
             let (nlo, nhi, nnan) = naive(&floats, f64::INFINITY, f64::NEG_INFINITY);
-            // -0.0 and 0.0 compare equal: either may be the bound.
-            assert!(lo == nlo && hi == nhi && nan == nnan, "{floats:?}");
+            for (lo, hi, nan) in paths(&floats, f64::INFINITY, f64::NEG_INFINITY) {
+                // -0.0 and 0.0 compare equal: either may be the bound.
+                assert!(lo == nlo && hi == nhi && nan == nnan, "{floats:?}");
+            }
         }
     }
 }

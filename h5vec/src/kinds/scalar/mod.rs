@@ -236,6 +236,9 @@ impl<T: Scalar> Encoder<T> for ScalarEncoder<T> {
         I: Iterator<Item = &'a T> + Clone,
     {
         self.col.buf.extend(values.map(Scalar::to_raw));
+        // Statistics while the values are in the cache (the caller pushes
+        // blocks that fit it).
+        self.col.summarize_pushed();
         Ok(())
     }
     fn push_null(&mut self) -> Result<()> {
