@@ -61,8 +61,10 @@ pub struct PodWriter<T: Pod> {
     /// For writes through HDF5's filters (no `pipe`).
     guard: CommittedChunk,
     /// The column's statistics, when its write session keeps them
-    /// (`crate::query::stats`).
-    stats: Option<LeafStats>,
+    /// (`crate::query::stats`); boxed: a record's writers sit side by side
+    /// in its encoder, and a wide record built on a debug build's stack
+    /// must stay small (tests/wide.rs).
+    stats: Option<Box<LeafStats>>,
 }
 
 impl<T: Pod> PodWriter<T> {
@@ -226,7 +228,7 @@ impl<T: Pod> PodWriter<T> {
         }
         if w.inner.is_empty() {
             w.stats = stats::register::<T>(path, &w.ds, w.written, w.pipe.is_none())?
-                .map(|(st, chunk)| LeafStats::new(st, chunk));
+                .map(|(st, chunk)| Box::new(LeafStats::new(st, chunk)));
         }
         Ok(w)
     }
