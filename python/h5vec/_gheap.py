@@ -101,21 +101,7 @@ def _collections(ds, start, stop):
     fd, sa, ss, base, eof = view
     idsz = 8 + sa
     n = min(stop - start, MAX_ID_BYTES // idsz)
-    dcpl = ds.id.get_create_plist()
-    layout = dcpl.get_layout()
-    if layout == h5py.h5d.CONTIGUOUS:
-        off = ds.id.get_offset()
-        if off is None:
-            return None
-        ids = os.pread(fd, n * idsz, off + start * idsz)
-        if len(ids) != n * idsz:
-            return None
-    elif layout == h5py.h5d.CHUNKED:
-        ids = _chunk_ids(ds, dcpl, start, n, idsz)
-        if ids is None:
-            return None
-    else:
-        return None
+    ids = heap_ids(ds, fd, start, n, idsz)
     if not ids:
         return None
     a = np.frombuffer(ids, np.uint8).reshape(-1, idsz)
@@ -132,6 +118,23 @@ def _collections(ds, start, stop):
     # Heap addresses count from the base address (after a user block).
     addrs = addrs[addrs <= np.uint64(eof)].astype(np.int64) + base
     return fd, addrs, ss, eof
+
+
+def heap_ids(ds, fd, start, n, idsz, strict=False):
+    """The heap IDs of rows start..start+n of a contiguous or chunked
+    dataset, as bytes, or None (other layouts; a contiguous dataset with
+    no space or shorter than asked). `strict`: see `_chunk_ids`."""
+    dcpl = ds.id.get_create_plist()
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CONTIGUOUS:
+        off = ds.id.get_offset()
+        if off is None:
+            return None
+        ids = os.pread(fd, n * idsz, off + start * idsz)
+        return ids if len(ids) == n * idsz else None
+    if layout == h5py.h5d.CHUNKED:
+        return _chunk_ids(ds, dcpl, start, n, idsz, strict)
+    return None
 
 
 def _chunk_ids(ds, dcpl, start, n, idsz, strict=False):

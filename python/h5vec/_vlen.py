@@ -91,7 +91,7 @@ def _block(ds, view, a, b):
         return None
     idsz = 8 + sa
     n = b - a
-    ids = _ids(ds, fd, a, n, idsz)
+    ids = _gheap.heap_ids(ds, fd, a, n, idsz, strict=True)
     if ids is None or len(ids) != n * idsz:
         return None
     raw = np.frombuffer(ids, np.uint8).reshape(n, idsz)
@@ -167,20 +167,6 @@ def _take(pa, buf, begin, size, at, live, n):
         return off - lo, np.zeros(0, np.uint8)
     # Read-only views of Arrow's buffers (numpy keeps them alive).
     return off - lo, np.frombuffer(data, np.uint8, hi - lo, lo)
-
-
-def _ids(ds, fd, a, n, idsz):
-    """The heap IDs of rows a..a+n as bytes, every row, or None."""
-    dcpl = ds.id.get_create_plist()
-    layout = dcpl.get_layout()
-    if layout == h5py.h5d.CONTIGUOUS:
-        off = ds.id.get_offset()
-        if off is None:
-            return None
-        return os.pread(fd, n * idsz, off + a * idsz)
-    if layout == h5py.h5d.CHUNKED:
-        return _gheap._chunk_ids(ds, dcpl, a, n, idsz, strict=True)
-    return None
 
 
 def _runs(addrs):
