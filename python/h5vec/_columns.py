@@ -150,16 +150,21 @@ def _pyarrow():
         return None
 
 
+def arrow_strings(pa, offsets, data, valid=None, binary=False):
+    """(offsets, data) as an Arrow large_string (or large_binary) array over
+    the same buffers, null where not `valid`."""
+    typ = pa.large_binary() if binary else pa.large_string()
+    return pa.Array.from_buffers(typ, len(offsets) - 1, [_bitmap(pa, valid),
+                                                         pa.py_buffer(offsets.astype(np.int64, copy=False)),
+                                                         pa.py_buffer(data)])
+
+
 def decode_strings(offsets, data, binary=False, valid=None):
     """(offsets, data) -> object array of str (or bytes), None where not valid."""
     n = len(offsets) - 1
     pa = _pyarrow()
     if pa is not None and n:
-        typ = pa.large_binary() if binary else pa.large_string()
-        arr = pa.Array.from_buffers(typ, n, [_bitmap(pa, valid), pa.py_buffer(offsets.astype(np.int64, copy=False)),
-                                             pa.py_buffer(data)])
-        out = arr.to_numpy(zero_copy_only=False)
-        return out
+        return arrow_strings(pa, offsets, data, valid, binary).to_numpy(zero_copy_only=False)
     out = np.empty(n, dtype=object)
     if n == 0:
         return out
@@ -512,9 +517,7 @@ def to_pandas_series(col, valid, name, index, parse_json=False):
         if pa is not None:
             # What pandas makes of strings by default (pandas 3: the Arrow-backed `str`
             # dtype, nulls NaN; as pd.read_parquet gives): no Python object per row.
-            arr = pa.Array.from_buffers(pa.large_string(), col.n,
-                                        [_bitmap(pa, v), pa.py_buffer(col.offsets.astype(np.int64, copy=False)),
-                                         pa.py_buffer(col.data)])
+            arr = arrow_strings(pa, col.offsets, col.data, v)
             return pd.Series(arr.to_pandas().array, name=name, index=index)
     return pd.Series(to_numpy(col, valid, parse_json), name=name, index=index, dtype=object)
 
@@ -646,9 +649,7 @@ def to_arrow(col, pa, target=ARROW, path="$"):
             return flat if v is None else pa.array(vals, mask=~v)
         return _fixed(pa, flat, vals.shape[1:], v)
     if isinstance(col, Str):
-        typ = pa.large_binary() if col.fmt == "binary" else pa.large_string()
-        return pa.Array.from_buffers(typ, col.n, [_bitmap(pa, v), pa.py_buffer(col.offsets),
-                                                  pa.py_buffer(col.data)])
+        return arrow_strings(pa, col.offsets, col.data, v, col.fmt == "binary")
     if isinstance(col, Const):
         return pa.nulls(col.n)
     if isinstance(col, List):

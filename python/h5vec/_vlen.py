@@ -30,7 +30,7 @@ import os
 import h5py
 import numpy as np
 
-from . import _gheap
+from . import _columns, _gheap
 
 # Rows whose IDs are read and resolved together (fewer when their
 # collections hold more than MAX_HEAP_BYTES).
@@ -132,12 +132,10 @@ def _block(ds, view, a, b):
 
 
 def _pyarrow():
-    try:
-        import pyarrow
-        import pyarrow.compute
-        return pyarrow
-    except ImportError:
-        return None
+    pa = _columns._pyarrow()
+    if pa is not None:
+        import pyarrow.compute  # noqa: F401 (pa.compute.take)
+    return pa
 
 
 def _take(pa, buf, begin, size, at, live, n):
@@ -156,7 +154,7 @@ def _take(pa, buf, begin, size, at, live, n):
     # could make them (a hostile file): not an array Arrow may take from.
     if (bounds[1:] < bounds[:-1]).any():
         return None
-    objs = pa.Array.from_buffers(pa.large_binary(), len(bounds) - 1, [None, pa.py_buffer(bounds), pa.py_buffer(buf)])
+    objs = _columns.arrow_strings(pa, bounds, buf, binary=True)
     pick = np.full(n, len(bounds) - 2, np.int64)
     pick[live] = 2 * rank[at]
     got = pa.compute.take(objs, pa.array(pick))
