@@ -7,6 +7,8 @@
 //! ```text
 //! cargo run --example xlang_matrix --features chrono,uuid,half,num-complex -- write OUT.h5 EXPECTED.json
 //! cargo run --example xlang_matrix --features chrono,uuid,half,num-complex -- check IN.h5 EXPECTED.json
+//! mpirun -n 3 target/debug/examples/xlang_matrix mpi-write OUT.h5 EXPECTED.json [deflate|lzf|zstd|checksum] [append]
+//!     (built with --no-default-features --features mpi,chrono,uuid,half,num-complex: scripts/mpi_test.sh)
 //! ```
 //!
 //! `write` saves every vector into OUT.h5 and writes EXPECTED.json:
@@ -522,6 +524,15 @@ record!(Int64Min {
 // The vectors
 
 type Save = Box<dyn Fn(&File) -> h5vec::Result<()>>;
+/// `mpi-write`: this rank's share of the rows, saved then appended
+/// (collective); the arguments are the file, the communicator, what to
+/// add to the vector's options (`deflate`, `lzf`, `zstd`, `checksum` or
+/// nothing) and whether to append the second half (else all rows are
+/// saved at once). Returns the rows the vector
+/// holds: the first half alone when the append was refused.
+#[cfg(feature = "mpi")]
+type SaveMpi =
+    Box<dyn Fn(&File, &mpi::topology::SimpleCommunicator, &str, bool) -> h5vec::Result<usize>>;
 type Load = Box<dyn Fn(&File) -> h5vec::Result<Vec<Value>>>;
 
 struct Entry {
@@ -529,24 +540,71 @@ struct Entry {
     ty: Value,
     rows: Vec<Value>,
     save: Save,
+    #[cfg(feature = "mpi")]
+    save_mpi: SaveMpi,
     load: Load,
 }
 
-fn entry<T: H5Vector + Canon + 'static>(name: &'static str, rows: Vec<T>) -> Entry {
+fn entry<T: H5Vector + Canon + Clone + 'static>(name: &'static str, rows: Vec<T>) -> Entry {
     entry_with(name, rows, SaveOptions::default())
 }
 
-fn entry_with<T: H5Vector + Canon + 'static>(
+fn entry_with<T: H5Vector + Canon + Clone + 'static>(
     name: &'static str,
     rows: Vec<T>,
     opts: SaveOptions,
 ) -> Entry {
     let canon = rows.iter().map(Canon::canon).collect();
+    let rows = std::rc::Rc::new(rows);
+    #[cfg(feature = "mpi")]
+    let (mpi_rows, mpi_opts) = (rows.clone(), opts.clone());
     Entry {
         name,
         ty: T::ty(),
         rows: canon,
         save: Box::new(move |f| h5vec::save_vector_with(f, name, &rows, &opts)),
+        #[cfg(feature = "mpi")]
+        save_mpi: Box::new(move |f, comm, extra, append| {
+            use mpi::traits::Communicator;
+            // The first half of the rows saved, the rest appended; each
+            // half split unevenly over the ranks (rank r from n*r*r/p/p:
+            // rank 0 gets the fewest, often none).
+            let (r, p) = (comm.rank() as usize, comm.size() as usize);
+            let mine = |part: &[T]| {
+                let at = |k: usize| part.len() * k * k / (p * p);
+                part[at(r)..at(r + 1)].to_vec()
+            };
+            let half = if append {
+                mpi_rows.len() / 2
+            } else {
+                mpi_rows.len()
+            };
+            let (first, rest) = mpi_rows.split_at(half);
+            let opts = match extra {
+                "deflate" => mpi_opts.clone().deflate(4),
+                "lzf" => mpi_opts.clone().compression(h5vec::Compression::Lzf),
+                "zstd" => mpi_opts.clone().zstd(3),
+                "checksum" => mpi_opts.clone().checksum(true),
+                _ => mpi_opts.clone(),
+            };
+            h5vec::mpi::save_vector_with(f, name, &mine(first), &opts, comm)?;
+            if !append {
+                return Ok(mpi_rows.len());
+            }
+            match h5vec::mpi::append_vector_with(f, name, &mine(rest), &opts, comm) {
+                Ok(()) => Ok(mpi_rows.len()),
+                // A real value equal to the placeholder the saved rows
+                // chose: refused, as a serial append refuses it, and the
+                // vector keeps the rows saved.
+                Err(e) if e.to_string().contains("missing-value placeholder") => {
+                    if comm.rank() == 0 {
+                        eprintln!("{name}: append refused as expected: {e}");
+                    }
+                    Ok(half)
+                }
+                Err(e) => Err(e),
+            }
+        }),
         load: Box::new(move |f| {
             Ok(h5vec::load_vector::<T>(f, name)?
                 .iter()
@@ -1160,6 +1218,34 @@ fn write(path: &str, expected: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `mpi-write`: every vector saved by all ranks of `mpirun`, each with its
+/// share of the rows (`h5vec::mpi`), or with `append` of the first half
+/// of the rows, the rest appended the same way; rank 0 writes
+/// EXPECTED.json. `check` then reads the file serially.
+#[cfg(feature = "mpi")]
+fn write_mpi(path: &str, expected: &str, extra: &str, append: bool) -> Result<(), String> {
+    use mpi::traits::Communicator;
+    let universe = mpi::initialize().ok_or("MPI was initialized already")?;
+    let world = universe.world();
+    let file = h5vec::mpi::create_file(path, &world).map_err(|e| format!("{path}: {e}"))?;
+    let mut vectors = Vec::new();
+    for e in entries() {
+        if std::env::var_os("H5VEC_MPI_TRACE").is_some() {
+            eprintln!("rank {}: {}", world.rank(), e.name);
+        }
+        let n = (e.save_mpi)(&file, &world, extra, append)
+            .map_err(|err| format!("saving {}: {err}", e.name))?;
+        vectors.push(json!({"name": e.name, "type": e.ty, "rows": e.rows[..n]}));
+    }
+    drop(file);
+    if world.rank() == 0 {
+        let doc = json!({ "vectors": vectors });
+        std::fs::write(expected, serde_json::to_string_pretty(&doc).unwrap() + "\n")
+            .map_err(|e| format!("{expected}: {e}"))?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
@@ -1172,6 +1258,19 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("xlang_matrix write: {e}");
+                ExitCode::from(2)
+            }
+        },
+        #[cfg(feature = "mpi")]
+        ["mpi-write", out, expected, opts @ ..] => match write_mpi(
+            out,
+            expected,
+            opts.iter().find(|o| **o != "append").copied().unwrap_or(""),
+            opts.contains(&"append"),
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("xlang_matrix mpi-write: {e}");
                 ExitCode::from(2)
             }
         },

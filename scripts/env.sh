@@ -26,3 +26,10 @@ if need_cmake; then
   CMAKE_DIR="$("$PY" -c 'import cmake, os; print(cmake.CMAKE_BIN_DIR)')"
   export PATH="$CMAKE_DIR:$PATH"
 fi
+
+# Every feature of the default build (the bundled HDF5): what the scripts
+# build and test. Not `--all-features`: `mpi` links the system's parallel
+# HDF5 instead of the bundled one and cannot be combined with it (README,
+# "Parallel writes with MPI"; scripts/mpi_test.sh builds it).
+# tests/python/cargo_features.py holds the same list.
+export H5VEC_FEATURES="h5vec/arrow,h5vec/serde-columns,h5vec/chrono,h5vec/time,h5vec/uuid,h5vec/half,h5vec/num-complex,h5vec/lock-audit"

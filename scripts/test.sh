@@ -12,7 +12,7 @@ WHEEL_DIR="$(mktemp -d)"
 pip_install --no-deps --force-reinstall "$WHEEL_DIR"/h5vec-*.whl
 rm -rf "$WHEEL_DIR"
 t0=$SECONDS
-cargo test --workspace --all-features
+cargo test --workspace --features "$H5VEC_FEATURES"
 echo "cargo test: $((SECONDS - t0)) s"
 # The `h5vec` command the Python tests run (tests/python/test_cli_parquet.py,
 # test_untyped_julia.py): the debug binary `cargo test` built beside the tests.

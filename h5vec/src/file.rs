@@ -94,21 +94,67 @@ pub fn create_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
 }
 
 fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
+    create_with_access(path, low, |_, _| Ok(()))
+}
+
+/// Creates `path` with h5vec's file properties (SPEC.md section 8): the
+/// library version bounds from `low`, free space kept by aggregators only,
+/// the root's link storage. `access` adds to the access property list
+/// (`h5vec::mpi`: the MPI-IO driver).
+pub(crate) fn create_with_access(
+    path: &Path,
+    low: LibraryVersion,
+    access: impl FnOnce(&FileAccess, &Place) -> Result<()>,
+) -> Result<hdf5::File> {
     let at = &Place::new("$", path.display().to_string());
-    let name = path
-        .to_str()
-        .and_then(|p| CString::new(p).ok())
-        .ok_or_else(|| Error::bad_name(at, "the path is not UTF-8 without NUL"))?;
+    let name = c_path(path, at)?;
     let fapl: FileAccess = FileAccess::build()
         .libver_bounds(low, LibraryVersion::latest())
         .finish()
         .at(at)?;
+    access(&fapl, at)?;
     // hdf5-metno's name for H5F_FSPACE_STRATEGY_AGGR (aggregators only).
     let fcpl: FileCreate = FileCreate::build()
         .file_space_strategy(FileSpaceStrategy::PageAggregation)
         .finish()
         .at(at)?;
     raw::create_file(&name, &fcpl, &fapl, LINKS, at).inspect(read_only::forget_freed)
+}
+
+/// What [`open_file_rw`] does to a file it opened (`h5vec::mpi`'s opens).
+#[cfg(feature = "mpi")]
+pub(crate) fn opened_rw(file: &hdf5::File) {
+    read_only::forget_freed(file);
+}
+
+/// A new file in memory (HDF5's core driver, never written to disk),
+/// under a name of its own (HDF5 knows open files by name, even without a
+/// backing store): `h5vec::mpi` encodes a rank's rows in one.
+#[cfg(feature = "mpi")]
+pub(crate) fn memory_file() -> Result<hdf5::File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = format!("h5vec-memory-{}-{n}.h5", std::process::id());
+    hdf5::File::with_options()
+        // Grown 64 MiB at a time (HDF5's default is 1 MiB).
+        .with_fapl(|p| p.core_options(64 << 20, false))
+        .create(&name)
+        .at("$")
+}
+
+/// Whether `group`'s file was opened with the MPI-IO driver (by
+/// `h5vec::mpi`).
+#[cfg(feature = "mpi")]
+pub(crate) fn is_mpio(group: &Group) -> bool {
+    raw::mpifiles::is_mpio(group.id())
+}
+
+/// `path` for HDF5's C API: UTF-8 without NUL.
+pub(crate) fn c_path(path: &Path, at: &Place) -> Result<CString> {
+    path.to_str()
+        .and_then(|p| CString::new(p).ok())
+        .ok_or_else(|| Error::bad_name(at, "the path is not UTF-8 without NUL"))
 }
 
 /// Opens the existing HDF5 file `path` read-only: loads work, saves and

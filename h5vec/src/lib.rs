@@ -76,6 +76,9 @@
 //!   [`vls`] string arrays;
 //! - with the feature `arrow`, `arrow`: any vector, table or VLS array read
 //!   into Apache Arrow record batches without its Rust type (SPEC.md section 11);
+//! - with the feature `mpi` (instead of the default `bundled`: it links the
+//!   system's parallel HDF5), `mpi`: many MPI ranks write one vector of one
+//!   file (SPEC.md section 16);
 //! - [`hdf5`], the HDF5 crate the functions take files and groups of.
 //!
 //! That is all. The storage kinds, their codecs, the schema tree and the
@@ -141,6 +144,8 @@ mod live;
 #[cfg(all(feature = "lock-audit", target_os = "linux"))]
 #[doc(hidden)]
 pub mod lock_audit;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod options;
 mod pipeline;
 mod query;

@@ -31,6 +31,7 @@ import h5col_fixtures  # noqa: E402,F401  (puts vendor/ on sys.path)
 import h5col  # noqa: E402
 from h5col import ColumnSpec, FixedString, Table, field  # noqa: E402
 from h5col.specs import LeafValuesSpec, ListColumnSpec  # noqa: E402
+from cargo_features import FEATURES
 
 WORKSPACE = Path(__file__).resolve().parent.parent.parent
 NROWS = 3000
@@ -52,7 +53,7 @@ def h5vec_cli():
 @pytest.fixture(scope="module")
 def append_exe():
     cmd = [
-        "cargo", "build", "--quiet", "--workspace", "--all-features", "--example", "h5col_query",
+        "cargo", "build", "--quiet", "--workspace", "--features", FEATURES, "--example", "h5col_query",
         "--message-format=json-render-diagnostics",
     ]
     proc = subprocess.run(cmd, cwd=WORKSPACE, stdout=subprocess.PIPE, text=True)

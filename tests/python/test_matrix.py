@@ -83,7 +83,15 @@ def matrix_exe():
 
 @pytest.fixture(scope="session")
 def matrix(matrix_exe, tmp_path_factory):
-    """(path of the Rust-written file, path of EXPECTED.json, {name: {"type", "rows"}})."""
+    """(path of the Rust-written file, path of EXPECTED.json, {name: {"type", "rows"}}).
+
+    With H5VEC_MATRIX_DIR set, its matrix.h5 and expected.json instead: the
+    file MPI ranks wrote (`xlang_matrix mpi-write`, scripts/mpi_test.sh)."""
+    given = os.environ.get("H5VEC_MATRIX_DIR")
+    if given:
+        h5, expected = Path(given) / "matrix.h5", Path(given) / "expected.json"
+        doc = json.loads(expected.read_text())
+        return h5, expected, {v["name"]: v for v in doc["vectors"]}
     return mx.write_matrix(tmp_path_factory.mktemp("matrix"), matrix_exe)
 
 

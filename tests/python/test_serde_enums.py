@@ -12,13 +12,14 @@ import pytest
 import h5vec
 from conftest import WORKSPACE
 from test_package_unions import event, plain
+from cargo_features import FEATURES
 
 N = 9
 
 
 @pytest.fixture(scope="module")
 def serde_enums_file(tmp_path_factory):
-    cmd = ["cargo", "build", "--quiet", "--workspace", "--all-features", "--example", "xlang_serde_enums",
+    cmd = ["cargo", "build", "--quiet", "--workspace", "--features", FEATURES, "--example", "xlang_serde_enums",
            "--message-format=json-render-diagnostics"]
     if os.environ.get("XLANG_CARGO_PROFILE") == "release":
         cmd.append("--release")

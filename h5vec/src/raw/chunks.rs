@@ -36,6 +36,7 @@ pub(crate) fn stored_chunk(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> 
 /// The chunk index entry of the chunk starting at row `row`: `(filter
 /// mask, stored size)`, a size of 0 included (a damaged entry); `None` if
 /// the chunk is not allocated. One lookup, as [`stored_chunk`].
+#[cfg(hdf5_2_0)]
 fn chunk_entry(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
     let off = chunk_offset(row);
     let mut mask: u32 = 0;
@@ -56,8 +57,37 @@ fn chunk_entry(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
     (r >= 0).then_some((mask, size as hsize_t))
 }
 
+/// As above, for HDF5 before 2.0 (`H5Dread_chunk` has no size argument
+/// there): `H5Dget_chunk_info_by_coord` (1.10.5+), which walks the chunk
+/// index on every call (slower for many chunks, same answer).
+#[cfg(not(hdf5_2_0))]
+fn chunk_entry(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
+    // SAFETY: a valid dataset id, under the lock.
+    sync(|| unsafe { chunk_info(ds.id(), row) })
+}
+
+/// `(filter mask, stored size)` of the chunk at row `row` of dataset `id`
+/// (`None` if not allocated), by `H5Dget_chunk_info_by_coord`.
+///
+/// # Safety
+/// `id` is a valid dataset id and the caller holds the HDF5 lock.
+#[cfg(not(hdf5_2_0))]
+unsafe fn chunk_info(id: hdf5_sys::h5i::hid_t, row: u64) -> Option<(c_uint, hsize_t)> {
+    let off = chunk_offset(row);
+    let mut mask: c_uint = 0;
+    let mut addr: hdf5_sys::h5::haddr_t = hdf5_sys::h5::HADDR_UNDEF;
+    let mut size: hsize_t = 0;
+    // SAFETY: see the function's contract; `off` has room for any rank and
+    // the output pointers are valid.
+    let r = unsafe {
+        h5d::H5Dget_chunk_info_by_coord(id, off.as_ptr(), &mut mask, &mut addr, &mut size)
+    };
+    (r >= 0 && addr != hdf5_sys::h5::HADDR_UNDEF).then_some((mask, size))
+}
+
 /// Reads the stored bytes of the chunk starting at row `row` into `buf`
 /// (no filter run); `Some((len, filter mask))` if it fits.
+#[cfg(hdf5_2_0)]
 pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Option<(usize, c_uint)> {
     let off = chunk_offset(row);
     let mut filters: u32 = 0;
@@ -75,6 +105,29 @@ pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Optio
         )
     });
     (r >= 0 && len <= buf.len()).then_some((len, filters))
+}
+
+/// As above, for HDF5 before 2.0: the stored size first (HDF5 1.x's
+/// `H5Dread_chunk` writes the whole chunk, whatever the buffer's size).
+#[cfg(not(hdf5_2_0))]
+pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Option<(usize, c_uint)> {
+    let off = chunk_offset(row);
+    let mut filters: u32 = 0;
+    // SAFETY: a valid dataset id, under the lock for both calls (the
+    // chunk cannot change between them); HDF5 writes the chunk's stored
+    // size, `len`, which was checked to fit in `buf`.
+    sync(|| unsafe {
+        let (_, size) = chunk_info(ds.id(), row)?;
+        let len = usize::try_from(size).ok().filter(|&n| n <= buf.len())?;
+        let r = h5d::H5Dread_chunk(
+            ds.id(),
+            H5P_DEFAULT,
+            off.as_ptr(),
+            &mut filters,
+            buf.as_mut_ptr().cast(),
+        );
+        (r >= 0).then_some((len, filters))
+    })
 }
 
 /// Writes ready-made chunks `k0, k0 + 1, ...` (chunk length `c` rows),

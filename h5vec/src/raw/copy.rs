@@ -121,7 +121,7 @@ fn copy_attr_locked(
             Err(e) => Err(e),
         };
         if variable {
-            h5t::H5Treclaim(mtype.id(), space.id(), H5P_DEFAULT, p);
+            super::compat::reclaim(mtype.id(), space.id(), H5P_DEFAULT, p);
         }
         written
     }

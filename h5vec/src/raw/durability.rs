@@ -14,6 +14,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::{self, H5P_DEFAULT};
 
 use super::chunks::{read_stored_chunk, stored_chunk};
+use super::compat::mdc_ptr;
 use super::ffi::{call, sync, H5Fincrement_filesize, H5Fset_libver_bounds, Owned};
 use super::links::{file_number, unlinked};
 use super::rows::trim_rows;
@@ -21,6 +22,12 @@ use crate::error::{At, Context, Error, Result};
 
 /// The library version bounds `file` creates objects with, as `(low, high)`.
 fn libver_bounds(file: hid_t) -> Option<(H5F_libver_t, H5F_libver_t)> {
+    // Reading an MPI-IO file's access list back is collective (every rank
+    // reaches here for the same file, but it costs a communicator each).
+    #[cfg(feature = "mpi")]
+    if super::mpifiles::is_mpio(file) {
+        return None;
+    }
     // SAFETY: `H5Fget_access_plist` accepts any id (an invalid one fails);
     // the property list is owned by an `Owned`; the bounds are outputs.
     sync(|| unsafe {
@@ -154,7 +161,7 @@ pub(crate) fn forget_heap_collections(file: &hdf5::File) {
         tiny.min_size = 1024; // H5C__MIN_MAX_CACHE_SIZE
         tiny.max_size = 1024;
         tiny.initial_size = 1024;
-        if h5f::H5Fset_mdc_config(id, &*tiny) < 0 {
+        if h5f::H5Fset_mdc_config(id, mdc_ptr(&tiny)) < 0 {
             return;
         }
         drop(Owned::ok(hdf5_sys::h5g::H5Gcreate_anon(
@@ -162,7 +169,7 @@ pub(crate) fn forget_heap_collections(file: &hdf5::File) {
             H5P_DEFAULT,
             H5P_DEFAULT,
         )));
-        h5f::H5Fset_mdc_config(id, &*cfg);
+        h5f::H5Fset_mdc_config(id, mdc_ptr(&cfg));
     });
 }
 
@@ -225,7 +232,7 @@ impl HoldMetadata {
         let saved = sync(|| unsafe {
             let (cfg, mut held) = cache_config(id, false)?;
             held.set_initial_size = 0;
-            if h5f::H5Fset_mdc_config(id, &*held) < 0 {
+            if h5f::H5Fset_mdc_config(id, mdc_ptr(&held)) < 0 {
                 return None;
             }
             Some(cfg)
@@ -245,7 +252,7 @@ impl Drop for HoldMetadata {
             // SAFETY: the file is kept open by `_keep`; `cfg` is the valid
             // configuration read in `new`.
             sync(|| unsafe {
-                h5f::H5Fset_mdc_config(self.file, &**cfg);
+                h5f::H5Fset_mdc_config(self.file, mdc_ptr(cfg));
             });
         }
         if let Some((low, high)) = self.bounds {

@@ -91,6 +91,10 @@ unsafe extern "C" {
         low: H5F_libver_t,
         high: H5F_libver_t,
     ) -> herr_t;
+}
+
+#[cfg(hdf5_1_12)]
+unsafe extern "C" {
     // Public HDF5 API (H5VLconnector.h, since 1.12): the library's own
     // object behind an id (for a file id: the one handle's file struct,
     // distinct for every `H5Fopen` of the same file). Null on error.

@@ -13,7 +13,7 @@ use hdf5_sys::h5i::{self, hid_t};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5f, h5g, h5p};
 
-use super::ffi::{check, sync, H5VLobject};
+use super::ffi::{check, sync};
 use crate::error::{At, Context, Result};
 
 /// How a group keeps its links: in its object header up to `compact`
@@ -115,10 +115,8 @@ pub(crate) fn handle_identity(file: &hdf5::File) -> Option<(usize, u64)> {
     // under the lock; the returned pointer is only compared, never
     // dereferenced.
     sync(|| unsafe {
-        let object = H5VLobject(file.id()) as usize;
-        let mut fileno: std::ffi::c_ulong = 0;
-        (object != 0 && h5f::H5Fget_fileno(file.id(), &mut fileno) >= 0)
-            .then_some((object, fileno as u64))
+        let object = super::compat::vol_object(file.id())?;
+        Some((object, super::compat::fileno(file.id())?))
     })
 }
 

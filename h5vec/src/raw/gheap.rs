@@ -53,6 +53,11 @@ pub(crate) fn le(b: &[u8], at: usize, width: usize) -> u64 {
 #[cfg(unix)]
 fn sec2_file(file: &hdf5::File) -> Option<std::mem::ManuallyDrop<std::fs::File>> {
     use std::os::fd::FromRawFd;
+    // Reading an MPI-IO file's access list back is collective.
+    #[cfg(feature = "mpi")]
+    if super::mpifiles::is_mpio(file.id()) {
+        return None;
+    }
     let fapl = file.access_plist().ok()?;
     if !matches!(fapl.driver(), hdf5::plist::file_access::FileDriver::Sec2) {
         return None;
@@ -135,9 +140,8 @@ const KNOWN_FILES: usize = 16;
 #[cfg(unix)]
 fn fileno(file: &hdf5::File) -> Option<std::ffi::c_ulong> {
     sync(|| {
-        let mut n: std::ffi::c_ulong = 0;
-        // SAFETY: `file` is a live file identifier and `n` a valid out-pointer.
-        (unsafe { hdf5_sys::h5f::H5Fget_fileno(file.id(), &mut n) } >= 0).then_some(n)
+        // SAFETY: `file` is a live file identifier, under the lock.
+        unsafe { super::compat::fileno(file.id()) }.map(|n| n as std::ffi::c_ulong)
     })
 }
 
@@ -516,15 +520,13 @@ pub(crate) fn check_attr(_obj: &hdf5::Location, _name: &str, _path: impl At) -> 
 /// header: a native token holds it in its first `sa` bytes.
 #[cfg(unix)]
 fn header_addr(obj: &hdf5::Location, sa: usize) -> Option<u64> {
-    use hdf5_sys::h5o::{H5O_info2_t, H5Oget_info3, H5O_INFO_BASIC};
+    use super::compat::{obj_token, object_info, ObjInfo};
     let token = sync(|| {
-        // SAFETY: a valid, open object id; `info` is plain data HDF5 fills;
-        // `H5O_token_t` is `repr(C)`, exactly 16 bytes (`H5O_MAX_TOKEN_SIZE`),
-        // and every bit pattern is a valid byte array.
+        // SAFETY: a valid, open object id; `info` is plain data HDF5 fills.
         unsafe {
-            let mut info: H5O_info2_t = std::mem::zeroed();
-            (H5Oget_info3(obj.id(), &mut info, H5O_INFO_BASIC) >= 0)
-                .then(|| std::mem::transmute::<hdf5_sys::h5o::H5O_token_t, [u8; 16]>(info.token))
+            let mut info: ObjInfo = std::mem::zeroed();
+            (object_info(obj.id(), &mut info, hdf5_sys::h5o::H5O_INFO_BASIC) >= 0)
+                .then(|| obj_token(&info))
         }
     })?;
     Some(le(&token, 0, sa))

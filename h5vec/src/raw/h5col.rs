@@ -5,6 +5,7 @@
 
 use hdf5::{Attribute, Datatype};
 use hdf5_sys::h5a;
+use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::h5t::{self, H5T_class_t};
 use hdf5_sys::{h5r, h5s};
@@ -224,7 +225,7 @@ pub(crate) fn ref_attr_target(
     let (obj_ref, std_ref, class) = sync(|| unsafe {
         (
             h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF_OBJ) > 0,
-            h5t::H5Tequal(dt.id(), *h5t::H5T_STD_REF) > 0,
+            std_ref_type(dt.id()),
             h5t::H5Tget_class(dt.id()),
         )
     });
@@ -254,6 +255,30 @@ pub(crate) fn ref_attr_target(
         }
         return Ok(RefTarget::Elsewhere);
     }
+    std_ref_target(loc, &cnames, a, at)
+}
+
+/// Whether `dt` is `H5T_STD_REF` (HDF5 1.12+'s references; HDF5 before
+/// 1.12 cannot read them, and has no such type).
+fn std_ref_type(dt: hid_t) -> bool {
+    #[cfg(hdf5_1_12)]
+    // SAFETY: a type comparison of an open datatype, under the lock.
+    return sync(|| unsafe { h5t::H5Tequal(dt, *h5t::H5T_STD_REF) > 0 });
+    #[cfg(not(hdf5_1_12))]
+    return {
+        let _ = dt;
+        false
+    };
+}
+
+/// [`ref_attr_target`] for an `H5T_STD_REF` value.
+#[cfg(hdf5_1_12)]
+fn std_ref_target(
+    loc: &hdf5::Group,
+    cnames: &[std::ffi::CString],
+    a: &Attribute,
+    at: impl At,
+) -> Result<RefTarget> {
     sync(|| {
         let mut r = h5r::H5R_ref_t::default();
         // SAFETY: one value of H5T_STD_REF (an H5R_ref_t buffer) into `r`,
@@ -291,6 +316,21 @@ pub(crate) fn ref_attr_target(
         unsafe { h5r::H5Rdestroy(&raw mut r) };
         out
     })
+}
+
+/// [`ref_attr_target`] for an `H5T_STD_REF` value: none before HDF5 1.12
+/// ([`std_ref_type`] is false).
+#[cfg(not(hdf5_1_12))]
+fn std_ref_target(
+    _loc: &hdf5::Group,
+    _cnames: &[std::ffi::CString],
+    _a: &Attribute,
+    at: impl At,
+) -> Result<RefTarget> {
+    Err(Error::invalid(
+        at,
+        "an H5T_STD_REF reference (needs HDF5 1.12 or newer)",
+    ))
 }
 
 /// Which of the objects `names` (members of `loc`) each value of the 1-D
@@ -391,7 +431,7 @@ pub(crate) fn member_obj_ref(
                 (&raw mut r).cast(),
                 loc.id(),
                 c.as_ptr(),
-                h5r::H5R_type_t::H5R_OBJECT1,
+                super::compat::OBJECT_REF,
                 -1,
             )
         })

@@ -8,7 +8,7 @@ use std::ffi::CString;
 use hdf5::Group;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::{h5f, h5i, h5o};
+use hdf5_sys::{h5i, h5o};
 
 use super::ffi::{call, sync, Owned};
 use crate::error::{At, Context, Error, Result};
@@ -27,12 +27,7 @@ pub(crate) fn file_number(id: hid_t) -> u64 {
         let Some(f) = Owned::ok(h5i::H5Iget_file_id(id)) else {
             return 0;
         };
-        let mut n: std::ffi::c_ulong = 0;
-        if h5f::H5Fget_fileno(f.id(), &mut n) < 0 {
-            0
-        } else {
-            n as u64
-        }
+        super::compat::fileno(f.id()).unwrap_or(0)
     })
 }
 

@@ -37,6 +37,7 @@ pub(crate) mod bounds;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
+mod compat;
 pub(crate) mod compound;
 mod copy;
 mod durability;
@@ -48,6 +49,10 @@ pub(crate) mod gheap;
 mod h5col;
 mod links;
 pub(crate) mod minmax;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpifiles;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpio;
 mod pipeline;
 mod podrows;
 mod rows;

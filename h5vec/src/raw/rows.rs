@@ -57,14 +57,23 @@ pub(crate) fn create_column(
         blosc_threads();
     }
     let checksum = spec.checksum && !super::filters::holds_variable_length(spec.dtype);
-    group
+    let b = group
         .new_dataset_builder()
         .empty_as(spec.dtype)
         .shape(extents)
         .chunk(spec.chunk())
-        .set_filters(&spec.compression.filters_with(checksum))
-        .create(name)
-        .at(path)
+        .set_filters(&spec.compression.filters_with(checksum));
+    // In a file `h5vec::mpi` writes, chunks are allocated collectively when
+    // the extent grows; filling them first (hdf5-metno's default for
+    // chunked datasets) would write every byte twice. Every row below
+    // `count` is written, and readers read no others (SPEC.md section 1).
+    #[cfg(feature = "mpi")]
+    let b = if super::mpifiles::is_mpio(group.id()) {
+        b.fill_time(hdf5::plist::dataset_create::FillTime::Never)
+    } else {
+        b
+    };
+    b.create(name).at(path)
 }
 
 /// The current shape of a dataset.
@@ -107,7 +116,7 @@ fn row_selection(
 
 /// The dataset's file space with rows `start..start + rows` (whole rows of
 /// shape `inner`) selected.
-fn file_space(
+pub(super) fn file_space(
     ds: &Dataset,
     start: u64,
     rows: u64,
@@ -120,7 +129,7 @@ fn file_space(
 }
 
 /// The dataset's file space, everything selected.
-fn whole_space(ds: &Dataset, path: impl At) -> Result<hdf5::Dataspace> {
+pub(super) fn whole_space(ds: &Dataset, path: impl At) -> Result<hdf5::Dataspace> {
     // SAFETY: a valid dataset id; the new space is owned by the `Dataspace`.
     sync(|| unsafe {
         hdf5::from_id::<hdf5::Dataspace>(check(path, h5d::H5Dget_space(ds.id()))?).at(path)
@@ -188,7 +197,7 @@ pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
 }
 
 /// A simple dataspace of shape `(rows, inner...)`.
-fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace> {
+pub(super) fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace> {
     let mut dims = vec![rows as hsize_t];
     dims.extend(inner.iter().map(|&d| d as hsize_t));
     // SAFETY: `dims` holds `rank` extents (null: maximum = current); the new
@@ -223,10 +232,11 @@ pub(super) unsafe fn write_hyperslab(
         // The memory space has the file selection's shape: with a rank-1
         // memory space HDF5 maps chunks element by element.
         let ms = mem_space(rows, inner, path)?;
+        let xfer = write_xfer(ds, path)?;
         // SAFETY: both selections hold `rows * prod(inner)` elements, which
-        // `buf` holds (caller's contract).
+        // `buf` holds (caller's contract); the transfer list is valid.
         check(path, unsafe {
-            h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), H5P_DEFAULT, buf)
+            h5d::H5Dwrite(ds.id(), mem_type, ms.id(), fs.id(), xfer_id(&xfer), buf)
         })?;
         Ok(())
     })
@@ -354,11 +364,30 @@ pub(crate) unsafe fn write_whole(
     data: *const std::ffi::c_void,
     path: impl At,
 ) -> Result<()> {
+    let xfer = write_xfer(ds, path)?;
     // SAFETY: the caller's guarantee on `data`; valid ids, under the lock.
     call(path, || unsafe {
-        h5d::H5Dwrite(ds.id(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data)
+        h5d::H5Dwrite(ds.id(), mem, H5S_ALL, H5S_ALL, xfer_id(&xfer), data)
     })?;
     Ok(())
+}
+
+/// The transfer list of h5vec's writes to `ds`: HDF5's default, or a
+/// collective one in a file `h5vec::mpi` opened (`raw::mpio::write_xfer`).
+#[cfg(feature = "mpi")]
+fn write_xfer(ds: &Dataset, path: impl At) -> Result<Option<super::ffi::Owned>> {
+    super::mpifiles::write_xfer(ds.id(), path)
+}
+
+/// HDF5's default transfer list (`None`): no MPI in this build.
+#[cfg(not(feature = "mpi"))]
+#[allow(clippy::unnecessary_wraps)] // the same signature as the MPI build's
+fn write_xfer(_ds: &Dataset, _path: impl At) -> Result<Option<super::ffi::Owned>> {
+    Ok(None)
+}
+
+fn xfer_id(x: &Option<super::ffi::Owned>) -> hid_t {
+    x.as_ref().map_or(H5P_DEFAULT, super::ffi::Owned::id)
 }
 
 /// Writes variable-length UTF-8 strings as rows `start..`: `bytes` holds the
@@ -460,7 +489,7 @@ pub(crate) fn read_vlen_each(
         // SAFETY: frees the strings HDF5 allocated into `ptrs` (null ones
         // are skipped), once: every path below returns after this.
         let reclaim = |ptrs: &mut Vec<*mut c_char>| unsafe {
-            h5t::H5Treclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
+            super::compat::reclaim(mt.id(), ms.id(), H5P_DEFAULT, ptrs.as_mut_ptr().cast());
         };
         if read < 0 {
             // A read that fails part way (e.g. a damaged heap object) has

@@ -545,6 +545,7 @@ unsafe fn describe_type_of(id: hid_t, depth: usize) -> String {
     }
 }
 
+#[cfg(hdf5_1_14_4)]
 unsafe extern "C" {
     // HDF5's predefined IEEE 754 half float, little-endian (H5Tpublic.h,
     // since 1.14.4), not bound by hdf5-sys 0.12.
@@ -553,11 +554,46 @@ unsafe extern "C" {
 
 /// `H5T_IEEE_F16LE`: the file type of `half::f16` (numpy `float16`), and
 /// its memory type on little-endian machines.
+#[cfg(hdf5_1_14_4)]
 pub(crate) fn ieee_f16le() -> hid_t {
     // SAFETY: `H5open` initializes the predefined types, among them the
     // global read after it (an id HDF5 owns for the library's lifetime).
     sync(|| unsafe {
         hdf5_sys::h5::H5open();
         H5T_IEEE_F16LE_g
+    })
+}
+
+/// `H5T_IEEE_F16LE` before HDF5 1.14.4, which lacks it: the same type
+/// made once from `H5T_IEEE_F32LE` (as h5py makes numpy's float16: sign
+/// bit 15, exponent bits 10..15 with bias 15, mantissa bits 0..10), kept
+/// open for the process's lifetime like a predefined type. An invalid id
+/// (-1) if HDF5 refuses, which the caller's HDF5 calls then report.
+#[cfg(not(hdf5_1_14_4))]
+pub(crate) fn ieee_f16le() -> hid_t {
+    static F16: std::sync::OnceLock<hid_t> = std::sync::OnceLock::new();
+    *F16.get_or_init(|| {
+        // SAFETY: a copy of a predefined type, changed by HDF5's own
+        // setters (fields before size, as HDF5 requires), under the lock;
+        // the id is never closed.
+        sync(|| unsafe {
+            use hdf5_sys::h5t::*;
+            hdf5_sys::h5::H5open();
+            let t = H5Tcopy(*H5T_IEEE_F32LE);
+            let ok = t >= 0
+                && H5Tset_fields(t, 15, 10, 5, 0, 10) >= 0
+                && H5Tset_precision(t, 16) >= 0
+                && H5Tset_offset(t, 0) >= 0
+                && H5Tset_size(t, 2) >= 0
+                && H5Tset_ebias(t, 15) >= 0;
+            if ok {
+                t
+            } else {
+                if t >= 0 {
+                    H5Tclose(t);
+                }
+                -1
+            }
+        })
     })
 }

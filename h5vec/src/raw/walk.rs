@@ -10,11 +10,11 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use hdf5_sys::h5::{herr_t, hsize_t, H5_index_t, H5_iter_order_t};
 use hdf5_sys::h5d::H5D_layout_t;
 use hdf5_sys::h5i::hid_t;
-use hdf5_sys::h5l::H5L_info2_t;
-use hdf5_sys::h5o::{H5O_info2_t, H5O_type_t, H5O_INFO_BASIC};
+use hdf5_sys::h5o::{H5O_type_t, H5O_INFO_BASIC};
 use hdf5_sys::h5p::H5P_DEFAULT;
 use hdf5_sys::{h5d, h5l, h5o, h5p, h5s};
 
+use super::compat::{self, LinkInfo, ObjInfo};
 use super::ffi::{sync, Owned};
 
 /// HDF5's link types, as the raw integers of `H5L_type_t` (a user-defined
@@ -68,7 +68,7 @@ pub(crate) struct ObjectInfo {
 }
 
 impl ObjectInfo {
-    fn of(info: &H5O_info2_t) -> ObjectInfo {
+    fn of(info: &ObjInfo) -> ObjectInfo {
         let kind = match info.type_ {
             H5O_type_t::H5O_TYPE_GROUP => ObjectKind::Group,
             H5O_type_t::H5O_TYPE_DATASET => ObjectKind::Dataset,
@@ -77,27 +77,20 @@ impl ObjectInfo {
         };
         ObjectInfo {
             kind,
-            token: token_bytes(&info.token),
+            token: compat::obj_token(info),
             links: info.rc,
         }
     }
 }
 
-/// The bytes of an object token (its address in the file).
-fn token_bytes(token: &hdf5_sys::h5o::H5O_token_t) -> [u8; 16] {
-    // SAFETY: `H5O_token_t` is `repr(C)` and holds exactly 16 bytes
-    // (`H5O_MAX_TOKEN_SIZE`); every bit pattern is a valid array.
-    unsafe { std::mem::transmute::<hdf5_sys::h5o::H5O_token_t, [u8; 16]>(*token) }
-}
-
 /// The header information of the open object `id`, or `None` if HDF5
 /// cannot read it (its error stack then says why).
 pub(crate) fn object_info(id: hid_t) -> Option<ObjectInfo> {
-    // SAFETY: `H5O_info2_t` is plain C data, valid when zeroed, which HDF5
-    // fills; HDF5 checks the id; under the lock.
+    // SAFETY: the object info is plain C data, valid when zeroed, which
+    // HDF5 fills; HDF5 checks the id; under the lock.
     sync(|| unsafe {
-        let mut info: H5O_info2_t = std::mem::zeroed();
-        (h5o::H5Oget_info3(id, &mut info, H5O_INFO_BASIC) >= 0).then(|| ObjectInfo::of(&info))
+        let mut info: ObjInfo = std::mem::zeroed();
+        (compat::object_info(id, &mut info, H5O_INFO_BASIC) >= 0).then(|| ObjectInfo::of(&info))
     })
 }
 
@@ -106,8 +99,9 @@ pub(crate) fn object_info(id: hid_t) -> Option<ObjectInfo> {
 pub(crate) fn object_info_by_name(loc: hid_t, name: &CStr) -> Option<ObjectInfo> {
     // SAFETY: as for `object_info`; `name` is NUL-terminated.
     sync(|| unsafe {
-        let mut info: H5O_info2_t = std::mem::zeroed();
-        (h5o::H5Oget_info_by_name3(loc, name.as_ptr(), &mut info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0)
+        let mut info: ObjInfo = std::mem::zeroed();
+        (compat::object_info_by_name(loc, name.as_ptr(), &mut info, H5O_INFO_BASIC, H5P_DEFAULT)
+            >= 0)
             .then(|| ObjectInfo::of(&info))
     })
 }
@@ -129,12 +123,12 @@ pub(crate) fn open_object(loc: hid_t, name: &CStr) -> Option<Owned> {
 
 /// What link `name` of `loc` is, or `None` if HDF5 cannot read the link.
 pub(crate) fn link_kind(loc: hid_t, name: &CStr) -> Option<LinkKind> {
-    // SAFETY: `H5L_info2_t` is plain C data; HDF5 fills it. Its first field
+    // SAFETY: the link info is plain C data; HDF5 fills it. Its first field
     // is the link type, a C enum, read as a `c_int` so that user-defined
     // link types (values the Rust enum lacks) are never held in the enum.
     sync(|| unsafe {
-        let mut info = std::mem::MaybeUninit::<H5L_info2_t>::zeroed();
-        if h5l::H5Lget_info2(loc, name.as_ptr(), info.as_mut_ptr(), H5P_DEFAULT) < 0 {
+        let mut info = std::mem::MaybeUninit::<LinkInfo>::zeroed();
+        if compat::link_info(loc, name.as_ptr(), info.as_mut_ptr(), H5P_DEFAULT) < 0 {
             return None;
         }
         Some(LinkKind::of(*(info.as_ptr() as *const c_int)))
@@ -161,8 +155,8 @@ pub(crate) fn link_value(loc: hid_t, name: &CStr, kind: LinkKind) -> LinkValue {
     // as large as HDF5 says the link value is; the unpacked pointers point
     // into it, and are read while it lives; under the lock.
     sync(|| unsafe {
-        let mut info = std::mem::MaybeUninit::<H5L_info2_t>::zeroed();
-        if h5l::H5Lget_info2(loc, name.as_ptr(), info.as_mut_ptr(), H5P_DEFAULT) < 0 {
+        let mut info = std::mem::MaybeUninit::<LinkInfo>::zeroed();
+        if compat::link_info(loc, name.as_ptr(), info.as_mut_ptr(), H5P_DEFAULT) < 0 {
             return LinkValue::Unreadable;
         }
         let u = &mut (*info.as_mut_ptr()).u;
@@ -236,12 +230,12 @@ pub(crate) fn links(gid: hid_t, max: usize) -> Option<Links> {
     // outlives the call; HDF5 checks the id; under the lock.
     let r = sync(|| unsafe {
         let mut idx: hsize_t = 0;
-        h5l::H5Literate2(
+        compat::iterate_links(
             gid,
             H5_index_t::H5_INDEX_NAME,
             H5_iter_order_t::H5_ITER_NATIVE,
             &mut idx,
-            Some(collect),
+            collect,
             (&mut c as *mut Collect).cast::<c_void>(),
         )
     });
@@ -257,7 +251,7 @@ pub(crate) fn links(gid: hid_t, max: usize) -> Option<Links> {
 unsafe extern "C" fn collect(
     _group: hid_t,
     name: *const c_char,
-    info: *const H5L_info2_t,
+    info: *const LinkInfo,
     data: *mut c_void,
 ) -> herr_t {
     // SAFETY: see the function's contract; the link type is the first
@@ -269,11 +263,10 @@ unsafe extern "C" fn collect(
             return 1;
         }
         let ltype = *(info as *const c_int);
-        // The union holds the token for a hard link (read only then);
-        // `H5L_info2_t` is plain `Copy` C data, `H5O_token_t` 16 bytes.
+        // The union holds the token (address before HDF5 1.12) for a hard
+        // link: read only then.
         let token = if ltype == LINK_HARD {
-            let mut copy = *info;
-            token_bytes(&*copy.u.token())
+            compat::hard_link_token(&*info)
         } else {
             [0; 16]
         };
@@ -296,18 +289,8 @@ pub(crate) fn lacks_external_file_list(oid: hid_t) -> Option<bool> {
 /// Whether the object header of `oid` has no message of type `msg`
 /// (`None` if HDF5 cannot say).
 fn header_lacks(oid: hid_t, msg: u32) -> Option<bool> {
-    // SAFETY: plain C output struct. Its first field is the header
-    // information (`H5O_hdr_info_t`, whose fields hdf5-sys makes public,
-    // unlike those of `H5O_native_info_t`). HDF5 checks the id; under the
-    // lock.
-    sync(|| unsafe {
-        let mut info = std::mem::MaybeUninit::<h5o::H5O_native_info_t>::zeroed();
-        if h5o::H5Oget_native_info(oid, info.as_mut_ptr(), h5o::H5O_NATIVE_INFO_HDR) < 0 {
-            return None;
-        }
-        let hdr = &*info.as_ptr().cast::<h5o::H5O_hdr_info_t>();
-        Some(hdr.mesg.present & (1u64 << msg) == 0)
-    })
+    // SAFETY: HDF5 checks the id; under the lock.
+    sync(|| unsafe { compat::header_messages(oid) }).map(|present| present & (1u64 << msg) == 0)
 }
 
 /// Whether the dataset `did` has an address of its own in the file

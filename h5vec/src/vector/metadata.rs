@@ -36,6 +36,16 @@ pub(crate) fn write_metadata(
     // schema: h5vec's schema is not the result of Julia's inference, so the
     // Julia inference options that `true` requires are not written.
     raw::write_scalar_pod(&ds, &Bits8(0), p)?;
+    // Parallel HDF5 cannot write variable-length data (the schema's name
+    // lists): the tree is written in memory and copied (SPEC.md section 16).
+    #[cfg(feature = "mpi")]
+    if crate::file::is_mpio(meta) {
+        let mem = crate::file::memory_file()?;
+        let sg = raw::create_group_small(&mem, "schema", p)?;
+        schema.write(&sg, "$")?;
+        drop(sg);
+        return raw::copy_object(&mem, c"schema", meta, p);
+    }
     let sg = raw::create_group_small(meta, "schema", p)?;
     schema.write(&sg, "$")
 }

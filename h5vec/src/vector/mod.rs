@@ -39,6 +39,8 @@ pub(crate) use open::open_vector;
 pub(crate) use open::Opened;
 pub use open::{list_vectors, vector_exists, vector_len};
 pub use reader::VectorReader;
+#[cfg(feature = "mpi")]
+pub(crate) use save::start_new;
 pub use save::{save_vector, save_vector_with};
 pub use session::COMMIT_BATCHES;
 pub use writer::VectorWriter;

@@ -90,6 +90,30 @@ pub fn save_vector_with<T: H5Vector>(
 
 /// Rows pushed column by column at a time: about 64 KiB of values, so the
 /// rows are still in the core's cache when the next field reads them.
+/// `h5vec::mpi`: a new vector `name` with no rows yet, anonymous until
+/// [`WriteSession::finish_written`] links it; its datasets are sized for
+/// `len_hint` rows (the length every rank's rows add up to) and written
+/// by collective writes, not through the encoder.
+#[cfg(feature = "mpi")]
+pub(crate) fn start_new<T: H5Vector>(
+    parent: &Group,
+    name: &str,
+    opts: &SaveOptions,
+    len_hint: u64,
+) -> Result<WriteSession<Typed<T>>> {
+    let ctx = WriteCtx { opts, len_hint };
+    let new = NewVector {
+        schema: &T::Codec::schema(&ctx),
+        logical_type: std::any::type_name::<T>(),
+        len_hint,
+        link: Link::Finish,
+        commit_often: false,
+    };
+    WriteSession::create(parent, name, opts, new, |data, ctx| {
+        T::Codec::create(data, "$", ctx).map(Typed::<T>)
+    })
+}
+
 fn push_block_rows(row_bytes: usize) -> usize {
     ((64 << 10) / row_bytes.max(1)).max(1)
 }

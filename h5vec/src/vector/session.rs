@@ -410,6 +410,20 @@ impl<E: Batches> WriteSession<E> {
         Ok(self.committed)
     }
 
+    /// `h5vec::mpi`: the rows of a new vector were written into its
+    /// datasets by collective writes (not through the encoder, which
+    /// holds nothing): `count` = `n`, then the vector is linked as
+    /// [`Self::finish`] links it (flushed, linked, flushed).
+    #[cfg(feature = "mpi")]
+    pub(crate) fn finish_written(mut self, n: u64) -> Result<u64> {
+        self.guard(|s| {
+            write_count(&s.meta, n)?;
+            s.committed = n;
+            s.link_new()
+        })?;
+        Ok(n)
+    }
+
     /// Writes what an append of no rows writes: every dataset cut back to
     /// what `count` covers, the file flushed (SPEC.md section 8, "Repair").
     pub(crate) fn trim_tails(&mut self) -> Result<()> {

@@ -36,6 +36,9 @@ pub(crate) use decoder::VlsDecoder;
 pub(crate) use encoder::VlsEncoder;
 #[cfg(feature = "arrow")]
 pub(crate) use pointers::Pointer;
+// `h5vec::mpi` moves every rank's pointers by its heap offset.
+#[cfg(feature = "mpi")]
+pub(crate) use pointers::{pointer_type_ok, read_placeholder, write_placeholder};
 
 /// A field type that `#[h5vec(vls)]` can store as a compressed VLS array.
 #[diagnostic::on_unimplemented(

@@ -147,7 +147,7 @@ pub(crate) fn read_pointers(
 /// a fixed-length one, whose bytes live in the object header (checksummed
 /// by HDF5 in `create_file` files) instead of the global heap, which no
 /// checksum covers. Placeholders are ASCII (`NA`, `NA_`, ...).
-pub(super) fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
+pub(crate) fn write_placeholder(ds: &Dataset, ph: &str, path: &str) -> Result<()> {
     if raw::chunks::has_fletcher32(ds) && ph.is_ascii() {
         return raw::write_attr_ascii(ds, PLACEHOLDER_ATTR, ph, path);
     }

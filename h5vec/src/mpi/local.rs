@@ -1,0 +1,94 @@
+//! A rank's own rows, encoded by the serial save into a file in memory
+//! (HDF5's core driver, never written to disk): every kind's encoder runs
+//! exactly as for one process, and the merge then copies the columns into
+//! the shared file at the rank's offsets.
+
+use hdf5::Group;
+
+use crate::codec::H5Vector;
+use crate::error::{Context, Result};
+use crate::options::{Compression, SaveOptions};
+use crate::schema::Stored;
+
+/// One rank's rows as the serial save lays them out.
+pub(super) struct Local {
+    /// The vector's `data` group in the memory file.
+    pub data: Group,
+    /// Its stored schema tree.
+    pub stored: Stored,
+    /// Rows.
+    pub rows: u64,
+    /// Keeps the memory file open.
+    _file: hdf5::File,
+}
+
+/// The options of the memory file: `opts` (the layout: strings, chunk
+/// length) without compression, checksums or statistics, which only cost
+/// time here (the shared file applies the caller's).
+fn local_options(opts: &SaveOptions) -> SaveOptions {
+    opts.clone()
+        .compression(Compression::None)
+        .checksum(false)
+        .statistics(false)
+        .replace(false)
+}
+
+/// The vector `v` of a memory file.
+fn opened(file: hdf5::File, rows: u64) -> Result<Local> {
+    let group = file.group("v").at("$")?;
+    let data = group.group("data").at("$")?;
+    let schema = group.group("metadata/schema").at("$")?;
+    let stored = Stored::read(&schema, "$")?;
+    Ok(Local {
+        data,
+        stored,
+        rows,
+        _file: file,
+    })
+}
+
+/// Encodes `rows` with the serial save.
+pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions) -> Result<Local> {
+    let file = crate::file::memory_file()?;
+    crate::vector::save_vector_with(&file, "v", rows, &local_options(opts))?;
+    opened(file, rows.len() as u64)
+}
+
+/// Rows a rank pushes between two collective flushes, encoded as they
+/// come by the serial writer into a memory file.
+pub(super) struct Pending<T: H5Vector> {
+    writer: crate::vector::VectorWriter<T>,
+    file: hdf5::File,
+    pushed: u64,
+}
+
+impl<T: H5Vector> Pending<T> {
+    /// No rows yet.
+    pub(super) fn new(opts: &SaveOptions) -> Result<Self> {
+        let file = crate::file::memory_file()?;
+        let writer = crate::vector::VectorWriter::create(&file, "v", &local_options(opts))?;
+        Ok(Pending {
+            writer,
+            file,
+            pushed: 0,
+        })
+    }
+
+    /// One more row.
+    pub(super) fn push(&mut self, v: &T) -> Result<()> {
+        self.writer.push(v)?;
+        self.pushed += 1;
+        Ok(())
+    }
+
+    /// Rows pushed.
+    pub(super) fn len(&self) -> u64 {
+        self.pushed
+    }
+
+    /// The rows pushed, encoded.
+    pub(super) fn finish(self) -> Result<Local> {
+        let rows = self.writer.finish()?;
+        opened(self.file, rows)
+    }
+}
