@@ -322,6 +322,9 @@ def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
     n = len(off)
     if n == 0:
         return np.zeros(1, np.int64), np.zeros(0, np.uint8), None, None, None
+    fast = _gather_back_to_back(off, ln, heap_ds, heap_len, path)
+    if fast is not None:
+        return fast
     hl = np.uint64(heap_len)
     # Within the heap, computed without overflow: both parts first, then their
     # sum (each at most heap_len < 2^63).
@@ -359,6 +362,32 @@ def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
         idx = np.repeat(start - offsets[:-1], cut) + np.arange(total, dtype=np.int64)
         data = hb[idx]
     return offsets, data, start, cut, hb
+
+
+def _gather_back_to_back(off, ln, heap_ds, heap_len, path):
+    """`gather_vls`'s result when the slices lie back to back in the heap
+    (each starting where the previous one ends, as writers lay them out) and
+    their bytes hold no NUL: the heap bytes read once and used as they are,
+    in a few passes over the pointers. None otherwise (the general path
+    decides, and reports any slice outside the heap)."""
+    n = len(off)
+    # Every offset and length at most heap_len (< 2^63): the ends below cannot
+    # wrap, and back to back means each slice ends where the next one starts.
+    if heap_len >= 1 << 63 or int(max(off.max(), ln.max())) > heap_len:
+        return None
+    offsets = np.empty(n + 1, np.int64)
+    end = offsets[1:].view(np.uint64)
+    np.add(off, ln, out=end)
+    if int(end[-1]) > heap_len or not np.array_equal(off[1:], end[:-1]):
+        return None
+    lo, hi = int(off[0]), int(end[-1])
+    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
+    if len(hb) and int(hb.min()) == 0:
+        return None  # a NUL cuts some slice: the general path finds which
+    offsets[0] = lo
+    if lo:
+        offsets -= lo
+    return offsets, hb, offsets[:-1], ln.view(np.int64), hb
 
 
 def placeholder_rows(ph, start, cut, hb):
