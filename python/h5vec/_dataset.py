@@ -114,14 +114,15 @@ def file_identity(path: str):
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def open_known(path: str, name: str, identity=None, known=None) -> Vector:
+def open_known(path: str, name: str, identity=None, known=None, columns=None) -> Vector:
     """Vector `name` of `path`. `known` = (node, serialized schema bytes) the
     file gave when it had `identity`: when it still has that identity and
     those bytes, its schema tree is not read again (the rest of the metadata
-    and the datasets are checked as always)."""
+    and the datasets are checked as always). `columns`: opened for a read of
+    these columns alone (see `open_vector`)."""
     if identity is not None and known is not None and file_identity(path) == identity:
-        return open_vector(path, name, _known=known)
-    return open_vector(path, name)
+        return open_vector(path, name, _known=known, _columns=columns)
+    return open_vector(path, name, _columns=columns)
 
 
 # What this process read of the files it opened as datasets, by (path, vector,

@@ -611,9 +611,21 @@ def _open_mask(group, path, rows):
     return ds
 
 
-def open_field(group, node, path, count, extra=(), lenient=False):
+class NotOpened:
+    """A field `open_field(only=)` left out: never read (a read is a bug)."""
+
+    def __init__(self, node, path):
+        self.node, self.path = node, path
+
+    def read(self, a, b, sel=None):
+        raise RuntimeError(f"h5vec internal error: field {self.path} was not opened for reading")
+
+
+def open_field(group, node, path, count, extra=(), lenient=False, only=None):
     """The reader of a field whose data group is `group` (SPEC sections 3-4);
-    `lenient`: inside list items or union variants (see `Unknown`)."""
+    `lenient`: inside list items or union variants (see `Unknown`); `only`:
+    of a record, the names of the fields to open (the others are not opened,
+    and must not be read), None for all."""
     k = node.kind
     if node.unknown is not None:
         return Unknown(node, path, group.name, lenient)
@@ -623,7 +635,8 @@ def open_field(group, node, path, count, extra=(), lenient=False):
         return Leaf(ds, info, node, path)
     if k == "record":
         _h5.expect_members(group, [*node.field_names, *extra], path)
-        readers = [Unknown(c, f"{path}.{f}", _h5.member_path(group, f), lenient) if c.unknown is not None
+        readers = [NotOpened(c, f"{path}.{f}") if only is not None and f not in only
+                   else Unknown(c, f"{path}.{f}", _h5.member_path(group, f), lenient) if c.unknown is not None
                    else open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count, lenient=lenient)
                    for f, c in zip(node.field_names, node.children)]
         return Record(node.field_names, readers, node, path)

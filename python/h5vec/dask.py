@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def _partition(path, name, columns, start, stop, filters=None, offset=0, known=(None, None)):
-    with open_known(path, name, *known) as v:
+    # Without filters only the columns read are opened (filters may read others,
+    # and their statistics and indexes).
+    with open_known(path, name, *known, columns=columns if filters is None else None) as v:
         if known[1] is not None and v.node is not known[1][0]:
             diff = schema_difference(known[1][0], v.node)
             if diff is not None:
@@ -180,7 +182,7 @@ class _Part:
         wanted = [columns] if isinstance(columns, str) else list(columns)
         # No column (len(ddf)): the first one gives the rows.
         df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset, known)
-        return df[wanted]
+        return df if list(df.columns) == wanted else df[wanted]
 
 
 # ---------------------------------------------------------------------------
