@@ -281,6 +281,23 @@ def read_rows(ds, start, stop, path):
         raise FormatError(path, ds.name, f"cannot read rows {start}..{stop}: {e}") from None
 
 
+def read_rows_into(ds, start, stop, out, path):
+    """Rows start..stop of a 1-dimensional dataset of a type without
+    variable-length parts into `out` (a numpy array of stop - start rows of
+    a matching dtype; HDF5 converts), with `read_rows`' errors."""
+    try:
+        fspace = ds.id.get_space()
+        fspace.select_hyperslab((start,), (stop - start,))
+        mspace = h5py.h5s.create_simple((stop - start,))
+        ds.id.read(mspace, fspace, out, mtype=h5py.h5t.py_create(out.dtype))
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        if ds.fletcher32 and "filter returned failure" in str(e):
+            raise FormatError(path, ds.name, f"checksum mismatch (Fletcher32) or a damaged chunk in rows "
+                                             f"{start}..{stop}: {e}") from None
+        raise FormatError(path, ds.name, f"cannot read rows {start}..{stop}: {e}") from None
+    return out
+
+
 def read_bytes_raw(ds, start, stop, path):
     """Rows of a dataset of a 1-byte type (integer, bitfield or enum), as the
     stored bytes (uint8), without any conversion."""

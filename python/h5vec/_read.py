@@ -390,6 +390,54 @@ def _gather_back_to_back(off, ln, heap_ds, heap_len, path):
     return offsets, hb, offsets[:-1], ln.view(np.int64), hb
 
 
+#: Pointers read at a time by `_read_back_to_back` (4 MiB of them).
+POINTER_BLOCK = 1 << 18
+
+
+def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
+    """Rows a..b (b > a) of a compressed-strings column whose pointers have
+    h5vec's own member types and whose slices lie back to back in the heap
+    without a NUL (as writers lay them out): (offsets, data), read a block of
+    pointers at a time (the checks and the offsets made while the block is in
+    cache) and the heap bytes once, used as they are. None otherwise (the
+    general path then reads them again, decides, and reports any problem)."""
+    if ptrs.dtype != _h5.POINTER or heap_len >= 1 << 63:
+        return None
+    n = b - a
+    offsets = np.empty(n + 1, np.int64)
+    ends = offsets[1:].view(np.uint64)
+    buf = np.empty(min(n, POINTER_BLOCK), _h5.POINTER)
+    lo = prev = None
+    for s in range(0, n, POINTER_BLOCK):
+        t = min(n, s + POINTER_BLOCK)
+        pairs = _h5.read_rows_into(ptrs, a + s, a + t, buf[:t - s], path).view("<u8").reshape(-1, 2)
+        # Every offset and length at most heap_len (< 2^63): the ends cannot wrap;
+        # back to back: each slice starts where the previous one ends.
+        if int(pairs.max()) > heap_len:
+            return None
+        off = pairs[:, 0]
+        end = ends[s:t]
+        np.add(off, pairs[:, 1], out=end)
+        first = int(off[0])
+        if lo is None:
+            lo = first
+        elif first != prev:
+            return None
+        if not np.array_equal(off[1:], end[:-1]):
+            return None
+        prev = int(end[-1])
+    hi = prev
+    if hi > heap_len:
+        return None
+    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
+    if len(hb) and int(hb.min()) == 0:
+        return None  # a NUL cuts some slice: the general path finds which
+    offsets[0] = lo
+    if lo:
+        offsets -= lo
+    return offsets, hb
+
+
 def placeholder_rows(ph, start, cut, hb):
     """Rows whose (cut) slice equals the placeholder string."""
     p = np.frombuffer(ph.encode("utf-8"), np.uint8)
@@ -426,14 +474,20 @@ class Vls:
             self.placeholder = _h5.read_attr_string(self.ptrs, PLACEHOLDER_ATTR, path)
 
     def read(self, a, b, sel=None):
-        off, ln = _read_pointers(self.ptrs, a, b, self.path)
-        offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
-                                                   self.ptrs.name, a)
+        fast = _read_back_to_back(self.ptrs, a, b, self.heap, self.heap_len, self.path) if b > a else None
+        if fast is not None:
+            offsets, data = fast
+        else:
+            off, ln = _read_pointers(self.ptrs, a, b, self.path)
+            offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
+                                                       self.ptrs.name, a)
         check_utf8(offsets, data, self.path, self.ptrs.name, a)
         valid = None
         if self.node.codec == S.PLACEHOLDER_CODEC:
             valid = np.ones(b - a, bool)
             if self.placeholder is not None and b > a:
+                if fast is not None:
+                    start, cut, hb = offsets[:-1], np.diff(offsets), data
                 valid = ~placeholder_rows(self.placeholder, start, cut, hb)
         col = Str(offsets, data, "json" if self.node.codec == S.JSON else "utf8", self.node, valid)
         if self.node.codec == S.JSON:
