@@ -4,8 +4,10 @@ paths in its order) read as their concatenation, with `Vector`'s read API.
 
 Files are opened only while they are read: opening the dataset opens each
 file once to check its schema against the first file's and to record its
-rows, then closes it; a read opens the files its rows lie in, one at a time.
-A dataset of 10,000 files holds at most one file open."""
+rows, then closes it (a file this process has counted before, unchanged
+since, is not opened again: see `_SEEN`); a read opens the files its rows
+lie in, one at a time, and checks them. A dataset of 10,000 files holds at
+most one file open."""
 
 from __future__ import annotations
 
