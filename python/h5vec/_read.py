@@ -404,9 +404,9 @@ def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
     if ptrs.dtype != _h5.POINTER or heap_len >= 1 << 63:
         return None
     n = b - a
-    offsets = np.empty(n + 1, np.int64)
+    offsets = _h5.empty(n + 1, np.int64)
     ends = offsets[1:].view(np.uint64)
-    buf = np.empty(min(n, POINTER_BLOCK), _h5.POINTER)
+    buf = _h5.empty(min(n, POINTER_BLOCK), _h5.POINTER)
     lo = prev = None
     for s in range(0, n, POINTER_BLOCK):
         t = min(n, s + POINTER_BLOCK)

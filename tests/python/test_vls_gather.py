@@ -1,8 +1,10 @@
-"""The compressed-strings layout's reader (SPEC 4.1: pointers {offset, length}
-into a heap of bytes): the fast path for slices that lie back to back gives
-exactly what the general path gives, and leaves every other case (gaps,
-overlaps, NULs, pointers outside the heap or wrapping around) to it; the
-UTF-8 check's ASCII shortcut refuses what the full check refuses."""
+"""Fast read paths. The compressed-strings layout's reader (SPEC 4.1:
+pointers {offset, length} into a heap of bytes): the fast path for slices
+that lie back to back gives exactly what the general path gives, and leaves
+every other case (gaps, overlaps, NULs, pointers outside the heap or
+wrapping around) to it; the UTF-8 check's ASCII shortcut refuses what the
+full check refuses. Datasets without filters read without a chunk cache,
+into arrays of pyarrow's memory pool."""
 
 import sys
 from pathlib import Path
@@ -213,3 +215,31 @@ def test_blocks_of_pointers_equal_general(tmp_path, monkeypatch, damage, nullabl
     assert got == want
     if damage is None:
         assert got[0][0] == values
+
+
+def test_unfiltered_chunked_datasets_are_read_without_a_chunk_cache(tmp_path):
+    """Datasets chunked without filters are opened without HDF5's chunk cache
+    (chunks read straight into the result); filtered ones keep it; values
+    read are the same either way, in large reads (arrays from pyarrow's pool)
+    and small ones."""
+    import h5py
+    from h5vec import _h5
+    path = tmp_path / "c.h5"
+    n = 300_000
+    vals = np.arange(n, dtype=np.float64) * 0.5
+    h5vec.save_vector(path, "v", {"plain": vals})
+    h5vec.save_vector(tmp_path / "z.h5", "v", {"plain": vals}, compression="gzip")
+    for p, cached in [(path, False), (tmp_path / "z.h5", True)]:
+        with h5vec.open_vector(p, "v") as v:
+            ds = v._reader.readers[0].ds
+            assert (ds.id.get_access_plist().get_chunk_cache()[1] > 0) == cached
+            assert (ds.id.get_create_plist().get_nfilters() > 0) == cached
+            got = v.read(columns="plain")["plain"]
+            assert got.tolist() == vals.tolist()
+            assert v.read(columns="plain", rows=slice(65_530, 65_541))["plain"].tolist() == vals[65_530:65_541].tolist()
+            assert [v[i]["plain"] for i in (0, 65_535, 65_536, n - 1)] == [vals[i] for i in (0, 65_535, 65_536, n - 1)]
+    big = _h5.empty((3, 1 << 18), np.int64)
+    assert big.shape == (3, 1 << 18) and big.dtype == np.int64 and big.flags.writeable
+    assert type(big.base.base).__module__.startswith("pyarrow")  # reshaped view of a view of a pool buffer
+    small = _h5.empty(10, np.uint8)
+    assert small.shape == (10,) and small.base is None
