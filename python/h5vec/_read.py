@@ -407,6 +407,7 @@ def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
     offsets = _h5.empty(n + 1, np.int64)
     ends = offsets[1:].view(np.uint64)
     buf = _h5.empty(min(n, POINTER_BLOCK), _h5.POINTER)
+    same = np.empty(len(buf), bool)
     lo = prev = None
     for s in range(0, n, POINTER_BLOCK):
         t = min(n, s + POINTER_BLOCK)
@@ -423,7 +424,8 @@ def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
             lo = first
         elif first != prev:
             return None
-        if not np.array_equal(off[1:], end[:-1]):
+        eq = same[:t - s - 1]
+        if not np.equal(off[1:], end[:-1], out=eq).all():
             return None
         prev = int(end[-1])
     hi = prev
