@@ -101,6 +101,8 @@ def check_utf8(offsets, data, path, location, first=0):
     error names row `first + i`."""
     if len(data) == 0:
         return
+    if isinstance(data, np.ndarray) and data.dtype == np.uint8 and int(data.max()) < 0x80:
+        return  # ASCII: valid, and every byte starts a character
     try:
         codecs.utf_8_decode(memoryview(data), "strict", True)
     except UnicodeDecodeError as e:

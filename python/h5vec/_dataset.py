@@ -4,8 +4,10 @@ paths in its order) read as their concatenation, with `Vector`'s read API.
 
 Files are opened only while they are read: opening the dataset opens each
 file once to check its schema against the first file's and to record its
-rows, then closes it; a read opens the files its rows lie in, one at a time.
-A dataset of 10,000 files holds at most one file open."""
+rows, then closes it (a file this process has counted before, unchanged
+since, is not opened again: see `_SEEN`); a read opens the files its rows
+lie in, one at a time, and checks them. A dataset of 10,000 files holds at
+most one file open."""
 
 from __future__ import annotations
 
@@ -114,20 +116,24 @@ def file_identity(path: str):
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def open_known(path: str, name: str, identity=None, known=None) -> Vector:
+def open_known(path: str, name: str, identity=None, known=None, columns=None) -> Vector:
     """Vector `name` of `path`. `known` = (node, serialized schema bytes) the
     file gave when it had `identity`: when it still has that identity and
     those bytes, its schema tree is not read again (the rest of the metadata
-    and the datasets are checked as always)."""
+    and the datasets are checked as always). `columns`: opened for a read of
+    these columns alone (see `open_vector`)."""
     if identity is not None and known is not None and file_identity(path) == identity:
-        return open_vector(path, name, _known=known)
-    return open_vector(path, name)
+        return open_vector(path, name, _known=known, _columns=columns)
+    return open_vector(path, name, _columns=columns)
 
 
 # What this process read of the files it opened as datasets, by (path, vector,
-# identity): ((node, serialized schema bytes), rows per chunk). A file opened
-# again with the same identity and serialized schema bytes is not read again
-# for its schema tree (open_known); the rest is checked as always.
+# identity): ((node, serialized schema bytes), rows per chunk, rows, columns).
+# A file whose identity is still the one it had when this process opened and
+# checked it is not opened again to be counted (`Dataset`), and a file opened
+# again to be read with the same identity and serialized schema bytes is not
+# read again for its schema tree (open_known); the rest of a read is checked
+# as always.
 _SEEN: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
 _SEEN_MAX = 4096
 _SEEN_LOCK = threading.Lock()
@@ -144,11 +150,12 @@ def _remembered(path: str, name: str, identity):
         return got
 
 
-def _remember(path: str, name: str, identity, known, chunk_rows: int) -> None:
-    if identity is None or known[1] is None:
+def _remember(path: str, name: str, identity, known, chunk_rows: int, rows: int, columns: List[str]) -> None:
+    # Only what was read while the file kept one identity (it is taken again after).
+    if identity is None or known[1] is None or file_identity(path) != identity:
         return
     with _SEEN_LOCK:
-        _SEEN[(os.path.abspath(path), name, identity)] = (known, chunk_rows)
+        _SEEN[(os.path.abspath(path), name, identity)] = (known, chunk_rows, rows, tuple(columns))
         while len(_SEEN) > _SEEN_MAX:
             _SEEN.popitem(last=False)
 
@@ -183,24 +190,23 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         for path in expand_paths(paths):
             identity = file_identity(path)
             seen = _remembered(path, name, identity)
-            with self._opened(path, known=(identity, seen[0] if seen is not None else None)) as v:
+            if seen is not None:
+                # Unchanged since this process opened and checked it: its rows and
+                # schema as they were (a read opens it and checks it again).
+                mine, chunk, n, cols = seen
+                self._check_same(first, mine[0], path, files)
                 if first is None:
-                    first, columns = v.node, v.columns
-                else:
-                    diff = schema_difference(first, v.node)
-                    if diff is not None:
-                        where, want, got = diff
-                        raise FormatError(where, None, f"{path}: the schema of vector {name!r} differs from "
-                                                       f"{files[0].path}'s at {where}: expected {want}, "
-                                                       f"found {got}")
-                n = len(v)
-                if seen is not None and v.node is seen[0][0]:
-                    mine, chunk = seen  # unchanged since this process last read it
-                else:
+                    first, columns = mine[0], list(cols)
+            else:
+                with self._opened(path, known=(identity, None)) as v:
+                    self._check_same(first, v.node, path, files)
+                    if first is None:
+                        first, columns = v.node, v.columns
+                    n = len(v)
                     mine, chunk = (v.node, serialized_schema(v.group["metadata"])), int(v.chunk_rows())
-                    _remember(path, name, identity, mine, chunk)
-                chunks.append(chunk)
-                known.append((identity, mine))
+                    _remember(path, name, identity, mine, chunk, n, v.columns)
+            chunks.append(chunk)
+            known.append((identity, mine))
             files.append(DatasetFile(path, start, start + n))
             start += n
         assert first is not None
@@ -210,6 +216,16 @@ class Dataset(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame
         self._chunk_rows = chunks  # each file's rows per chunk (Vector.chunk_rows)
         self._known = known
         self._count = start
+
+    def _check_same(self, first: Optional[S.Node], node: S.Node, path: str, files: List[DatasetFile]) -> None:
+        """`node` (of file `path`) has the layout of the first file's `first`."""
+        if first is None:
+            return
+        diff = schema_difference(first, node)
+        if diff is not None:
+            where, want, got = diff
+            raise FormatError(where, None, f"{path}: the schema of vector {self.name!r} differs from "
+                                           f"{files[0].path}'s at {where}: expected {want}, found {got}")
 
     # -- metadata ---------------------------------------------------------
 

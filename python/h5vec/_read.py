@@ -322,6 +322,9 @@ def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
     n = len(off)
     if n == 0:
         return np.zeros(1, np.int64), np.zeros(0, np.uint8), None, None, None
+    fast = _gather_back_to_back(off, ln, heap_ds, heap_len, path)
+    if fast is not None:
+        return fast
     hl = np.uint64(heap_len)
     # Within the heap, computed without overflow: both parts first, then their
     # sum (each at most heap_len < 2^63).
@@ -361,6 +364,82 @@ def gather_vls(off, ln, heap_ds, heap_len, path, location, a):
     return offsets, data, start, cut, hb
 
 
+def _gather_back_to_back(off, ln, heap_ds, heap_len, path):
+    """`gather_vls`'s result when the slices lie back to back in the heap
+    (each starting where the previous one ends, as writers lay them out) and
+    their bytes hold no NUL: the heap bytes read once and used as they are,
+    in a few passes over the pointers. None otherwise (the general path
+    decides, and reports any slice outside the heap)."""
+    n = len(off)
+    # Every offset and length at most heap_len (< 2^63): the ends below cannot
+    # wrap, and back to back means each slice ends where the next one starts.
+    if heap_len >= 1 << 63 or int(max(off.max(), ln.max())) > heap_len:
+        return None
+    offsets = np.empty(n + 1, np.int64)
+    end = offsets[1:].view(np.uint64)
+    np.add(off, ln, out=end)
+    if int(end[-1]) > heap_len or not np.array_equal(off[1:], end[:-1]):
+        return None
+    lo, hi = int(off[0]), int(end[-1])
+    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
+    if len(hb) and int(hb.min()) == 0:
+        return None  # a NUL cuts some slice: the general path finds which
+    offsets[0] = lo
+    if lo:
+        offsets -= lo
+    return offsets, hb, offsets[:-1], ln.view(np.int64), hb
+
+
+#: Pointers read at a time by `_read_back_to_back` (4 MiB of them).
+POINTER_BLOCK = 1 << 18
+
+
+def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
+    """Rows a..b (b > a) of a compressed-strings column whose pointers have
+    h5vec's own member types and whose slices lie back to back in the heap
+    without a NUL (as writers lay them out): (offsets, data), read a block of
+    pointers at a time (the checks and the offsets made while the block is in
+    cache) and the heap bytes once, used as they are. None otherwise (the
+    general path then reads them again, decides, and reports any problem)."""
+    if ptrs.dtype != _h5.POINTER or heap_len >= 1 << 63:
+        return None
+    n = b - a
+    offsets = _h5.empty(n + 1, np.int64)
+    ends = offsets[1:].view(np.uint64)
+    buf = _h5.empty(min(n, POINTER_BLOCK), _h5.POINTER)
+    same = np.empty(len(buf), bool)
+    lo = prev = None
+    for s in range(0, n, POINTER_BLOCK):
+        t = min(n, s + POINTER_BLOCK)
+        pairs = _h5.read_rows_into(ptrs, a + s, a + t, buf[:t - s], path).view("<u8").reshape(-1, 2)
+        # Every offset and length at most heap_len (< 2^63): the ends cannot wrap;
+        # back to back: each slice starts where the previous one ends.
+        if int(pairs.max()) > heap_len:
+            return None
+        off = pairs[:, 0]
+        end = ends[s:t]
+        np.add(off, pairs[:, 1], out=end)
+        first = int(off[0])
+        if lo is None:
+            lo = first
+        elif first != prev:
+            return None
+        eq = same[:t - s - 1]
+        if not np.equal(off[1:], end[:-1], out=eq).all():
+            return None
+        prev = int(end[-1])
+    hi = prev
+    if hi > heap_len:
+        return None
+    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
+    if len(hb) and int(hb.min()) == 0:
+        return None  # a NUL cuts some slice: the general path finds which
+    offsets[0] = lo
+    if lo:
+        offsets -= lo
+    return offsets, hb
+
+
 def placeholder_rows(ph, start, cut, hb):
     """Rows whose (cut) slice equals the placeholder string."""
     p = np.frombuffer(ph.encode("utf-8"), np.uint8)
@@ -397,14 +476,20 @@ class Vls:
             self.placeholder = _h5.read_attr_string(self.ptrs, PLACEHOLDER_ATTR, path)
 
     def read(self, a, b, sel=None):
-        off, ln = _read_pointers(self.ptrs, a, b, self.path)
-        offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
-                                                   self.ptrs.name, a)
+        fast = _read_back_to_back(self.ptrs, a, b, self.heap, self.heap_len, self.path) if b > a else None
+        if fast is not None:
+            offsets, data = fast
+        else:
+            off, ln = _read_pointers(self.ptrs, a, b, self.path)
+            offsets, data, start, cut, hb = gather_vls(off, ln, self.heap, self.heap_len, self.path,
+                                                       self.ptrs.name, a)
         check_utf8(offsets, data, self.path, self.ptrs.name, a)
         valid = None
         if self.node.codec == S.PLACEHOLDER_CODEC:
             valid = np.ones(b - a, bool)
             if self.placeholder is not None and b > a:
+                if fast is not None:
+                    start, cut, hb = offsets[:-1], np.diff(offsets), data
                 valid = ~placeholder_rows(self.placeholder, start, cut, hb)
         col = Str(offsets, data, "json" if self.node.codec == S.JSON else "utf8", self.node, valid)
         if self.node.codec == S.JSON:
@@ -582,9 +667,21 @@ def _open_mask(group, path, rows):
     return ds
 
 
-def open_field(group, node, path, count, extra=(), lenient=False):
+class NotOpened:
+    """A field `open_field(only=)` left out: never read (a read is a bug)."""
+
+    def __init__(self, node, path):
+        self.node, self.path = node, path
+
+    def read(self, a, b, sel=None):
+        raise RuntimeError(f"h5vec internal error: field {self.path} was not opened for reading")
+
+
+def open_field(group, node, path, count, extra=(), lenient=False, only=None):
     """The reader of a field whose data group is `group` (SPEC sections 3-4);
-    `lenient`: inside list items or union variants (see `Unknown`)."""
+    `lenient`: inside list items or union variants (see `Unknown`); `only`:
+    of a record, the names of the fields to open (the others are not opened,
+    and must not be read), None for all."""
     k = node.kind
     if node.unknown is not None:
         return Unknown(node, path, group.name, lenient)
@@ -594,7 +691,8 @@ def open_field(group, node, path, count, extra=(), lenient=False):
         return Leaf(ds, info, node, path)
     if k == "record":
         _h5.expect_members(group, [*node.field_names, *extra], path)
-        readers = [Unknown(c, f"{path}.{f}", _h5.member_path(group, f), lenient) if c.unknown is not None
+        readers = [NotOpened(c, f"{path}.{f}") if only is not None and f not in only
+                   else Unknown(c, f"{path}.{f}", _h5.member_path(group, f), lenient) if c.unknown is not None
                    else open_field(_h5.open_group(group, f, path), c, f"{path}.{f}", count, lenient=lenient)
                    for f, c in zip(node.field_names, node.children)]
         return Record(node.field_names, readers, node, path)

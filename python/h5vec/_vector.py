@@ -205,7 +205,7 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
     polars.DataFrame; `v[10:20]` is `v.read(rows=slice(10, 20))`."""
 
     def __init__(self, group: h5py.Group, name: str, file: Optional[h5py.File] = None,
-                 _known: Optional[Tuple[S.Node, Optional[bytes]]] = None) -> None:
+                 _known: Optional[Tuple[S.Node, Optional[bytes]]] = None, _columns=None) -> None:
         self._file = file
         check_name(name)
         if name not in group:
@@ -221,7 +221,12 @@ class Vector(Readable[Dict[str, np.ndarray], "pyarrow.Table", "pandas.DataFrame"
         self.name = name
         self._count, self.node = open_metadata(g, known=_known)
         data = _h5.open_group(g, "data", "$")
-        self._reader = _read.open_field(data, self.node, "$", self._count)
+        only = None
+        if _columns is not None and _is_record(self.node):
+            # Only the fields these columns are in (a read of other columns would
+            # find them not opened): for one read of them, made at once.
+            only = set(self._selection(_columns) or self.node.field_names)
+        self._reader = _read.open_field(data, self.node, "$", self._count, only=only)
 
     # -- metadata ---------------------------------------------------------
 
@@ -413,12 +418,15 @@ def _leaf_node(col, inherited):
     return node
 
 
-def open_vector(where: Where, name: str, _known: Optional[Tuple[S.Node, Optional[bytes]]] = None) -> Vector:
+def open_vector(where: Where, name: str, _known: Optional[Tuple[S.Node, Optional[bytes]]] = None,
+                _columns=None) -> Vector:
     """Opens vector `name` in `where` (an h5py.File or h5py.Group, or a path,
-    opened read-only and closed by `Vector.close()`), checking its layout."""
+    opened read-only and closed by `Vector.close()`), checking its layout
+    (`_columns`: only of the fields holding these columns, for a read of them
+    alone)."""
     group, owned = _open_where(where)
     try:
-        return Vector(group, name, owned, _known)
+        return Vector(group, name, owned, _known, _columns)
     except BaseException:
         if owned is not None:
             _h5.close_file(owned)

@@ -5,8 +5,10 @@ directory of files, one per partition (`to_h5vec`; SPEC section 15)."""
 
 from __future__ import annotations
 
+import collections
 import fnmatch
 import os
+import threading
 import uuid
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def _partition(path, name, columns, start, stop, filters=None, offset=0, known=(None, None)):
-    with open_known(path, name, *known) as v:
+    # Without filters only the columns read are opened (filters may read others,
+    # and their statistics and indexes).
+    with open_known(path, name, *known, columns=columns if filters is None else None) as v:
         if known[1] is not None and v.node is not known[1][0]:
             diff = schema_difference(known[1][0], v.node)
             if diff is not None:
@@ -71,10 +75,14 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     ds = Dataset(path, name)
     parts = []  # (path, local start, local stop, first global row)
     from ._filters import Plan
-    with ds._open_file(0) as v:
-        meta = v.to_pandas(columns=columns, rows=slice(0, 0))
-        if filters is not None:
-            Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
+    meta = _cached_meta(ds, columns)
+    if meta is None or filters is not None:
+        with ds._open_file(0) as v:
+            if meta is None:
+                meta = v.to_pandas(columns=columns, rows=slice(0, 0))
+                _remember_meta(ds, columns, meta)
+            if filters is not None:
+                Plan(v, filters)  # checks the filters now, not in a worker (also when every file is empty)
     target = int(partition_rows or _default_rows(meta))
     for i, (f, chunk) in enumerate(zip(ds.files, ds._chunk_rows)):
         if f.rows == 0:
@@ -104,6 +112,43 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
         first = str(meta.columns[0]) if len(meta.columns) else None
         return dd.from_map(_Part(name, columns, filters, first), parts, meta=meta, divisions=divisions,
                            label="h5vec-read-vector")
+
+
+# The empty frames (`meta`) made of first files, by (path, vector, identity,
+# columns): a file unchanged since this process made its meta (and checked
+# the columns) gives the same one.
+_METAS: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
+_METAS_MAX = 256
+_METAS_LOCK = threading.Lock()
+
+
+def _meta_key(ds, columns):
+    identity = ds._known[0][0]
+    if identity is None or ds._known[0][1][1] is None:
+        return None
+    cols = None if columns is None else (columns,) if isinstance(columns, str) else tuple(columns)
+    return (os.path.abspath(ds.files[0].path), ds.name, identity, cols)
+
+
+def _cached_meta(ds, columns):
+    key = _meta_key(ds, columns)
+    if key is None:
+        return None
+    with _METAS_LOCK:
+        meta = _METAS.get(key)
+        if meta is not None:
+            _METAS.move_to_end(key)
+    return None if meta is None else meta.copy()
+
+
+def _remember_meta(ds, columns, meta):
+    key = _meta_key(ds, columns)
+    if key is None:
+        return
+    with _METAS_LOCK:
+        _METAS[key] = meta.copy()
+        while len(_METAS) > _METAS_MAX:
+            _METAS.popitem(last=False)
 
 
 #: Bytes of column values a partition holds by default.
@@ -137,7 +182,7 @@ class _Part:
         wanted = [columns] if isinstance(columns, str) else list(columns)
         # No column (len(ddf)): the first one gives the rows.
         df = _partition(path, self.name, wanted or [self.first], start, stop, self.filters, offset, known)
-        return df[wanted]
+        return df if list(df.columns) == wanted else df[wanted]
 
 
 # ---------------------------------------------------------------------------

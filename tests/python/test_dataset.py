@@ -413,6 +413,67 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
         ddf.compute(scheduler="sync")
 
 
+def test_unchanged_files_are_not_opened_again_to_count(tmp_path, monkeypatch):
+    """A dataset (or read_vector) of files this process counted, unchanged
+    since, opens none of them; reads open and check them; a file written
+    since is opened and counted again."""
+    import h5vec._dataset as D
+    import h5vec.dask as hd
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    h5vec.save_vector(a, NAME, rows(0, 5))
+    h5vec.save_vector(b, NAME, rows(5, 9))
+    first = h5vec.open_dataset([a, b], NAME)
+    hd.read_vector([a, b], NAME, columns=["id"])  # its meta, made once
+    opened = []
+    real = D.open_known
+    monkeypatch.setattr(D, "open_known", lambda path, *args, **kw: opened.append(Path(path).name)
+                        or real(path, *args, **kw))
+    monkeypatch.setattr(hd, "open_known", D.open_known)
+    again = h5vec.open_dataset([b, a], NAME)
+    assert [f.rows for f in again.files] == [4, 5] and again.columns == first.columns and opened == []
+    ddf = hd.read_vector([a, b], NAME, columns=["id"])
+    assert opened == [] and ddf.npartitions == 2 and list(ddf.divisions) == [0, 5, 8]
+    assert ddf.compute(scheduler="sync")["id"].tolist() == list(range(9))
+    assert sorted(opened) == ["a.h5", "b.h5"]  # each partition opens its file
+    assert again.read(columns="id")["id"].tolist() == [5, 6, 7, 8, 0, 1, 2, 3, 4]
+    opened.clear()
+    # b rewritten with more rows: opened and counted again.
+    time.sleep(0.01)
+    h5vec.save_vector(b, NAME, rows(5, 12), replace=True)
+    grown = h5vec.open_dataset([a, b], NAME)
+    assert [f.rows for f in grown.files] == [5, 7] and opened == ["b.h5"]
+    # The dataset opened before still reads the rows it counted.
+    assert first.read(columns="id")["id"].tolist() == list(range(9))
+    # A file of fewer rows since: an error naming it, also in a read_vector partition.
+    stale = hd.read_vector([a, b], NAME, columns=["id"])
+    time.sleep(0.01)
+    h5vec.save_vector(b, NAME, rows(5, 7), replace=True)
+    with pytest.raises(h5vec.FormatError, match=r"b\.h5: vector 'telemetry' has 2 rows, fewer than the 7"):
+        stale.compute(scheduler="sync")
+
+
+def test_partition_opens_only_the_fields_it_reads(tmp_path):
+    """A read_vector partition of some columns opens only their fields: a
+    field damaged since the frame was made does not stop it; reading that
+    field is an error."""
+    a = tmp_path / "a.h5"
+    h5vec.save_vector(a, NAME, rows(0, 5))
+    from h5vec.dask import read_vector
+    ddf = read_vector(a, NAME, columns=["id", "s"])
+    whole = read_vector(a, NAME)
+    with h5py.File(a, "r+") as f:
+        del f[f"{NAME}/data/x"]
+        f[f"{NAME}/data/x"] = np.zeros(3)  # a dataset where a group belongs
+    assert ddf["id"].compute(scheduler="sync").tolist() == list(range(5))
+    assert whole["id"].compute(scheduler="sync").tolist() == list(range(5))  # only id is read
+    with pytest.raises(h5vec.FormatError, match="expected a group, found a dataset"):
+        whole.compute(scheduler="sync")
+    with pytest.raises(h5vec.FormatError):
+        h5vec.open_vector(a, NAME)
+    with pytest.raises(h5vec.FormatError):
+        read_vector(a, NAME)
+
+
 def test_nodes_this_version_does_not_know(tmp_path):
     """Files whose field has a codec of a newer h5vec form a dataset when they agree on it;
     the other columns read, that one is an error naming it; a file without it differs."""
