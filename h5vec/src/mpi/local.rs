@@ -33,10 +33,12 @@ fn local_options(opts: &SaveOptions) -> SaveOptions {
         .replace(false)
 }
 
-/// The vector `v` of a memory file.
+/// The vector `v` of a memory file, refused if a dataset holds
+/// variable-length data.
 fn opened(file: hdf5::File, rows: u64) -> Result<Local> {
     let group = file.group("v").at("$")?;
     let data = group.group("data").at("$")?;
+    fixed_size(&data, "")?;
     let schema = group.group("metadata/schema").at("$")?;
     let stored = Stored::read(&schema, "$")?;
     Ok(Local {
@@ -45,6 +47,30 @@ fn opened(file: hdf5::File, rows: u64) -> Result<Local> {
         rows,
         _file: file,
     })
+}
+
+/// Checks that every dataset below `g` (at `rel` in the vector's data
+/// group) has a fixed-size type: parallel HDF5 cannot write variable-length
+/// data, and an error now, before the ranks create anything, is the same
+/// on every rank (they encoded the same layout).
+fn fixed_size(g: &Group, rel: &str) -> Result<()> {
+    for name in g.member_names().at("$")? {
+        let here = format!("{rel}/{name}");
+        if let Ok(ds) = g.dataset(&name) {
+            let dt = crate::raw::dataset_type(&ds, "$")?;
+            if crate::raw::plain_size(&dt).is_none() {
+                return Err(crate::error::Error::encode(
+                    crate::error::Place::new("$", format!("data{here}")),
+                    "parallel HDF5 cannot write variable-length data: store strings in the \
+                     compressed layout (SaveOptions::vls_strings(true), the default of \
+                     h5vec::mpi; not #[h5vec(vlen_strings)])",
+                ));
+            }
+        } else if let Ok(sub) = g.group(&name) {
+            fixed_size(&sub, &here)?;
+        }
+    }
+    Ok(())
 }
 
 /// Encodes `rows` with the serial save.
