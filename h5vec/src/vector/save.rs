@@ -57,18 +57,7 @@ pub fn save_vector_with<T: H5Vector>(
     values: &[T],
     opts: &SaveOptions,
 ) -> Result<()> {
-    let len_hint = values.len() as u64;
-    let ctx = WriteCtx { opts, len_hint };
-    let new = NewVector {
-        schema: &T::Codec::schema(&ctx),
-        logical_type: std::any::type_name::<T>(),
-        len_hint,
-        link: Link::Finish,
-        commit_often: false,
-    };
-    let mut s = WriteSession::create(parent, name, opts, new, |data, ctx| {
-        T::Codec::create(data, "$", ctx).map(Typed::<T>)
-    })?;
+    let mut s = start_new::<T>(parent, name, opts, values.len() as u64)?;
     let block = push_block_rows(std::mem::size_of::<T>());
     s.guard(|s| {
         let mut rest = values;
@@ -90,11 +79,11 @@ pub fn save_vector_with<T: H5Vector>(
 
 /// Rows pushed column by column at a time: about 64 KiB of values, so the
 /// rows are still in the core's cache when the next field reads them.
-/// `h5vec::mpi`: a new vector `name` with no rows yet, anonymous until
-/// [`WriteSession::finish_written`] links it; its datasets are sized for
-/// `len_hint` rows (the length every rank's rows add up to) and written
-/// by collective writes, not through the encoder.
-#[cfg(feature = "mpi")]
+/// A new vector `name` with no rows yet, anonymous until the session
+/// links it, its datasets sized for `len_hint` rows: the session of a
+/// save, and of `h5vec::mpi`'s saves (whose rows the ranks write by
+/// collective writes, not through the encoder, linked by
+/// `WriteSession::finish_written`).
 pub(crate) fn start_new<T: H5Vector>(
     parent: &Group,
     name: &str,
