@@ -152,7 +152,7 @@ where
 {
     let opts = mpi_options(opts);
     let local = prepare("save_vector", name, local_rows, &opts, comm)?;
-    save_local::<T, C>(parent, name, &local, &opts, comm).map(drop)
+    save_local::<T, C>(parent, name, &local, &opts, comm, false).map(drop)
 }
 
 /// Appends every rank's `local_rows` to vector `name`, in rank order,

@@ -49,15 +49,21 @@ pub(super) fn describe<T>(verb: &str, name: &str, local: &Local, opts: &SaveOpti
 
 /// A new vector `name` holding every rank's encoded rows, linked when
 /// they and `count` are written. Returns its length. Collective.
+///
+/// Chunks are sized as a serial save sizes them: for the rows written
+/// (`stream`: as the serial `VectorWriter` sizes them, for an unknown
+/// length).
 pub(super) fn save_local<T: H5Vector, C: Communicator>(
     parent: &Group,
     name: &str,
     local: &Local,
     opts: &SaveOptions,
     comm: &C,
+    stream: bool,
 ) -> Result<u64> {
     let top = span(comm, 0, local.rows, "$")?;
-    let mut session = crate::vector::start_new::<T>(parent, name, opts, top.total)?;
+    let len_hint = if stream { u64::MAX } else { top.total };
+    let mut session = crate::vector::start_new::<T>(parent, name, opts, len_hint)?;
     // What the encoders hold from their creation (a list's OFFSETS[0])
     // goes in first, or their later flush would write over the rows.
     session.trim_tails()?;

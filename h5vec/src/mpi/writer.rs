@@ -114,7 +114,14 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
         self.len = if self.linked {
             append_local(&self.parent, &self.name, &local, self.comm)?
         } else {
-            let len = save_local::<T, C>(&self.parent, &self.name, &local, &self.opts, self.comm)?;
+            let len = save_local::<T, C>(
+                &self.parent,
+                &self.name,
+                &local,
+                &self.opts,
+                self.comm,
+                true,
+            )?;
             self.linked = true;
             len
         };
