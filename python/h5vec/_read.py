@@ -380,14 +380,24 @@ def _gather_back_to_back(off, ln, heap_ds, heap_len, path):
     np.add(off, ln, out=end)
     if int(end[-1]) > heap_len or not np.array_equal(off[1:], end[:-1]):
         return None
-    lo, hi = int(off[0]), int(end[-1])
+    got = _heap_span(heap_ds, int(off[0]), int(end[-1]), offsets, path)
+    if got is None:
+        return None
+    offsets, hb = got
+    return offsets, hb, offsets[:-1], ln.view(np.int64), hb
+
+
+def _heap_span(heap_ds, lo, hi, offsets, path):
+    """The end of both back-to-back paths: heap bytes lo..hi read once,
+    `offsets` (ends in offsets[1:]) made relative to lo: (offsets, bytes), or
+    None when a NUL cuts some slice (the general path then finds which)."""
     hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
     if len(hb) and int(hb.min()) == 0:
-        return None  # a NUL cuts some slice: the general path finds which
+        return None
     offsets[0] = lo
     if lo:
         offsets -= lo
-    return offsets, hb, offsets[:-1], ln.view(np.int64), hb
+    return offsets, hb
 
 
 #: Pointers read at a time by `_read_back_to_back` (4 MiB of them).
@@ -428,16 +438,9 @@ def _read_back_to_back(ptrs, a, b, heap_ds, heap_len, path):
         if not np.equal(off[1:], end[:-1], out=eq).all():
             return None
         prev = int(end[-1])
-    hi = prev
-    if hi > heap_len:
+    if prev > heap_len:
         return None
-    hb = _h5.read_bytes_raw(heap_ds, lo, hi, path) if hi > lo else np.zeros(0, np.uint8)
-    if len(hb) and int(hb.min()) == 0:
-        return None  # a NUL cuts some slice: the general path finds which
-    offsets[0] = lo
-    if lo:
-        offsets -= lo
-    return offsets, hb
+    return _heap_span(heap_ds, lo, prev, offsets, path)
 
 
 def placeholder_rows(ph, start, cut, hb):
