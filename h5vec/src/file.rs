@@ -137,8 +137,7 @@ pub(crate) fn memory_file() -> Result<hdf5::File> {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let name = format!("h5vec-memory-{}-{n}.h5", std::process::id());
     hdf5::File::with_options()
-        // Grown 64 MiB at a time (HDF5's default is 1 MiB).
-        .with_fapl(|p| p.core_options(64 << 20, false))
+        .with_fapl(|p| p.core_filebacked(false))
         .create(&name)
         .at("$")
 }

@@ -212,14 +212,10 @@ impl<'a, C: Communicator> Merge<'a, C> {
         rows: u64,
         mut fill: impl FnMut(u64, u64, &mut [u8]) -> Result<()>,
     ) -> Result<()> {
-        let size = raw::plain_size(dt).ok_or_else(|| {
-            Error::encode(
-                &p.at,
-                "parallel HDF5 cannot write variable-length data: store strings in the \
-                 compressed layout (SaveOptions::vls_strings(true), the default of h5vec::mpi; \
-                 not #[h5vec(vlen_strings)])",
-            )
-        })?;
+        // Variable-length types were refused when the rows were encoded
+        // (`local::opened`).
+        let size = raw::plain_size(dt)
+            .ok_or_else(|| Error::invalid(&p.at, "internal: a variable-length type"))?;
         let shared_shape = raw::shape(&p.shared, &p.at)?;
         if shared_shape.get(1..).unwrap_or_default() != inner {
             return Err(Error::mismatch(

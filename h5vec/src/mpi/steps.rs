@@ -13,7 +13,7 @@ use crate::error::{Context, Error, Result};
 use crate::options::SaveOptions;
 
 /// The options of every write here: strings in the compressed layout
-/// unless the caller chose otherwise (which the merge then refuses), no
+/// unless the caller chose otherwise (which encoding then refuses), no
 /// statistics (a chunk's statistics would need rows of several ranks).
 pub(super) fn mpi_options(opts: &SaveOptions) -> SaveOptions {
     let o = opts.clone().statistics(false);

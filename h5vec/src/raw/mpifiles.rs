@@ -15,16 +15,25 @@ use crate::error::{At, Result};
 /// while the library lives.
 static MPI_FILES: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
 
+/// Whether [`MPI_FILES`] ever got a file: every write asks [`is_mpio`], which
+/// then takes no lock and makes no HDF5 call in a process that opened none
+/// (the untrusted check's forked child, any serial program).
+static ANY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Notes that `file` uses the MPI-IO driver.
 pub(crate) fn register(file: &hdf5::File) {
     // SAFETY: a valid file id, under the lock.
     if let Some(n) = sync(|| unsafe { super::compat::fileno(file.id()) }) {
         MPI_FILES.lock().unwrap_or_else(|e| e.into_inner()).push(n);
+        ANY.store(true, std::sync::atomic::Ordering::Release);
     }
 }
 
 /// Whether the file of the object `id` was opened through [`crate::mpi`].
 pub(crate) fn is_mpio(id: hdf5_sys::h5i::hid_t) -> bool {
+    if !ANY.load(std::sync::atomic::Ordering::Acquire) {
+        return false;
+    }
     // SAFETY: any id (an invalid one gives None), under the lock.
     let Some(n) = sync(|| unsafe { super::compat::fileno(id) }) else {
         return false;

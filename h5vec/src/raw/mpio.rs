@@ -12,7 +12,7 @@ use hdf5_sys::h5s::H5Sselect_none;
 
 use super::ffi::{check, sync};
 use super::mpifiles::collective_xfer;
-use super::podrows::{plain_size, row_elems};
+use super::podrows::plain_bytes;
 use super::rows::{file_space, mem_space, whole_space};
 use crate::error::{At, Context, Error, Result};
 
@@ -76,10 +76,7 @@ pub(crate) fn write_rows_collective(
     buf: &[u8],
     at: impl At,
 ) -> Result<()> {
-    let need = plain_size(dt)
-        .and_then(|size| row_elems(rows, inner)?.checked_mul(size))
-        .filter(|&n| n <= buf.len());
-    if need.is_none() {
+    if plain_bytes(dt, rows, inner).is_none_or(|n| n > buf.len()) {
         return Err(Error::invalid(
             at,
             "internal: fewer bytes than rows to write, or a type with pointers",

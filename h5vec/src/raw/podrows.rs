@@ -174,7 +174,7 @@ pub(crate) fn plain_size(dt: &Datatype) -> Option<usize> {
 
 /// Bytes of `rows` rows of shape `inner` of a plain type `dt`, if `dt` is
 /// plain and the product fits.
-fn plain_bytes(dt: &Datatype, rows: u64, inner: &[u64]) -> Option<usize> {
+pub(super) fn plain_bytes(dt: &Datatype, rows: u64, inner: &[u64]) -> Option<usize> {
     let size = plain_size(dt)?;
     row_elems(rows, inner)?.checked_mul(size)
 }
