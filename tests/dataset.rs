@@ -59,6 +59,7 @@ fn four_files(dir: &Path) -> (Vec<PathBuf>, Vec<Row>) {
 
 #[test]
 fn a_dataset_is_the_concatenation_of_its_files() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
     let ds = Dataset::open_files(&paths, "telemetry").unwrap();
@@ -92,6 +93,7 @@ fn a_dataset_is_the_concatenation_of_its_files() {
 
 #[test]
 fn load_range_across_every_boundary() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
     let ds = Dataset::open_files(&paths, "telemetry").unwrap();
@@ -113,6 +115,7 @@ fn load_range_across_every_boundary() {
 
 #[test]
 fn reader_batches_end_at_file_ends() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
     let ds = Dataset::open_files(&paths, "telemetry").unwrap();
@@ -162,6 +165,7 @@ fn reader_batches_end_at_file_ends() {
 
 #[test]
 fn arrow_batches_equal_each_files_read_vector() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, _) = four_files(dir.path());
     let ds = Dataset::open_files(&paths, "telemetry").unwrap();
@@ -229,6 +233,7 @@ fn arrow_select_concat(
 
 #[test]
 fn a_file_of_another_schema_is_refused_naming_it_and_the_field() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
     let odd = dir.path().join("odd.h5");
@@ -303,6 +308,7 @@ fn a_file_of_another_schema_is_refused_naming_it_and_the_field() {
 
 #[test]
 fn a_missing_vector_or_file_is_refused_naming_the_file() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, _) = four_files(dir.path());
     let other = dir.path().join("other.h5");
@@ -319,6 +325,7 @@ fn a_missing_vector_or_file_is_refused_naming_the_file() {
 
 #[test]
 fn glob_order_and_patterns() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     for (name, v) in [("b.h5", 2u8), ("a.h5", 1), ("c10.h5", 4), ("c2.h5", 3)] {
         h5vec::save_vector(
@@ -349,6 +356,7 @@ fn glob_order_and_patterns() {
 
 #[test]
 fn a_group_path_names_the_vector_in_each_file() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let mut paths = Vec::new();
     for i in 0..2u32 {
@@ -368,6 +376,7 @@ fn a_group_path_names_the_vector_in_each_file() {
 
 #[test]
 fn rows_are_a_snapshot_and_a_shrunk_file_is_an_error() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
     let ds = Dataset::open_files(&paths, "telemetry").unwrap();
@@ -389,6 +398,12 @@ fn rows_are_a_snapshot_and_a_shrunk_file_is_an_error() {
     assert_eq!(ds.load_range::<Row>(0..12).unwrap(), all[..12]);
 }
 
+/// The test that counts this process's open file descriptors takes it
+/// for writing, every other test of this file for reading: the count is
+/// process-wide, and a test opening or closing files on another thread
+/// would move it.
+static FDS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// Open file descriptors of this process.
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
@@ -397,6 +412,7 @@ fn open_fds() -> usize {
 #[cfg(target_os = "linux")]
 #[test]
 fn three_hundred_files_are_read_one_at_a_time() {
+    let _fds = FDS.write().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let mut want = Vec::new();
     for i in 0..300u32 {
@@ -446,6 +462,7 @@ fn three_hundred_files_are_read_one_at_a_time() {
 
 #[test]
 fn queries_over_the_files_equal_those_over_one_vector() {
+    let _fds = FDS.read().unwrap_or_else(|e| e.into_inner());
     use h5vec::col;
     let dir = tempfile::tempdir().unwrap();
     let (paths, all) = four_files(dir.path());
