@@ -130,7 +130,7 @@ pub(crate) fn opened_rw(file: &hdf5::File) {
 /// A new file in memory (HDF5's core driver, never written to disk),
 /// under a name of its own (HDF5 knows open files by name, even without a
 /// backing store): `h5vec::mpi` encodes a rank's rows in one.
-#[cfg(feature = "mpi")]
+#[cfg(any(feature = "mpi", test))]
 pub(crate) fn memory_file() -> Result<hdf5::File> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);

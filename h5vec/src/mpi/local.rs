@@ -1,13 +1,17 @@
 //! A rank's own rows, encoded by the serial save into a file in memory
 //! (HDF5's core driver, never written to disk): every kind's encoder runs
 //! exactly as for one process, and the merge then copies the columns into
-//! the shared file at the rank's offsets.
+//! the shared file at the rank's offsets. The memory file captures
+//! (`raw::capture`): the rows the encoders write are kept as bytes, and
+//! the file holds the vector's groups, extents, schema and the few
+//! datasets written otherwise.
 
 use hdf5::Group;
 
 use crate::codec::H5Vector;
 use crate::error::{Context, Result};
 use crate::options::{Compression, SaveOptions};
+use crate::raw::capture::{Captured, Capturing};
 use crate::schema::Stored;
 
 /// One rank's rows as the serial save lays them out.
@@ -18,6 +22,8 @@ pub(super) struct Local {
     pub stored: Stored,
     /// Rows.
     pub rows: u64,
+    /// The rows the encoders wrote, kept.
+    pub kept: Captured,
     /// Keeps the memory file open.
     _file: hdf5::File,
 }
@@ -35,7 +41,7 @@ fn local_options(opts: &SaveOptions) -> SaveOptions {
 
 /// The vector `v` of a memory file, refused if a dataset holds
 /// variable-length data.
-fn opened(file: hdf5::File, rows: u64) -> Result<Local> {
+fn opened(file: hdf5::File, rows: u64, kept: Captured) -> Result<Local> {
     let group = file.group("v").at("$")?;
     let data = group.group("data").at("$")?;
     fixed_size(&data, "")?;
@@ -45,6 +51,7 @@ fn opened(file: hdf5::File, rows: u64) -> Result<Local> {
         data,
         stored,
         rows,
+        kept,
         _file: file,
     })
 }
@@ -76,8 +83,9 @@ fn fixed_size(g: &Group, rel: &str) -> Result<()> {
 /// Encodes `rows` with the serial save.
 pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions) -> Result<Local> {
     let file = crate::file::memory_file()?;
+    let capturing = Capturing::start(&file, "$")?;
     crate::vector::save_vector_with(&file, "v", rows, &local_options(opts))?;
-    opened(file, rows.len() as u64)
+    opened(file, rows.len() as u64, capturing.finish())
 }
 
 /// Rows a rank pushes between two collective flushes, encoded as they
@@ -85,6 +93,7 @@ pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions) -> Result<Loca
 pub(super) struct Pending<T: H5Vector> {
     writer: crate::vector::VectorWriter<T>,
     file: hdf5::File,
+    capturing: Capturing,
     pushed: u64,
 }
 
@@ -92,10 +101,12 @@ impl<T: H5Vector> Pending<T> {
     /// No rows yet.
     pub(super) fn new(opts: &SaveOptions) -> Result<Self> {
         let file = crate::file::memory_file()?;
+        let capturing = Capturing::start(&file, "$")?;
         let writer = crate::vector::VectorWriter::create(&file, "v", &local_options(opts))?;
         Ok(Pending {
             writer,
             file,
+            capturing,
             pushed: 0,
         })
     }
@@ -115,6 +126,6 @@ impl<T: H5Vector> Pending<T> {
     /// The rows pushed, encoded.
     pub(super) fn finish(self) -> Result<Local> {
         let rows = self.writer.finish()?;
-        opened(self.file, rows)
+        opened(self.file, rows, self.capturing.finish())
     }
 }

@@ -23,6 +23,7 @@ use hdf5::{Dataset, Datatype, Group};
 use super::comm::{self, Span};
 use crate::error::{Context, Error, Place, Result};
 use crate::raw;
+use crate::raw::capture::Captured;
 use crate::schema::{Kind, Stored};
 
 /// Most bytes of one collective write: bounds the buffer a rank holds.
@@ -31,6 +32,8 @@ const PIECE_BYTES: usize = 64 << 20;
 /// The walk over one call's datasets.
 pub(super) struct Merge<'a, C: Communicator> {
     comm: &'a C,
+    /// The rows this rank's encoders wrote, kept (`raw::capture`).
+    kept: &'a Captured,
     /// The bytes of one piece, reused from dataset to dataset (fresh
     /// pages cost more than the copy into them).
     scratch: std::cell::RefCell<Vec<u8>>,
@@ -96,9 +99,10 @@ fn moved(v: u64, by: u64, at: &Place) -> Result<u64> {
 }
 
 impl<'a, C: Communicator> Merge<'a, C> {
-    pub(super) fn new(comm: &'a C) -> Self {
+    pub(super) fn new(comm: &'a C, kept: &'a Captured) -> Self {
         Merge {
             comm,
+            kept,
             scratch: Default::default(),
         }
     }
@@ -183,6 +187,18 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 ),
             ));
         }
+        let row_bytes = row_bytes(&dt, &inner, &p.at)?;
+        if let Some(slices) = self.kept.rows(&p.local, sp.local, row_bytes, &p.at)? {
+            return self.put(
+                p,
+                &dt,
+                &inner,
+                sp.total,
+                sp.base,
+                sp.local,
+                Src::Slices(slices),
+            );
+        }
         let lds = &p.local;
         self.put(
             p,
@@ -191,16 +207,53 @@ impl<'a, C: Communicator> Merge<'a, C> {
             sp.total,
             sp.base,
             sp.local,
-            |from, n, buf| raw::read_plain_rows_bytes(lds, &dt, from, n, &inner, buf, &p.at),
+            Src::Fill(&mut |from, n, buf| {
+                raw::read_plain_rows_bytes(lds, &dt, from, n, &inner, buf, &p.at)
+            }),
         )
     }
 
+    /// All `rows` rows of the local dataset of `p` (shape `inner`, type
+    /// `dt`, its own): the kept bytes, or read from the memory file.
+    fn local_bytes(
+        &self,
+        p: &Pair,
+        dt: &Datatype,
+        rows: u64,
+        inner: &[u64],
+    ) -> Result<std::borrow::Cow<'a, [u8]>> {
+        let rb = row_bytes(dt, inner, &p.at)?;
+        if let Some(slices) = self.kept.rows(&p.local, rows, rb, &p.at)? {
+            return Ok(match slices.as_slice() {
+                [one] => std::borrow::Cow::Borrowed(*one),
+                many => std::borrow::Cow::Owned(many.concat()),
+            });
+        }
+        let n = usize::try_from(rows)
+            .ok()
+            .and_then(|r| r.checked_mul(rb))
+            .ok_or_else(|| Error::invalid(&p.at, "too many rows"))?;
+        let mut buf = vec![0u8; n];
+        raw::read_plain_rows_bytes(&p.local, dt, 0, rows, inner, &mut buf, &p.at)?;
+        Ok(std::borrow::Cow::Owned(buf))
+    }
+
+    /// `n` rows of the local 8-byte integer dataset of `p` (its own type
+    /// checked by `words`) as `u64`s.
+    fn local_u64s(&self, p: &Pair, signed: bool, n: u64) -> Result<Vec<u64>> {
+        let dt = words(p, signed)?;
+        let b = self.local_bytes(p, &dt, n, &[])?;
+        Ok(b.chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+            .collect())
+    }
+
     /// Writes this rank's `rows` rows (rows of `inner` values of `dt`) at
-    /// `first` of `p.shared`, after setting its extent to `total` rows;
-    /// `fill(from, n, buf)` gives rows `from..from + n` of this rank's.
-    /// Pieces of at most [`PIECE_BYTES`], as many collective writes on
-    /// every rank (a rank out of rows writes none). A rank whose `fill`
-    /// fails goes on taking part, and every rank then returns the error.
+    /// `first` of `p.shared`, after setting its extent to `total` rows,
+    /// from `src`. Pieces of at most [`PIECE_BYTES`], as many collective
+    /// writes on every rank (a rank out of rows writes none). A rank whose
+    /// `fill` fails goes on taking part, and every rank then returns the
+    /// error.
     #[allow(clippy::too_many_arguments)] // one dataset's whole write: each argument is one fact about it
     fn put(
         &self,
@@ -210,12 +263,11 @@ impl<'a, C: Communicator> Merge<'a, C> {
         total: u64,
         first: u64,
         rows: u64,
-        mut fill: impl FnMut(u64, u64, &mut [u8]) -> Result<()>,
+        src: Src<'_>,
     ) -> Result<()> {
         // Variable-length types were refused when the rows were encoded
         // (`local::opened`).
-        let size = raw::plain_size(dt)
-            .ok_or_else(|| Error::invalid(&p.at, "internal: a variable-length type"))?;
+        let row_bytes = row_bytes(dt, inner, &p.at)?;
         let shared_shape = raw::shape(&p.shared, &p.at)?;
         if shared_shape.get(1..).unwrap_or_default() != inner {
             return Err(Error::mismatch(
@@ -224,12 +276,18 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 format!("{:?}", shared_shape.get(1..).unwrap_or_default()),
             ));
         }
-        let row_bytes = raw::row_elems(1, inner)
-            .and_then(|e| e.checked_mul(size))
-            .filter(|&b| b > 0)
-            .ok_or_else(|| Error::invalid(&p.at, "rows too large"))?;
         raw::set_rows(&p.shared, total, inner, &p.at)?;
         let piece = (PIECE_BYTES / row_bytes).max(1) as u64;
+        let fill = match src {
+            Src::Slices(slices) => {
+                self.put_slices(p, dt, inner, first, row_bytes, piece, &slices)?;
+                // The same collective calls as the other way, whose ranks
+                // may read their rows from the file: the pieces' count,
+                // the writes, then whether every rank got its rows.
+                return comm::all_ok(self.comm, Ok(()), p.at.path());
+            }
+            Src::Fill(f) => f,
+        };
         let pieces = comm::max(self.comm, rows.div_ceil(piece));
         let mut scratch = self.scratch.borrow_mut();
         let mut failed = None;
@@ -256,10 +314,40 @@ impl<'a, C: Communicator> Merge<'a, C> {
         comm::all_ok(self.comm, failed.map_or(Ok(()), Err), p.at.path())
     }
 
+    /// [`Merge::put`] from rows in memory: each slice cut into pieces of
+    /// `piece` rows, written from where they are.
+    #[allow(clippy::too_many_arguments)] // `put`'s facts, worked out
+    fn put_slices(
+        &self,
+        p: &Pair,
+        dt: &Datatype,
+        inner: &[u64],
+        first: u64,
+        row_bytes: usize,
+        piece: u64,
+        slices: &[&[u8]],
+    ) -> Result<()> {
+        let mut mine = Vec::new();
+        let mut at = first;
+        for s in slices {
+            for part in s.chunks(piece as usize * row_bytes) {
+                let n = (part.len() / row_bytes) as u64;
+                mine.push((at, n, part));
+                at += n;
+            }
+        }
+        let pieces = comm::max(self.comm, mine.len() as u64);
+        for i in 0..pieces as usize {
+            let (row, n, b) = mine.get(i).copied().unwrap_or((first, 0, &[]));
+            raw::mpio::write_rows_collective(&p.shared, dt, row, n, inner, b, &p.at)?;
+        }
+        Ok(())
+    }
+
     /// Writes the `OFFSETS` of `p` (this rank's rows of `sp`), moved by
     /// the base of the space they point into, whose span is returned.
     fn offsets(&self, p: &Pair, sp: &Span) -> Result<Span> {
-        let mut offs = read_u64s(&p.local, 0, sp.local + 1, &p.at)?;
+        let mut offs = self.local_u64s(p, false, sp.local + 1)?;
         if offs.first() != Some(&0) {
             return Err(Error::invalid(&p.at, "internal: OFFSETS[0] is not 0"));
         }
@@ -282,18 +370,15 @@ impl<'a, C: Communicator> Merge<'a, C> {
         };
         let dt = words(p, false)?;
         let bytes = le_bytes(rows.iter().copied());
+        let n = rows.len() as u64;
         self.put(
             p,
             &dt,
             &[],
             sp.total + 1,
             first,
-            rows.len() as u64,
-            |from, n, buf| {
-                let (a, b) = (from as usize * 8, (from + n) as usize * 8);
-                buf.copy_from_slice(&bytes[a..b]);
-                Ok(())
-            },
+            n,
+            Src::Slices(vec![&bytes]),
         )?;
         Ok(inner)
     }
@@ -301,7 +386,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
     /// A blob: `stops` moved by the base of `bytes`.
     fn blob(&self, local: &Group, shared: &Group, sp: &Span, path: &str) -> Result<()> {
         let p = pair(local, shared, "stops", path)?;
-        let mut stops = read_u64s(&p.local, 0, sp.local, &p.at)?;
+        let mut stops = self.local_u64s(&p, true, sp.local)?;
         let end = stops.last().copied().unwrap_or(0);
         let start = if sp.start == 0 {
             0
@@ -319,10 +404,15 @@ impl<'a, C: Communicator> Merge<'a, C> {
         // little-endian bytes are their u64 bytes.
         let dt = words(&p, true)?;
         let b = le_bytes(stops.iter().copied());
-        self.put(&p, &dt, &[], sp.total, sp.base, sp.local, |from, n, buf| {
-            buf.copy_from_slice(&b[from as usize * 8..(from + n) as usize * 8]);
-            Ok(())
-        })?;
+        self.put(
+            &p,
+            &dt,
+            &[],
+            sp.total,
+            sp.base,
+            sp.local,
+            Src::Slices(vec![&b]),
+        )?;
         self.copy(&pair(local, shared, "bytes", path)?, &bytes)
     }
 
@@ -332,12 +422,11 @@ impl<'a, C: Communicator> Merge<'a, C> {
         let p = pair(local, shared, "pointers", path)?;
         let h = pair(local, shared, "heap", path)?;
         let heap_len = raw::shape(&h.local, &h.at)?.first().copied().unwrap_or(0);
-        let mut heap = vec![
-            0u8;
-            usize::try_from(heap_len)
-                .map_err(|_| Error::invalid(&h.at, "too many bytes"))?
-        ];
-        raw::read_plain_rows_bytes(&h.local, &u8_type()?, 0, heap_len, &[], &mut heap, &h.at)?;
+        let u8t = raw::dataset_type(&h.local, &h.at)?;
+        if raw::plain_size(&u8t) != Some(1) {
+            return Err(Error::mismatch(&h.at, "bytes", "another type"));
+        }
+        let mut heap = self.local_bytes(&h, &u8t, heap_len, &[])?.into_owned();
         // The file's own pointer type (16 bytes: offset, length; UInt64
         // little-endian, as h5vec writes it): no conversion (see `words`).
         let dt = raw::dataset_type(&p.local, &p.at)?;
@@ -352,9 +441,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 t.describe(),
             ));
         }
-        let n = usize::try_from(sp.local).map_err(|_| Error::invalid(&p.at, "too many rows"))?;
-        let mut ptrs = vec![0u8; n * 16];
-        raw::read_plain_rows_bytes(&p.local, &dt, 0, sp.local, &[], &mut ptrs, &p.at)?;
+        let mut ptrs = self.local_bytes(&p, &dt, sp.local, &[])?.into_owned();
         let new_placeholder = self.placeholder(&p, sp, &mut heap, &mut ptrs)?;
         let start = if sp.start == 0 {
             0
@@ -366,23 +453,18 @@ impl<'a, C: Communicator> Merge<'a, C> {
             let o = u64::from_le_bytes(ptr[..8].try_into().unwrap_or_default());
             ptr[..8].copy_from_slice(&moved(o, heap_span.base, &p.at)?.to_le_bytes());
         }
-        self.put(&p, &dt, &[], sp.total, sp.base, sp.local, |from, n, buf| {
-            buf.copy_from_slice(&ptrs[from as usize * 16..(from + n) as usize * 16]);
-            Ok(())
-        })?;
-        let (u8t, len) = (raw::dataset_type(&h.local, &h.at)?, heap.len() as u64);
         self.put(
-            &h,
-            &u8t,
+            &p,
+            &dt,
             &[],
-            heap_span.total,
-            heap_span.base,
-            len,
-            |from, n, buf| {
-                buf.copy_from_slice(&heap[from as usize..(from + n) as usize]);
-                Ok(())
-            },
+            sp.total,
+            sp.base,
+            sp.local,
+            Src::Slices(vec![&ptrs]),
         )?;
+        let len = heap.len() as u64;
+        let (total, base) = (heap_span.total, heap_span.base);
+        self.put(&h, &u8t, &[], total, base, len, Src::Slices(vec![&heap]))?;
         if let Some(ph) = new_placeholder {
             crate::kinds::vls::write_placeholder(&p.shared, &ph, path)?;
         }
@@ -492,7 +574,9 @@ impl<'a, C: Communicator> Merge<'a, C> {
         let which = |code: u64| values.iter().position(|&v| u64::try_from(v) == Ok(code));
         let mut tags = Vec::new();
         let mut mine = vec![0u64; names.len()];
-        for code in read_codes(&tag.local, 0, sp.local, &tag.at)? {
+        let tdt = raw::dataset_type(&tag.local, &tag.at)?;
+        let local_tags = self.local_bytes(&tag, &tdt, sp.local, &[])?;
+        for code in codes(&local_tags, raw::plain_size(&tdt).unwrap_or(0), &tag.at)? {
             let v = which(code)
                 .ok_or_else(|| Error::invalid(&tag.at, "internal: a tag of no variant"))?;
             mine[v] += 1;
@@ -516,22 +600,20 @@ impl<'a, C: Communicator> Merge<'a, C> {
         }
         self.copy(&tag, sp)?;
         let ix = pair(local, shared, crate::kinds::union::INDEX, path)?;
-        let mut index = read_u64s(&ix.local, 0, sp.local, &ix.at)?;
+        let mut index = self.local_u64s(&ix, false, sp.local)?;
         for (i, t) in index.iter_mut().zip(&tags) {
             *i = moved(*i, spans[*t].base, &ix.at)?;
         }
         let b = le_bytes(index.iter().copied());
+        let dt = words(&ix, false)?;
         self.put(
             &ix,
-            &words(&ix, false)?,
+            &dt,
             &[],
             sp.total,
             sp.base,
             sp.local,
-            |from, n, buf| {
-                buf.copy_from_slice(&b[from as usize * 8..(from + n) as usize * 8]);
-                Ok(())
-            },
+            Src::Slices(vec![&b]),
         )?;
         for (v, name) in names.iter().enumerate() {
             let child = st.child(v, path)?;
@@ -560,14 +642,37 @@ fn cut<'h>(heap: &'h [u8], ptr: &[u8]) -> &'h [u8] {
     s.split(|&b| b == 0).next().unwrap_or_default()
 }
 
-fn u8_type() -> Result<Datatype> {
-    Datatype::from_type::<u8>().at("$")
+/// Where [`Merge::put`] takes a rank's rows from.
+enum Src<'s> {
+    /// In memory, in row order.
+    Slices(Vec<&'s [u8]>),
+    /// `fill(from, n, buf)` gives rows `from..from + n`.
+    Fill(&'s mut Filler<'s>),
+}
+
+/// `fill(from, n, buf)`: rows `from..from + n` of a rank's into `buf`.
+type Filler<'s> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 's;
+
+/// Bytes of one row of `inner` values of `dt` (a plain type).
+fn row_bytes(dt: &Datatype, inner: &[u64], at: &Place) -> Result<usize> {
+    let size = raw::plain_size(dt)
+        .ok_or_else(|| Error::invalid(at, "internal: a variable-length type"))?;
+    raw::row_elems(1, inner)
+        .and_then(|e| e.checked_mul(size))
+        .filter(|&b| b > 0)
+        .ok_or_else(|| Error::invalid(at, "rows too large"))
 }
 
 /// Rows `start..start + n` of an enum dataset (over uint8 or uint16) as
 /// their codes.
 fn read_codes(ds: &Dataset, start: u64, n: u64, at: &Place) -> Result<Vec<u64>> {
     let (bytes, size) = raw::read_rows_own_type(ds, start, n, at)?;
+    codes(&bytes, size, at)
+}
+
+/// The codes of enum values (over uint8 or uint16, little-endian: `size`
+/// bytes each).
+fn codes(bytes: &[u8], size: usize, at: &Place) -> Result<Vec<u64>> {
     match size {
         1 => Ok(bytes.iter().map(|&b| u64::from(b)).collect()),
         2 => Ok(bytes

@@ -68,7 +68,7 @@ pub(super) fn save_local<T: H5Vector, C: Communicator>(
     // goes in first, or their later flush would write over the rows.
     session.trim_tails()?;
     let data = session.group().group("data").at("$")?;
-    Merge::new(comm).node(&local.stored, &local.data, &data, &top, "$")?;
+    Merge::new(comm, &local.kept).node(&local.stored, &local.data, &data, &top, "$")?;
     drop(data);
     session.finish_written(top.total)
 }
@@ -95,7 +95,7 @@ pub(super) fn append_local<C: Communicator>(
     }
     let file = parent.file().at("$")?;
     let top = span(comm, v.count, local.rows, "$")?;
-    Merge::new(comm).node(&local.stored, &local.data, &v.data, &top, "$")?;
+    Merge::new(comm, &local.kept).node(&local.stored, &local.data, &v.data, &top, "$")?;
     crate::raw::flush_file(&file, "$")?;
     crate::vector::metadata::write_count(&v.meta, top.total)?;
     crate::raw::flush_file(&file, "$")?;

@@ -31,9 +31,12 @@
 //! | `h5col.rs`      | h5col table attributes: type queries, own-type reads and writes, |
 //! |                 | null-padded string types                                         |
 //! | `compound.rs`   | process-wide compound types (complex numbers' `{r, i}`)          |
+//! | `capture.rs`    | rows written to a capturing memory file kept as bytes (`mpi`)    |
 
 mod attrs;
 pub(crate) mod bounds;
+#[cfg(any(feature = "mpi", test))]
+pub(crate) mod capture;
 #[cfg(unix)]
 pub(crate) mod child;
 pub(crate) mod chunks;
