@@ -23,7 +23,7 @@ use hdf5::{Dataset, Datatype, Group};
 use super::comm::{self, Span};
 use crate::error::{Context, Error, Place, Result};
 use crate::raw;
-use crate::raw::capture::Captured;
+use crate::raw::capture::{self, Captured, Rows};
 use crate::schema::{Kind, Stored};
 
 /// Most bytes of one collective write: bounds the buffer a rank holds.
@@ -188,7 +188,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             ));
         }
         let row_bytes = row_bytes(&dt, &inner, &p.at)?;
-        if let Some(slices) = self.kept.rows(&p.local, sp.local, row_bytes, &p.at)? {
+        if let Some(slices) = self.kept_rows(&p.local, sp.local, row_bytes, &p.at)? {
             return self.put(
                 p,
                 &dt,
@@ -213,6 +213,23 @@ impl<'a, C: Communicator> Merge<'a, C> {
         )
     }
 
+    /// The rows of the local dataset `ds` (`extent` rows of `row_bytes`)
+    /// as kept (`raw::capture`), in row order; None: read them from the
+    /// memory file (where rows kept but not as one run are written now).
+    fn kept_rows(
+        &self,
+        ds: &Dataset,
+        extent: u64,
+        row_bytes: usize,
+        at: &Place,
+    ) -> Result<Option<Vec<&'a [u8]>>> {
+        match self.kept.rows(ds, extent, row_bytes) {
+            Rows::Whole(slices) => Ok(Some(slices)),
+            Rows::Pieces(pieces) => capture::write_kept(ds, pieces, at).map(|()| None),
+            Rows::None => Ok(None),
+        }
+    }
+
     /// All `rows` rows of the local dataset of `p` (shape `inner`, type
     /// `dt`, its own): the kept bytes, or read from the memory file.
     fn local_bytes(
@@ -223,7 +240,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         inner: &[u64],
     ) -> Result<std::borrow::Cow<'a, [u8]>> {
         let rb = row_bytes(dt, inner, &p.at)?;
-        if let Some(slices) = self.kept.rows(&p.local, rows, rb, &p.at)? {
+        if let Some(slices) = self.kept_rows(&p.local, rows, rb, &p.at)? {
             return Ok(match slices.as_slice() {
                 [one] => std::borrow::Cow::Borrowed(*one),
                 many => std::borrow::Cow::Owned(many.concat()),

@@ -67,7 +67,6 @@ fn write_bytes(
         return Ok(());
     }
     // A rank's rows being encoded by `crate::mpi` are kept, not written.
-    #[cfg(any(feature = "mpi", test))]
     if raw::capture::take(ds, mem_type, start, rows, bytes, path)? {
         return Ok(());
     }

@@ -13,6 +13,17 @@
 //! they came, and from then on its rows go to HDF5 as usual. So the file
 //! and the kept bytes together always hold what was written, and a dataset
 //! is either wholly kept ([`Captured::rows`]) or wholly in the file.
+//!
+//! Only `crate::mpi` (and the tests) start a capture; the row writers and
+//! readers ask [`take`], [`take_chunks`] and [`settle`] in every build,
+//! which cost one atomic load while nothing captures.
+#![cfg_attr(
+    not(any(feature = "mpi", test)),
+    allow(
+        dead_code,
+        reason = "captures are started by crate::mpi and the tests only"
+    )
+)]
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,7 +32,7 @@ use std::sync::Mutex;
 use hdf5::Dataset;
 use hdf5_sys::h5i::hid_t;
 
-use super::ffi::sync;
+use super::ffi::{check, sync, Owned};
 use crate::error::{At, Error, Result};
 
 /// Rows `start..start + rows` of a dataset, the bytes of its own type.
@@ -139,12 +150,8 @@ pub(crate) fn take(
     let Some((_, c)) = f.iter_mut().find(|(f, _)| *f == n) else {
         return Ok(false);
     };
-    if c.settled.contains(&token) {
-        return Ok(false);
-    }
-    if !same {
-        drop(f);
-        settle(ds, at)?;
+    // Another type: written through HDF5, which settles the dataset.
+    if !same || c.settled.contains(&token) {
         return Ok(false);
     }
     c.keep(token, start, rows, &[bytes]);
@@ -172,10 +179,9 @@ pub(crate) fn take_chunks(
     let plain = chunks.iter().all(|&(b, m)| m == 0 && b.len() == cb)
         && c > 0
         && (cb as u64).is_multiple_of(c)
-        && super::chunks::unfiltered(ds);
+        && unfiltered(ds);
     if !plain {
-        settle(ds, at)?;
-        return Ok(false);
+        return Ok(false); // written as usual, which settles the dataset
     }
     let mut f = files();
     let Some((_, kept)) = f.iter_mut().find(|(f, _)| *f == n) else {
@@ -195,7 +201,8 @@ pub(crate) fn take_chunks(
 
 /// Writes the rows kept for `ds` into its file (in the order they came)
 /// and sends its later rows there: before anything else reads or writes
-/// its rows. Nothing to do unless its file captures.
+/// its rows (`raw::rows` and `raw::chunks` call it). Nothing to do unless
+/// its file captures.
 pub(crate) fn settle(ds: &Dataset, at: impl At) -> Result<()> {
     let Some((n, token)) = capturing(ds.id()) else {
         return Ok(());
@@ -208,27 +215,110 @@ pub(crate) fn settle(ds: &Dataset, at: impl At) -> Result<()> {
         c.settled.insert(token);
         c.kept.remove(&token).unwrap_or_default()
     };
-    write_pieces(ds, &pieces, at)
+    write_kept(ds, &pieces, at)
 }
 
-/// Writes `pieces` into `ds` in their order (rows past its extent now, cut
-/// by a later shrink, are left out).
-fn write_pieces(ds: &Dataset, pieces: &[Piece], at: impl At) -> Result<()> {
+/// Writes kept rows into `ds`, in the order they came (rows past its
+/// extent now, cut by a later shrink, left out), in its own type: one
+/// hyperslab write each (`raw::rows`'s writes would settle again; this
+/// module is a leaf of `raw`).
+pub(crate) fn write_kept(ds: &Dataset, pieces: &[Piece], at: impl At) -> Result<()> {
     if pieces.is_empty() {
         return Ok(());
     }
-    let shape = super::shape(ds, at)?;
-    let (extent, inner) = (shape.first().copied().unwrap_or(0), &shape[1..]);
+    let shape: Vec<u64> = ds.shape().iter().map(|&d| d as u64).collect();
+    let (extent, inner) = (
+        shape.first().copied().unwrap_or(0),
+        shape.get(1..).unwrap_or_default(),
+    );
     let dt = super::dataset_type(ds, at)?;
+    // SAFETY: reads a valid datatype, under the lock.
+    let size = sync(|| unsafe { hdf5_sys::h5t::H5Tget_size(dt.id()) });
+    let row_bytes = inner
+        .iter()
+        .try_fold(size, |a, &d| a.checked_mul(usize::try_from(d).ok()?));
     for p in pieces {
         let rows = p.rows.min(extent.saturating_sub(p.start));
-        if rows == 0 {
+        let need = row_bytes.and_then(|b| b.checked_mul(usize::try_from(rows).ok()?));
+        if need.is_none_or(|n| n > p.bytes.len()) {
+            return Err(Error::invalid(
+                at,
+                "internal: kept rows shorter than their count",
+            ));
+        }
+        if rows == 0 || inner.contains(&0) {
             continue;
         }
-        // Settled first: the write below would settle again.
-        super::write_plain_rows_bytes(ds, &dt, p.start, rows, inner, &p.bytes, at)?;
+        let mut start = vec![p.start];
+        start.extend(inner.iter().map(|_| 0));
+        let mut count = vec![rows];
+        count.extend_from_slice(inner);
+        // SAFETY: the file selection is `count` (rows inside the extent,
+        // whole rows) and the memory space has that shape, so both hold
+        // `rows * prod(inner)` values of the dataset's own type, whose
+        // bytes `p.bytes` holds (checked above; kept rows are plain: kept
+        // only when written in that type, or as unfiltered chunks); every
+        // id is closed by its `Owned`; under the lock.
+        sync(|| unsafe {
+            let fs = Owned::new(at, hdf5_sys::h5d::H5Dget_space(ds.id()))?;
+            check(
+                at,
+                hdf5_sys::h5s::H5Sselect_hyperslab(
+                    fs.id(),
+                    hdf5_sys::h5s::H5S_seloper_t::H5S_SELECT_SET,
+                    start.as_ptr(),
+                    std::ptr::null(),
+                    count.as_ptr(),
+                    std::ptr::null(),
+                ),
+            )?;
+            let ms = Owned::new(
+                at,
+                hdf5_sys::h5s::H5Screate_simple(
+                    count.len() as i32,
+                    count.as_ptr(),
+                    std::ptr::null(),
+                ),
+            )?;
+            check(
+                at,
+                hdf5_sys::h5d::H5Dwrite(
+                    ds.id(),
+                    dt.id(),
+                    ms.id(),
+                    fs.id(),
+                    hdf5_sys::h5p::H5P_DEFAULT,
+                    p.bytes.as_ptr().cast(),
+                ),
+            )
+            .map(drop)
+        })?;
     }
     Ok(())
+}
+
+/// Whether `ds` has no filters (an error reads as filtered).
+fn unfiltered(ds: &Dataset) -> bool {
+    // SAFETY: a valid dataset id; the creation list is closed by `Owned`;
+    // under the lock.
+    sync(|| unsafe {
+        let Ok(dcpl) = Owned::new("$", hdf5_sys::h5d::H5Dget_create_plist(ds.id())) else {
+            return false;
+        };
+        hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()) == 0
+    })
+}
+
+/// What [`Captured::rows`] found for a dataset.
+pub(crate) enum Rows<'c> {
+    /// Every row kept: slices in row order.
+    Whole(Vec<&'c [u8]>),
+    /// Some rows kept, not one run from row 0 (rows left to the fill
+    /// value, or written over): write them into the file ([`write_kept`])
+    /// and read the rows there.
+    Pieces(&'c [Piece]),
+    /// Nothing kept: the rows are in the file.
+    None,
 }
 
 impl Captured {
@@ -268,20 +358,12 @@ impl Captured {
     /// The rows of `ds` (`extent` rows of `row_bytes` bytes) as slices in
     /// row order, when they were all kept: pieces back to back from row 0,
     /// covering the extent (rows past it, cut by a shrink, left out).
-    /// Otherwise the kept pieces are written into the file (None: read
-    /// the rows there).
-    pub(crate) fn rows(
-        &self,
-        ds: &Dataset,
-        extent: u64,
-        row_bytes: usize,
-        at: impl At,
-    ) -> Result<Option<Vec<&[u8]>>> {
+    pub(crate) fn rows(&self, ds: &Dataset, extent: u64, row_bytes: usize) -> Rows<'_> {
         let Some((_, token)) = identity(ds.id()) else {
-            return Ok(None);
+            return Rows::None;
         };
         let Some(pieces) = self.kept.get(&token) else {
-            return Ok(None);
+            return Rows::None;
         };
         // (first row, bytes) runs back to back from row 0.
         let mut out: Vec<(u64, &[u8])> = Vec::with_capacity(pieces.len());
@@ -317,17 +399,14 @@ impl Captured {
             next = p.start + take;
         }
         if whole && next == extent {
-            return Ok(Some(
+            return Rows::Whole(
                 out.into_iter()
                     .map(|(_, b)| b)
                     .filter(|b| !b.is_empty())
                     .collect(),
-            ));
+            );
         }
-        // Not one run from row 0 (rows left to the fill value, or written
-        // over): the file gets them, in order, and is read.
-        write_pieces(ds, pieces, at)?;
-        Ok(None)
+        Rows::Pieces(pieces)
     }
 }
 
@@ -394,12 +473,16 @@ mod tests {
             let Some((bytes, n, rb)) = stored(dw) else {
                 continue;
             };
-            let back = match kept.rows(dg, n, rb, "$").unwrap() {
-                Some(slices) => {
+            let back = match kept.rows(dg, n, rb) {
+                Rows::Whole(slices) => {
                     whole += 1;
                     slices.concat()
                 }
-                None => stored(dg).unwrap().0,
+                Rows::Pieces(pieces) => {
+                    write_kept(dg, pieces, "$").unwrap();
+                    stored(dg).unwrap().0
+                }
+                Rows::None => stored(dg).unwrap().0,
             };
             assert_eq!(back, bytes, "{pw}");
         }
@@ -446,7 +529,7 @@ mod tests {
         let (_, token) = identity(values.id()).unwrap();
         assert!(kept.settled.contains(&token));
         assert!(!kept.kept.contains_key(&token));
-        assert_eq!(kept.rows(&values, 40_000, 8, "$").unwrap(), None);
+        assert!(matches!(kept.rows(&values, 40_000, 8), Rows::None));
     }
 
     #[test]

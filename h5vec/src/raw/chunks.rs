@@ -30,7 +30,7 @@ fn chunk_offset(row: u64) -> [hsize_t; 32] {
 /// `H5Dget_chunk_info_by_coord` would answer the same but walks the whole
 /// index on every call, which makes reading every chunk quadratic.
 pub(crate) fn stored_chunk(ds: &Dataset, row: u64) -> Option<(c_uint, hsize_t)> {
-    super::rows::settle(ds, "$").ok()?;
+    super::capture::settle(ds, "$").ok()?;
     chunk_entry(ds, row).filter(|&(_, size)| size > 0)
 }
 
@@ -90,7 +90,7 @@ unsafe fn chunk_info(id: hdf5_sys::h5i::hid_t, row: u64) -> Option<(c_uint, hsiz
 /// (no filter run); `Some((len, filter mask))` if it fits.
 #[cfg(hdf5_2_0)]
 pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Option<(usize, c_uint)> {
-    super::rows::settle(ds, "$").ok()?;
+    super::capture::settle(ds, "$").ok()?;
     let off = chunk_offset(row);
     let mut filters: u32 = 0;
     let mut len: usize = buf.len();
@@ -113,7 +113,7 @@ pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Optio
 /// `H5Dread_chunk` writes the whole chunk, whatever the buffer's size).
 #[cfg(not(hdf5_2_0))]
 pub(crate) fn read_stored_chunk(ds: &Dataset, row: u64, buf: &mut [u8]) -> Option<(usize, c_uint)> {
-    super::rows::settle(ds, "$").ok()?;
+    super::capture::settle(ds, "$").ok()?;
     let off = chunk_offset(row);
     let mut filters: u32 = 0;
     // SAFETY: a valid dataset id, under the lock for both calls (the
@@ -143,11 +143,10 @@ pub(crate) fn write_chunks(
     path: impl At,
 ) -> Result<()> {
     // A rank's rows being encoded by `crate::mpi` are kept, not written.
-    #[cfg(any(feature = "mpi", test))]
     if super::capture::take_chunks(ds, k0, c, chunks, path)? {
         return Ok(());
     }
-    super::rows::settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     sync(|| {
         for (i, (data, mask)) in chunks.iter().enumerate() {
             let off = chunk_offset((k0 + i as u64) * c);
@@ -167,19 +166,6 @@ pub(crate) fn write_chunks(
             }
         }
         Ok(())
-    })
-}
-
-/// Whether `ds` has no filters (an error reads as filtered).
-#[cfg(any(feature = "mpi", test))]
-pub(crate) fn unfiltered(ds: &Dataset) -> bool {
-    // SAFETY: a valid dataset id; the creation list is closed by `Owned`;
-    // under the lock.
-    sync(|| unsafe {
-        let Ok(dcpl) = super::ffi::Owned::new("$", h5d::H5Dget_create_plist(ds.id())) else {
-            return false;
-        };
-        hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()) == 0
     })
 }
 

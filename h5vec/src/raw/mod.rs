@@ -35,7 +35,6 @@
 
 mod attrs;
 pub(crate) mod bounds;
-#[cfg(any(feature = "mpi", test))]
 pub(crate) mod capture;
 #[cfg(unix)]
 pub(crate) mod child;

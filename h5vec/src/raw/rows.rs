@@ -211,21 +211,6 @@ pub(super) fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5:
     })
 }
 
-/// Before `ds`'s rows are read or written through HDF5: the rows a
-/// capturing memory file kept for it go into the file first
-/// (`capture::settle`, feature `mpi` and tests; nothing otherwise).
-pub(super) fn settle(ds: &Dataset, path: impl At) -> Result<()> {
-    #[cfg(any(feature = "mpi", test))]
-    {
-        super::capture::settle(ds, path)
-    }
-    #[cfg(not(any(feature = "mpi", test)))]
-    {
-        let _ = (ds, path);
-        Ok(())
-    }
-}
-
 /// Writes `rows` rows at `start` of an already large enough dataset.
 ///
 /// # Safety
@@ -241,7 +226,7 @@ pub(super) unsafe fn write_hyperslab(
 ) -> Result<()> {
     // Chunks HDF5's Fletcher32 filter would crash on when a partial chunk
     // is read back to be rewritten (SPEC.md section 7).
-    settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
@@ -294,7 +279,7 @@ unsafe fn read_hyperslab(
     path: impl At,
 ) -> Result<()> {
     // Chunks HDF5's Fletcher32 filter would crash on (SPEC.md section 7).
-    settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
@@ -343,7 +328,7 @@ pub(crate) fn read_rows_own_type(
     if rows == 0 {
         return Ok((buf, size));
     }
-    settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, &[], path)?;
@@ -382,7 +367,7 @@ pub(crate) unsafe fn write_whole(
     data: *const std::ffi::c_void,
     path: impl At,
 ) -> Result<()> {
-    settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     let xfer = write_xfer(ds, path)?;
     // SAFETY: the caller's guarantee on `data`; valid ids, under the lock.
     call(path, || unsafe {
@@ -486,7 +471,7 @@ pub(crate) fn read_vlen_each(
     let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); count];
     // Damaged heap collections that HDF5 would loop on (SPEC.md section 7).
     super::gheap::check(ds, start, n, path)?;
-    settle(ds, path)?;
+    super::capture::settle(ds, path)?;
     super::chunks::check_checksummed_chunks(ds, start, n, path)?;
     sync(|| {
         let fs = whole_space(ds, path)?;
