@@ -37,6 +37,8 @@ pub(super) struct Merge<'a, C: Communicator> {
     /// The bytes of one piece, reused from dataset to dataset (fresh
     /// pages cost more than the copy into them).
     scratch: std::cell::RefCell<Vec<u8>>,
+    /// Starts the disk writing what the writes left in the page cache.
+    writeback: std::cell::RefCell<Option<raw::mpio::Writeback>>,
 }
 
 /// A dataset in both files, with the path errors name.
@@ -104,6 +106,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             comm,
             kept,
             scratch: Default::default(),
+            writeback: Default::default(),
         }
     }
 
@@ -326,9 +329,25 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 }
             }
             raw::mpio::write_rows_collective(&p.shared, dt, first + from, n, inner, buf, &p.at)?;
+            self.wrote(p, buf.len());
         }
         drop(scratch);
         comm::all_ok(self.comm, failed.map_or(Ok(()), Err), p.at.path())
+    }
+
+    /// Notes `bytes` this rank wrote into `p`'s file (see `Writeback`;
+    /// as many again by each other rank, as an estimate).
+    fn wrote(&self, p: &Pair, bytes: usize) {
+        let mut w = self.writeback.borrow_mut();
+        if w.is_none() {
+            let Ok(file) = p.shared.file() else {
+                return;
+            };
+            *w = Some(raw::mpio::Writeback::new(&file, self.comm.rank() == 0));
+        }
+        if let Some(w) = w.as_mut() {
+            w.wrote(bytes.saturating_mul(self.comm.size().max(1) as usize));
+        }
     }
 
     /// [`Merge::put`] from rows in memory: each slice cut into pieces of
@@ -357,6 +376,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         for i in 0..pieces as usize {
             let (row, n, b) = mine.get(i).copied().unwrap_or((first, 0, &[]));
             raw::mpio::write_rows_collective(&p.shared, dt, row, n, inner, b, &p.at)?;
+            self.wrote(p, b.len());
         }
         Ok(())
     }

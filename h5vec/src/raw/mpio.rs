@@ -117,3 +117,72 @@ pub(crate) fn write_rows_collective(
         .map(drop)
     })
 }
+
+/// Starts the kernel writing a shared file's dirty pages to disk while the
+/// ranks go on writing (Linux, rank 0 only). HDF5 1.10.8's MPI-IO driver
+/// syncs the file (`MPI_File_sync`, an `fsync`) at every flush, and a
+/// commit flushes: without this the first flush after a save waited for
+/// every byte to reach the disk (0.13 s of 0.5 for 440 MB here); with it
+/// the disk works while the next datasets are written. Advice only:
+/// nothing is waited for, and an error changes nothing.
+pub(crate) struct Writeback {
+    /// Asks the background thread to start writeback.
+    kick: Option<std::sync::mpsc::Sender<()>>,
+    /// Bytes written since the last kick.
+    pending: usize,
+}
+
+/// Bytes written between two kicks.
+const WRITEBACK_BYTES: usize = 32 << 20;
+
+impl Writeback {
+    /// For the file `ds` is in, when this process should start its
+    /// writeback (`first`: rank 0 of the call).
+    pub(crate) fn new(file: &hdf5::File, first: bool) -> Self {
+        let kick = if first && cfg!(target_os = "linux") {
+            Self::thread(file.filename())
+        } else {
+            None
+        };
+        Writeback { kick, pending: 0 }
+    }
+
+    fn thread(name: String) -> Option<std::sync::mpsc::Sender<()>> {
+        let fh = std::fs::File::open(name).ok()?;
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("h5vec-writeback".into())
+            .spawn(move || {
+                while rx.recv().is_ok() {
+                    while rx.try_recv().is_ok() {}
+                    start_writeback(&fh);
+                }
+            })
+            .ok()?;
+        Some(tx)
+    }
+
+    /// Notes `bytes` written; past [`WRITEBACK_BYTES`], starts writeback.
+    pub(crate) fn wrote(&mut self, bytes: usize) {
+        self.pending = self.pending.saturating_add(bytes);
+        if self.pending >= WRITEBACK_BYTES {
+            self.pending = 0;
+            if let Some(k) = &self.kick {
+                let _ = k.send(());
+            }
+        }
+    }
+}
+
+/// `sync_file_range(SYNC_FILE_RANGE_WRITE)` over the whole file: starts
+/// writing its dirty pages, waits for none.
+#[cfg(target_os = "linux")]
+fn start_writeback(fh: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a valid descriptor owned by `fh` for the call; offsets 0, 0
+    // mean the whole file; the call writes no memory of ours.
+    unsafe { libc::sync_file_range(fh.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_: &std::fs::File) {}
