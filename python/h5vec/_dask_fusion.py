@@ -62,11 +62,15 @@ try:
         def _simplify_up(self, parent, dependents):
             if isinstance(parent, Index):
                 # Only the index is needed (``len(ddf)``, ``ddf[ddf.g == "a"].index``): the
-                # columns other dependents read, else the first one, as read_parquet projects
-                # it. Without this the frame under Index reads every column, unfused, next to
-                # the fused projection of the same reads: partitions that no longer line up.
+                # columns other dependents read, else the narrowest one, as read_parquet
+                # projects it. Without this the frame under Index reads every column, unfused,
+                # next to the fused projection of the same reads: partitions that no longer
+                # line up ("Mismatched divisions").
                 columns = determine_column_projection(self, parent, dependents)
-                columns = [c for c in self.columns if c in columns] or self.columns[:1]
+                columns = [c for c in self.columns if c in columns]
+                if not columns and self.columns:
+                    meta = self.operand("user_meta")
+                    columns = [min(self.columns, key=lambda c: row_bytes([meta[c].dtype]))]
                 if not columns or set(columns) == set(self.columns):
                     return None
                 return Index(self.substitute_parameters({"columns": columns, "_series": False}))

@@ -482,6 +482,10 @@ def test_read_vector_fuses_reads_of_few_columns(client, eight):
         assert part.optimize().npartitions == 1
         assert part.compute().index.tolist() == list(range(i * 1000, (i + 1) * 1000))
     assert ddf.map_partitions(len).compute().tolist() == [1000] * 8
+    # The index alone (len) reads the narrowest column (n: Int32, 4 of 84 bytes), fused.
+    [index_read] = fused_reads(ddf.index.size)
+    assert index_read.operand("_expr").columns == ["n"] and len(index_read._fusion_buckets) == 3
+    assert len(ddf) == 8000 and len(ddf[ddf["g"] == "a"]) == 2667
     # A group-by count reads g and id: 40 of 84 bytes, ceil(84 / 40) = 3 partitions a task.
     gb = ddf.groupby("g")["id"].count()
     [fused] = fused_reads(gb)
