@@ -77,7 +77,7 @@ try:
             return super()._simplify_up(parent, dependents)
 
     EXPR = ReadVector
-except ImportError:  # no dask-expr, or another one
+except (ImportError, AttributeError, TypeError):  # no dask-expr, or another one
     EXPR = None
     new_collection = None
 
