@@ -60,6 +60,13 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     UUIDs into their text). A column of a kind or codec this version does
     not know raises `FormatError` here unless `columns` leaves it out.
 
+    A computation on a few of the frame's columns (``ddf["x"].mean()``) lets
+    Dask's optimizer read several whole partitions in one task, as it does
+    for `dask.dataframe.read_parquet` (dask-expr's IO fusion, by the
+    fraction of a row's bytes those columns hold: numbers at their width,
+    other values counted as 32 bytes; reading every column fuses nothing);
+    the frame's own partitions and divisions are the ones above.
+
     `filters` (pyarrow's DNF form, as `Vector.read`) keeps the matching rows:
     partitions whose chunks the vector's statistics rule out are dropped
     here (the divisions stay each kept partition's first row, then the last
@@ -108,10 +115,16 @@ def read_vector(path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.Pat
     divisions = [o + a for _, a, _, o, _ in parts]
     _, a, b, o, _ = parts[-1]
     divisions.append(o + max(b - 1, a))
+    from ._dask_fusion import from_parts
     with dask.config.set({"dataframe.convert-string": False}):
         first = str(meta.columns[0]) if len(meta.columns) else None
-        return dd.from_map(_Part(name, columns, filters, first), parts, meta=meta, divisions=divisions,
-                           label="h5vec-read-vector")
+        func = _Part(name, columns, filters, first)
+        # from_map's expression, which also lets Dask fuse reads of few columns
+        # (None: a Dask without those internals).
+        ddf = from_parts(func, parts, meta, divisions, "h5vec-read-vector")
+        if ddf is None:
+            ddf = dd.from_map(func, parts, meta=meta, divisions=divisions, label="h5vec-read-vector")
+        return ddf
 
 
 # The empty frames (`meta`) made of first files, by (path, vector, identity,
@@ -158,7 +171,8 @@ PARTITION_BYTES = 256 << 20
 def _default_rows(meta):
     """Rows of about `PARTITION_BYTES` of `meta`'s columns (numbers at their
     width, anything held as Python objects counted as 32 bytes a value)."""
-    row = sum(getattr(dt, "itemsize", 32) if dt.kind in "biufcmM" else 32 for dt in meta.dtypes) or 8
+    from ._dask_fusion import row_bytes
+    row = row_bytes(meta.dtypes) or 8
     return max(1 << 16, PARTITION_BYTES // row)
 
 

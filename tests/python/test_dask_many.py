@@ -113,8 +113,9 @@ def test_read_vector_of_a_glob(client, files):
     counts = ddf.groupby("g")["id"].count().compute().sort_index()
     assert counts.to_dict() == {"a": 47, "b": 47, "c": 46}
     assert ddf["n"].sum().compute() == want["n"].sum()
-    # Column projection: a computation on one column reads that column alone.
-    assert "columns=['x']" in ddf["x"].optimize().expr.tree_repr()
+    # Column projection: a computation on one column reads that column alone
+    # (fused: several partitions a task, see test_read_vector_fuses_reads_of_few_columns).
+    assert [e.operand("_expr").columns for e in fused_reads(ddf["x"])] == [["x"]]
     from h5vec.dask import _Part
     part = _Part(NAME, None, None, "id")((str(files / "b.h5"), 2, 5, 37), columns=["x", "id"])
     assert part.columns.tolist() == ["x", "id"] and part.index.tolist() == [39, 40, 41]
@@ -420,3 +421,174 @@ def test_a_file_that_shrank_is_an_error(client, tmp_path):
     h5vec.save_vector(p, NAME, {"k": np.arange(4, dtype=np.int64)}, replace=True)
     with pytest.raises(h5vec.FormatError, match=r"a\.h5: vector 'telemetry' has 4 rows, fewer than the 10"):
         ddf.compute()
+
+
+def fused_reads(coll):
+    """The FusedIO expressions of `coll` after Dask's optimizer (before its blockwise fusion, which hides them)."""
+    from dask.dataframe.dask_expr.io.io import FusedIO
+    return [e for e in coll.optimize(fuse=False).expr.walk() if isinstance(e, FusedIO)]
+
+
+def same(df):
+    return df
+
+
+def fusion_rows(lo, hi):
+    i = np.arange(lo, hi, dtype=np.int64)
+    return pa.table({
+        "id": pa.array(i),  # Int64: 8 bytes a row
+        "x": pa.array(i * 0.25),  # Float64: 8 (sums of quarters are exact)
+        "g": pa.array([("a", "b", "c")[k % 3] for k in i], pa.large_string()),  # 32 (an estimate)
+        "l": pa.array([list(range(k % 3)) if k % 5 else None for k in i], pa.list_(pa.int64())),  # object: 32
+        "n": pa.array([None if k % 4 == 0 else int(k) for k in i], pa.int32()),  # Int32: 4
+    })
+
+
+@pytest.fixture(scope="module")
+def eight(tmp_path_factory):
+    """Eight files of 1,000 rows (chunks of 100): one partition each by default."""
+    d = tmp_path_factory.mktemp("eight")
+    for k in range(8):
+        h5vec.save_vector(d / f"p{k}.h5", NAME, fusion_rows(k * 1000, (k + 1) * 1000), chunk_length=100)
+    return d
+
+
+def test_read_vector_fuses_reads_of_few_columns(client, eight):
+    """A computation on few columns reads several whole partitions in one
+    task (Dask's FusedIO, as for read_parquet): column x holds 8 of a row's
+    84 bytes (id 8 + x 8 + g 32 + l 32 + n 4), so up to ceil(84 / 8) = 11
+    partitions a task, capped by Dask at ceil(sqrt(8)) = 3: 3 tasks for 8
+    partitions. The frame keeps one partition a file."""
+    ddf = read_vector(str(eight / "*.h5"), NAME)
+    want = h5vec.open_dataset(str(eight / "*.h5"), NAME).to_pandas()
+    assert ddf.npartitions == 8
+    assert ddf.divisions == (0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 7999)
+    x = ddf["x"]
+    [fused] = fused_reads(x)
+    assert fused.operand("_expr").columns == ["x"]
+    assert fused.operand("_expr")._fusion_compression_factor == 8 / 84
+    buckets = fused._fusion_buckets
+    assert len(buckets) == 3 and [p for b in buckets for p in b] == list(range(8))
+    assert len(x.optimize().__dask_graph__()) == 3  # was 8: one read (and projection) a partition
+    assert all(k[0].startswith("h5vec-") for k in x.optimize().__dask_graph__())
+    assert x.optimize().npartitions == 3 and x.npartitions == 8
+    # Exact: every sum of quarters below 2**53 is.
+    got = x.mean().compute()
+    assert got == want["x"].mean() == 3999.5 * 0.25
+    # The frame itself is untouched: its partitions are still one file each.
+    assert ddf.npartitions == 8 and x.npartitions == 8
+    for i in (0, 3, 7):
+        part = ddf.partitions[i]["x"]
+        assert part.optimize().npartitions == 1
+        assert part.compute().index.tolist() == list(range(i * 1000, (i + 1) * 1000))
+    assert ddf.map_partitions(len).compute().tolist() == [1000] * 8
+    # The index alone (len) reads the narrowest column (n: Int32, 4 of 84 bytes), fused.
+    [index_read] = fused_reads(ddf.index.size)
+    assert index_read.operand("_expr").columns == ["n"] and len(index_read._fusion_buckets) == 3
+    assert len(ddf) == 8000 and len(ddf[ddf["g"] == "a"]) == 2667
+    # A group-by count reads g and id: 40 of 84 bytes, ceil(84 / 40) = 3 partitions a task.
+    gb = ddf.groupby("g")["id"].count()
+    [fused] = fused_reads(gb)
+    assert sorted(fused.operand("_expr").columns) == ["g", "id"] and len(fused._fusion_buckets) == 3
+    assert gb.compute().sort_index().to_dict() == {"a": 2667, "b": 2667, "c": 2666}
+    assert gb.compute().sort_index().to_dict() == want.groupby("g")["id"].count().to_dict()
+
+
+def test_read_vector_reading_every_column_does_not_fuse(client, eight):
+    ddf = read_vector(str(eight / "*.h5"), NAME)
+    assert fused_reads(ddf) == [] and len(ddf.optimize().__dask_graph__()) == 8
+    assert fused_reads(ddf.map_partitions(len)) == []
+    # The frame's columns are what columns= read: all of them, so no fusion either.
+    only = read_vector(str(eight / "*.h5"), NAME, columns=["x"])
+    assert fused_reads(only["x"]) == [] and len(only["x"].optimize().__dask_graph__()) == 8
+    assert only["x"].sum().compute() == sum(i * 0.25 for i in range(8000))
+    # Two partitions a file (partition_rows=500): 16 partitions, reads of x fused 4 a task.
+    half = read_vector(str(eight / "*.h5"), NAME, partition_rows=500)
+    assert half.npartitions == 16 and half.divisions[:3] == (0, 500, 1000)
+    [fused] = fused_reads(half["x"])
+    assert len(fused._fusion_buckets) == 4
+    assert half["x"].sum().compute() == sum(i * 0.25 for i in range(8000))
+
+
+def test_read_vector_fused_values_equal_the_unfused(client, eight, monkeypatch):
+    """Fused reads give the values, dtypes and index the files hold, as the
+    unfused path (`dd.from_map`, which read_vector falls back to on a Dask
+    without the internals) does; Dask's string conversion stays off."""
+    import dask
+    import h5vec._dask_fusion as fusion
+    pattern = str(eight / "*.h5")
+    want = pd.concat([h5vec.open_vector(eight / f"p{k}.h5", NAME).to_pandas() for k in range(8)], ignore_index=True)
+    pd.testing.assert_frame_equal(want, h5vec.open_dataset(pattern, NAME).to_pandas())
+    assert dict(want.dtypes.astype(str)) == {"id": "Int64", "x": "Float64", "g": STR, "l": "object", "n": "Int32"}
+    flt = [("id", ">=", 2500), ("id", "<", 5200)]
+
+    def collections(ddf):
+        return {
+            "all": ddf,
+            "x,n": ddf[["x", "n"]].map_partitions(same),  # (a projection alone is not fused: no task above it)
+            "l": ddf["l"].map_partitions(same),
+            "g==a": ddf[ddf["g"] == "a"][["id", "l"]],
+            "count": ddf.groupby("g")["id"].count(),
+            "size": ddf.groupby("g").size(),
+            "len": ddf.index.size,
+            "filtered": read_vector(pattern, NAME, filters=flt)[["x", "l"]].map_partitions(same),
+            "columns=": read_vector(pattern, NAME, columns=["n", "x", "l"])[["l", "x"]].map_partitions(same),
+        }
+
+    with dask.config.set({"dataframe.convert-string": True}):
+        fused = collections(read_vector(pattern, NAME))
+        assert {k: len(fused_reads(c)) for k, c in fused.items()} == {
+            "all": 0, "x,n": 1, "l": 1, "g==a": 1, "count": 1, "size": 1, "len": 1, "filtered": 1, "columns=": 1}
+        got = {k: c.compute() for k, c in fused.items()}
+        monkeypatch.setattr(fusion, "EXPR", None)
+        plain = collections(read_vector(pattern, NAME))
+        assert type(plain["all"].expr).__name__ == "FromMapProjectable"
+        assert plain["all"].divisions == fused["all"].divisions
+        assert all(fused_reads(c) == [] for c in plain.values())
+        unfused = {k: c.compute() for k, c in plain.items()}
+    for key, frame in got.items():
+        assert type(frame) is type(unfused[key]), key
+        if isinstance(frame, pd.Series):
+            pd.testing.assert_series_equal(frame, unfused[key], check_exact=True)
+        elif not isinstance(frame, pd.DataFrame):
+            assert frame == unfused[key], key
+        else:
+            pd.testing.assert_frame_equal(frame, unfused[key], check_exact=True)
+    pd.testing.assert_frame_equal(got["all"], want, check_exact=True)
+    pd.testing.assert_frame_equal(got["x,n"], want[["x", "n"]], check_exact=True)
+    pd.testing.assert_series_equal(got["l"], want["l"])
+    assert not isinstance(got["l"].iloc[2], str) and list(got["l"].iloc[2]) == [0, 1]  # lists, not their text
+    assert got["l"].iloc[0] is None
+    pd.testing.assert_frame_equal(got["g==a"], want[want["g"] == "a"][["id", "l"]])
+    pd.testing.assert_series_equal(got["count"], want.groupby("g")["id"].count())
+    assert got["size"].tolist() == [2667, 2667, 2666]
+    assert got["len"] == 8000
+    sub = want[(want["id"] >= 2500) & (want["id"] < 5200)][["x", "l"]]
+    pd.testing.assert_frame_equal(got["filtered"], sub)
+    assert got["filtered"].index.tolist() == list(range(2500, 5200))
+    pd.testing.assert_frame_equal(got["columns="], want[["l", "x"]])
+
+
+def test_read_vector_fusion_of_no_rows(client, tmp_path):
+    for k in range(3):
+        h5vec.save_vector(tmp_path / f"e{k}.h5", NAME, fusion_rows(0, 0))
+    ddf = read_vector(str(tmp_path / "e*.h5"), NAME)
+    assert ddf.npartitions == 1 and ddf.divisions == (0, 0)
+    x = ddf["x"].compute()
+    assert len(x) == 0 and str(x.dtype) == "Float64"
+    assert ddf.groupby("g")["id"].count().compute().tolist() == []
+    assert str(ddf["l"].compute().dtype) == "object"
+
+
+def test_fusion_factor():
+    from h5vec._dask_fusion import compression_factor, row_bytes
+    meta = pd.DataFrame({"a": pd.array([], "Int64"), "b": np.array([], np.float32), "s": pd.Series([], dtype=object),
+                         "t": np.array([], "M8[ns]")})
+    assert row_bytes(meta.dtypes) == 8 + 4 + 32 + 8
+    assert compression_factor(meta, None) == 1
+    assert compression_factor(meta, ["t", "s", "b", "a"]) == 1
+    assert compression_factor(meta, ["b"]) == 4 / 52
+    assert compression_factor(meta, ["s", "a"]) == 40 / 52
+    assert compression_factor(meta, []) == 8 / 52  # the first column, read for the row count
+    wide = pd.DataFrame({f"c{i}": np.array([], np.int8) for i in range(2000)})
+    assert compression_factor(wide, ["c0"]) == 0.001
