@@ -371,6 +371,11 @@ def test_failed_task_leaves_no_part_and_retry_succeeds(client, tmp_path):
         with pytest.raises(RuntimeError, match=r"injected failure writing \.part-00001\.h5\.tmp-"):
             to_h5vec(ddf, out, NAME)
         _idle(client)
+        # Tasks the failure released may still be running on a worker (Dask does not
+        # interrupt them): wait until they end, each renaming its temporary file.
+        end = time.time() + 30
+        while [n for n in os.listdir(out) if ".tmp-" in n] and time.time() < end:
+            time.sleep(0.05)
         names = os.listdir(out)
         assert "part-00001.h5" not in names
         assert not [n for n in names if ".tmp-" in n]  # the failed task removed its temporary file
