@@ -1,10 +1,11 @@
 //! Rows written to a capturing file kept as bytes instead of written
-//! (feature `mpi`). `crate::mpi` encodes each rank's rows with the serial
+//! (for feature `mpi`). `crate::mpi` encodes each rank's rows with the serial
 //! encoders into a file in memory and then copies them into the shared
 //! file; writing them into HDF5's core driver and reading them back cost
 //! more than the encoding (the core driver zero-fills every page it
 //! grows by, then the rows are copied in and out). While a file captures,
-//! the row writes of `crate::pipeline` ([`take`]) keep their bytes, in the
+//! the row writes of `crate::pipeline` ([`take`]) and its unfiltered
+//! direct chunk writes ([`take_chunks`]) keep their bytes, in the
 //! dataset's own type, by dataset, and HDF5 only sets the extents.
 //!
 //! Anything else that touches a captured dataset's rows (a write that
