@@ -224,9 +224,10 @@ pub(super) unsafe fn write_hyperslab(
     buf: *const c_void,
     path: impl At,
 ) -> Result<()> {
+    // Rows a capturing memory file kept go in first (`raw::capture`).
+    super::capture::settle(ds, path)?;
     // Chunks HDF5's Fletcher32 filter would crash on when a partial chunk
     // is read back to be rewritten (SPEC.md section 7).
-    super::capture::settle(ds, path)?;
     super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
@@ -278,8 +279,8 @@ unsafe fn read_hyperslab(
     buf: *mut c_void,
     path: impl At,
 ) -> Result<()> {
-    // Chunks HDF5's Fletcher32 filter would crash on (SPEC.md section 7).
     super::capture::settle(ds, path)?;
+    // Chunks HDF5's Fletcher32 filter would crash on (SPEC.md section 7).
     super::chunks::check_checksummed_chunks(ds, start, rows, path)?;
     sync(|| {
         let fs = file_space(ds, start, rows, inner, path)?;
