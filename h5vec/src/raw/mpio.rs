@@ -136,8 +136,9 @@ pub(crate) struct Writeback {
 const WRITEBACK_BYTES: usize = 32 << 20;
 
 impl Writeback {
-    /// For the file `ds` is in, when this process should start its
-    /// writeback (`first`: rank 0 of the call).
+    /// For `file`; only the process that starts the writeback (`first`:
+    /// rank 0 of the call) opens the file again (read-only) and runs the
+    /// thread, which ends when this is dropped.
     pub(crate) fn new(file: &hdf5::File, first: bool) -> Self {
         let kick = if first && cfg!(target_os = "linux") {
             Self::thread(file.filename())
