@@ -335,6 +335,12 @@ impl<'a, C: Communicator> Merge<'a, C> {
         comm::all_ok(self.comm, failed.map_or(Ok(()), Err), p.at.path())
     }
 
+    /// [`Merge::put`] of this rank's 1-D rows of `sp`, all in `bytes`.
+    fn put_rows(&self, p: &Pair, dt: &Datatype, sp: &Span, bytes: &[u8]) -> Result<()> {
+        let src = Src::Slices(vec![bytes]);
+        self.put(p, dt, &[], sp.total, sp.base, sp.local, src)
+    }
+
     /// Notes `bytes` this rank wrote into `p`'s file (see `Writeback`;
     /// as many again by each other rank, as an estimate).
     fn wrote(&self, p: &Pair, bytes: usize) {
@@ -441,15 +447,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         // little-endian bytes are their u64 bytes.
         let dt = words(&p, true)?;
         let b = le_bytes(stops.iter().copied());
-        self.put(
-            &p,
-            &dt,
-            &[],
-            sp.total,
-            sp.base,
-            sp.local,
-            Src::Slices(vec![&b]),
-        )?;
+        self.put_rows(&p, &dt, sp, &b)?;
         self.copy(&pair(local, shared, "bytes", path)?, &bytes)
     }
 
@@ -490,15 +488,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             let o = u64::from_le_bytes(ptr[..8].try_into().unwrap_or_default());
             ptr[..8].copy_from_slice(&moved(o, heap_span.base, &p.at)?.to_le_bytes());
         }
-        self.put(
-            &p,
-            &dt,
-            &[],
-            sp.total,
-            sp.base,
-            sp.local,
-            Src::Slices(vec![&ptrs]),
-        )?;
+        self.put_rows(&p, &dt, sp, &ptrs)?;
         let len = heap.len() as u64;
         let (total, base) = (heap_span.total, heap_span.base);
         self.put(&h, &u8t, &[], total, base, len, Src::Slices(vec![&heap]))?;
@@ -643,15 +633,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         }
         let b = le_bytes(index.iter().copied());
         let dt = words(&ix, false)?;
-        self.put(
-            &ix,
-            &dt,
-            &[],
-            sp.total,
-            sp.base,
-            sp.local,
-            Src::Slices(vec![&b]),
-        )?;
+        self.put_rows(&ix, &dt, sp, &b)?;
         for (v, name) in names.iter().enumerate() {
             let child = st.child(v, path)?;
             if child.kind == Kind::Constant {
