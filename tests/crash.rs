@@ -387,7 +387,13 @@ fn kill_series(env: Env, trials: u64) {
                 .take(2)
                 .collect::<Vec<_>>()
                 .join(" ");
-            eprintln!("writer failed after kill {kills} ({status}): {why}");
+            std::fs::create_dir_all(&keep).unwrap();
+            let kept = keep.join(format!("trial-{trial}-writer.h5"));
+            std::fs::copy(&path, &kept).unwrap();
+            eprintln!(
+                "writer failed after kill {kills} ({status}): {why}; file kept as {}",
+                kept.display()
+            );
             writer_failures.push(why);
             len = new_file(&exe, &path, env);
         }
