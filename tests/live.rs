@@ -4,7 +4,7 @@
 //! again and again. The processes are this test binary run again with
 //! `H5VEC_LIVE_ROLE` set, and tests/python/test_live_h5py.py.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -136,15 +136,29 @@ fn output(c: Child) -> String {
 fn rust_and_h5py_readers_load_growing_prefixes_while_a_writer_streams() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("live.h5");
+    // The h5py reader first: its imports can take seconds on a busy
+    // machine, which used to eat its reading window (one load seen).
+    let mut py = python(&["read", path.to_str().unwrap(), "3"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut py_out = BufReader::new(py.stdout.take().unwrap());
+    let mut first = String::new();
+    py_out.read_line(&mut first).unwrap();
+    assert_eq!(first.trim(), "ready", "the h5py reader did not start");
     let mut w = spawn("writer", &path, 4.0);
     let mut lines = BufReader::new(w.stdout.take().unwrap()).lines();
     assert_eq!(next_line(&mut lines), ["ready"]);
     let rust = spawn("reader", &path, 3.0);
-    let py = python(&["read", path.to_str().unwrap(), "3"])
-        .spawn()
-        .unwrap();
+    writeln!(py.stdin.take().unwrap(), "go").unwrap();
     let rust = output(rust);
-    let py = output(py);
+    let mut py_text = String::new();
+    py_out.read_to_string(&mut py_text).unwrap();
+    assert!(
+        py.wait().unwrap().success(),
+        "the h5py reader failed: {py_text}"
+    );
+    let py = py_text;
     let mut last = 0;
     loop {
         let l = next_line(&mut lines);

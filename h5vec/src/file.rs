@@ -94,7 +94,9 @@ pub fn create_file_live(path: impl AsRef<Path>) -> Result<hdf5::File> {
 }
 
 fn create_with(path: &Path, low: LibraryVersion) -> Result<hdf5::File> {
-    create_with_access(path, low, |_, _| Ok(()))
+    let file = create_with_access(path, low, |_, _| Ok(()))?;
+    raw::close_on_exec(&file);
+    Ok(file)
 }
 
 /// Creates `path` with h5vec's file properties (SPEC.md section 8): the
@@ -209,6 +211,7 @@ pub fn open_file(path: impl AsRef<Path>) -> Result<hdf5::File> {
         Err(_) if crate::live::left_open_for_writing(path) => return open_file_live(path),
         Err(e) => return Err(open_error(path, e, Intent::Read)),
     };
+    raw::close_on_exec(&file);
     read_only::opened(&file);
     Ok(file)
 }
@@ -284,6 +287,7 @@ pub fn open_file_rw(path: impl AsRef<Path>) -> Result<hdf5::File> {
         }
         Err(e) => return Err(open_error(path, e, Intent::Write)),
     };
+    raw::close_on_exec(&file);
     read_only::forget_freed(&file);
     Ok(file)
 }
@@ -542,6 +546,31 @@ pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
 
 #[cfg(test)]
 mod tests {
+
+    /// A process started while a file was open held HDF5's lock on it
+    /// after the file was closed here (the descriptor was inherited).
+    #[cfg(unix)]
+    #[test]
+    fn a_process_started_while_a_file_is_open_does_not_hold_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.h5");
+        for open in [0, 1, 2] {
+            let f = match open {
+                0 => crate::create_file(&path).unwrap(),
+                1 => crate::open_file(&path).unwrap(),
+                _ => crate::open_file_rw(&path).unwrap(),
+            };
+            let mut child = std::process::Command::new("sleep")
+                .arg("5")
+                .spawn()
+                .unwrap();
+            drop(f);
+            let again = crate::open_file_rw(&path);
+            child.kill().unwrap();
+            child.wait().unwrap();
+            assert!(again.is_ok(), "open {open}: {:?}", again.err());
+        }
+    }
     use super::*;
     use hdf5_sys::h5g::H5G_storage_type_t;
 

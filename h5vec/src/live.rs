@@ -41,7 +41,9 @@ fn c_path(path: &Path, at: &Place) -> Result<CString> {
 pub(crate) fn open_swmr_read(path: &Path) -> Result<hdf5::File> {
     let at = &Place::new("$", path.display().to_string());
     let name = c_path(path, at)?;
-    raw::open_swmr_read(&name, at)
+    let file = raw::open_swmr_read(&name, at)?;
+    raw::close_on_exec(&file);
+    Ok(file)
 }
 
 /// Whether the superblock of the file at `path` (version 3, at offset 0)
@@ -69,7 +71,9 @@ pub(crate) fn open_rw_clearing_flags(path: &Path, at: &Place) -> Result<hdf5::Fi
         ));
     }
     let name = c_path(path, at)?;
-    raw::open_rw_clearing_flags(&name, at)
+    let file = raw::open_rw_clearing_flags(&name, at)?;
+    raw::close_on_exec(&file);
+    Ok(file)
 }
 
 /// The lock a live writer holds while it writes (see the module docs).

@@ -1,7 +1,8 @@
 """Live readers (SPEC section 8, "Live readers"): h5py opens a file that
 examples/live_writer.rs is streaming into (SWMR) and loads `ticks` again and
 again; every load is a prefix of the written rows and `count` grows. Also a
-reader for tests/live.rs: `python3 test_live_h5py.py read PATH SECONDS` or
+reader for tests/live.rs: `python3 test_live_h5py.py read PATH SECONDS`
+(prints `ready` once imported, starts on a line of stdin) or
 `... once PATH MIN_ROWS`.
 """
 
@@ -113,6 +114,10 @@ def test_h5py_reads_the_last_commit_after_sigkill(tmp_path):
 if __name__ == "__main__":
     mode, path = sys.argv[1], sys.argv[2]
     if mode == "read":
+        # Imports done (slow on a busy machine): the caller starts the writer,
+        # then says go, so the reading window is the writer's.
+        print("ready", flush=True)
+        sys.stdin.readline()
         seen = read_loop(path, float(sys.argv[3]))
         print(f"loads {len(seen)} distinct {len(set(seen))} last {seen[-1] if seen else 0}")
     elif mode == "once":

@@ -136,3 +136,28 @@ pub(crate) fn group_storage(g: &Group) -> h5g::H5G_storage_type_t {
     sync(|| unsafe { h5g::H5Gget_info(g.id(), &mut info) });
     info.storage_type
 }
+
+/// Marks the descriptor HDF5 holds for `file` (sec2 driver) close-on-exec.
+/// HDF5 opens files without `O_CLOEXEC`, so a process started while a file
+/// was open (any `std::process::Command`, from any thread) inherited the
+/// descriptor and with it HDF5's `flock` lock: another open of the file
+/// then failed ("unable to lock file") until that process ended. Other
+/// drivers are left alone. Best effort: a process started between HDF5's
+/// `open` and this call still inherits it.
+pub(crate) fn close_on_exec(file: &hdf5::File) {
+    #[cfg(unix)]
+    if let Some(f) = super::gheap::sec2_file(file) {
+        use std::os::fd::AsRawFd;
+        let fd = f.as_raw_fd();
+        // SAFETY: `fd` is the open descriptor HDF5 holds for `file` (alive
+        // while `file` is); F_GETFD/F_SETFD read and set only its flags.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}

@@ -51,7 +51,7 @@ pub(crate) fn le(b: &[u8], at: usize, width: usize) -> u64 {
 
 /// The open file's descriptor, if it uses the sec2 driver (the default).
 #[cfg(unix)]
-fn sec2_file(file: &hdf5::File) -> Option<std::mem::ManuallyDrop<std::fs::File>> {
+pub(crate) fn sec2_file(file: &hdf5::File) -> Option<std::mem::ManuallyDrop<std::fs::File>> {
     use std::os::fd::FromRawFd;
     // Reading an MPI-IO file's access list back is collective.
     #[cfg(feature = "mpi")]

@@ -77,6 +77,7 @@ pub(crate) use durability::{
 };
 pub(crate) use enums::{dataset_type_is, tag_type};
 pub(crate) use ffi::{sync, Owned};
+pub(crate) use files::close_on_exec;
 #[cfg(test)]
 pub(crate) use files::group_storage;
 pub(crate) use files::{
