@@ -546,31 +546,6 @@ pub fn create_group(parent: &Group, name: &str) -> Result<Group> {
 
 #[cfg(test)]
 mod tests {
-
-    /// A process started while a file was open held HDF5's lock on it
-    /// after the file was closed here (the descriptor was inherited).
-    #[cfg(unix)]
-    #[test]
-    fn a_process_started_while_a_file_is_open_does_not_hold_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.h5");
-        for open in [0, 1, 2] {
-            let f = match open {
-                0 => crate::create_file(&path).unwrap(),
-                1 => crate::open_file(&path).unwrap(),
-                _ => crate::open_file_rw(&path).unwrap(),
-            };
-            let mut child = std::process::Command::new("sleep")
-                .arg("5")
-                .spawn()
-                .unwrap();
-            drop(f);
-            let again = crate::open_file_rw(&path);
-            child.kill().unwrap();
-            child.wait().unwrap();
-            assert!(again.is_ok(), "open {open}: {:?}", again.err());
-        }
-    }
     use super::*;
     use hdf5_sys::h5g::H5G_storage_type_t;
 

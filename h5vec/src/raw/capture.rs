@@ -221,8 +221,8 @@ pub(crate) fn settle(ds: &Dataset, at: impl At) -> Result<()> {
 
 /// Writes kept rows into `ds`, in the order they came (rows past its
 /// extent now, cut by a later shrink, left out), in its own type: one
-/// hyperslab write each (`raw::rows`'s writes would settle again; this
-/// module is a leaf of `raw`).
+/// hyperslab write each (`raw::rows`'s writes would settle again, and
+/// `raw::rows` calls this module).
 pub(crate) fn write_kept(ds: &Dataset, pieces: &[Piece], at: impl At) -> Result<()> {
     if pieces.is_empty() {
         return Ok(());
@@ -250,37 +250,13 @@ pub(crate) fn write_kept(ds: &Dataset, pieces: &[Piece], at: impl At) -> Result<
         if rows == 0 || inner.contains(&0) {
             continue;
         }
-        let mut start = vec![p.start];
-        start.extend(inner.iter().map(|_| 0));
-        let mut count = vec![rows];
-        count.extend_from_slice(inner);
-        // SAFETY: the file selection is `count` (rows inside the extent,
-        // whole rows) and the memory space has that shape, so both hold
-        // `rows * prod(inner)` values of the dataset's own type, whose
-        // bytes `p.bytes` holds (checked above; kept rows are plain: kept
-        // only when written in that type, or as unfiltered chunks); every
-        // id is closed by its `Owned`; under the lock.
+        let fs = super::spaces::file_space(ds, p.start, rows, inner, at)?;
+        let ms = super::spaces::mem_space(rows, inner, at)?;
+        // SAFETY: both selections hold `rows * prod(inner)` values of the
+        // dataset's own type, whose bytes `p.bytes` holds (checked above;
+        // kept rows are plain: kept only when written in that type, or as
+        // unfiltered chunks); valid ids; under the lock.
         sync(|| unsafe {
-            let fs = Owned::new(at, hdf5_sys::h5d::H5Dget_space(ds.id()))?;
-            check(
-                at,
-                hdf5_sys::h5s::H5Sselect_hyperslab(
-                    fs.id(),
-                    hdf5_sys::h5s::H5S_seloper_t::H5S_SELECT_SET,
-                    start.as_ptr(),
-                    std::ptr::null(),
-                    count.as_ptr(),
-                    std::ptr::null(),
-                ),
-            )?;
-            let ms = Owned::new(
-                at,
-                hdf5_sys::h5s::H5Screate_simple(
-                    count.len() as i32,
-                    count.as_ptr(),
-                    std::ptr::null(),
-                ),
-            )?;
             check(
                 at,
                 hdf5_sys::h5d::H5Dwrite(

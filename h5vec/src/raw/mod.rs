@@ -31,6 +31,7 @@
 //! | `h5col.rs`      | h5col table attributes: type queries, own-type reads and writes, |
 //! |                 | null-padded string types                                         |
 //! | `compound.rs`   | process-wide compound types (complex numbers' `{r, i}`)          |
+//! | `spaces.rs`     | dataspaces of row I/O: whole rows selected, memory spaces        |
 //! | `capture.rs`    | rows written to a capturing memory file kept as bytes (`mpi`)    |
 
 mod attrs;
@@ -58,6 +59,7 @@ pub(crate) mod mpio;
 mod pipeline;
 mod podrows;
 mod rows;
+mod spaces;
 mod stored;
 mod swmr;
 mod types;

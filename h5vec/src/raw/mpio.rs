@@ -13,7 +13,7 @@ use hdf5_sys::h5s::H5Sselect_none;
 use super::ffi::{check, sync};
 use super::mpifiles::collective_xfer;
 use super::podrows::plain_bytes;
-use super::rows::{file_space, mem_space, whole_space};
+use super::spaces::{file_space, mem_space, whole_space};
 use crate::error::{At, Context, Error, Result};
 
 /// Sets the MPI-IO driver on `comm` in the access list `fapl`, metadata

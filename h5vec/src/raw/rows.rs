@@ -10,12 +10,13 @@ use hdf5::{Dataset, Datatype, Group};
 use hdf5_sys::h5::hsize_t;
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p::H5P_DEFAULT;
-use hdf5_sys::h5s::{H5S_seloper_t, H5S_ALL};
+use hdf5_sys::h5s::H5S_ALL;
 use hdf5_sys::h5t::{self, H5T_class_t};
 use hdf5_sys::{h5d, h5s};
 
 use super::ffi::{call, check, sync};
 use super::filters::blosc_threads;
+use super::spaces::{file_space, mem_space, row_selection, whole_space};
 use super::types::{dataset_type, vlen_utf8, Pod};
 use crate::error::{At, Context, Error, Result};
 
@@ -86,56 +87,6 @@ pub(crate) fn shape(ds: &Dataset, path: impl At) -> Result<Vec<u64>> {
         .collect())
 }
 
-/// Selects rows `start..start + rows` (whole rows of shape `inner`) in the
-/// dataspace `ds_space`.
-fn row_selection(
-    ds_space: hid_t,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    path: impl At,
-) -> Result<()> {
-    let mut st = vec![start as hsize_t];
-    st.extend(inner.iter().map(|_| 0 as hsize_t));
-    let mut cnt = vec![rows as hsize_t];
-    cnt.extend(inner.iter().map(|&d| d as hsize_t));
-    // SAFETY: `st` and `cnt` hold one value per dimension of the dataset's
-    // space (axis 0 and `inner`); null stride and block mean 1.
-    call(path, || unsafe {
-        h5s::H5Sselect_hyperslab(
-            ds_space,
-            H5S_seloper_t::H5S_SELECT_SET,
-            st.as_ptr(),
-            std::ptr::null(),
-            cnt.as_ptr(),
-            std::ptr::null(),
-        )
-    })?;
-    Ok(())
-}
-
-/// The dataset's file space with rows `start..start + rows` (whole rows of
-/// shape `inner`) selected.
-pub(super) fn file_space(
-    ds: &Dataset,
-    start: u64,
-    rows: u64,
-    inner: &[u64],
-    path: impl At,
-) -> Result<hdf5::Dataspace> {
-    let fs = whole_space(ds, path)?;
-    row_selection(fs.id(), start, rows, inner, path)?;
-    Ok(fs)
-}
-
-/// The dataset's file space, everything selected.
-pub(super) fn whole_space(ds: &Dataset, path: impl At) -> Result<hdf5::Dataspace> {
-    // SAFETY: a valid dataset id; the new space is owned by the `Dataspace`.
-    sync(|| unsafe {
-        hdf5::from_id::<hdf5::Dataspace>(check(path, h5d::H5Dget_space(ds.id()))?).at(path)
-    })
-}
-
 /// Most chunk rows (slabs of one chunk length) a shrink may drop.
 const MAX_SHRINK_CHUNK_ROWS: u64 = 1 << 20;
 
@@ -194,21 +145,6 @@ pub(crate) fn trim_rows(ds: &Dataset, rows: u64, path: impl At) -> Result<()> {
         }
         _ => Ok(()),
     }
-}
-
-/// A simple dataspace of shape `(rows, inner...)`.
-pub(super) fn mem_space(rows: u64, inner: &[u64], path: impl At) -> Result<hdf5::Dataspace> {
-    let mut dims = vec![rows as hsize_t];
-    dims.extend(inner.iter().map(|&d| d as hsize_t));
-    // SAFETY: `dims` holds `rank` extents (null: maximum = current); the new
-    // space is owned by the `Dataspace`.
-    sync(|| unsafe {
-        let ms = check(
-            path,
-            h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null()),
-        )?;
-        hdf5::from_id::<hdf5::Dataspace>(ms).at(path)
-    })
 }
 
 /// Writes `rows` rows at `start` of an already large enough dataset.
