@@ -3,12 +3,15 @@
 //! whether every check held; each failure is printed).
 //!
 //! ```text
-//! mpirun -n 3 mpi_check writer OUT.h5    VectorWriter: uneven pushes, a rank with none, flushes
+//! mpirun -n 3 mpi_check writer OUT.h5    VectorWriter: uneven pushes, a rank with none, flushes;
+//!                                        plain rows saved and appended batch by batch, and
+//!                                        appended again after open_file_rw
 //! mpirun -n 3 mpi_check errors OUT.h5    a different type, name or options on one rank, one
 //!                                        rank's rows failing to encode, vlen strings: an error
 //!                                        on every rank, nothing written, the next call works
 //! mpirun -n 2 mpi_check kill OUT.h5      appends forever (the script kills the job)
-//! mpi_check verify OUT.h5 [MIN]          serial: the vector `log` holds whole commits, exactly
+//! mpi_check verify OUT.h5 RANKS MIN     serial: the vectors `log` and `flat` hold whole
+//!                                        commits, exactly
 //! ```
 
 use h5vec::{H5Vector, SaveOptions};
@@ -32,6 +35,26 @@ fn row(i: u64) -> Row {
         name: format!("r{i}"),
         hits: vec![i as u32; (i % 3) as usize],
         flag: (!i.is_multiple_of(4)).then_some(i.is_multiple_of(2)),
+    }
+}
+
+/// Plain rows (numbers, arrays, records, options of them): `h5vec::mpi`
+/// encodes and writes them batch after batch (debug builds: a few KiB a
+/// batch, so these cross many batch boundaries).
+#[derive(H5Vector, Clone, Copy, Debug, PartialEq)]
+struct Flat {
+    id: u64,
+    xy: [f64; 2],
+    weight: Option<f32>,
+    pair: (i32, u8),
+}
+
+fn flat(i: u64) -> Flat {
+    Flat {
+        id: i,
+        xy: [i as f64, -(i as f64) / 3.0],
+        weight: (!i.is_multiple_of(5)).then_some(i as f32 * 0.25),
+        pair: (-(i as i32), (i % 251) as u8),
     }
 }
 
@@ -81,6 +104,36 @@ fn writer(path: &str, world: &SimpleCommunicator, c: &mut Checks) -> h5vec::Resu
     c.check(
         all == (0..n).map(row).collect::<Vec<_>>(),
         "the rows the writer wrote",
+    );
+    // Plain rows, batch by batch: rank r saves 300 r rows, then appends
+    // 150 r + 7 (rank 0: none, then 7; its later batches are empty).
+    let (saved, appended) = (|k: u64| 300 * k, |k: u64| 150 * k + 7);
+    let at = |f: &dyn Fn(u64) -> u64, start: u64| start + (0..r).map(f).sum::<u64>();
+    let total_saved: u64 = (0..p).map(saved).sum();
+    let mine: Vec<Flat> = (0..saved(r)).map(|i| flat(at(&saved, 0) + i)).collect();
+    h5vec::mpi::save_vector(&file, "flat", &mine, world)?;
+    let mine: Vec<Flat> = (0..appended(r))
+        .map(|i| flat(at(&appended, total_saved) + i))
+        .collect();
+    h5vec::mpi::append_vector(&file, "flat", &mine, world)?;
+    let n = total_saved + (0..p).map(appended).sum::<u64>();
+    let all: Vec<Flat> = h5vec::mpi::load_range(&file, "flat", 0..n)?;
+    c.check(
+        all == (0..n).map(flat).collect::<Vec<_>>(),
+        "plain rows saved and appended batch by batch",
+    );
+    // The file closed and opened again by every rank: more rows.
+    drop(file);
+    let file = h5vec::mpi::open_file_rw(path, world)?;
+    let more: Vec<Flat> = (0..appended(r))
+        .map(|i| flat(at(&appended, n) + i))
+        .collect();
+    h5vec::mpi::append_vector(&file, "flat", &more, world)?;
+    let m = n + (0..p).map(appended).sum::<u64>();
+    let all: Vec<Flat> = h5vec::mpi::load_range(&file, "flat", 0..m)?;
+    c.check(
+        all == (0..m).map(flat).collect::<Vec<_>>(),
+        "rows appended after the file was opened again",
     );
     Ok(())
 }
@@ -212,10 +265,16 @@ fn kill(path: &str, world: &SimpleCommunicator) -> h5vec::Result<()> {
     let per: u64 = (0..p).map(per_rank).sum();
     let before: u64 = (0..r).map(per_rank).sum();
     h5vec::mpi::save_vector::<Row, _>(&file, "log", &[], world)?;
+    h5vec::mpi::save_vector::<Flat, _>(&file, "flat", &[], world)?;
     for commit in 0u64.. {
         let first = commit * per + before;
         let rows: Vec<Row> = (first..first + per_rank(r)).map(row).collect();
         h5vec::mpi::append_vector(&file, "log", &rows, world)?;
+        // Plain rows, a tenth as many: each append 10 to 30 batches (debug
+        // builds).
+        let first = (commit * per + before) / 10;
+        let rows: Vec<Flat> = (first..first + per_rank(r) / 10).map(flat).collect();
+        h5vec::mpi::append_vector(&file, "flat", &rows, world)?;
         if r == 0 {
             println!("committed {}", (commit + 1) * per);
         }
@@ -223,20 +282,32 @@ fn kill(path: &str, world: &SimpleCommunicator) -> h5vec::Result<()> {
     Ok(())
 }
 
-/// Serial: vector `log` holds whole commits (of `per` rows for `ranks`
-/// ranks), at least `min` rows, each row exactly `row(i)`.
+/// Serial: vectors `log` and `flat` hold whole commits (of `per` rows for
+/// `ranks` ranks; `flat` a tenth as many), at least `min` rows' worth each
+/// (rank 0 printed `min` after both appends; `flat`, appended second, is
+/// one commit behind at most), each row exactly `row(i)` / `flat(i)`.
 fn verify(path: &str, ranks: u64, min: u64) -> Result<u64, String> {
     let file = h5vec::open_file(path).map_err(|e| e.to_string())?;
     let rows: Vec<Row> = h5vec::load_vector(&file, "log").map_err(|e| e.to_string())?;
+    let flats: Vec<Flat> = h5vec::load_vector(&file, "flat").map_err(|e| e.to_string())?;
     let per: u64 = (0..ranks).map(per_rank).sum();
-    let n = rows.len() as u64;
-    if !n.is_multiple_of(per) || n < min {
+    // `flat` gets a tenth of the rows of `log` in each commit.
+    let (n, m) = (rows.len() as u64, flats.len() as u64 * 10);
+    if !n.is_multiple_of(per) || !m.is_multiple_of(per) || m < min || m > n || m + per < n {
         return Err(format!(
-            "{n} rows: not whole commits of {per}, or fewer than {min}"
+            "{n} and {m} rows: not whole commits of {per}, fewer than {min}, or `flat` \
+             not one commit behind `log` at most"
         ));
     }
     if let Some(bad) = rows.iter().enumerate().find(|(i, v)| **v != row(*i as u64)) {
         return Err(format!("row {} is {:?}", bad.0, bad.1));
+    }
+    if let Some(bad) = flats
+        .iter()
+        .enumerate()
+        .find(|(i, v)| **v != flat(*i as u64))
+    {
+        return Err(format!("flat row {} is {:?}", bad.0, bad.1));
     }
     Ok(n)
 }

@@ -77,6 +77,10 @@ H5VEC_MATRIX_DIR="$WORK/m3-deflate" "$PY" -m pytest -q -p no:cacheprovider \
 
 # VectorWriter, the errors every rank must see, the README example (and
 # its file through plain h5py and the package).
+# The library's own tests of its MPI code (one process: MPI's singleton
+# start), e.g. that h5vec's flushes skip the MPI-IO driver's fsync.
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HDF5_DIR="$MPI_HDF5_DIR" \
+  cargo test -q -p h5vec --no-default-features --features "$MPI_FEATURES" --lib mpi
 "${MPIRUN[@]}" -n 3 "$T/mpi_check" writer "$WORK/writer.h5"
 "${MPIRUN[@]}" -n 1 "$T/mpi_check" writer "$WORK/writer1.h5"
 for n in 2 3; do "${MPIRUN[@]}" -n "$n" "$T/mpi_check" errors "$WORK/errors$n.h5"; done

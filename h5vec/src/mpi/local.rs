@@ -8,11 +8,11 @@
 
 use hdf5::Group;
 
-use crate::codec::H5Vector;
+use crate::codec::{Codec, H5Vector};
 use crate::error::{Context, Result};
-use crate::options::{Compression, SaveOptions};
+use crate::options::{Compression, SaveOptions, WriteCtx};
 use crate::raw::capture::{Captured, Capturing};
-use crate::schema::Stored;
+use crate::schema::{Kind, Schema, Stored};
 
 /// One rank's rows as the serial save lays them out.
 pub(super) struct Local {
@@ -80,10 +80,50 @@ fn fixed_size(g: &Group, rel: &str) -> Result<()> {
     Ok(())
 }
 
-/// Encodes `rows` with the serial save.
-pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions) -> Result<Local> {
+impl Local {
+    /// The buffers that kept the rows, for the next [`encode`].
+    pub(super) fn buffers(self) -> Vec<Vec<u8>> {
+        self.kept.buffers()
+    }
+}
+
+/// Whether every dataset of the node `st` holds one row per row of the
+/// vector, copied as it is (numbers, arrays of them, records and options
+/// of those): nothing points into another row space, so
+/// a rank's rows of each dataset go at its offset in the vector whatever
+/// the other ranks' rows hold, and can be written batch after batch.
+pub(super) fn plain(st: &Stored) -> bool {
+    match st.kind {
+        Kind::Scalar | Kind::Dense | Kind::FillNullable | Kind::Constant => true,
+        Kind::Record => (0..st.field_names.as_deref().unwrap_or_default().len())
+            .all(|i| st.child(i, "$").is_ok_and(plain)),
+        Kind::Nullable => st.child(0, "$").is_ok_and(plain),
+        _ => false,
+    }
+}
+
+/// [`plain`] for the schema `T` is saved with (before any row is encoded).
+pub(super) fn plain_type<T: H5Vector>(opts: &SaveOptions) -> bool {
+    fn plain(s: &Schema) -> bool {
+        match s.kind {
+            Kind::Scalar | Kind::Dense | Kind::FillNullable | Kind::Constant => true,
+            Kind::Record | Kind::Nullable => s.children.iter().all(plain),
+            _ => false,
+        }
+    }
+    let ctx = WriteCtx { opts, len_hint: 0 };
+    plain(&<T::Codec as Codec>::schema(&ctx))
+}
+
+/// Encodes `rows` with the serial save, keeping them in `spare` (the
+/// [`Local::buffers`] of an earlier batch) where it can.
+pub(super) fn encode<T: H5Vector>(
+    rows: &[T],
+    opts: &SaveOptions,
+    spare: Vec<Vec<u8>>,
+) -> Result<Local> {
     let file = crate::file::memory_file()?;
-    let capturing = Capturing::start(&file, "$")?;
+    let capturing = Capturing::start_reusing(&file, spare, "$")?;
     crate::vector::save_vector_with(&file, "v", rows, &local_options(opts))?;
     opened(file, rows.len() as u64, capturing.finish())
 }

@@ -37,8 +37,19 @@ pub(super) struct Merge<'a, C: Communicator> {
     /// The bytes of one piece, reused from dataset to dataset (fresh
     /// pages cost more than the copy into them).
     scratch: std::cell::RefCell<Vec<u8>>,
-    /// Starts the disk writing what the writes left in the page cache.
-    writeback: std::cell::RefCell<Option<raw::mpio::Writeback>>,
+    /// This rank alone: no collective call (every extent is set already,
+    /// every dataset is written independently; [`Merge::solo`]).
+    solo: bool,
+    /// Whether a dataset was written collectively.
+    collective: std::cell::Cell<bool>,
+}
+
+/// The rows of a dataset: their type, shape and size.
+#[derive(Clone, Copy)]
+struct RowType<'t> {
+    dt: &'t Datatype,
+    inner: &'t [u64],
+    row_bytes: usize,
 }
 
 /// A dataset in both files, with the path errors name.
@@ -106,8 +117,26 @@ impl<'a, C: Communicator> Merge<'a, C> {
             comm,
             kept,
             scratch: Default::default(),
-            writeback: Default::default(),
+            solo: false,
+            collective: Default::default(),
         }
+    }
+
+    /// A walk of this rank alone, for more rows of a plain vector whose
+    /// extents an earlier walk set and which had no collective write
+    /// ([`Merge::wrote_collectively`]): rows written independently, no
+    /// collective call, errors returned on this rank only.
+    pub(super) fn solo(comm: &'a C, kept: &'a Captured) -> Self {
+        Merge {
+            solo: true,
+            ..Merge::new(comm, kept)
+        }
+    }
+
+    /// Whether a dataset of the walk was written collectively (it has
+    /// filters: `raw::mpio::Transfer`). The same on every rank.
+    pub(super) fn wrote_collectively(&self) -> bool {
+        self.collective.get()
     }
 
     /// Writes this rank's rows of the node `st` (data group `local` in the
@@ -120,6 +149,12 @@ impl<'a, C: Communicator> Merge<'a, C> {
         sp: &Span,
         path: &str,
     ) -> Result<()> {
+        if self.solo && !super::local::plain(st) {
+            return Err(Error::invalid(
+                path,
+                "internal: rows that point into another space, written without the other ranks",
+            ));
+        }
         match &st.kind {
             Kind::Scalar | Kind::Dense | Kind::FillNullable => {
                 self.copy(&pair(local, shared, "values", path)?, sp)
@@ -296,11 +331,31 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 format!("{:?}", shared_shape.get(1..).unwrap_or_default()),
             ));
         }
-        raw::set_rows(&p.shared, total, inner, &p.at)?;
+        let how = raw::mpio::Transfer::of(&p.shared);
+        if how == raw::mpio::Transfer::Collective {
+            if self.solo {
+                return Err(Error::invalid(
+                    &p.at,
+                    "internal: a collective write without the other ranks",
+                ));
+            }
+            self.collective.set(true);
+        }
+        if !self.solo {
+            raw::set_rows(&p.shared, total, inner, &p.at)?;
+        }
         let piece = (PIECE_BYTES / row_bytes).max(1) as u64;
         let fill = match src {
             Src::Slices(slices) => {
-                self.put_slices(p, dt, inner, first, row_bytes, piece, &slices)?;
+                let rt = RowType {
+                    dt,
+                    inner,
+                    row_bytes,
+                };
+                self.put_slices(p, rt, first, piece, &slices, how)?;
+                if self.solo {
+                    return Ok(());
+                }
                 // The same collective calls as the other way, whose ranks
                 // may read their rows from the file: the pieces' count,
                 // the writes, then whether every rank got its rows.
@@ -308,7 +363,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             }
             Src::Fill(f) => f,
         };
-        let pieces = comm::max(self.comm, rows.div_ceil(piece));
+        let pieces = self.max(rows.div_ceil(piece));
         let mut scratch = self.scratch.borrow_mut();
         let mut failed = None;
         for i in 0..pieces {
@@ -328,11 +383,23 @@ impl<'a, C: Communicator> Merge<'a, C> {
                     n = 0;
                 }
             }
-            raw::mpio::write_rows_collective(&p.shared, dt, first + from, n, inner, buf, &p.at)?;
-            self.wrote(p, buf.len());
+            raw::mpio::write_rows(&p.shared, dt, first + from, n, inner, buf, how, &p.at)?;
         }
         drop(scratch);
-        comm::all_ok(self.comm, failed.map_or(Ok(()), Err), p.at.path())
+        let got = failed.map_or(Ok(()), Err);
+        if self.solo {
+            return got;
+        }
+        comm::all_ok(self.comm, got, p.at.path())
+    }
+
+    /// The largest `n` over the ranks (collective), or this rank's alone.
+    fn max(&self, n: u64) -> u64 {
+        if self.solo {
+            n
+        } else {
+            comm::max(self.comm, n)
+        }
     }
 
     /// [`Merge::put`] of this rank's 1-D rows of `sp`, all in `bytes`.
@@ -341,34 +408,22 @@ impl<'a, C: Communicator> Merge<'a, C> {
         self.put(p, dt, &[], sp.total, sp.base, sp.local, src)
     }
 
-    /// Notes `bytes` this rank wrote into `p`'s file (see `Writeback`;
-    /// as many again by each other rank, as an estimate).
-    fn wrote(&self, p: &Pair, bytes: usize) {
-        let mut w = self.writeback.borrow_mut();
-        if w.is_none() {
-            let Ok(file) = p.shared.file() else {
-                return;
-            };
-            *w = Some(raw::mpio::Writeback::new(&file, self.comm.rank() == 0));
-        }
-        if let Some(w) = w.as_mut() {
-            w.wrote(bytes.saturating_mul(self.comm.size().max(1) as usize));
-        }
-    }
-
     /// [`Merge::put`] from rows in memory: each slice cut into pieces of
     /// `piece` rows, written from where they are.
-    #[allow(clippy::too_many_arguments)] // `put`'s facts, worked out
     fn put_slices(
         &self,
         p: &Pair,
-        dt: &Datatype,
-        inner: &[u64],
+        rt: RowType,
         first: u64,
-        row_bytes: usize,
         piece: u64,
         slices: &[&[u8]],
+        how: raw::mpio::Transfer,
     ) -> Result<()> {
+        let RowType {
+            dt,
+            inner,
+            row_bytes,
+        } = rt;
         let mut mine = Vec::new();
         let mut at = first;
         for s in slices {
@@ -378,11 +433,10 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 at += n;
             }
         }
-        let pieces = comm::max(self.comm, mine.len() as u64);
+        let pieces = self.max(mine.len() as u64);
         for i in 0..pieces as usize {
             let (row, n, b) = mine.get(i).copied().unwrap_or((first, 0, &[]));
-            raw::mpio::write_rows_collective(&p.shared, dt, row, n, inner, b, &p.at)?;
-            self.wrote(p, b.len());
+            raw::mpio::write_rows(&p.shared, dt, row, n, inner, b, how, &p.at)?;
         }
         Ok(())
     }

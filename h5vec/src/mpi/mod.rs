@@ -40,20 +40,26 @@
 //! written. What MPI cannot detect: a rank that never makes the call (the
 //! others wait for it), and an HDF5 error during the collective writes on
 //! some ranks only (a full disk seen by one rank): use your MPI's timeout
-//! or abort on error.
+//! or abort on error. Known problem: with HDF5 1.10.8, writing into a file
+//! one process created (`crate::create_file`) fails; create files the
+//! ranks write with [`create_file`] (SPEC.md section 16).
 //!
 //! How it writes: each rank encodes its rows with the serial save into a
 //! file in memory (every kind's encoder, unchanged), then the ranks walk
 //! the schema tree together, and each dataset of the vector gets its new
-//! extent and one collective write per 64 MiB of a rank's rows, at the
-//! rank's offset; datasets that point into others (list `OFFSETS`, blob
-//! `stops`, string pointers, union `INDEX`) are moved by the rank's offset
-//! in what they point into. Compression goes through HDF5's filters in
-//! the collective writes (parallel filtered writes, deflate, LZF, Blosc),
-//! not h5vec's own pipeline. A new vector is linked under its name only
-//! once its rows and `count` are written; an append writes every rank's
-//! rows, flushes, then writes `count` and flushes again (SPEC.md section
-//! 8): a job killed before then leaves the vector as it was.
+//! extent and this rank's rows at its offset: collective writes where the
+//! dataset has filters (HDF5's parallel filtered writes: deflate, LZF,
+//! Blosc), else each rank writes its own contiguous rows; datasets that
+//! point into others (list `OFFSETS`, blob `stops`, string pointers, union
+//! `INDEX`) are moved by the rank's offset in what they point into. Plain
+//! rows (numbers, arrays, records and options of them) go batch by batch,
+//! each rank encoding and writing its batches on its own while the others
+//! do the same. A new vector is linked under its name only once its rows
+//! and `count` are written; an append writes every rank's rows, flushes,
+//! then writes `count` and flushes again (SPEC.md section 8): a job killed
+//! before then leaves the vector as it was. h5vec's flushes do not `fsync`
+//! (as a serial save's do not): h5vec defines `MPI_File_sync` through
+//! MPI's profiling interface and skips the calls HDF5 makes inside them.
 //!
 //! Differences from a serial save (SPEC.md section 16): strings are stored
 //! in the compressed layout (parallel HDF5 cannot write variable-length
@@ -151,8 +157,8 @@ where
     C: Communicator,
 {
     let opts = mpi_options(opts);
-    let local = prepare("save_vector", name, local_rows, &opts, comm)?;
-    save_local::<T, C>(parent, name, &local, &opts, comm, false).map(drop)
+    let rows = prepare("save_vector", name, local_rows, &opts, comm)?;
+    save_local::<T, C>(parent, name, rows, &opts, comm, false).map(drop)
 }
 
 /// Appends every rank's `local_rows` to vector `name`, in rank order,
@@ -189,8 +195,8 @@ where
     C: Communicator,
 {
     let opts = mpi_options(opts);
-    let local = prepare("append_vector", name, local_rows, &opts, comm)?;
-    append_local(parent, name, &local, comm).map(drop)
+    let rows = prepare("append_vector", name, local_rows, &opts, comm)?;
+    append_local(parent, name, rows, comm).map(drop)
 }
 
 /// Rows `range` of vector `name`, as [`crate::load_range`] reads them: for

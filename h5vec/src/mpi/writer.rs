@@ -5,7 +5,7 @@ use hdf5::Group;
 
 use super::comm::{agree, all_ok};
 use super::local::{self, Pending};
-use super::steps::{append_local, describe, mpi_options, save_local};
+use super::steps::{append_local, describe, mpi_options, save_local, Batches};
 use crate::codec::H5Vector;
 use crate::error::Result;
 use crate::options::SaveOptions;
@@ -53,7 +53,7 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
     /// name, type and options (checked, an error on every rank otherwise).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions, comm: &'c C) -> Result<Self> {
         let opts = mpi_options(opts);
-        let empty = all_ok(comm, local::encode::<T>(&[], &opts), "$")?;
+        let empty = all_ok(comm, local::encode::<T>(&[], &opts, Vec::new()), "$")?;
         agree(
             comm,
             &describe::<T>("VectorWriter::create", name, &empty, &opts),
@@ -107,17 +107,25 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
     /// and commits them (a new vector is linked now). Collective.
     pub fn flush(&mut self) -> Result<()> {
         let pending = self.pending.take();
-        let local = pending.map_or_else(|| local::encode::<T>(&[], &self.opts), Pending::finish);
+        let local = pending.map_or_else(
+            || local::encode::<T>(&[], &self.opts, Vec::new()),
+            Pending::finish,
+        );
         let local = all_ok(self.comm, local, "$")?;
         let call = describe::<T>("VectorWriter::flush", &self.name, &local, &self.opts);
         agree(self.comm, &call, "$")?;
         self.len = if self.linked {
-            append_local(&self.parent, &self.name, &local, self.comm)?
+            append_local(
+                &self.parent,
+                &self.name,
+                Batches::<T>::whole(local, &self.opts),
+                self.comm,
+            )?
         } else {
             let len = save_local::<T, C>(
                 &self.parent,
                 &self.name,
-                &local,
+                Batches::<T>::whole(local, &self.opts),
                 &self.opts,
                 self.comm,
                 true,

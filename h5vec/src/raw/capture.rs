@@ -53,6 +53,11 @@ pub(crate) struct Captured {
     kept: HashMap<Token, Vec<Piece>>,
     /// Datasets whose rows went to the file.
     settled: HashSet<Token>,
+    /// Datasets in the order their first rows were kept.
+    order: Vec<Token>,
+    /// Buffers of an earlier capture, for the pieces this one starts, in
+    /// that order ([`Capturing::start_reusing`]).
+    spare: std::collections::VecDeque<Vec<u8>>,
 }
 
 /// The capturing files, by serial number (`H5Fget_fileno`).
@@ -74,10 +79,27 @@ pub(crate) struct Capturing {
 impl Capturing {
     /// Starts capturing the row writes to `file`.
     pub(crate) fn start(file: &hdf5::File, at: impl At) -> Result<Self> {
+        Self::start_reusing(file, Vec::new(), at)
+    }
+
+    /// [`Capturing::start`], the pieces kept in the buffers `spare` (from
+    /// [`Captured::buffers`] of an earlier capture of the same kind of
+    /// rows: the n-th dataset kept gets the n-th buffer, so a rank that
+    /// encodes its rows batch after batch writes into pages it touched
+    /// before; fresh pages cost more than the copy into them).
+    pub(crate) fn start_reusing(
+        file: &hdf5::File,
+        spare: Vec<Vec<u8>>,
+        at: impl At,
+    ) -> Result<Self> {
         // SAFETY: a valid file id, under the lock.
         let fileno = sync(|| unsafe { super::compat::fileno(file.id()) })
             .ok_or_else(|| Error::invalid(at, "internal: no file serial number"))?;
-        files().push((fileno, Captured::default()));
+        let kept = Captured {
+            spare: spare.into(),
+            ..Captured::default()
+        };
+        files().push((fileno, kept));
         ACTIVE.fetch_add(1, Ordering::AcqRel);
         Ok(Capturing { fileno })
     }
@@ -304,16 +326,21 @@ impl Captured {
     /// they follow it (a column saved batch after batch becomes one run),
     /// else a new piece.
     fn keep(&mut self, token: Token, start: u64, rows: u64, parts: &[&[u8]]) {
-        let pieces = self.kept.entry(token).or_default();
+        let pieces = self.kept.entry(token).or_insert_with(|| {
+            self.order.push(token);
+            Vec::new()
+        });
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let follows = pieces
             .last()
             .is_some_and(|l| l.start.checked_add(l.rows) == Some(start));
         if !follows {
+            let mut bytes = self.spare.pop_front().unwrap_or_default();
+            bytes.clear();
             pieces.push(Piece {
                 start,
                 rows: 0,
-                bytes: Vec::new(),
+                bytes,
             });
         }
         let Some(last) = pieces.last_mut() else {
@@ -330,6 +357,19 @@ impl Captured {
             b.extend_from_slice(p);
         }
         last.rows += rows;
+    }
+
+    /// The buffers of the pieces kept, for [`Capturing::start_reusing`]:
+    /// those of the datasets in the order their rows were first kept.
+    pub(crate) fn buffers(mut self) -> Vec<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.order.len());
+        for t in &self.order {
+            if let Some(pieces) = self.kept.remove(t) {
+                out.extend(pieces.into_iter().map(|p| p.bytes));
+            }
+        }
+        out.extend(self.spare);
+        out
     }
 
     /// The rows of `ds` (`extent` rows of `row_bytes` bytes) as slices in
@@ -507,6 +547,54 @@ mod tests {
         assert!(kept.settled.contains(&token));
         assert!(!kept.kept.contains_key(&token));
         assert!(matches!(kept.rows(&values, 40_000, 8), Rows::None));
+    }
+
+    /// A capture started with the buffers of an earlier one keeps its rows
+    /// in them (the n-th dataset in the n-th buffer), and they hold exactly
+    /// its rows.
+    #[test]
+    fn a_capture_reuses_the_buffers_of_the_one_before() {
+        type Row = (u32, [f64; 2]);
+        let batch = |k: u32| -> Vec<Row> {
+            (0..30_000u32)
+                .map(|i| (k * 1_000_000 + i, [f64::from(i), -f64::from(k)]))
+                .collect()
+        };
+        let capture = |rows: &[Row], spare: Vec<Vec<u8>>| {
+            let file = crate::file::memory_file().unwrap();
+            let capturing = Capturing::start_reusing(&file, spare, "$").unwrap();
+            crate::save_vector(&file, "v", rows).unwrap();
+            (file, capturing.finish())
+        };
+        let (_f0, first) = capture(&batch(0), Vec::new());
+        let spare = first.buffers();
+        assert_eq!(spare.len(), 2);
+        let at: Vec<(usize, usize)> = spare
+            .iter()
+            .map(|b| (b.as_ptr() as usize, b.capacity()))
+            .collect();
+        let rows = batch(1);
+        let (file, kept) = capture(&rows, spare);
+        let a = file.dataset("v/data/1/values").unwrap();
+        let b = file.dataset("v/data/2/values").unwrap();
+        let (Rows::Whole(ka), Rows::Whole(kb)) =
+            (kept.rows(&a, 30_000, 4), kept.rows(&b, 30_000, 16))
+        else {
+            panic!("the rows were not kept whole");
+        };
+        let want_a: Vec<u8> = rows.iter().flat_map(|r| r.0.to_le_bytes()).collect();
+        let want_b: Vec<u8> = rows
+            .iter()
+            .flat_map(|r| r.1.iter().flat_map(|x| x.to_le_bytes()))
+            .collect();
+        assert_eq!((ka.concat(), kb.concat()), (want_a, want_b));
+        // The same memory as the first capture's, dataset by dataset.
+        let again: Vec<(usize, usize)> = kept
+            .buffers()
+            .iter()
+            .map(|b| (b.as_ptr() as usize, b.capacity()))
+            .collect();
+        assert_eq!(again, at);
     }
 
     #[test]

@@ -60,6 +60,9 @@ pub(crate) fn cover_whole_file(file: &hdf5::File) {
 /// flush hands back lies beyond what the superblock on disk records, so the
 /// file never gets shorter than that.
 pub(crate) fn flush_file(file: &hdf5::File, path: impl At) -> Result<()> {
+    // A file of the MPI-IO driver: no fsync, as for every other file.
+    #[cfg(feature = "mpi")]
+    let _no_sync = super::mpio::SyncSkipped::enter();
     file.flush().at(path)?;
     let id = file.id();
     // SAFETY: a valid file id; failure leaves the end of allocation as it is

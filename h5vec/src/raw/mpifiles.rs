@@ -58,6 +58,20 @@ pub(crate) fn collective_xfer(at: impl At) -> Result<Owned> {
     })
 }
 
+/// A transfer list for independent I/O (each rank its own writes).
+pub(crate) fn independent_xfer(at: impl At) -> Result<Owned> {
+    // SAFETY: a fresh transfer list, owned by the `Owned` at once; under
+    // the lock.
+    sync(|| unsafe {
+        let dxpl = Owned::new(at, H5Pcreate(*H5P_CLS_DATASET_XFER))?;
+        check(
+            at,
+            H5Pset_dxpl_mpio(dxpl.id(), H5FD_mpio_xfer_t::H5FD_MPIO_INDEPENDENT),
+        )?;
+        Ok(dxpl)
+    })
+}
+
 /// The transfer list of h5vec's ordinary writes to the dataset `ds`:
 /// `None` (HDF5's default) except in a file opened through [`crate::mpi`],
 /// where every rank makes the same writes while creating a vector (a

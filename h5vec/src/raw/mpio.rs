@@ -10,8 +10,8 @@ use hdf5_sys::h5f::{H5Fopen, H5F_ACC_RDWR};
 use hdf5_sys::h5p::{H5Pset_coll_metadata_write, H5Pset_fapl_mpio};
 use hdf5_sys::h5s::H5Sselect_none;
 
-use super::ffi::{check, sync};
-use super::mpifiles::collective_xfer;
+use super::ffi::{check, sync, Owned};
+use super::mpifiles::{collective_xfer, independent_xfer};
 use super::podrows::plain_bytes;
 use super::spaces::{file_space, mem_space, whole_space};
 use crate::error::{At, Context, Error, Result};
@@ -63,17 +63,55 @@ pub(crate) fn open_rw(
     })
 }
 
+/// How the ranks' rows go into a dataset of a shared file (SPEC.md
+/// section 16, "How the ranks write").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transfer {
+    /// Collective `H5Dwrite`s, as many on every rank (a rank out of rows
+    /// selects nothing): HDF5 1.10 writes filtered chunks only so.
+    Collective,
+    /// Each rank writes its own rows, one contiguous run of the dataset
+    /// (MPI-IO independent writes; a rank without rows writes nothing).
+    Independent,
+}
+
+impl Transfer {
+    /// The transfer for `ds`, the same on every rank (it depends on the
+    /// dataset's creation properties only): collective when it has
+    /// filters (HDF5 1.10 writes filtered chunks only so), else
+    /// independent. A rank's rows of a dataset are one contiguous run,
+    /// never interleaved with another rank's, which is what MPI-IO's
+    /// collective buffering exists to gather; on this machine the
+    /// collective writes of such runs took 1 to 5 times as long as
+    /// independent ones, varying from run to run.
+    pub(crate) fn of(ds: &Dataset) -> Transfer {
+        // SAFETY: a valid dataset id; the creation list is closed by
+        // `Owned`; under the lock.
+        let filters = sync(|| unsafe {
+            let dcpl = Owned::new("$", hdf5_sys::h5d::H5Dget_create_plist(ds.id())).ok()?;
+            Some(hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()))
+        });
+        if filters == Some(0) {
+            Transfer::Independent
+        } else {
+            Transfer::Collective
+        }
+    }
+}
+
 /// Writes `rows` rows of shape `inner` at row `start` of `ds` (inside its
-/// extent) from `buf`, values of the plain type `dt`, with a collective
-/// transfer. Collective: every rank of the file's communicator calls it
-/// for the same dataset (a rank with no rows selects nothing).
-pub(crate) fn write_rows_collective(
+/// extent) from `buf`, values of the plain type `dt`, by `how`. Collective
+/// transfers: every rank of the file's communicator calls it for the same
+/// dataset (a rank with no rows selects nothing).
+#[allow(clippy::too_many_arguments)] // one write's facts, each one argument
+pub(crate) fn write_rows(
     ds: &Dataset,
     dt: &Datatype,
     start: u64,
     rows: u64,
     inner: &[u64],
     buf: &[u8],
+    how: Transfer,
     at: impl At,
 ) -> Result<()> {
     if plain_bytes(dt, rows, inner).is_none_or(|n| n > buf.len()) {
@@ -81,6 +119,9 @@ pub(crate) fn write_rows_collective(
             at,
             "internal: fewer bytes than rows to write, or a type with pointers",
         ));
+    }
+    if rows == 0 && how == Transfer::Independent {
+        return Ok(());
     }
     // A rank without rows still takes part, selecting nothing.
     let (fs, ms) = if rows == 0 {
@@ -97,7 +138,10 @@ pub(crate) fn write_rows_collective(
             mem_space(rows, inner, at)?,
         )
     };
-    let dxpl = collective_xfer(at)?;
+    let dxpl = match how {
+        Transfer::Collective => collective_xfer(at)?,
+        Transfer::Independent => independent_xfer(at)?,
+    };
     // SAFETY: the memory space selects `rows * prod(inner)` values of `dt`
     // (or none), all in `buf` (checked above: `dt` has no pointers and
     // `buf` holds the rows); the file selection is as many values inside
@@ -118,72 +162,102 @@ pub(crate) fn write_rows_collective(
     })
 }
 
-/// Starts the kernel writing a shared file's dirty pages to disk while the
-/// ranks go on writing (Linux, rank 0 only). HDF5 1.10.8's MPI-IO driver
-/// syncs the file (`MPI_File_sync`, an `fsync`) at every flush, and a
-/// commit flushes: without this the first flush after a save waited for
-/// every byte to reach the disk (0.13 s of 0.5 for 440 MB here); with it
-/// the disk works while the next datasets are written. Advice only:
-/// nothing is waited for, and an error changes nothing.
-pub(crate) struct Writeback {
-    /// Asks the background thread to start writeback.
-    kick: Option<std::sync::mpsc::Sender<()>>,
-    /// Bytes written since the last kick.
-    pending: usize,
+thread_local! {
+    /// Set while h5vec flushes a file on this thread ([`SyncSkipped`]).
+    static NO_SYNC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Bytes written between two kicks.
-const WRITEBACK_BYTES: usize = 32 << 20;
+/// Calls of [`MPI_File_sync`] skipped and passed on (for the tests: the
+/// definition is in place, and only h5vec's flushes skip).
+static SKIPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static PASSED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-impl Writeback {
-    /// For `file`; only the process that starts the writeback (`first`:
-    /// rank 0 of the call) opens the file again (read-only) and runs the
-    /// thread, which ends when this is dropped.
-    pub(crate) fn new(file: &hdf5::File, first: bool) -> Self {
-        let kick = if first && cfg!(target_os = "linux") {
-            Self::thread(file.filename())
-        } else {
-            None
-        };
-        Writeback { kick, pending: 0 }
-    }
+/// While alive, the `MPI_File_sync` calls HDF5 makes on this thread are
+/// skipped: h5vec's flushes of a file opened with the MPI-IO driver
+/// (`raw::flush_file`) write HDF5's metadata as a serial flush does and
+/// leave the writing to disk to the kernel, as a serial save does. HDF5
+/// 1.10.8's MPI-IO driver ends every flush but the one at close with an
+/// `MPI_File_sync` (an `fsync` of the file), which made each commit wait
+/// for every byte of the save to reach the disk. A kill of the job still
+/// leaves what was written (SPEC.md section 8: the kernel holds it); a
+/// power loss may lose it, as it may lose a serial save's.
+pub(crate) struct SyncSkipped {
+    was: bool,
+}
 
-    fn thread(name: String) -> Option<std::sync::mpsc::Sender<()>> {
-        let fh = std::fs::File::open(name).ok()?;
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("h5vec-writeback".into())
-            .spawn(move || {
-                while rx.recv().is_ok() {
-                    while rx.try_recv().is_ok() {}
-                    start_writeback(&fh);
-                }
-            })
-            .ok()?;
-        Some(tx)
-    }
-
-    /// Notes `bytes` written; past [`WRITEBACK_BYTES`], starts writeback.
-    pub(crate) fn wrote(&mut self, bytes: usize) {
-        self.pending = self.pending.saturating_add(bytes);
-        if self.pending >= WRITEBACK_BYTES {
-            self.pending = 0;
-            if let Some(k) = &self.kick {
-                let _ = k.send(());
-            }
+impl SyncSkipped {
+    /// Skips syncs on this thread until dropped.
+    pub(crate) fn enter() -> Self {
+        SyncSkipped {
+            was: NO_SYNC.with(|s| s.replace(true)),
         }
     }
+
+    /// Calls of `MPI_File_sync` in this process: (skipped, passed on).
+    #[cfg(test)]
+    fn counts() -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (SKIPPED.load(Relaxed), PASSED.load(Relaxed))
+    }
 }
 
-/// `sync_file_range(SYNC_FILE_RANGE_WRITE)` over the whole file: starts
-/// writing its dirty pages, waits for none.
-#[cfg(target_os = "linux")]
-fn start_writeback(fh: &std::fs::File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a valid descriptor owned by `fh` for the call; offsets 0, 0
-    // mean the whole file; the call writes no memory of ours.
-    unsafe { libc::sync_file_range(fh.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+impl Drop for SyncSkipped {
+    fn drop(&mut self) {
+        NO_SYNC.with(|s| s.set(self.was));
+    }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn start_writeback(_: &std::fs::File) {}
+/// MPI's `MPI_File_sync`, through MPI's profiling interface (MPI 4.0
+/// section 15.2: a program may define an `MPI_` function and call the
+/// library's as `PMPI_`): the call MPI-IO users make, and HDF5's
+/// MPI-IO driver at a flush, goes to `PMPI_File_sync` unchanged, except
+/// on a thread inside an h5vec flush ([`SyncSkipped`]). HDF5 calls it
+/// collectively, so every rank skips or none does. If the program's link
+/// leaves this definition out, MPI's own runs: h5vec's flushes then sync
+/// (slower, nothing else differs).
+///
+/// # Safety
+///
+/// As `MPI_File_sync`: `fh` a file handle MPI opened.
+#[no_mangle]
+#[allow(
+    non_snake_case,
+    reason = "MPI's own name: the definition takes the place of the library's"
+)]
+pub(crate) unsafe extern "C" fn MPI_File_sync(fh: ::mpi::ffi::MPI_File) -> std::ffi::c_int {
+    if NO_SYNC.with(std::cell::Cell::get) {
+        SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return ::mpi::ffi::MPI_SUCCESS as std::ffi::c_int;
+    }
+    PASSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: the caller's handle, passed on unchanged to MPI's own
+    // function (the caller upholds its contract).
+    unsafe { ::mpi::ffi::PMPI_File_sync(fh) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SyncSkipped;
+
+    /// h5vec's flushes of a file of the MPI-IO driver skip its sync; the
+    /// caller's own flush syncs. One process (MPI's singleton start: no
+    /// `mpirun`); `scripts/mpi_test.sh` runs it.
+    #[test]
+    fn h5vec_flushes_skip_the_mpi_io_sync_and_the_callers_do_not() {
+        let universe = ::mpi::initialize().expect("MPI starts once in this test binary");
+        let world = universe.world();
+        let dir = tempfile::tempdir().unwrap();
+        let file = crate::mpi::create_file(dir.path().join("s.h5"), &world).unwrap();
+        let (skipped0, passed0) = SyncSkipped::counts();
+        crate::mpi::save_vector(&file, "xs", &[1u64, 2, 3], &world).unwrap();
+        crate::mpi::append_vector(&file, "xs", &[4u64], &world).unwrap();
+        let (skipped1, passed1) = SyncSkipped::counts();
+        // The save's flushes, then the append's two (rows, then count).
+        assert!(skipped1 >= skipped0 + 3, "skipped {skipped0} -> {skipped1}");
+        assert_eq!(passed1, passed0, "a flush of h5vec synced");
+        file.flush().unwrap();
+        assert_eq!(SyncSkipped::counts(), (skipped1, passed1 + 1));
+        let back: Vec<u64> = crate::mpi::load_range(&file, "xs", 0..4).unwrap();
+        assert_eq!(back, [1, 2, 3, 4]);
+    }
+}
