@@ -48,8 +48,8 @@
 //! file in memory (every kind's encoder, unchanged), then the ranks walk
 //! the schema tree together, and each dataset of the vector gets its new
 //! extent and this rank's rows at its offset: collective writes where the
-//! dataset has filters (HDF5's parallel filtered writes: deflate, LZF,
-//! Blosc), else each rank writes its own contiguous rows; datasets that
+//! dataset has filters (HDF5's parallel filtered writes: deflate, with
+//! h5vec's compressor in HDF5's filter, LZF, Blosc), else each rank writes its own contiguous rows; datasets that
 //! point into others (list `OFFSETS`, blob `stops`, string pointers, union
 //! `INDEX`) are moved by the rank's offset in what they point into. Plain
 //! rows (numbers, arrays, records and options of them) go batch by batch,
@@ -93,6 +93,7 @@ pub fn create_file<C>(path: impl AsRef<Path>, comm: &C) -> Result<hdf5::File>
 where
     C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>,
 {
+    crate::raw::mpio::use_fast_deflate(crate::pipeline::codecs::zlib_stream);
     let raw = comm.as_raw();
     let file = crate::file::create_with_access(
         path.as_ref(),
@@ -109,6 +110,7 @@ pub fn open_file_rw<C>(path: impl AsRef<Path>, comm: &C) -> Result<hdf5::File>
 where
     C: Communicator + AsRaw<Raw = ::mpi::ffi::MPI_Comm>,
 {
+    crate::raw::mpio::use_fast_deflate(crate::pipeline::codecs::zlib_stream);
     let path = path.as_ref();
     let at = &Place::new("$", path.display().to_string());
     let name = crate::file::c_path(path, at)?;

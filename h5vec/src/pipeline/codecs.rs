@@ -319,6 +319,51 @@ impl Pipeline {
 const PROBE_PIECE: usize = 2048;
 const PROBE_PIECES: usize = 8;
 
+#[cfg(feature = "mpi")]
+thread_local! {
+    /// This thread's level-0 compressor (stored blocks).
+    static STORED: std::cell::RefCell<Option<libdeflater::Compressor>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The zlib stream of `src` (a chunk HDF5's filter pipeline hands its
+/// deflate filter, shuffled already when the pipeline shuffles) at `level`,
+/// with this thread's compressor, into `out`: what `h5vec::mpi` has
+/// HDF5's deflate filter write (`raw::mpio::use_fast_deflate`). A chunk
+/// that [`looks_incompressible`] is stored in level-0 blocks (a valid
+/// stream, 5 bytes a 64 KiB block longer than the chunk), not compressed.
+#[cfg(feature = "mpi")]
+pub(crate) fn zlib_stream(src: &[u8], level: u32, out: &mut Vec<u8>) {
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        let c = match &mut *c {
+            Some((l, c)) if *l == level => c,
+            slot => {
+                let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
+                &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
+            }
+        };
+        out.clear();
+        if level > 0 && looks_incompressible(c, src) {
+            STORED.with(|c0| {
+                let mut c0 = c0.borrow_mut();
+                let c0 = c0.get_or_insert_with(|| {
+                    let stored = libdeflater::CompressionLvl::new(0).unwrap_or_default();
+                    libdeflater::Compressor::new(stored)
+                });
+                out.resize(c0.zlib_compress_bound(src.len()), 0);
+                let n = c0.zlib_compress(src, out).unwrap_or(0);
+                out.truncate(n);
+            });
+            return;
+        }
+        out.resize(c.zlib_compress_bound(src.len()), 0);
+        // The bound guarantees room, so this cannot fail.
+        let n = c.zlib_compress(src, out).unwrap_or(0);
+        out.truncate(n);
+    });
+}
+
 /// Whether deflate would leave `src` (at least 64 KiB) practically as
 /// large as it is: a sample of 8 pieces spread over it (one per byte plane
 /// of a shuffled 8-byte column) shrinks by less than 1%. Random bits (hash

@@ -4,6 +4,8 @@
 //! `H5Dwrite` (MPI-IO collective transfer; HDF5's parallel filtered writes
 //! when the dataset has filters).
 
+use std::ffi::c_int;
+
 use hdf5::{Dataset, Datatype};
 use hdf5_sys::h5d::H5Dwrite;
 use hdf5_sys::h5f::{H5Fopen, H5F_ACC_RDWR};
@@ -240,10 +242,12 @@ mod tests {
     use super::SyncSkipped;
 
     /// h5vec's flushes of a file of the MPI-IO driver skip its sync; the
-    /// caller's own flush syncs. One process (MPI's singleton start: no
-    /// `mpirun`); `scripts/mpi_test.sh` runs it.
+    /// caller's own flush syncs; HDF5's deflate filter compresses with
+    /// h5vec's compressor and its output reads back exactly. One process
+    /// (MPI's singleton start: no `mpirun`; one test, as MPI starts once a
+    /// process); `scripts/mpi_test.sh` runs it.
     #[test]
-    fn h5vec_flushes_skip_the_mpi_io_sync_and_the_callers_do_not() {
+    fn flushes_skip_the_mpi_io_sync_and_deflate_uses_h5vecs_compressor() {
         let universe = ::mpi::initialize().expect("MPI starts once in this test binary");
         let world = universe.world();
         let dir = tempfile::tempdir().unwrap();
@@ -259,5 +263,195 @@ mod tests {
         assert_eq!(SyncSkipped::counts(), (skipped1, passed1 + 1));
         let back: Vec<u64> = crate::mpi::load_range(&file, "xs", 0..4).unwrap();
         assert_eq!(back, [1, 2, 3, 4]);
+
+        // Deflate through HDF5's filter, now h5vec's compressor: a
+        // compressible column and one of random bits (stored blocks), read
+        // back by h5vec and by HDF5 itself (its own inflate).
+        assert!(
+            super::FAST_DEFLATE.get() == Some(&true),
+            "the filter was not replaced"
+        );
+        let n = 200_000u64;
+        let rows: Vec<(u64, u64)> = (0..n)
+            .map(|i| {
+                // splitmix64: random bits, which no byte plane compresses.
+                let mut z = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                (i / 7, z ^ (z >> 31))
+            })
+            .collect();
+        let opts = crate::SaveOptions::default().deflate(4);
+        crate::mpi::save_vector_with(&file, "z", &rows, &opts, &world).unwrap();
+        let back: Vec<(u64, u64)> = crate::mpi::load_range(&file, "z", 0..n).unwrap();
+        assert_eq!(back, rows);
+        for (k, want) in [
+            (1usize, rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+            (2, rows.iter().map(|r| r.1).collect()),
+        ] {
+            let ds = file.dataset(&format!("z/data/{k}/values")).unwrap();
+            assert_eq!(
+                ds.read_raw::<u64>().unwrap(),
+                want,
+                "column {k} through HDF5"
+            );
+        }
+        let small = file.dataset("z/data/1/values").unwrap().storage_size();
+        assert!(
+            small < n * 8 / 4,
+            "the compressible column takes {small} bytes"
+        );
+        let random = file.dataset("z/data/2/values").unwrap().storage_size();
+        assert!(
+            (n * 8..n * 8 + n * 8 / 256).contains(&random),
+            "random bits take {random}"
+        );
+        assert!(super::DEFLATED_CHUNKS.load(std::sync::atomic::Ordering::Relaxed) >= 2);
     }
+}
+
+/// The compressor HDF5's deflate filter calls in this process
+/// ([`use_fast_deflate`]): `(chunk, level, out)`.
+type Deflate = fn(&[u8], u32, &mut Vec<u8>);
+
+/// Whether [`use_fast_deflate`] replaced the filter (once a process).
+static FAST_DEFLATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// The deflate filter HDF5 had (reading goes through it) and h5vec's
+/// compressor.
+#[derive(Clone, Copy)]
+struct Original(hdf5_sys::h5z::H5Z_class2_t, Deflate);
+
+// SAFETY: the class is plain data (function pointers, and a pointer to
+// HDF5's static name string, never written), read only after it is set.
+unsafe impl Send for Original {}
+// SAFETY: as above.
+unsafe impl Sync for Original {}
+
+/// Has HDF5's deflate filter (id 1) compress with `deflate` (h5vec's
+/// libdeflate compressor), in this process, from now on. HDF5 1.10.8's
+/// parallel filtered writes compress each chunk through the registered
+/// filter on one rank, with zlib; h5vec's own pipeline (section 6.3)
+/// compresses with libdeflate, several times as fast, and stores chunks
+/// that random bits make incompressible without compressing them. The
+/// streams are zlib streams either way (any reader inflates them);
+/// decompression stays HDF5's. HDF5 refuses `H5Zregister` for its own
+/// filters (ids under 256), so this calls the library's internal
+/// `H5Z_register` (and `H5Z_find`, for the filter it replaces), looked up
+/// by name: an HDF5 without them (another build) keeps its filter. Best
+/// effort; returns whether the filter was replaced.
+pub(crate) fn use_fast_deflate(deflate: Deflate) -> bool {
+    *FAST_DEFLATE.get_or_init(|| {
+        type Find = unsafe extern "C" fn(c_int) -> *mut hdf5_sys::h5z::H5Z_class2_t;
+        type Register = unsafe extern "C" fn(*const hdf5_sys::h5z::H5Z_class2_t) -> c_int;
+        // SAFETY: dlsym with a NUL-terminated name; null when absent.
+        let (find, register) = unsafe {
+            (
+                libc::dlsym(libc::RTLD_DEFAULT, c"H5Z_find".as_ptr()),
+                libc::dlsym(libc::RTLD_DEFAULT, c"H5Z_register".as_ptr()),
+            )
+        };
+        if find.is_null() || register.is_null() {
+            return false;
+        }
+        // SAFETY: HDF5 1.10's internal functions of these signatures
+        // (H5Zprivate.h: `H5Z_class2_t *H5Z_find(H5Z_filter_t)`,
+        // `herr_t H5Z_register(const H5Z_class2_t *)`), found by name
+        // in the loaded library.
+        let (find, register): (Find, Register) = unsafe {
+            (
+                std::mem::transmute::<*mut libc::c_void, Find>(find),
+                std::mem::transmute::<*mut libc::c_void, Register>(register),
+            )
+        };
+        // SAFETY: under the lock; `H5Z_find` returns the registered
+        // class (null if none), copied before it is replaced; the new
+        // class is copied by `H5Z_register` (its name a static string).
+        sync(|| unsafe {
+            let old = find(hdf5_sys::h5z::H5Z_FILTER_DEFLATE);
+            if old.is_null() || (*old).filter.is_none() {
+                return false;
+            }
+            let original = *old;
+            let fast = hdf5_sys::h5z::H5Z_class2_t {
+                filter: Some(fast_deflate_filter),
+                ..original
+            };
+            // Set before HDF5 can call the new filter.
+            let _ = FAST_DEFLATE_ORIGINAL.set(Original(original, deflate));
+            register(&fast) >= 0
+        })
+    })
+}
+
+/// What [`fast_deflate_filter`] calls (set just before it is registered).
+static FAST_DEFLATE_ORIGINAL: std::sync::OnceLock<Original> = std::sync::OnceLock::new();
+
+/// Chunks [`fast_deflate_filter`] compressed (for the tests).
+static DEFLATED_CHUNKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// The compressed bytes of the last chunk, reused.
+    static DEFLATED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// HDF5's deflate filter with h5vec's compressor: reading (`REVERSE`)
+/// goes to HDF5's own filter; writing compresses `*buf` (`nbytes`) at the
+/// level `cd_values[0]` into a buffer from HDF5's allocator, which takes
+/// `*buf`'s place. Returns the compressed size, or 0 (HDF5's failure) when
+/// it cannot allocate.
+unsafe extern "C" fn fast_deflate_filter(
+    flags: std::ffi::c_uint,
+    cd_nelmts: usize,
+    cd_values: *const std::ffi::c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut std::ffi::c_void,
+) -> usize {
+    let Some(&Original(original, deflate)) = FAST_DEFLATE_ORIGINAL.get() else {
+        return 0;
+    };
+    if flags & hdf5_sys::h5z::H5Z_FLAG_REVERSE != 0 {
+        return match original.filter {
+            // SAFETY: HDF5's own deflate filter, called with the arguments
+            // HDF5 passed to this one.
+            Some(f) => unsafe { f(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) },
+            None => 0,
+        };
+    }
+    // SAFETY: HDF5 passes `cd_nelmts` values at `cd_values`, and `*buf`
+    // holds at least `nbytes` bytes.
+    let (level, src) = unsafe {
+        let level = if cd_nelmts > 0 && !cd_values.is_null() {
+            (*cd_values).min(9)
+        } else {
+            6
+        };
+        (
+            level,
+            std::slice::from_raw_parts((*buf).cast::<u8>(), nbytes),
+        )
+    };
+    DEFLATED.with(|out| {
+        let mut out = out.borrow_mut();
+        deflate(src, level, &mut out);
+        if out.is_empty() {
+            return 0;
+        }
+        DEFLATED_CHUNKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: HDF5's allocator (HDF5 frees the filter's buffer with
+        // it); `out.len()` bytes copied into the fresh buffer; the old
+        // buffer is HDF5's, freed once replaced.
+        unsafe {
+            let new = hdf5_sys::h5::H5allocate_memory(out.len(), 0);
+            if new.is_null() {
+                return 0;
+            }
+            std::ptr::copy_nonoverlapping(out.as_ptr(), new.cast::<u8>(), out.len());
+            hdf5_sys::h5::H5free_memory(*buf);
+            *buf = new;
+            *buf_size = out.len();
+        }
+        out.len()
+    })
 }
