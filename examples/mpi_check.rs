@@ -10,6 +10,9 @@
 //!                                        rank's rows failing to encode, vlen strings: an error
 //!                                        on every rank, nothing written, the next call works
 //! mpirun -n 2 mpi_check kill OUT.h5      appends forever (the script kills the job)
+//! mpirun -n 1 mpi_check serial-file F.h5  one process saves two vectors
+//! mpirun -n 3 mpi_check serial-append F.h5 appends to them refused on every rank; a new
+//!                                        vector saved and appended
 //! mpi_check verify OUT.h5 RANKS MIN     serial: the vectors `log` and `flat` hold whole
 //!                                        commits, exactly
 //! ```
@@ -282,6 +285,54 @@ fn kill(path: &str, world: &SimpleCommunicator) -> h5vec::Result<()> {
     Ok(())
 }
 
+/// One process: a file with a vector `plain` of `flat(0..100)` and the same
+/// rows compressed, `packed`.
+fn serial_file(path: &str) -> h5vec::Result<()> {
+    let f = h5vec::create_file(path)?;
+    let rows: Vec<Flat> = (0..100).map(flat).collect();
+    h5vec::save_vector(&f, "plain", &rows)?;
+    h5vec::save_vector_with(&f, "packed", &rows, &SaveOptions::default().deflate(4))
+}
+
+/// Every rank, on the file of `serial_file`: appends to its vectors are
+/// refused on every rank (one process created their datasets: HDF5
+/// allocates their chunks when first written, which parallel HDF5 1.10
+/// cannot do for one rank alone) and leave them as they were; a new
+/// vector saved and appended by the ranks holds their rows.
+fn serial_append(path: &str, world: &SimpleCommunicator, c: &mut Checks) -> h5vec::Result<()> {
+    let (r, p) = (world.rank() as u64, world.size() as u64);
+    let file = h5vec::mpi::open_file_rw(path, world)?;
+    let per = |k: u64| 300 * k + 5;
+    let start = 100 + (0..r).map(per).sum::<u64>();
+    let mine: Vec<Flat> = (start..start + per(r)).map(flat).collect();
+    for name in ["plain", "packed"] {
+        let res = h5vec::mpi::append_vector(&file, name, &mine, world);
+        c.check(
+            says(
+                &res,
+                "h5vec::mpi cannot append to this dataset: one process created it",
+            ),
+            format!("an append to {name} (one process saved it): {res:?}"),
+        );
+        let back: Vec<Flat> = h5vec::load_vector(&file, name)?;
+        c.check(
+            back == (0..100).map(flat).collect::<Vec<_>>(),
+            format!("{name} as one process saved it"),
+        );
+    }
+    let first: Vec<Flat> = (0..per(r)).map(|i| flat(start - 100 + i)).collect();
+    h5vec::mpi::save_vector(&file, "ranks", &first, world)?;
+    let n = (0..p).map(per).sum::<u64>();
+    let more: Vec<Flat> = mine.iter().map(|f| flat(f.id - 100 + n)).collect();
+    h5vec::mpi::append_vector(&file, "ranks", &more, world)?;
+    let all: Vec<Flat> = h5vec::mpi::load_range(&file, "ranks", 0..2 * n)?;
+    c.check(
+        all == (0..2 * n).map(flat).collect::<Vec<_>>(),
+        "a vector the ranks saved and appended in a file one process created",
+    );
+    Ok(())
+}
+
 /// Serial: vectors `log` and `flat` hold whole commits (of `per` rows for
 /// `ranks` ranks; `flat` a tenth as many), at least `min` rows' worth each
 /// (rank 0 printed `min` after both appends; `flat`, appended second, is
@@ -338,9 +389,12 @@ fn main() -> std::process::ExitCode {
         ["writer", path] => writer(path, &world, &mut c),
         ["errors", path] => errors(path, &world, &mut c),
         ["kill", path] => kill(path, &world),
+        ["serial-file", path] => serial_file(path),
+        ["serial-append", path] => serial_append(path, &world, &mut c),
         _ => {
             eprintln!(
-                "usage: mpi_check writer|errors|kill OUT.h5 | mpi_check verify OUT.h5 RANKS MIN"
+                "usage: mpi_check writer|errors|kill|serial-file|serial-append OUT.h5 | \
+                 mpi_check verify OUT.h5 RANKS MIN"
             );
             return std::process::ExitCode::from(2);
         }

@@ -84,6 +84,8 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HDF5_DIR="$MPI_HDF5_DI
 "${MPIRUN[@]}" -n 3 "$T/mpi_check" writer "$WORK/writer.h5"
 "${MPIRUN[@]}" -n 1 "$T/mpi_check" writer "$WORK/writer1.h5"
 for n in 2 3; do "${MPIRUN[@]}" -n "$n" "$T/mpi_check" errors "$WORK/errors$n.h5"; done
+"${MPIRUN[@]}" -n 1 "$T/mpi_check" serial-file "$WORK/serial.h5"
+"${MPIRUN[@]}" -n 3 "$T/mpi_check" serial-append "$WORK/serial.h5"
 "${MPIRUN[@]}" -n 3 "$T/mpi_save" "$WORK/particles.h5"
 H5VEC_MPI_DIR="$WORK" "$PY" -m pytest -q -p no:cacheprovider tests/python/test_mpi_files.py
 echo "mpi runs: $((SECONDS - t1)) s"

@@ -40,9 +40,9 @@
 //! written. What MPI cannot detect: a rank that never makes the call (the
 //! others wait for it), and an HDF5 error during the collective writes on
 //! some ranks only (a full disk seen by one rank): use your MPI's timeout
-//! or abort on error. Known problem: with HDF5 1.10.8, writing into a file
-//! one process created (`crate::create_file`) fails; create files the
-//! ranks write with [`create_file`] (SPEC.md section 16).
+//! or abort on error. An append to a vector one process saved is refused
+//! on every rank (parallel HDF5 1.10 cannot grow its datasets: SPEC.md
+//! section 16).
 //!
 //! How it writes: each rank encodes its rows with the serial save into a
 //! file in memory (every kind's encoder, unchanged), then the ranks walk

@@ -164,6 +164,29 @@ pub(super) fn prepare<'r, T: H5Vector, C: Communicator>(
     })
 }
 
+/// Checks that the ranks can append to every dataset below `g` (at `rel`
+/// in the vector's data group; `raw::mpio::appendable`): the same verdict
+/// on every rank, before anything is written.
+fn appendable(g: &Group, rel: &str) -> Result<()> {
+    for name in g.member_names().at("$")? {
+        let here = format!("{rel}/{name}");
+        if let Ok(ds) = g.dataset(&name) {
+            if !crate::raw::mpio::appendable(&ds) {
+                return Err(Error::invalid(
+                    crate::error::Place::new("$", format!("data{here}")),
+                    "h5vec::mpi cannot append to this dataset: one process created it (HDF5 \
+                     allocates its chunks when they are first written, which parallel HDF5 \
+                     1.10 cannot do for one rank alone); append with one process, or save \
+                     the vector with h5vec::mpi",
+                ));
+            }
+        } else if let Ok(sub) = g.group(&name) {
+            appendable(&sub, &here)?;
+        }
+    }
+    Ok(())
+}
+
 /// A call, for the ranks to compare.
 pub(super) fn describe<T>(verb: &str, name: &str, local: &Local, opts: &SaveOptions) -> String {
     format!(
@@ -220,6 +243,7 @@ pub(super) fn append_local<T: H5Vector, C: Communicator>(
     if v.meta.link_exists(crate::query::stats::GROUP) {
         v.meta.unlink(crate::query::stats::GROUP).at("$")?;
     }
+    appendable(&v.data, "")?;
     let file = parent.file().at("$")?;
     let top = span(comm, v.count, rows.rows(), "$")?;
     rows.write(comm, &v.data, &top)?;

@@ -101,6 +101,27 @@ impl Transfer {
     }
 }
 
+/// Whether the ranks can write new rows into `ds`, a dataset of a vector
+/// opened to append: its chunks are allocated when its extent grows (the
+/// allocation HDF5 gives datasets it creates through the MPI-IO driver),
+/// by every rank together. A dataset one process created allocates each
+/// chunk when it is first written, which in parallel HDF5 1.10.8 one rank
+/// then does alone (the ranks' files then disagree, and the next flush
+/// fails or waits forever). The same answer on every rank.
+pub(crate) fn appendable(ds: &Dataset) -> bool {
+    use hdf5_sys::h5d::H5D_alloc_time_t;
+    // SAFETY: a valid dataset id; the creation list is closed by `Owned`;
+    // `alloc` is an output; under the lock.
+    sync(|| unsafe {
+        let Ok(dcpl) = Owned::new("$", hdf5_sys::h5d::H5Dget_create_plist(ds.id())) else {
+            return false;
+        };
+        let mut alloc = H5D_alloc_time_t::H5D_ALLOC_TIME_DEFAULT;
+        hdf5_sys::h5p::H5Pget_alloc_time(dcpl.id(), &mut alloc) >= 0
+            && alloc == H5D_alloc_time_t::H5D_ALLOC_TIME_EARLY
+    })
+}
+
 /// Writes `rows` rows of shape `inner` at row `start` of `ds` (inside its
 /// extent) from `buf`, values of the plain type `dt`, by `how`. Collective
 /// transfers: every rank of the file's communicator calls it for the same
