@@ -239,11 +239,11 @@ pub(super) fn append_local<T: H5Vector, C: Communicator>(
             "another stored in the vector (another type, or strings in another layout)",
         ));
     }
+    appendable(&v.data, "")?;
     // Statistics and search indexes would be stale (SPEC.md section 16).
     if v.meta.link_exists(crate::query::stats::GROUP) {
         v.meta.unlink(crate::query::stats::GROUP).at("$")?;
     }
-    appendable(&v.data, "")?;
     let file = parent.file().at("$")?;
     let top = span(comm, v.count, rows.rows(), "$")?;
     rows.write(comm, &v.data, &top)?;

@@ -114,15 +114,7 @@ impl Pipeline {
         {
             return self.blosc_compress(raw, out, Some(level), typesize, shuffle, compressor);
         }
-        COMPRESSOR.with(|c| {
-            let mut c = c.borrow_mut();
-            let c = match &mut *c {
-                Some((l, c)) if *l == level => c,
-                slot => {
-                    let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
-                    &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
-                }
-            };
+        with_compressor(level, |c| {
             SCRATCH.with(|tmp| {
                 let mut tmp = tmp.borrow_mut();
                 let src: &[u8] = if self.shuffle && self.elem > 1 {
@@ -319,6 +311,22 @@ impl Pipeline {
 const PROBE_PIECE: usize = 2048;
 const PROBE_PIECES: usize = 8;
 
+/// `f` with this thread's compressor at `level` (made once per level
+/// change).
+fn with_compressor<R>(level: u32, f: impl FnOnce(&mut libdeflater::Compressor) -> R) -> R {
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        let c = match &mut *c {
+            Some((l, c)) if *l == level => c,
+            slot => {
+                let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
+                &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
+            }
+        };
+        f(c)
+    })
+}
+
 #[cfg(feature = "mpi")]
 thread_local! {
     /// This thread's level-0 compressor (stored blocks).
@@ -334,15 +342,7 @@ thread_local! {
 /// stream, 5 bytes a 64 KiB block longer than the chunk), not compressed.
 #[cfg(feature = "mpi")]
 pub(crate) fn zlib_stream(src: &[u8], level: u32, out: &mut Vec<u8>) {
-    COMPRESSOR.with(|c| {
-        let mut c = c.borrow_mut();
-        let c = match &mut *c {
-            Some((l, c)) if *l == level => c,
-            slot => {
-                let lvl = libdeflater::CompressionLvl::new(level as i32).unwrap_or_default();
-                &mut slot.insert((level, libdeflater::Compressor::new(lvl))).1
-            }
-        };
+    with_compressor(level, |c| {
         out.clear();
         if level > 0 && looks_incompressible(c, src) {
             STORED.with(|c0| {

@@ -46,28 +46,21 @@ pub(crate) fn is_mpio(id: hdf5_sys::h5i::hid_t) -> bool {
 
 /// A transfer property list for collective MPI-IO writes.
 pub(crate) fn collective_xfer(at: impl At) -> Result<Owned> {
-    // SAFETY: a fresh transfer list, owned by the `Owned` at once; under
-    // the lock.
-    sync(|| unsafe {
-        let dxpl = Owned::new(at, H5Pcreate(*H5P_CLS_DATASET_XFER))?;
-        check(
-            at,
-            H5Pset_dxpl_mpio(dxpl.id(), H5FD_mpio_xfer_t::H5FD_MPIO_COLLECTIVE),
-        )?;
-        Ok(dxpl)
-    })
+    xfer(H5FD_mpio_xfer_t::H5FD_MPIO_COLLECTIVE, at)
 }
 
 /// A transfer list for independent I/O (each rank its own writes).
 pub(crate) fn independent_xfer(at: impl At) -> Result<Owned> {
+    xfer(H5FD_mpio_xfer_t::H5FD_MPIO_INDEPENDENT, at)
+}
+
+/// A transfer list of the MPI-IO transfer `mode`.
+fn xfer(mode: H5FD_mpio_xfer_t, at: impl At) -> Result<Owned> {
     // SAFETY: a fresh transfer list, owned by the `Owned` at once; under
     // the lock.
     sync(|| unsafe {
         let dxpl = Owned::new(at, H5Pcreate(*H5P_CLS_DATASET_XFER))?;
-        check(
-            at,
-            H5Pset_dxpl_mpio(dxpl.id(), H5FD_mpio_xfer_t::H5FD_MPIO_INDEPENDENT),
-        )?;
+        check(at, H5Pset_dxpl_mpio(dxpl.id(), mode))?;
         Ok(dxpl)
     })
 }
