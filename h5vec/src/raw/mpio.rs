@@ -66,7 +66,7 @@ pub(crate) fn open_rw(
 }
 
 /// How the ranks' rows go into a dataset of a shared file (SPEC.md
-/// section 16, "How the ranks write").
+/// section 16, "Chunks and rank boundaries").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Transfer {
     /// Collective `H5Dwrite`s, as many on every rank (a rank out of rows
