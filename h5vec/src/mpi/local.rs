@@ -9,7 +9,7 @@
 use hdf5::Group;
 
 use crate::codec::{Codec, H5Vector};
-use crate::error::{Context, Result};
+use crate::error::{Context, Place, Result};
 use crate::options::{Compression, SaveOptions, WriteCtx};
 use crate::raw::capture::{Captured, Capturing};
 use crate::schema::{Kind, Schema, Stored};
@@ -44,7 +44,7 @@ fn local_options(opts: &SaveOptions) -> SaveOptions {
 fn opened(file: hdf5::File, rows: u64, kept: Captured) -> Result<Local> {
     let group = file.group("v").at("$")?;
     let data = group.group("data").at("$")?;
-    fixed_size(&data, "")?;
+    fixed_size(&data)?;
     let schema = group.group("metadata/schema").at("$")?;
     let stored = Stored::read(&schema, "$")?;
     Ok(Local {
@@ -60,24 +60,43 @@ fn opened(file: hdf5::File, rows: u64, kept: Captured) -> Result<Local> {
 /// group) has a fixed-size type: parallel HDF5 cannot write variable-length
 /// data, and an error now, before the ranks create anything, is the same
 /// on every rank (they encoded the same layout).
-fn fixed_size(g: &Group, rel: &str) -> Result<()> {
-    for name in g.member_names().at("$")? {
-        let here = format!("{rel}/{name}");
-        if let Ok(ds) = g.dataset(&name) {
-            let dt = crate::raw::dataset_type(&ds, "$")?;
-            if crate::raw::plain_size(&dt).is_none() {
-                return Err(crate::error::Error::encode(
-                    crate::error::Place::new("$", format!("data{here}")),
-                    "parallel HDF5 cannot write variable-length data: store strings in the \
-                     compressed layout (SaveOptions::vls_strings(true), the default of \
-                     h5vec::mpi; not #[h5vec(vlen_strings)])",
-                ));
-            }
-        } else if let Ok(sub) = g.group(&name) {
-            fixed_size(&sub, &here)?;
+fn fixed_size(g: &Group) -> Result<()> {
+    each_dataset(g, &mut |at, ds| {
+        let dt = crate::raw::dataset_type(ds, "$")?;
+        if crate::raw::plain_size(&dt).is_some() {
+            return Ok(());
         }
+        Err(crate::error::Error::encode(
+            at,
+            "parallel HDF5 cannot write variable-length data: store strings in the \
+             compressed layout (SaveOptions::vls_strings(true), the default of \
+             h5vec::mpi; not #[h5vec(vlen_strings)])",
+        ))
+    })
+}
+
+/// Calls `f` for every dataset below the vector's data group `data`, with
+/// its place (`data/a/values`), depth first; stops at the first error.
+pub(super) fn each_dataset(
+    data: &Group,
+    f: &mut impl FnMut(Place, &hdf5::Dataset) -> Result<()>,
+) -> Result<()> {
+    fn walk(
+        g: &Group,
+        rel: &str,
+        f: &mut impl FnMut(Place, &hdf5::Dataset) -> Result<()>,
+    ) -> Result<()> {
+        for name in g.member_names().at("$")? {
+            let here = format!("{rel}/{name}");
+            if let Ok(ds) = g.dataset(&name) {
+                f(Place::new("$", format!("data{here}")), &ds)?;
+            } else if let Ok(sub) = g.group(&name) {
+                walk(&sub, &here, f)?;
+            }
+        }
+        Ok(())
     }
-    Ok(())
+    walk(data, "", f)
 }
 
 impl Local {
@@ -87,22 +106,12 @@ impl Local {
     }
 }
 
-/// Whether every dataset of the node `st` holds one row per row of the
-/// vector, copied as it is (numbers, arrays of them, records and options
-/// of those): nothing points into another row space, so
-/// a rank's rows of each dataset go at its offset in the vector whatever
-/// the other ranks' rows hold, and can be written batch after batch.
-pub(super) fn plain(st: &Stored) -> bool {
-    match st.kind {
-        Kind::Scalar | Kind::Dense | Kind::FillNullable | Kind::Constant => true,
-        Kind::Record => (0..st.field_names.as_deref().unwrap_or_default().len())
-            .all(|i| st.child(i, "$").is_ok_and(plain)),
-        Kind::Nullable => st.child(0, "$").is_ok_and(plain),
-        _ => false,
-    }
-}
-
-/// [`plain`] for the schema `T` is saved with (before any row is encoded).
+/// Whether every dataset of the vector `T` saves holds one row per row of
+/// the vector, copied as it is (numbers, arrays of them, records and
+/// options of those): nothing points into another row space, so a rank's
+/// rows of each dataset go at its offset in the vector whatever the other
+/// ranks' rows hold, and can be written batch after batch. From the
+/// schema alone, before any row is encoded.
 pub(super) fn plain_type<T: H5Vector>(opts: &SaveOptions) -> bool {
     fn plain(s: &Schema) -> bool {
         match s.kind {

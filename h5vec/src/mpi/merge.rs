@@ -149,7 +149,18 @@ impl<'a, C: Communicator> Merge<'a, C> {
         sp: &Span,
         path: &str,
     ) -> Result<()> {
-        if self.solo && !super::local::plain(st) {
+        // The kinds that point into another row space make collective
+        // calls (spans of it), which one rank alone must not.
+        let points = !matches!(
+            st.kind,
+            Kind::Scalar
+                | Kind::Dense
+                | Kind::FillNullable
+                | Kind::Constant
+                | Kind::Record
+                | Kind::Nullable
+        );
+        if self.solo && points {
             return Err(Error::invalid(
                 path,
                 "internal: rows that point into another space, written without the other ranks",

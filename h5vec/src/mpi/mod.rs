@@ -49,8 +49,8 @@
 //! the schema tree together, and each dataset of the vector gets its new
 //! extent and this rank's rows at its offset: collective writes where the
 //! dataset has filters (HDF5's parallel filtered writes: deflate, with
-//! h5vec's compressor in HDF5's filter, LZF, Blosc), else each rank writes its own contiguous rows; datasets that
-//! point into others (list `OFFSETS`, blob `stops`, string pointers, union
+//! h5vec's compressor in HDF5's filter, LZF, Blosc), else each rank
+//! writes its own contiguous rows; datasets that point into others (list `OFFSETS`, blob `stops`, string pointers, union
 //! `INDEX`) are moved by the rank's offset in what they point into. Plain
 //! rows (numbers, arrays, records and options of them) go batch by batch,
 //! each rank encoding and writing its batches on its own while the others

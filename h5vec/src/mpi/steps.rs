@@ -24,7 +24,7 @@ pub(super) fn mpi_options(opts: &SaveOptions) -> SaveOptions {
 }
 
 /// Rows in memory per batch of a vector whose rows are all plain
-/// ([`local::plain`]): a rank encodes and writes its rows batch after
+/// ([`local::plain_type`]): a rank encodes and writes its rows batch after
 /// batch, in the same memory each time. Debug builds (the tests') use
 /// batches of 4 KiB, so the tests' plain vectors cross batch boundaries,
 /// with ranks whose last batches are empty.
@@ -164,27 +164,22 @@ pub(super) fn prepare<'r, T: H5Vector, C: Communicator>(
     })
 }
 
-/// Checks that the ranks can append to every dataset below `g` (at `rel`
-/// in the vector's data group; `raw::mpio::appendable`): the same verdict
-/// on every rank, before anything is written.
-fn appendable(g: &Group, rel: &str) -> Result<()> {
-    for name in g.member_names().at("$")? {
-        let here = format!("{rel}/{name}");
-        if let Ok(ds) = g.dataset(&name) {
-            if !crate::raw::mpio::appendable(&ds) {
-                return Err(Error::invalid(
-                    crate::error::Place::new("$", format!("data{here}")),
-                    "h5vec::mpi cannot append to this dataset: one process created it (HDF5 \
-                     allocates its chunks when they are first written, which parallel HDF5 \
-                     1.10 cannot do for one rank alone); append with one process, or save \
-                     the vector with h5vec::mpi",
-                ));
-            }
-        } else if let Ok(sub) = g.group(&name) {
-            appendable(&sub, &here)?;
+/// Checks that the ranks can append to every dataset of the vector's data
+/// group `data` (`raw::mpio::appendable`): the same verdict on every
+/// rank, before anything is written.
+fn appendable(data: &Group) -> Result<()> {
+    local::each_dataset(data, &mut |at, ds| {
+        if crate::raw::mpio::appendable(ds) {
+            return Ok(());
         }
-    }
-    Ok(())
+        Err(Error::invalid(
+            at,
+            "h5vec::mpi cannot append to this dataset: one process created it (HDF5 \
+             allocates its chunks when they are first written, which parallel HDF5 \
+             1.10 cannot do for one rank alone); append with one process, or save \
+             the vector with h5vec::mpi",
+        ))
+    })
 }
 
 /// A call, for the ranks to compare.
@@ -239,7 +234,7 @@ pub(super) fn append_local<T: H5Vector, C: Communicator>(
             "another stored in the vector (another type, or strings in another layout)",
         ));
     }
-    appendable(&v.data, "")?;
+    appendable(&v.data)?;
     // Statistics and search indexes would be stale (SPEC.md section 16).
     if v.meta.link_exists(crate::query::stats::GROUP) {
         v.meta.unlink(crate::query::stats::GROUP).at("$")?;
