@@ -371,9 +371,23 @@ fn a_process_started_while_a_file_is_open_does_not_hold_it() {
             _ => h5vec::open_file_rw(&path),
         })
         .unwrap();
-        let mut child = start(Command::new("sleep").arg("5"));
+        let mut child = start(Command::new("sleep").arg("30"));
         drop(f);
-        let again = opening(|| h5vec::open_file_rw(&path));
+        // A process started holds even close-on-exec descriptors until its
+        // `exec` has closed them, which Linux does after `spawn` returns
+        // (the parent resumes when the new program's memory is in place):
+        // a moment, longer on a busy machine, and any test of this binary
+        // may have just started one. Without close-on-exec `sleep` holds
+        // the file for its 30 s, so a few seconds of retries still fail.
+        let started = std::time::Instant::now();
+        let again = loop {
+            let again = opening(|| h5vec::open_file_rw(&path));
+            if again.is_ok() || started.elapsed() > std::time::Duration::from_secs(3) {
+                break again;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(child.try_wait().unwrap().is_none(), "sleep ended early");
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(again.is_ok(), "open {open}: {:?}", again.err());
