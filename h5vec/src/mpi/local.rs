@@ -24,8 +24,8 @@ pub(super) struct Local {
     pub rows: u64,
     /// The rows the encoders wrote, kept.
     pub kept: Captured,
-    /// Keeps the memory file open.
-    _file: hdf5::File,
+    /// The memory file.
+    pub file: hdf5::File,
 }
 
 /// The options of the memory file: `opts` (the layout: strings, chunk
@@ -52,7 +52,7 @@ fn opened(file: hdf5::File, rows: u64, kept: Captured) -> Result<Local> {
         stored,
         rows,
         kept,
-        _file: file,
+        file,
     })
 }
 
@@ -99,18 +99,11 @@ pub(super) fn each_dataset(
     walk(data, "", f)
 }
 
-impl Local {
-    /// The buffers that kept the rows, for the next [`encode`].
-    pub(super) fn buffers(self) -> Vec<Vec<u8>> {
-        self.kept.buffers()
-    }
-}
-
 /// Whether every dataset of the vector `T` saves holds one row per row of
 /// the vector, copied as it is (numbers, arrays of them, records and
 /// options of those): nothing points into another row space, so a rank's
 /// rows of each dataset go at its offset in the vector whatever the other
-/// ranks' rows hold, and can be written batch after batch. From the
+/// ranks' rows hold, and can be written as they are encoded. From the
 /// schema alone, before any row is encoded.
 pub(super) fn plain_type<T: H5Vector>(opts: &SaveOptions) -> bool {
     fn plain(s: &Schema) -> bool {
@@ -124,17 +117,31 @@ pub(super) fn plain_type<T: H5Vector>(opts: &SaveOptions) -> bool {
     plain(&<T::Codec as Codec>::schema(&ctx))
 }
 
-/// Encodes `rows` with the serial save, keeping them in `spare` (the
-/// [`Local::buffers`] of an earlier batch) where it can.
-pub(super) fn encode<T: H5Vector>(
-    rows: &[T],
-    opts: &SaveOptions,
-    spare: Vec<Vec<u8>>,
-) -> Result<Local> {
+/// Encodes `rows` with the serial save, kept (`capture`) or in the
+/// memory file.
+pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions, capture: bool) -> Result<Local> {
     let file = crate::file::memory_file()?;
-    let capturing = Capturing::start_reusing(&file, spare, "$")?;
+    let capturing = capture.then(|| Capturing::start(&file, "$")).transpose()?;
     crate::vector::save_vector_with(&file, "v", rows, &local_options(opts))?;
-    opened(file, rows.len() as u64, capturing.finish())
+    let kept = capturing.map(Capturing::finish).unwrap_or_default();
+    opened(file, rows.len() as u64, kept)
+}
+
+impl Local {
+    /// Appends `rows` to these (the first rows of a plain vector, in the
+    /// memory file) and writes them into the shared vector's data group
+    /// `shared` as they are encoded, this rank's first row at `base`
+    /// ([`super::forward`]). This rank alone.
+    pub(super) fn forward<T: H5Vector>(
+        &self,
+        rows: &[T],
+        opts: &SaveOptions,
+        shared: &Group,
+        base: u64,
+    ) -> Result<()> {
+        let opts = local_options(opts);
+        super::forward::append(&self.file, &self.data, self.rows, rows, &opts, shared, base)
+    }
 }
 
 /// Rows a rank pushes between two collective flushes, encoded as they

@@ -37,9 +37,6 @@ pub(super) struct Merge<'a, C: Communicator> {
     /// The bytes of one piece, reused from dataset to dataset (fresh
     /// pages cost more than the copy into them).
     scratch: std::cell::RefCell<Vec<u8>>,
-    /// This rank alone: no collective call (every extent is set already,
-    /// every dataset is written independently; [`Merge::solo`]).
-    solo: bool,
     /// Whether a dataset was written collectively.
     collective: std::cell::Cell<bool>,
 }
@@ -117,19 +114,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             comm,
             kept,
             scratch: Default::default(),
-            solo: false,
             collective: Default::default(),
-        }
-    }
-
-    /// A walk of this rank alone, for more rows of a plain vector whose
-    /// extents an earlier walk set and which had no collective write
-    /// ([`Merge::wrote_collectively`]): rows written independently, no
-    /// collective call, errors returned on this rank only.
-    pub(super) fn solo(comm: &'a C, kept: &'a Captured) -> Self {
-        Merge {
-            solo: true,
-            ..Merge::new(comm, kept)
         }
     }
 
@@ -149,23 +134,6 @@ impl<'a, C: Communicator> Merge<'a, C> {
         sp: &Span,
         path: &str,
     ) -> Result<()> {
-        // The kinds that point into another row space make collective
-        // calls (spans of it), which one rank alone must not.
-        let points = !matches!(
-            st.kind,
-            Kind::Scalar
-                | Kind::Dense
-                | Kind::FillNullable
-                | Kind::Constant
-                | Kind::Record
-                | Kind::Nullable
-        );
-        if self.solo && points {
-            return Err(Error::invalid(
-                path,
-                "internal: rows that point into another space, written without the other ranks",
-            ));
-        }
         match &st.kind {
             Kind::Scalar | Kind::Dense | Kind::FillNullable => {
                 self.copy(&pair(local, shared, "values", path)?, sp)
@@ -344,17 +312,9 @@ impl<'a, C: Communicator> Merge<'a, C> {
         }
         let how = raw::mpio::Transfer::of(&p.shared);
         if how == raw::mpio::Transfer::Collective {
-            if self.solo {
-                return Err(Error::invalid(
-                    &p.at,
-                    "internal: a collective write without the other ranks",
-                ));
-            }
             self.collective.set(true);
         }
-        if !self.solo {
-            raw::set_rows(&p.shared, total, inner, &p.at)?;
-        }
+        raw::set_rows(&p.shared, total, inner, &p.at)?;
         let piece = (PIECE_BYTES / row_bytes).max(1) as u64;
         let fill = match src {
             Src::Slices(slices) => {
@@ -364,9 +324,6 @@ impl<'a, C: Communicator> Merge<'a, C> {
                     row_bytes,
                 };
                 self.put_slices(p, rt, first, piece, &slices, how)?;
-                if self.solo {
-                    return Ok(());
-                }
                 // The same collective calls as the other way, whose ranks
                 // may read their rows from the file: the pieces' count,
                 // the writes, then whether every rank got its rows.
@@ -374,7 +331,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             }
             Src::Fill(f) => f,
         };
-        let pieces = self.max(rows.div_ceil(piece));
+        let pieces = comm::max(self.comm, rows.div_ceil(piece));
         let mut scratch = self.scratch.borrow_mut();
         let mut failed = None;
         for i in 0..pieces {
@@ -398,19 +355,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         }
         drop(scratch);
         let got = failed.map_or(Ok(()), Err);
-        if self.solo {
-            return got;
-        }
         comm::all_ok(self.comm, got, p.at.path())
-    }
-
-    /// The largest `n` over the ranks (collective), or this rank's alone.
-    fn max(&self, n: u64) -> u64 {
-        if self.solo {
-            n
-        } else {
-            comm::max(self.comm, n)
-        }
     }
 
     /// [`Merge::put`] of this rank's 1-D rows of `sp`, all in `bytes`.
@@ -444,7 +389,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
                 at += n;
             }
         }
-        let pieces = self.max(mine.len() as u64);
+        let pieces = comm::max(self.comm, mine.len() as u64);
         for i in 0..pieces as usize {
             let (row, n, b) = mine.get(i).copied().unwrap_or((first, 0, &[]));
             raw::mpio::write_rows(&p.shared, dt, row, n, inner, b, how, &p.at)?;

@@ -52,9 +52,9 @@
 //! h5vec's compressor in HDF5's filter, LZF, Blosc), else each rank
 //! writes its own contiguous rows; datasets that point into others (list `OFFSETS`, blob `stops`, string pointers, union
 //! `INDEX`) are moved by the rank's offset in what they point into. Plain
-//! rows (numbers, arrays, records and options of them) go batch by batch,
-//! each rank encoding and writing its batches on its own while the others
-//! do the same. A new vector is linked under its name only once its rows
+//! rows (numbers, arrays, records and options of them) after a first
+//! batch are written as they are encoded, each rank on its own while the
+//! others do the same. A new vector is linked under its name only once its rows
 //! and `count` are written; an append writes every rank's rows, flushes,
 //! then writes `count` and flushes again (SPEC.md section 8): a job killed
 //! before then leaves the vector as it was. h5vec's flushes do not `fsync`
@@ -68,6 +68,7 @@
 //! the vector's statistics and search indexes (they would be stale).
 
 mod comm;
+mod forward;
 mod local;
 mod merge;
 mod steps;

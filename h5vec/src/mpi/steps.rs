@@ -23,28 +23,26 @@ pub(super) fn mpi_options(opts: &SaveOptions) -> SaveOptions {
     }
 }
 
-/// Rows in memory per batch of a vector whose rows are all plain
-/// ([`local::plain_type`]): a rank encodes and writes its rows batch after
-/// batch, in the same memory each time. Debug builds (the tests') use
-/// batches of 4 KiB, so the tests' plain vectors cross batch boundaries,
-/// with ranks whose last batches are empty.
-const BATCH_BYTES: usize = if cfg!(debug_assertions) {
+/// Bytes of rows in the first batch of a vector whose rows are all plain
+/// ([`local::plain_type`]), which every rank writes together; the rest
+/// each rank writes on its own as it encodes them ([`Batches::write`]).
+/// Debug builds (the tests') use 4 KiB, so the tests' plain vectors have
+/// ranks with rows after it and ranks without.
+const FIRST_BYTES: usize = if cfg!(debug_assertions) {
     4 << 10
 } else {
-    32 << 20
+    1 << 20
 };
 
-/// A rank's rows of one call: encoded at once, or (plain rows) batch after
-/// batch, each batch written before the next is encoded.
+/// A rank's rows of one call: encoded at once, or (plain rows) a first
+/// batch, then the rest.
 pub(super) struct Batches<'r, T> {
-    /// The first batch (every row when not in batches).
+    /// The first batch (every row when not plain).
     pub first: Local,
     /// The rows after it.
     rest: &'r [T],
-    /// Rows per batch.
-    batch: usize,
-    /// Batches, the same on every rank (some empty on some ranks).
-    count: u64,
+    /// The ranks' rows are plain (the same on every rank).
+    plain: bool,
     opts: SaveOptions,
 }
 
@@ -54,8 +52,7 @@ impl<'r, T: H5Vector> Batches<'r, T> {
         Batches {
             first: local,
             rest: &[],
-            batch: 0,
-            count: 1,
+            plain: false,
             opts: opts.clone(),
         }
     }
@@ -69,18 +66,18 @@ impl<'r, T: H5Vector> Batches<'r, T> {
     /// rows at `top`. Collective.
     ///
     /// The first batch goes in with every rank (extents set, collective
-    /// writes where a dataset has filters). Then, when no dataset needed a
-    /// collective write, each rank encodes and writes its other batches
-    /// on its own (independent writes at its offsets: while one rank
-    /// writes, the others encode) and the ranks meet once at the end;
-    /// else the other rows go in at once, with every rank (a batch
-    /// boundary in a compressed chunk would compress it twice).
+    /// writes where a dataset has filters). Then, for plain rows, when no
+    /// dataset needed a collective write, each rank encodes the rest and
+    /// writes them as they come on its own ([`Local::forward`]:
+    /// independent writes at its offsets, while the others do the same),
+    /// and the ranks meet once at the end; else the rest go in at once,
+    /// with every rank (a batch boundary in a compressed chunk would
+    /// compress it twice).
     fn write<C: Communicator>(self, comm: &C, data: &Group, top: &Span) -> Result<()> {
         let Batches {
             first,
             rest,
-            batch,
-            count,
+            plain,
             opts,
         } = self;
         let at = |done: u64, local: &Local| Span {
@@ -93,33 +90,22 @@ impl<'r, T: H5Vector> Batches<'r, T> {
         };
         let merge = Merge::new(comm, &first.kept);
         merge.node(&first.stored, &first.data, data, &at(0, &first), "$")?;
-        let collective = merge.wrote_collectively();
-        if count <= 1 {
+        if !plain {
             return Ok(());
         }
-        let mut done = first.rows;
-        if collective {
-            let local = all_ok(comm, local::encode(rest, &opts, first.buffers()), "$")?;
-            let merge = Merge::new(comm, &local.kept);
-            return merge.node(&local.stored, &local.data, data, &at(done, &local), "$");
-        }
-        let mut spare = first.buffers();
-        let mut mine = Ok(());
-        for now in rest.chunks(batch.max(1)) {
-            let wrote = local::encode(now, &opts, spare).and_then(|local| {
-                let merge = Merge::solo(comm, &local.kept);
-                merge.node(&local.stored, &local.data, data, &at(done, &local), "$")?;
-                done += local.rows;
-                Ok(local.buffers())
-            });
-            match wrote {
-                Ok(buffers) => spare = buffers,
-                Err(e) => {
-                    mine = Err(e);
-                    break;
-                }
+        if merge.wrote_collectively() {
+            if super::comm::max(comm, rest.len() as u64) == 0 {
+                return Ok(());
             }
+            let local = all_ok(comm, local::encode(rest, &opts, true), "$")?;
+            let merge = Merge::new(comm, &local.kept);
+            let at = at(first.rows, &local);
+            return merge.node(&local.stored, &local.data, data, &at, "$");
         }
+        let mine = match rest {
+            [] => Ok(()),
+            _ => first.forward(rest, &opts, data, top.base),
+        };
         all_ok(comm, mine, "$")
     }
 }
@@ -136,30 +122,19 @@ pub(super) fn prepare<'r, T: H5Vector, C: Communicator>(
 ) -> Result<Batches<'r, T>> {
     // The schema alone (no rows): the same for every rank of the same call.
     let plain = local::plain_type::<T>(opts);
-    let batch = if plain {
-        (BATCH_BYTES / std::mem::size_of::<T>().max(1)).max(1)
+    let head = if plain {
+        (FIRST_BYTES / std::mem::size_of::<T>().max(1)).max(1)
     } else {
         rows.len()
     };
-    // A plain vector's first batch is written with every rank (see
-    // `Batches::write`), the others each rank on its own while the others
-    // encode: a small first batch starts that sooner.
-    let head = if plain { (batch / 32).max(1) } else { batch };
     let (now, rest) = rows.split_at(head.min(rows.len()));
-    let first = all_ok(comm, local::encode(now, opts, Vec::new()), "$")?;
+    // Plain rows stay in the memory file, which the rest is appended to.
+    let first = all_ok(comm, local::encode(now, opts, !plain), "$")?;
     agree(comm, &describe::<T>(verb, name, &first, opts), "$")?;
-    // The ranks agreed on the call, so on `plain` and `batch`.
-    let count = if plain {
-        let more = rows.len().saturating_sub(head).div_ceil(batch) as u64;
-        super::comm::max(comm, 1 + more)
-    } else {
-        1
-    };
     Ok(Batches {
         first,
         rest,
-        batch,
-        count,
+        plain,
         opts: opts.clone(),
     })
 }

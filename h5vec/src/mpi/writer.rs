@@ -53,7 +53,7 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
     /// name, type and options (checked, an error on every rank otherwise).
     pub fn create(parent: &Group, name: &str, opts: &SaveOptions, comm: &'c C) -> Result<Self> {
         let opts = mpi_options(opts);
-        let empty = all_ok(comm, local::encode::<T>(&[], &opts, Vec::new()), "$")?;
+        let empty = all_ok(comm, local::encode::<T>(&[], &opts, true), "$")?;
         agree(
             comm,
             &describe::<T>("VectorWriter::create", name, &empty, &opts),
@@ -108,7 +108,7 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
     pub fn flush(&mut self) -> Result<()> {
         let pending = self.pending.take();
         let local = pending.map_or_else(
-            || local::encode::<T>(&[], &self.opts, Vec::new()),
+            || local::encode::<T>(&[], &self.opts, true),
             Pending::finish,
         );
         let local = all_ok(self.comm, local, "$")?;

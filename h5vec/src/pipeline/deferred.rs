@@ -363,6 +363,28 @@ fn writer() -> Option<&'static Mutex<Batches>> {
     .as_ref()
 }
 
+thread_local! {
+    /// Set while [`write_here`] runs: this thread's batches are written by
+    /// their finishers (on this thread), none by a worker.
+    static HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every batch it submits written on this thread, when the
+/// writer finishes it (its next flush or commit), never by a worker
+/// thread. `crate::mpi` forwards a rank's rows from such writes into an
+/// MPI-IO file, which only the thread that uses MPI may write.
+#[cfg(any(feature = "mpi", test))]
+pub(crate) fn write_here<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            HERE.with(|h| h.set(self.0));
+        }
+    }
+    let _reset = Reset(HERE.with(|h| h.replace(true)));
+    f()
+}
+
 /// Jobs submitted and not yet finished by a commit, oldest first.
 static PENDING: Mutex<Vec<Arc<WriteJob>>> = Mutex::new(Vec::new());
 /// [`PENDING`] in the child of an isolated check ([`crate::forked::fork_safe`]).
@@ -402,7 +424,7 @@ impl WriteJob {
         let compress = p.level.is_some() && whole > 0;
         // A first chunk that replaces committed rows is written by the
         // finisher, which orders it with file flushes (`write_first`).
-        let behind = whole > 0 && !rewrites && pool().is_some();
+        let behind = whole > 0 && !rewrites && pool().is_some() && !HERE.with(|h| h.get());
         let stats = stats.map(|(into, from)| BatchStats {
             into: Mutex::new(Some(into)),
             start: k0 * p.chunk_rows + from as u64,

@@ -15,6 +15,12 @@
 //! and the kept bytes together always hold what was written, and a dataset
 //! is either wholly kept ([`Captured::rows`]) or wholly in the file.
 //!
+//! A forwarding capture ([`Capturing::start_forwarding`]) keeps nothing:
+//! each row write goes to a [`Forward`] at once (`crate::mpi` writes a
+//! rank's plain rows into the shared file as the serial encoders produce
+//! them). Its file holds only the rows written before the capture started,
+//! which is all a read of it sees.
+//!
 //! Only `crate::mpi` (and the tests) start a capture; the row writers and
 //! readers ask [`take`], [`take_chunks`] and [`settle`] in every build,
 //! which cost one atomic load while nothing captures.
@@ -46,6 +52,18 @@ pub(crate) struct Piece {
 /// A dataset in its file (its object token).
 type Token = [u8; 16];
 
+/// Where a forwarding capture sends the rows written to its file.
+pub(crate) trait Forward: Send {
+    /// Rows `start..start + rows` of `ds` (a dataset of the capturing
+    /// file): the bytes of `parts` one after the other, in the dataset's
+    /// own type. An error fails the write that made them.
+    fn rows(&mut self, ds: &Dataset, start: u64, rows: u64, parts: &[&[u8]]) -> Result<()>;
+}
+
+/// A [`Forward`] shared with the capture (taken out of [`FILES`] before
+/// it is called: it may make HDF5 calls that ask this module again).
+pub(crate) type Forwarding = std::sync::Arc<Mutex<dyn Forward>>;
+
 /// What a capturing file kept.
 #[derive(Default)]
 pub(crate) struct Captured {
@@ -53,11 +71,8 @@ pub(crate) struct Captured {
     kept: HashMap<Token, Vec<Piece>>,
     /// Datasets whose rows went to the file.
     settled: HashSet<Token>,
-    /// Datasets in the order their first rows were kept.
-    order: Vec<Token>,
-    /// Buffers of an earlier capture, for the pieces this one starts, in
-    /// that order ([`Capturing::start_reusing`]).
-    spare: std::collections::VecDeque<Vec<u8>>,
+    /// Rows go there instead of being kept.
+    forward: Option<Forwarding>,
 }
 
 /// The capturing files, by serial number (`H5Fget_fileno`).
@@ -79,27 +94,24 @@ pub(crate) struct Capturing {
 impl Capturing {
     /// Starts capturing the row writes to `file`.
     pub(crate) fn start(file: &hdf5::File, at: impl At) -> Result<Self> {
-        Self::start_reusing(file, Vec::new(), at)
+        Self::begin(file, Captured::default(), at)
     }
 
-    /// [`Capturing::start`], the pieces kept in the buffers `spare` (from
-    /// [`Captured::buffers`] of an earlier capture of the same kind of
-    /// rows: the n-th dataset kept gets the n-th buffer, so a rank that
-    /// encodes its rows batch after batch writes into pages it touched
-    /// before; fresh pages cost more than the copy into them).
-    pub(crate) fn start_reusing(
-        file: &hdf5::File,
-        spare: Vec<Vec<u8>>,
-        at: impl At,
-    ) -> Result<Self> {
+    /// Starts sending the row writes to `file` to `to` instead of writing
+    /// them (nothing is kept).
+    pub(crate) fn start_forwarding(file: &hdf5::File, to: Forwarding, at: impl At) -> Result<Self> {
+        let c = Captured {
+            forward: Some(to),
+            ..Captured::default()
+        };
+        Self::begin(file, c, at)
+    }
+
+    fn begin(file: &hdf5::File, c: Captured, at: impl At) -> Result<Self> {
         // SAFETY: a valid file id, under the lock.
         let fileno = sync(|| unsafe { super::compat::fileno(file.id()) })
             .ok_or_else(|| Error::invalid(at, "internal: no file serial number"))?;
-        let kept = Captured {
-            spare: spare.into(),
-            ..Captured::default()
-        };
-        files().push((fileno, kept));
+        files().push((fileno, c));
         ACTIVE.fetch_add(1, Ordering::AcqRel);
         Ok(Capturing { fileno })
     }
@@ -173,12 +185,28 @@ pub(crate) fn take(
     let Some((_, c)) = f.iter_mut().find(|(f, _)| *f == n) else {
         return Ok(false);
     };
+    if let Some(to) = c.forward.clone() {
+        drop(f);
+        if !same {
+            return Err(Error::invalid(
+                at,
+                "internal: rows of another type written to a file that forwards them",
+            ));
+        }
+        return forward(&to, ds, start, rows, &[bytes]).map(|()| true);
+    }
     // Another type: written through HDF5, which settles the dataset.
     if !same || c.settled.contains(&token) {
         return Ok(false);
     }
     c.keep(token, start, rows, &[bytes]);
     Ok(true)
+}
+
+fn forward(to: &Forwarding, ds: &Dataset, start: u64, rows: u64, parts: &[&[u8]]) -> Result<()> {
+    to.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .rows(ds, start, rows, parts)
 }
 
 /// Keeps the whole chunks `k0, k0 + 1, ...` (`c` rows each) of `ds` when
@@ -203,21 +231,31 @@ pub(crate) fn take_chunks(
         && c > 0
         && (cb as u64).is_multiple_of(c)
         && unfiltered(ds);
-    if !plain {
-        return Ok(false); // written as usual, which settles the dataset
-    }
-    let mut f = files();
-    let Some((_, kept)) = f.iter_mut().find(|(f, _)| *f == n) else {
-        return Ok(false);
-    };
-    if kept.settled.contains(&token) {
-        return Ok(false);
-    }
     let (start, rows) = match (k0.checked_mul(c), (chunks.len() as u64).checked_mul(c)) {
         (Some(s), Some(r)) => (s, r),
         _ => return Err(Error::invalid(at, "chunk index overflows")),
     };
     let parts: Vec<&[u8]> = chunks.iter().map(|&(b, _)| b).collect();
+    let mut f = files();
+    let Some((_, kept)) = f.iter_mut().find(|(f, _)| *f == n) else {
+        return Ok(false);
+    };
+    if let Some(to) = kept.forward.clone() {
+        drop(f);
+        if !plain {
+            return Err(Error::invalid(
+                at,
+                "internal: chunks not as stored written to a file that forwards them",
+            ));
+        }
+        return forward(&to, ds, start, rows, &parts).map(|()| true);
+    }
+    if !plain {
+        return Ok(false); // written as usual, which settles the dataset
+    }
+    if kept.settled.contains(&token) {
+        return Ok(false);
+    }
     kept.keep(token, start, rows, &parts);
     Ok(true)
 }
@@ -235,6 +273,10 @@ pub(crate) fn settle(ds: &Dataset, at: impl At) -> Result<()> {
         let Some((_, c)) = f.iter_mut().find(|(f, _)| *f == n) else {
             return Ok(());
         };
+        // Forwarded rows are not kept: the file has the rows from before.
+        if c.forward.is_some() {
+            return Ok(());
+        }
         c.settled.insert(token);
         c.kept.remove(&token).unwrap_or_default()
     };
@@ -326,21 +368,16 @@ impl Captured {
     /// they follow it (a column saved batch after batch becomes one run),
     /// else a new piece.
     fn keep(&mut self, token: Token, start: u64, rows: u64, parts: &[&[u8]]) {
-        let pieces = self.kept.entry(token).or_insert_with(|| {
-            self.order.push(token);
-            Vec::new()
-        });
+        let pieces = self.kept.entry(token).or_default();
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let follows = pieces
             .last()
             .is_some_and(|l| l.start.checked_add(l.rows) == Some(start));
         if !follows {
-            let mut bytes = self.spare.pop_front().unwrap_or_default();
-            bytes.clear();
             pieces.push(Piece {
                 start,
                 rows: 0,
-                bytes,
+                bytes: Vec::new(),
             });
         }
         let Some(last) = pieces.last_mut() else {
@@ -357,19 +394,6 @@ impl Captured {
             b.extend_from_slice(p);
         }
         last.rows += rows;
-    }
-
-    /// The buffers of the pieces kept, for [`Capturing::start_reusing`]:
-    /// those of the datasets in the order their rows were first kept.
-    pub(crate) fn buffers(mut self) -> Vec<Vec<u8>> {
-        let mut out = Vec::with_capacity(self.order.len());
-        for t in &self.order {
-            if let Some(pieces) = self.kept.remove(t) {
-                out.extend(pieces.into_iter().map(|p| p.bytes));
-            }
-        }
-        out.extend(self.spare);
-        out
     }
 
     /// The rows of `ds` (`extent` rows of `row_bytes` bytes) as slices in
@@ -549,52 +573,85 @@ mod tests {
         assert!(matches!(kept.rows(&values, 40_000, 8), Rows::None));
     }
 
-    /// A capture started with the buffers of an earlier one keeps its rows
-    /// in them (the n-th dataset in the n-th buffer), and they hold exactly
-    /// its rows.
+    /// What a test's forwarding capture got: by dataset name, the rows;
+    /// the threads that sent them.
+    #[derive(Default)]
+    struct Collect(
+        std::collections::BTreeMap<String, Vec<(u64, u64, Vec<u8>)>>,
+        HashSet<std::thread::ThreadId>,
+    );
+
+    impl Forward for Collect {
+        fn rows(&mut self, ds: &Dataset, start: u64, rows: u64, parts: &[&[u8]]) -> Result<()> {
+            let rows_of = self.0.entry(ds.name()).or_default();
+            rows_of.push((start, rows, parts.concat()));
+            self.1.insert(std::thread::current().id());
+            Ok(())
+        }
+    }
+
+    /// An append to a forwarding file sends every row it writes, in the
+    /// dataset's own bytes, and writes none into the file: the file's rows
+    /// from before plus the forwarded ones are the rows of a plain save.
     #[test]
-    fn a_capture_reuses_the_buffers_of_the_one_before() {
-        type Row = (u32, [f64; 2]);
-        let batch = |k: u32| -> Vec<Row> {
-            (0..30_000u32)
-                .map(|i| (k * 1_000_000 + i, [f64::from(i), -f64::from(k)]))
-                .collect()
-        };
-        let capture = |rows: &[Row], spare: Vec<Vec<u8>>| {
-            let file = crate::file::memory_file().unwrap();
-            let capturing = Capturing::start_reusing(&file, spare, "$").unwrap();
-            crate::save_vector(&file, "v", rows).unwrap();
-            (file, capturing.finish())
-        };
-        let (_f0, first) = capture(&batch(0), Vec::new());
-        let spare = first.buffers();
-        assert_eq!(spare.len(), 2);
-        let at: Vec<(usize, usize)> = spare
-            .iter()
-            .map(|b| (b.as_ptr() as usize, b.capacity()))
+    fn a_forwarding_capture_sends_the_rows_and_keeps_none() {
+        type Row = (u32, [f64; 2], Option<i16>);
+        let rows: Vec<Row> = (0..400_000u32)
+            .map(|i| {
+                (
+                    i * 3,
+                    [f64::from(i), -0.5],
+                    (i % 3 == 0).then_some(i as i16),
+                )
+            })
             .collect();
-        let rows = batch(1);
-        let (file, kept) = capture(&rows, spare);
-        let a = file.dataset("v/data/1/values").unwrap();
-        let b = file.dataset("v/data/2/values").unwrap();
-        let (Rows::Whole(ka), Rows::Whole(kb)) =
-            (kept.rows(&a, 30_000, 4), kept.rows(&b, 30_000, 16))
-        else {
-            panic!("the rows were not kept whole");
-        };
-        let want_a: Vec<u8> = rows.iter().flat_map(|r| r.0.to_le_bytes()).collect();
-        let want_b: Vec<u8> = rows
-            .iter()
-            .flat_map(|r| r.1.iter().flat_map(|x| x.to_le_bytes()))
-            .collect();
-        assert_eq!((ka.concat(), kb.concat()), (want_a, want_b));
-        // The same memory as the first capture's, dataset by dataset.
-        let again: Vec<(usize, usize)> = kept
-            .buffers()
-            .iter()
-            .map(|b| (b.as_ptr() as usize, b.capacity()))
-            .collect();
-        assert_eq!(again, at);
+        let head = 1_001; // the file's last chunk is partial: rewritten
+                          // As `crate::mpi` writes: no statistics (their datasets would be
+                          // forwarded too).
+        let opts = crate::SaveOptions::default().statistics(false);
+        let plain = crate::file::memory_file().unwrap();
+        crate::save_vector_with(&plain, "v", &rows, &opts).unwrap();
+        let file = crate::file::memory_file().unwrap();
+        crate::save_vector_with(&file, "v", &rows[..head], &opts).unwrap();
+        let got = std::sync::Arc::new(Mutex::new(Collect::default()));
+        let capturing = Capturing::start_forwarding(&file, got.clone(), "$").unwrap();
+        crate::pipeline::deferred::write_here(|| {
+            crate::append_vector_with(&file, "v", &rows[head..], &opts).unwrap()
+        });
+        let kept = capturing.finish();
+        assert!(kept.kept.is_empty() && kept.settled.is_empty());
+        let got = std::mem::take(&mut *got.lock().unwrap());
+        // `write_here`: every write on this thread, none by h5vec's writer.
+        assert_eq!(got.1, HashSet::from([std::thread::current().id()]));
+        let got = got.0;
+        let (mut want, mut have) = (Vec::new(), Vec::new());
+        datasets(&plain.group("v/data").unwrap(), "", &mut want);
+        datasets(&file.group("v/data").unwrap(), "", &mut have);
+        assert_eq!(want.len(), 4); // 1/values, 2/values, 3/MASK, 3/values
+        assert_eq!(got.len(), 4, "{:?}", got.keys().collect::<Vec<_>>());
+        for ((pw, dw), (ph, dh)) in want.iter().zip(&have) {
+            assert_eq!(pw, ph);
+            let (bytes, n, rb) = stored(dw).unwrap();
+            let (mut back, m, _) = stored(dh).unwrap();
+            assert_eq!(m, n);
+            // Nothing past the head went into the file.
+            assert!(back[head * rb..].iter().all(|&b| b == 0), "{pw}");
+            let pieces = &got[&dh.name()];
+            let mut next = 0;
+            for (start, k, b) in pieces {
+                assert_eq!(b.len() as u64, k * rb as u64, "{pw}");
+                let end = (start + k).min(n);
+                assert!(
+                    *start <= next.max(head as u64),
+                    "{pw}: a gap before {start}"
+                );
+                back[*start as usize * rb..end as usize * rb]
+                    .copy_from_slice(&b[..(end - start) as usize * rb]);
+                next = next.max(end);
+            }
+            assert_eq!(next, n, "{pw}");
+            assert_eq!(back, bytes, "{pw}");
+        }
     }
 
     #[test]

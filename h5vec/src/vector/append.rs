@@ -67,7 +67,7 @@ pub fn append_vector_with<T: H5Vector>(
     opts: &SaveOptions,
 ) -> Result<()> {
     let mut w = VectorWriter::<T>::open_append(parent, name, opts)?;
-    w.extend(values)?;
+    super::save::push_rows(&mut w.s, values)?;
     w.finish().map(drop)
 }
 

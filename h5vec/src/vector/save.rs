@@ -58,13 +58,19 @@ pub fn save_vector_with<T: H5Vector>(
     opts: &SaveOptions,
 ) -> Result<()> {
     let mut s = start_new::<T>(parent, name, opts, values.len() as u64)?;
+    push_rows(&mut s, values)?;
+    s.finish().map(drop)
+}
+
+/// Pushes `values` into the session `s` (of a save or an append): one
+/// write batch at a time, column by column over blocks that stay in cache
+/// (each field's pass over a whole batch would stream every row from
+/// memory again).
+pub(super) fn push_rows<T: H5Vector>(s: &mut WriteSession<Typed<T>>, values: &[T]) -> Result<()> {
     let block = push_block_rows(std::mem::size_of::<T>());
     s.guard(|s| {
         let mut rest = values;
         while !rest.is_empty() {
-            // One write batch at a time, pushed column by column over
-            // blocks that stay in cache: each field's pass over a whole
-            // batch would stream every row from memory again.
             let (batch, tail) = rest.split_at(s.room().min(rest.len()));
             for b in batch.chunks(block) {
                 s.enc.0.push_all(b.iter())?;
@@ -73,12 +79,9 @@ pub fn save_vector_with<T: H5Vector>(
             rest = tail;
         }
         Ok(())
-    })?;
-    s.finish().map(drop)
+    })
 }
 
-/// Rows pushed column by column at a time: about 64 KiB of values, so the
-/// rows are still in the core's cache when the next field reads them.
 /// A new vector `name` with no rows yet, anonymous until the session
 /// links it, its datasets sized for `len_hint` rows: the session of a
 /// save, and of `h5vec::mpi`'s saves (whose rows the ranks write by
@@ -103,6 +106,8 @@ pub(crate) fn start_new<T: H5Vector>(
     })
 }
 
+/// Rows pushed column by column at a time: about 64 KiB of values, so the
+/// rows are still in the core's cache when the next field reads them.
 fn push_block_rows(row_bytes: usize) -> usize {
     ((64 << 10) / row_bytes.max(1)).max(1)
 }
