@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use hdf5::{Dataset, Datatype, Group};
 
+use super::local::{each_dataset, local_options, Local};
 use crate::error::{Context, Error, Place, Result};
 use crate::raw;
 use crate::raw::capture::{Capturing, Forward};
@@ -127,19 +128,19 @@ impl Forward for Forwarder {
     }
 }
 
-/// Appends `rows` (after the `done` rows of the first batch) to the memory
-/// vector `v` of `file` (data group `data`), forwarding them into the
-/// shared vector's data group `shared`, this rank's rows from `base` on.
-/// This rank alone: no collective call.
+/// Appends `rows` to the memory vector of `first` (the first rows of a
+/// plain vector, in its memory file), forwarding them into the shared
+/// vector's data group `shared`, this rank's first row at `base`, as they
+/// are encoded. This rank alone: no collective call.
 pub(super) fn append<T: crate::H5Vector>(
-    file: &hdf5::File,
-    data: &Group,
-    done: u64,
+    first: &Local,
     rows: &[T],
     opts: &crate::SaveOptions,
     shared: &Group,
     base: u64,
 ) -> Result<()> {
+    let (file, data, done) = (&first.file, &first.data, first.rows);
+    let opts = local_options(opts);
     let limit = done
         .checked_add(rows.len() as u64)
         .ok_or_else(|| Error::invalid("$", "row count overflows"))?;
@@ -153,12 +154,12 @@ pub(super) fn append<T: crate::H5Vector>(
     let capturing = Capturing::start_forwarding(file, to.clone(), "$")?;
     // Every write on this thread, which uses MPI.
     let wrote = crate::pipeline::deferred::write_here(|| {
-        crate::vector::append_vector_with(file, "v", rows, opts)
+        crate::vector::append_vector_with(file, "v", rows, &opts)
     });
     drop(capturing);
     wrote?;
     let mut fw = to.lock().unwrap_or_else(|e| e.into_inner());
-    super::local::each_dataset(data, &mut |at, ds| {
+    each_dataset(data, &mut |at, ds| {
         let rel = ds.name();
         let rel = rel.strip_prefix(&fw.prefix).unwrap_or(&rel).to_owned();
         let sent = fw.targets.get_mut(&rel).map(|t| &mut t.sent);

@@ -31,7 +31,7 @@ pub(super) struct Local {
 /// The options of the memory file: `opts` (the layout: strings, chunk
 /// length) without compression, checksums or statistics, which only cost
 /// time here (the shared file applies the caller's).
-fn local_options(opts: &SaveOptions) -> SaveOptions {
+pub(super) fn local_options(opts: &SaveOptions) -> SaveOptions {
     opts.clone()
         .compression(Compression::None)
         .checksum(false)
@@ -125,23 +125,6 @@ pub(super) fn encode<T: H5Vector>(rows: &[T], opts: &SaveOptions, capture: bool)
     crate::vector::save_vector_with(&file, "v", rows, &local_options(opts))?;
     let kept = capturing.map(Capturing::finish).unwrap_or_default();
     opened(file, rows.len() as u64, kept)
-}
-
-impl Local {
-    /// Appends `rows` to these (the first rows of a plain vector, in the
-    /// memory file) and writes them into the shared vector's data group
-    /// `shared` as they are encoded, this rank's first row at `base`
-    /// ([`super::forward`]). This rank alone.
-    pub(super) fn forward<T: H5Vector>(
-        &self,
-        rows: &[T],
-        opts: &SaveOptions,
-        shared: &Group,
-        base: u64,
-    ) -> Result<()> {
-        let opts = local_options(opts);
-        super::forward::append(&self.file, &self.data, self.rows, rows, &opts, shared, base)
-    }
 }
 
 /// Rows a rank pushes between two collective flushes, encoded as they

@@ -68,7 +68,7 @@ impl<'r, T: H5Vector> Batches<'r, T> {
     /// The first batch goes in with every rank (extents set, collective
     /// writes where a dataset has filters). Then, for plain rows, when no
     /// dataset needed a collective write, each rank encodes the rest and
-    /// writes them as they come on its own ([`Local::forward`]:
+    /// writes them as they come on its own ([`super::forward`]:
     /// independent writes at its offsets, while the others do the same),
     /// and the ranks meet once at the end; else the rest go in at once,
     /// with every rank (a batch boundary in a compressed chunk would
@@ -104,7 +104,7 @@ impl<'r, T: H5Vector> Batches<'r, T> {
         }
         let mine = match rest {
             [] => Ok(()),
-            _ => first.forward(rest, &opts, data, top.base),
+            _ => super::forward::append(&first, rest, &opts, data, top.base),
         };
         all_ok(comm, mine, "$")
     }
