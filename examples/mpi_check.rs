@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! mpirun -n 3 mpi_check writer OUT.h5    VectorWriter: uneven pushes, a rank with none, flushes;
-//!                                        plain rows saved and appended batch by batch, and
-//!                                        appended again after open_file_rw
+//!                                        plain rows saved and appended past the first batch,
+//!                                        and appended again after open_file_rw
 //! mpirun -n 3 mpi_check errors OUT.h5    a different type, name or options on one rank, one
 //!                                        rank's rows failing to encode, vlen strings: an error
 //!                                        on every rank, nothing written, the next call works
@@ -41,9 +41,9 @@ fn row(i: u64) -> Row {
     }
 }
 
-/// Plain rows (numbers, arrays, records, options of them): `h5vec::mpi`
-/// encodes and writes them batch after batch (debug builds: a few KiB a
-/// batch, so these cross many batch boundaries).
+/// Plain rows (numbers, arrays, records, options of them): past a first
+/// batch that every rank writes together (debug builds: 4 KiB of rows),
+/// each rank of `h5vec::mpi` writes them as it encodes them.
 #[derive(H5Vector, Clone, Copy, Debug, PartialEq)]
 struct Flat {
     id: u64,
@@ -108,36 +108,31 @@ fn writer(path: &str, world: &SimpleCommunicator, c: &mut Checks) -> h5vec::Resu
         all == (0..n).map(row).collect::<Vec<_>>(),
         "the rows the writer wrote",
     );
-    // Plain rows, batch by batch: rank r saves 300 r rows, then appends
-    // 150 r + 7 (rank 0: none, then 7; its later batches are empty).
+    // Plain rows: rank r saves 300 r rows, then appends 150 r + 7 (rank 0:
+    // none, then 7: no rows past its first batch).
     let (saved, appended) = (|k: u64| 300 * k, |k: u64| 150 * k + 7);
     let at = |f: &dyn Fn(u64) -> u64, start: u64| start + (0..r).map(f).sum::<u64>();
     let total_saved: u64 = (0..p).map(saved).sum();
     let mine: Vec<Flat> = (0..saved(r)).map(|i| flat(at(&saved, 0) + i)).collect();
     h5vec::mpi::save_vector(&file, "flat", &mine, world)?;
-    let mine: Vec<Flat> = (0..appended(r))
-        .map(|i| flat(at(&appended, total_saved) + i))
-        .collect();
-    h5vec::mpi::append_vector(&file, "flat", &mine, world)?;
-    let n = total_saved + (0..p).map(appended).sum::<u64>();
-    let all: Vec<Flat> = h5vec::mpi::load_range(&file, "flat", 0..n)?;
-    c.check(
-        all == (0..n).map(flat).collect::<Vec<_>>(),
-        "plain rows saved and appended batch by batch",
-    );
+    // Every rank's appended rows after the `start` rows there are, then
+    // all rows checked; the new length.
+    let append =
+        |file: &hdf5::File, start: u64, c: &mut Checks, what: &str| -> h5vec::Result<u64> {
+            let mine: Vec<Flat> = (0..appended(r))
+                .map(|i| flat(at(&appended, start) + i))
+                .collect();
+            h5vec::mpi::append_vector(file, "flat", &mine, world)?;
+            let n = start + (0..p).map(appended).sum::<u64>();
+            let all: Vec<Flat> = h5vec::mpi::load_range(file, "flat", 0..n)?;
+            c.check(all == (0..n).map(flat).collect::<Vec<_>>(), what);
+            Ok(n)
+        };
+    let n = append(&file, total_saved, c, "plain rows saved and appended")?;
     // The file closed and opened again by every rank: more rows.
     drop(file);
     let file = h5vec::mpi::open_file_rw(path, world)?;
-    let more: Vec<Flat> = (0..appended(r))
-        .map(|i| flat(at(&appended, n) + i))
-        .collect();
-    h5vec::mpi::append_vector(&file, "flat", &more, world)?;
-    let m = n + (0..p).map(appended).sum::<u64>();
-    let all: Vec<Flat> = h5vec::mpi::load_range(&file, "flat", 0..m)?;
-    c.check(
-        all == (0..m).map(flat).collect::<Vec<_>>(),
-        "rows appended after the file was opened again",
-    );
+    append(&file, n, c, "rows appended after the file was opened again")?;
     Ok(())
 }
 
@@ -273,8 +268,8 @@ fn kill(path: &str, world: &SimpleCommunicator) -> h5vec::Result<()> {
         let first = commit * per + before;
         let rows: Vec<Row> = (first..first + per_rank(r)).map(row).collect();
         h5vec::mpi::append_vector(&file, "log", &rows, world)?;
-        // Plain rows, a tenth as many: each append 10 to 30 batches (debug
-        // builds).
+        // Plain rows, a tenth as many: each append 10 to 30 times the first
+        // batch (debug builds).
         let first = (commit * per + before) / 10;
         let rows: Vec<Flat> = (first..first + per_rank(r) / 10).map(flat).collect();
         h5vec::mpi::append_vector(&file, "flat", &rows, world)?;

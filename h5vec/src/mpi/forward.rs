@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use hdf5::{Dataset, Datatype, Group};
 
 use super::local::{each_dataset, local_options, Local};
+use super::merge::{row_bytes, same_inner};
 use crate::error::{Context, Error, Place, Result};
 use crate::raw;
 use crate::raw::capture::{Capturing, Forward};
@@ -63,17 +64,8 @@ impl Forwarder {
             let dt = raw::dataset_type(local, &at)?;
             let shape = raw::shape(local, &at)?;
             let inner = shape.get(1..).unwrap_or_default().to_vec();
-            let theirs = raw::shape(&ds, &at)?;
-            if theirs.get(1..).unwrap_or_default() != inner {
-                return Err(Error::mismatch(
-                    &at,
-                    format!("rows of shape {inner:?}"),
-                    format!("{:?}", theirs.get(1..).unwrap_or_default()),
-                ));
-            }
-            let row_bytes = raw::plain_size(&dt)
-                .and_then(|s| raw::row_elems(1, &inner)?.checked_mul(s))
-                .ok_or_else(|| Error::invalid(&at, "internal: rows of no fixed size"))?;
+            same_inner(&ds, &inner, &at)?;
+            let row_bytes = row_bytes(&dt, &inner, &at)?;
             let t = Target {
                 ds,
                 dt,

@@ -302,14 +302,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
         // Variable-length types were refused when the rows were encoded
         // (`local::opened`).
         let row_bytes = row_bytes(dt, inner, &p.at)?;
-        let shared_shape = raw::shape(&p.shared, &p.at)?;
-        if shared_shape.get(1..).unwrap_or_default() != inner {
-            return Err(Error::mismatch(
-                &p.at,
-                format!("rows of shape {inner:?}"),
-                format!("{:?}", shared_shape.get(1..).unwrap_or_default()),
-            ));
-        }
+        same_inner(&p.shared, inner, &p.at)?;
         let how = raw::mpio::Transfer::of(&p.shared);
         if how == raw::mpio::Transfer::Collective {
             self.collective.set(true);
@@ -354,8 +347,7 @@ impl<'a, C: Communicator> Merge<'a, C> {
             raw::mpio::write_rows(&p.shared, dt, first + from, n, inner, buf, how, &p.at)?;
         }
         drop(scratch);
-        let got = failed.map_or(Ok(()), Err);
-        comm::all_ok(self.comm, got, p.at.path())
+        comm::all_ok(self.comm, failed.map_or(Ok(()), Err), p.at.path())
     }
 
     /// [`Merge::put`] of this rank's 1-D rows of `sp`, all in `bytes`.
@@ -682,8 +674,23 @@ enum Src<'s> {
 /// `fill(from, n, buf)`: rows `from..from + n` of a rank's into `buf`.
 type Filler<'s> = dyn FnMut(u64, u64, &mut [u8]) -> Result<()> + 's;
 
+/// Checks that the rows of the shared file's dataset `shared` have the
+/// shape `inner` of the rows written into it.
+pub(super) fn same_inner(shared: &Dataset, inner: &[u64], at: &Place) -> Result<()> {
+    let shape = raw::shape(shared, at)?;
+    let theirs = shape.get(1..).unwrap_or_default();
+    if theirs == inner {
+        return Ok(());
+    }
+    Err(Error::mismatch(
+        at,
+        format!("rows of shape {inner:?}"),
+        format!("{theirs:?}"),
+    ))
+}
+
 /// Bytes of one row of `inner` values of `dt` (a plain type).
-fn row_bytes(dt: &Datatype, inner: &[u64], at: &Place) -> Result<usize> {
+pub(super) fn row_bytes(dt: &Datatype, inner: &[u64], at: &Place) -> Result<usize> {
     let size = raw::plain_size(dt)
         .ok_or_else(|| Error::invalid(at, "internal: a variable-length type"))?;
     raw::row_elems(1, inner)

@@ -25,7 +25,7 @@ pub(super) fn mpi_options(opts: &SaveOptions) -> SaveOptions {
 
 /// Bytes of rows in the first batch of a vector whose rows are all plain
 /// ([`local::plain_type`]), which every rank writes together; the rest
-/// each rank writes on its own as it encodes them ([`Batches::write`]).
+/// each rank writes on its own as it encodes them ([`RankRows::write`]).
 /// Debug builds (the tests') use 4 KiB, so the tests' plain vectors have
 /// ranks with rows after it and ranks without.
 const FIRST_BYTES: usize = if cfg!(debug_assertions) {
@@ -36,7 +36,7 @@ const FIRST_BYTES: usize = if cfg!(debug_assertions) {
 
 /// A rank's rows of one call: encoded at once, or (plain rows) a first
 /// batch, then the rest.
-pub(super) struct Batches<'r, T> {
+pub(super) struct RankRows<'r, T> {
     /// The first batch (every row when not plain).
     pub first: Local,
     /// The rows after it.
@@ -46,10 +46,10 @@ pub(super) struct Batches<'r, T> {
     opts: SaveOptions,
 }
 
-impl<'r, T: H5Vector> Batches<'r, T> {
+impl<'r, T: H5Vector> RankRows<'r, T> {
     /// Rows encoded already, in one batch.
     pub(super) fn whole(local: Local, opts: &SaveOptions) -> Self {
-        Batches {
+        RankRows {
             first: local,
             rest: &[],
             plain: false,
@@ -74,7 +74,7 @@ impl<'r, T: H5Vector> Batches<'r, T> {
     /// with every rank (a batch boundary in a compressed chunk would
     /// compress it twice).
     fn write<C: Communicator>(self, comm: &C, data: &Group, top: &Span) -> Result<()> {
-        let Batches {
+        let RankRows {
             first,
             rest,
             plain,
@@ -119,7 +119,7 @@ pub(super) fn prepare<'r, T: H5Vector, C: Communicator>(
     rows: &'r [T],
     opts: &SaveOptions,
     comm: &C,
-) -> Result<Batches<'r, T>> {
+) -> Result<RankRows<'r, T>> {
     // The schema alone (no rows): the same for every rank of the same call.
     let plain = local::plain_type::<T>(opts);
     let head = if plain {
@@ -131,7 +131,7 @@ pub(super) fn prepare<'r, T: H5Vector, C: Communicator>(
     // Plain rows stay in the memory file, which the rest is appended to.
     let first = all_ok(comm, local::encode(now, opts, !plain), "$")?;
     agree(comm, &describe::<T>(verb, name, &first, opts), "$")?;
-    Ok(Batches {
+    Ok(RankRows {
         first,
         rest,
         plain,
@@ -176,7 +176,7 @@ pub(super) fn describe<T>(verb: &str, name: &str, local: &Local, opts: &SaveOpti
 pub(super) fn save_local<T: H5Vector, C: Communicator>(
     parent: &Group,
     name: &str,
-    rows: Batches<'_, T>,
+    rows: RankRows<'_, T>,
     opts: &SaveOptions,
     comm: &C,
     stream: bool,
@@ -197,7 +197,7 @@ pub(super) fn save_local<T: H5Vector, C: Communicator>(
 pub(super) fn append_local<T: H5Vector, C: Communicator>(
     parent: &Group,
     name: &str,
-    rows: Batches<'_, T>,
+    rows: RankRows<'_, T>,
     comm: &C,
 ) -> Result<u64> {
     crate::file::check_writable(parent, name)?;

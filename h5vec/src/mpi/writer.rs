@@ -5,7 +5,7 @@ use hdf5::Group;
 
 use super::comm::{agree, all_ok};
 use super::local::{self, Pending};
-use super::steps::{append_local, describe, mpi_options, save_local, Batches};
+use super::steps::{append_local, describe, mpi_options, save_local, RankRows};
 use crate::codec::H5Vector;
 use crate::error::Result;
 use crate::options::SaveOptions;
@@ -118,14 +118,14 @@ impl<'c, T: H5Vector, C: Communicator> VectorWriter<'c, T, C> {
             append_local(
                 &self.parent,
                 &self.name,
-                Batches::<T>::whole(local, &self.opts),
+                RankRows::<T>::whole(local, &self.opts),
                 self.comm,
             )?
         } else {
             let len = save_local::<T, C>(
                 &self.parent,
                 &self.name,
-                Batches::<T>::whole(local, &self.opts),
+                RankRows::<T>::whole(local, &self.opts),
                 &self.opts,
                 self.comm,
                 true,

@@ -39,7 +39,7 @@ use std::sync::Mutex;
 use hdf5::Dataset;
 use hdf5_sys::h5i::hid_t;
 
-use super::ffi::{check, sync, Owned};
+use super::ffi::{check, sync};
 use crate::error::{At, Error, Result};
 
 /// Rows `start..start + rows` of a dataset, the bytes of its own type.
@@ -187,13 +187,7 @@ pub(crate) fn take(
     };
     if let Some(to) = c.forward.clone() {
         drop(f);
-        if !same {
-            return Err(Error::invalid(
-                at,
-                "internal: rows of another type written to a file that forwards them",
-            ));
-        }
-        return forward(&to, ds, start, rows, &[bytes]).map(|()| true);
+        return forward(&to, same, ds, start, rows, &[bytes], at);
     }
     // Another type: written through HDF5, which settles the dataset.
     if !same || c.settled.contains(&token) {
@@ -203,10 +197,28 @@ pub(crate) fn take(
     Ok(true)
 }
 
-fn forward(to: &Forwarding, ds: &Dataset, start: u64, rows: u64, parts: &[&[u8]]) -> Result<()> {
+/// Sends rows `start..start + rows` of `ds` (the bytes of `parts`) to
+/// `to` when they are the dataset's own bytes (`own`), else an error: a
+/// forwarding file keeps no rows, so they cannot go to HDF5 either. True.
+fn forward(
+    to: &Forwarding,
+    own: bool,
+    ds: &Dataset,
+    start: u64,
+    rows: u64,
+    parts: &[&[u8]],
+    at: impl At,
+) -> Result<bool> {
+    if !own {
+        return Err(Error::invalid(
+            at,
+            "internal: rows not in the dataset's own bytes, written to a file that forwards them",
+        ));
+    }
     to.lock()
         .unwrap_or_else(|e| e.into_inner())
-        .rows(ds, start, rows, parts)
+        .rows(ds, start, rows, parts)?;
+    Ok(true)
 }
 
 /// Keeps the whole chunks `k0, k0 + 1, ...` (`c` rows each) of `ds` when
@@ -230,7 +242,7 @@ pub(crate) fn take_chunks(
     let plain = chunks.iter().all(|&(b, m)| m == 0 && b.len() == cb)
         && c > 0
         && (cb as u64).is_multiple_of(c)
-        && unfiltered(ds);
+        && super::filters::unfiltered(ds);
     let (start, rows) = match (k0.checked_mul(c), (chunks.len() as u64).checked_mul(c)) {
         (Some(s), Some(r)) => (s, r),
         _ => return Err(Error::invalid(at, "chunk index overflows")),
@@ -242,13 +254,7 @@ pub(crate) fn take_chunks(
     };
     if let Some(to) = kept.forward.clone() {
         drop(f);
-        if !plain {
-            return Err(Error::invalid(
-                at,
-                "internal: chunks not as stored written to a file that forwards them",
-            ));
-        }
-        return forward(&to, ds, start, rows, &parts).map(|()| true);
+        return forward(&to, plain, ds, start, rows, &parts, at);
     }
     if !plain {
         return Ok(false); // written as usual, which settles the dataset
@@ -336,18 +342,6 @@ pub(crate) fn write_kept(ds: &Dataset, pieces: &[Piece], at: impl At) -> Result<
         })?;
     }
     Ok(())
-}
-
-/// Whether `ds` has no filters (an error reads as filtered).
-fn unfiltered(ds: &Dataset) -> bool {
-    // SAFETY: a valid dataset id; the creation list is closed by `Owned`;
-    // under the lock.
-    sync(|| unsafe {
-        let Ok(dcpl) = Owned::new("$", hdf5_sys::h5d::H5Dget_create_plist(ds.id())) else {
-            return false;
-        };
-        hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()) == 0
-    })
 }
 
 /// What [`Captured::rows`] found for a dataset.

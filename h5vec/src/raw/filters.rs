@@ -221,6 +221,18 @@ fn filter_hint(id: i32) -> &'static str {
     }
 }
 
+/// Whether `ds` has no filters (an error reads as filtered).
+pub(crate) fn unfiltered(ds: &Dataset) -> bool {
+    // SAFETY: a valid dataset id; the creation list is closed by `Owned`;
+    // under the lock.
+    sync(|| unsafe {
+        let Ok(dcpl) = Owned::new("$", h5d::H5Dget_create_plist(ds.id())) else {
+            return false;
+        };
+        hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()) == 0
+    })
+}
+
 /// The filter pipeline of `ds` in words, in order: `shuffle`,
 /// `deflate(4)`, `lzf`, `blosc(zstd,5,shuffle)` (compressor, level and
 /// `noshuffle`/`shuffle`/`bitshuffle`, as `hdf5plugin.Blosc` names them),

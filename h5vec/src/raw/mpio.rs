@@ -87,13 +87,7 @@ impl Transfer {
     /// collective writes of such runs took 1 to 5 times as long as
     /// independent ones, varying from run to run.
     pub(crate) fn of(ds: &Dataset) -> Transfer {
-        // SAFETY: a valid dataset id; the creation list is closed by
-        // `Owned`; under the lock.
-        let filters = sync(|| unsafe {
-            let dcpl = Owned::new("$", hdf5_sys::h5d::H5Dget_create_plist(ds.id())).ok()?;
-            Some(hdf5_sys::h5p::H5Pget_nfilters(dcpl.id()))
-        });
-        if filters == Some(0) {
+        if super::filters::unfiltered(ds) {
             Transfer::Independent
         } else {
             Transfer::Collective
